@@ -1,0 +1,37 @@
+# The README's two commands: `make demo` runs an evaluation on the bundled sample,
+# `make test` runs the test suite. Each installs what it needs first, into .venv.
+PYTHON ?= python3
+VENV ?= .venv
+PY := $(VENV)/bin/python
+export HF_HUB_OFFLINE := 1
+export HF_DATASETS_OFFLINE := 1
+
+.PHONY: demo test browser clean
+
+demo: $(VENV)/.installed
+	$(VENV)/bin/mmmu-eval run --benchmark mmmu --split validation --data sample --model random --out runs/sample-random
+	$(VENV)/bin/mmmu-eval run --benchmark mmmu-pro --setting vision --data sample --model random --out runs/sample-pro-vision-random
+
+test: $(VENV)/.test-installed browser
+	$(PY) -m pytest -q -ra
+
+$(VENV)/.installed: pyproject.toml
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -q -e .
+	touch $@
+
+# torch is pinned and installed first: a plain `torch` requirement pulls several GB of CUDA.
+$(VENV)/.test-installed: pyproject.toml $(VENV)/.installed
+	$(PY) -m pip install -q torch==2.13.0
+	$(PY) -m pip install -q -e '.[test,hf,serve]'
+	touch $@
+
+# Headless Chromium for the HTML report's browser test (Debian package; never `playwright install`).
+browser:
+	@command -v chromium >/dev/null 2>&1 || { \
+	  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && apt-get install -y -qq chromium >/dev/null; \
+	  else echo "chromium missing and not root: browser tests will skip"; fi; }
+
+clean:
+	rm -rf $(VENV) runs .pytest_cache

@@ -1,0 +1,1 @@
+"""Model backends, one file each, chosen by a spec string through one registry."""

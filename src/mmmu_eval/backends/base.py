@@ -1,0 +1,41 @@
+"""The one interface every model backend implements.
+
+A backend takes a sequence of prepared requests and yields a Response for each as soon as it
+is ready (in any order), so that the store can save it at once. Local engines batch behind
+this call, API clients fan out concurrently behind it, baselines answer at once. A backend
+never reads the dataset, never scores, and never writes files.
+"""
+
+from __future__ import annotations
+
+from typing import AsyncIterator, Protocol, Sequence, runtime_checkable
+
+from mmmu_eval.records import Request, Response
+
+
+@runtime_checkable
+class Backend(Protocol):
+    """What the runner drives."""
+
+    spec: str
+    """The model spec that built it (``openai:gpt-4o``, ``hf:/models/x``, ``random``)."""
+
+    async def preflight(self, requests: Sequence[Request]) -> None:
+        """Check, before the first real request, that the run can work at all.
+
+        Raises ConfigError with a message naming the fix (server unreachable, unknown model,
+        too many images per request). Baselines do nothing.
+        """
+        ...
+
+    def generate(self, requests: Sequence[Request]) -> AsyncIterator[Response]:
+        """Yield one Response per request, as each finishes; errors become ``error`` Responses."""
+        ...
+
+    async def aclose(self) -> None:
+        """Release connections, models and worker threads."""
+        ...
+
+    def describe(self) -> dict[str, object]:
+        """What the manifest records about this backend (never a secret)."""
+        ...

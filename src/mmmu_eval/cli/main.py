@@ -1,0 +1,76 @@
+"""``mmmu-eval`` entry point: builds the argument parser from one module per subcommand.
+
+Each subcommand module defines ``register(subparsers)``, which adds its parser and sets
+``func`` to a function ``(args) -> int`` returning the exit status. Known errors
+(MmmuEvalError) print one red line and exit 1 (2 for ConfigError, i.e. bad usage);
+anything unexpected keeps its traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import logging
+import sys
+
+from rich.console import Console
+from rich.markup import escape
+
+from mmmu_eval.errors import ConfigError, MmmuEvalError
+
+#: Subcommand modules, in the order ``--help`` lists them.
+COMMANDS = ("run", "score", "rescore", "report", "compare", "merge", "data")
+
+EPILOG = """examples:
+  mmmu-eval run --benchmark mmmu --split validation --data sample --model random
+  mmmu-eval run --benchmark mmmu-pro --setting vision --model openai:gpt-4o
+  mmmu-eval data show validation_Art_1 --data sample
+"""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="mmmu-eval",
+        description="Evaluate vision-language models on MMMU and MMMU-Pro, the official way.",
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("-v", "--verbose", action="count", default=0, help="more logging (-vv for debug)")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name in COMMANDS:
+        try:
+            module = importlib.import_module(f"mmmu_eval.cli.{name}")
+        except ModuleNotFoundError as exc:
+            if exc.name == f"mmmu_eval.cli.{name}":
+                continue
+            raise
+        module.register(sub)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    logging.basicConfig(
+        level=[logging.WARNING, logging.INFO, logging.DEBUG][min(args.verbose, 2)],
+        format="%(levelname)s %(name)s: %(message)s",
+    )
+    if not getattr(args, "func", None):
+        parser.print_help()
+        return 2
+    err = Console(stderr=True, highlight=False)
+    try:
+        return int(args.func(args) or 0)
+    except ConfigError as exc:
+        err.print(f"[red]error:[/red] {escape(str(exc))}", soft_wrap=True)
+        return 2
+    except MmmuEvalError as exc:
+        err.print(f"[red]error:[/red] {escape(str(exc))}", soft_wrap=True)
+        return 1
+    except KeyboardInterrupt:
+        err.print("interrupted")
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

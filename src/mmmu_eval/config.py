@@ -1,0 +1,133 @@
+"""One run configuration: every knob of a run, with its help text, and None for "not given".
+
+The CLI builds a RunConfig from its flags and calls ``evaluate``; a notebook user builds the
+same object. Because an unset value is None (never a falsy default), ``--temperature 0`` and
+``--no-...`` flags really override. The resolved configuration goes into ``manifest.json``;
+the API key never does (only the name of the variable that holds it).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, fields
+from pathlib import Path
+from typing import Literal
+
+from mmmu_eval.errors import ConfigError
+
+PromptMode = Literal["direct", "cot", "ocr"]
+ImageLayout = Literal["interleaved", "images-first", "text-then-images"]
+
+BENCHMARKS = ("mmmu", "mmmu-pro")
+MMMU_SPLITS = ("dev", "validation", "test")
+PRO_SETTINGS = ("standard-10", "standard-4", "vision")
+PROMPT_MODES = ("direct", "cot", "ocr")
+IMAGE_LAYOUTS = ("interleaved", "images-first", "text-then-images")
+
+
+@dataclass(frozen=True)
+class RunConfig:
+    """Everything that defines a run. Defaults reproduce the official protocol."""
+
+    model: str = field(metadata={"help": "model spec: openai:NAME, hf:PATH, vllm:PATH, random, frequent, text-only:SPEC"})
+    benchmark: str = field(default="mmmu", metadata={"help": "mmmu or mmmu-pro"})
+    split: str | None = field(default=None, metadata={"help": "MMMU split: dev, validation (default) or test"})
+    setting: str | None = field(default=None, metadata={"help": "MMMU-Pro setting: standard-10 (default), standard-4, vision"})
+    prompt: str = field(default="direct", metadata={"help": "prompt mode: direct, cot, or ocr (vision only; not official)"})
+    data: str = field(default="hub", metadata={"help": "hub, sample (bundled), or a local snapshot directory"})
+    revision: str | None = field(default=None, metadata={"help": "dataset revision on the hub; None means the pinned default"})
+    subjects: tuple[str, ...] | None = field(default=None, metadata={"help": "subjects to keep (long or short names); None means all 30"})
+    limit: int | None = field(default=None, metadata={"help": "keep the first N items (after the subject filter)"})
+    ids: tuple[str, ...] | None = field(default=None, metadata={"help": "keep only these item ids"})
+    shard: tuple[int, int] | None = field(default=None, metadata={"help": "(K, N): run the K-th of N deterministic slices (1-based)"})
+    out: Path | None = field(default=None, metadata={"help": "run directory; None picks runs/<benchmark>-<model>-<time>"})
+    resume: bool = field(default=False, metadata={"help": "continue the run in `out`, re-running only missing and failed items"})
+    image_layout: str = field(default="interleaved", metadata={"help": "interleaved, images-first, or text-then-images (the official GPT script)"})
+    # Generation
+    max_tokens: int | None = field(default=None, metadata={"help": "most new tokens per answer (tokens)"})
+    temperature: float | None = field(default=None, metadata={"help": "sampling temperature; None leaves the backend default (greedy for hf)"})
+    top_p: float | None = field(default=None, metadata={"help": "nucleus sampling mass"})
+    seed: int | None = field(default=None, metadata={"help": "generation seed (also seeds the random baseline)"})
+    extra_body: dict[str, object] | None = field(default=None, metadata={"help": "extra JSON fields sent to API servers"})
+    system_prompt: str | None = field(default=None, metadata={"help": "system message; None sends none"})
+    # API backend
+    base_urls: tuple[str, ...] | None = field(default=None, metadata={"help": "OpenAI-compatible base URL(s); several spread the load"})
+    api_key_env: str | None = field(default=None, metadata={"help": "environment variable holding the API key (default OPENAI_API_KEY)"})
+    concurrency: int | None = field(default=None, metadata={"help": "requests in flight per endpoint (default 64)"})
+    max_attempts: int | None = field(default=None, metadata={"help": "tries per request before it is stored as an error (default 6)"})
+    request_timeout: float | None = field(default=None, metadata={"help": "seconds per request attempt (default 600)"})
+    max_image_pixels: int | None = field(default=None, metadata={"help": "down-scale larger images to this many pixels; None never scales"})
+    # Local backends
+    batch_size: int | None = field(default=None, metadata={"help": "items per generate() call for hf (default 8)"})
+    dtype: str | None = field(default=None, metadata={"help": "hf/vllm weight dtype: auto, bfloat16, float16, float32"})
+    device: str | None = field(default=None, metadata={"help": "hf device: auto, cuda, cpu"})
+    trust_remote_code: bool = field(default=False, metadata={"help": "let hf/vllm run the model repo's own code"})
+    tensor_parallel_size: int | None = field(default=None, metadata={"help": "vLLM tensor parallel size"})
+    # Scoring and reporting
+    fallback_seed: int = field(default=42, metadata={"help": "seed of the official random fallback (42, as the official scorer)"})
+    answers: Path | None = field(default=None, metadata={"help": "answer file (official answer-dict format) for the test split"})
+    html: bool = field(default=True, metadata={"help": "write report.html at the end of the run"})
+
+    def __post_init__(self) -> None:
+        if self.benchmark not in BENCHMARKS:
+            raise ConfigError(f"--benchmark {self.benchmark!r} is not one of {', '.join(BENCHMARKS)}")
+        if self.benchmark == "mmmu":
+            if self.setting is not None:
+                raise ConfigError("--setting applies to mmmu-pro only; MMMU has splits (--split)")
+            if self.split is not None and self.split not in MMMU_SPLITS:
+                raise ConfigError(f"--split {self.split!r} is not one of {', '.join(MMMU_SPLITS)}")
+            if self.prompt not in ("direct", "cot"):
+                raise ConfigError(f"--prompt {self.prompt!r}: MMMU has the official direct prompt (and cot)")
+        else:
+            if self.setting is not None and self.setting not in PRO_SETTINGS:
+                raise ConfigError(f"--setting {self.setting!r} is not one of {', '.join(PRO_SETTINGS)}")
+            if self.split not in (None, "test"):
+                raise ConfigError("MMMU-Pro has one split (test); drop --split")
+            if self.prompt not in PROMPT_MODES:
+                raise ConfigError(f"--prompt {self.prompt!r} is not one of {', '.join(PROMPT_MODES)}")
+            if self.prompt == "ocr" and self.resolved_setting != "vision":
+                raise ConfigError("--prompt ocr applies to --setting vision only")
+        if self.image_layout not in IMAGE_LAYOUTS:
+            raise ConfigError(f"--image-layout {self.image_layout!r} is not one of {', '.join(IMAGE_LAYOUTS)}")
+        if self.shard is not None:
+            k, n = self.shard
+            if not (n >= 1 and 1 <= k <= n):
+                raise ConfigError(f"--shard {k}/{n}: need 1 <= K <= N")
+        if self.limit is not None and self.limit < 1:
+            raise ConfigError("--limit must be at least 1")
+
+    @property
+    def resolved_split(self) -> str:
+        """The hub split actually read (MMMU-Pro has only ``test``)."""
+        if self.benchmark == "mmmu-pro":
+            return "test"
+        return self.split or "validation"
+
+    @property
+    def resolved_setting(self) -> str | None:
+        if self.benchmark == "mmmu":
+            return None
+        return self.setting or "standard-10"
+
+    def to_manifest(self) -> dict[str, object]:
+        """The configuration as JSON-ready data; holds no secret by construction."""
+        out: dict[str, object] = {}
+        for f in fields(self):
+            value = getattr(self, f.name)
+            if isinstance(value, Path):
+                value = str(value)
+            elif isinstance(value, tuple):
+                value = list(value)
+            out[f.name] = value
+        out["split"] = self.resolved_split
+        out["setting"] = self.resolved_setting
+        return out
+
+
+def help_of(name: str) -> str:
+    """The help text of a RunConfig field, so the CLI and the docs say the same thing."""
+    for f in fields(RunConfig):
+        if f.name == name:
+            return str(f.metadata.get("help", ""))
+    raise KeyError(name)
+
+

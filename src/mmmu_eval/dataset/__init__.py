@@ -1,0 +1,1 @@
+"""Dataset stage: MMMU and MMMU-Pro rows in, normalised Item records out."""

@@ -1,0 +1,220 @@
+"""The records that flow through the pipeline: Item -> Request -> Response -> Verdict.
+
+All are frozen, slotted dataclasses: cheap across 10,500 items, hashable, and no stage can
+change one behind another's back. A Response is a new record, never a Request filled in later.
+Records print who they are (id, counts), never image bytes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable, Literal, Union
+
+Benchmark = Literal["mmmu", "mmmu-pro"]
+Setting = Literal["standard-10", "standard-4", "vision"]
+QuestionType = Literal["multiple-choice", "open"]
+Status = Literal["ok", "error", "truncated"]
+
+
+def letters(n: int) -> tuple[str, ...]:
+    """Choice letters for n options: A, B, ... with no stop at J (12 options give A..L)."""
+    return tuple(chr(ord("A") + i) for i in range(n))
+
+
+def sniff_media_type(data: bytes) -> str:
+    """The MIME type of encoded image bytes, read from their magic number."""
+    if data.startswith(b"\x89PNG\r\n\x1a\n"):
+        return "image/png"
+    if data.startswith(b"\xff\xd8\xff"):
+        return "image/jpeg"
+    if data[:6] in (b"GIF87a", b"GIF89a"):
+        return "image/gif"
+    if data[:4] == b"RIFF" and data[8:12] == b"WEBP":
+        return "image/webp"
+    if data[:2] == b"BM":
+        return "image/bmp"
+    if data[:4] in (b"II*\x00", b"MM\x00*"):
+        return "image/tiff"
+    return "application/octet-stream"
+
+
+@dataclass(frozen=True, slots=True)
+class ImageRef:
+    """One dataset image, read only when ``load()`` is called.
+
+    Holding a reference instead of bytes keeps a 10,500-item test split out of memory.
+    """
+
+    field: str
+    """The dataset column: ``image_1`` ... ``image_7``, or ``image`` for MMMU-Pro vision."""
+    loader: Callable[[], bytes] = field(repr=False, compare=False, hash=False)
+    """Returns the encoded bytes exactly as stored; raises DataError when they are unreadable."""
+
+    @property
+    def number(self) -> int:
+        """N of ``image_N``; the single vision image counts as 1."""
+        return int(self.field.rsplit("_", 1)[1]) if "_" in self.field else 1
+
+    def load(self) -> bytes:
+        return self.loader()
+
+    @classmethod
+    def from_bytes(cls, field_name: str, data: bytes) -> "ImageRef":
+        """An image already in memory (tests, notebooks)."""
+        return cls(field_name, lambda: data)
+
+
+@dataclass(frozen=True, slots=True)
+class Item:
+    """One benchmark question, with every dataset quirk already normalised."""
+
+    id: str
+    """The official id, ``{split}_{Subject}_{n}`` (``validation_Accounting_1``)."""
+    benchmark: Benchmark
+    """``mmmu`` or ``mmmu-pro``."""
+    split: str
+    """``dev``, ``validation`` or ``test`` for MMMU; ``test`` for MMMU-Pro (the hub split)."""
+    setting: Setting | None
+    """MMMU-Pro setting; None for MMMU."""
+    subject: str
+    """Subject long name (``Basic_Medical_Science``)."""
+    discipline: str
+    """One of the six disciplines (``Health and Medicine``)."""
+    question: str
+    """Question text with its ``<image N>`` tokens; empty for MMMU-Pro vision."""
+    options: tuple[str, ...]
+    """Option texts in order (letters A, B, ... by position); empty for open questions."""
+    answer: str | tuple[str, ...] | None
+    """A letter for multiple choice; the accepted answer(s) for open; None when withheld (test)."""
+    question_type: QuestionType
+    """``multiple-choice`` or ``open`` (the dataset's ``short-answer`` is read as ``open``)."""
+    images: tuple[ImageRef, ...] = field(repr=False)
+    """The images the row has, ordered by field number; absent fields are simply not here."""
+    img_type: tuple[str, ...] = ()
+    """Image categories (``Diagrams``, ``Tables`` ...); empty when the row has none."""
+    topic_difficulty: str | None = None
+    """``Easy``, ``Medium`` or ``Hard``; None when absent."""
+    subfield: str | None = None
+    """Finer topic; None for MMMU-Pro, which has no such column."""
+    explanation: str = field(default="", repr=False)
+    """The dataset's explanation (mostly empty or ``?``)."""
+    notes: tuple[str, ...] = field(default=(), repr=False)
+    """What normalisation had to repair in this row (e.g. nested options), for the report."""
+
+    @property
+    def choices(self) -> tuple[str, ...]:
+        """Choice letters of a multiple-choice item; empty for open questions."""
+        return letters(len(self.options)) if self.question_type == "multiple-choice" else ()
+
+    def image(self, number: int) -> ImageRef | None:
+        """The image of field ``image_{number}``, or None when the row has no such image."""
+        for ref in self.images:
+            if ref.number == number:
+                return ref
+        return None
+
+    def __repr__(self) -> str:
+        return (
+            f"Item({self.id!r}, {self.question_type}, {len(self.options)} options, "
+            f"{len(self.images)} images)"
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class TextPart:
+    """Literal prompt text."""
+
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class ImagePart:
+    """An image placed at this point of the prompt."""
+
+    image: ImageRef
+
+
+Part = Union[TextPart, ImagePart]
+
+
+@dataclass(frozen=True, slots=True)
+class GenerationSettings:
+    """Sampling settings passed to every backend; None means "the backend's default"."""
+
+    max_tokens: int | None = None
+    """Most new tokens to generate."""
+    temperature: float | None = None
+    top_p: float | None = None
+    seed: int | None = None
+    extra_body: tuple[tuple[str, object], ...] = ()
+    """Extra JSON fields for API servers (e.g. vLLM's ``chat_template_kwargs``), as pairs."""
+
+
+@dataclass(frozen=True, slots=True)
+class Request:
+    """What a backend is asked: ordered text and image parts for one item."""
+
+    item_id: str
+    parts: tuple[Part, ...] = field(repr=False)
+    """Text and images in the order the model should see them."""
+    choices: tuple[str, ...] = ()
+    """The item's choice letters (empty for open questions); baselines answer from these."""
+    system: str | None = None
+    """A system message, when the protocol has one."""
+    generation: GenerationSettings = field(default_factory=GenerationSettings, repr=False)
+
+    @property
+    def images(self) -> tuple[ImageRef, ...]:
+        """The image parts in prompt order, repeats kept."""
+        return tuple(p.image for p in self.parts if isinstance(p, ImagePart))
+
+    @property
+    def text(self) -> str:
+        """All text parts joined, with images shown as ``<image>``: the prompt a person reads."""
+        return "".join(p.text if isinstance(p, TextPart) else "<image>" for p in self.parts)
+
+    def __repr__(self) -> str:
+        return f"Request({self.item_id!r}, {len(self.parts)} parts, {len(self.images)} images)"
+
+
+@dataclass(frozen=True, slots=True)
+class Response:
+    """A backend's answer to one request, or the record of why there is none."""
+
+    item_id: str
+    status: Status
+    """``ok``; ``truncated`` (cut by the token limit; still scored); ``error`` (never scored)."""
+    text: str = ""
+    """The text that is parsed: the answer with any ``<think>`` block removed."""
+    reasoning: str | None = None
+    """Reasoning text the server returned separately or inside ``<think>``; None when none."""
+    finish_reason: str | None = None
+    prompt_tokens: int | None = None
+    completion_tokens: int | None = None
+    latency_s: float = 0.0
+    """Seconds from the first attempt's start to the final answer."""
+    attempts: int = 1
+    error: str | None = None
+    """Why the item failed (status ``error``), or the last retried error; None otherwise."""
+    notes: tuple[str, ...] = ()
+    """Per-item remarks such as image down-scaling."""
+
+    @property
+    def scorable(self) -> bool:
+        return self.status != "error"
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    """The scorer's judgement of one response."""
+
+    item_id: str
+    parser: str
+    """Which parser judged it: ``official``, ``boxed``, ``strict`` ..."""
+    pred: str | None
+    """The parsed letter, or the open answer's first candidate; None when nothing was parsed."""
+    correct: bool
+    fallback: bool = False
+    """True when the official random fallback chose ``pred``."""
+    n_choices: int = 0
+    """Number of options (0 for open), for the expected accuracy of fallbacks."""

@@ -1,0 +1,1 @@
+"""Report stage: results.json, terminal tables, HTML report, EvalAI submission."""

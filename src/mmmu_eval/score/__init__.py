@@ -1,0 +1,1 @@
+"""Score stage: the official parsers, open-answer matching, fallback policy, aggregation."""

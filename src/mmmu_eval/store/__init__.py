@@ -1,0 +1,1 @@
+"""Store stage: the run directory, the only module that writes run files."""
