@@ -1,0 +1,181 @@
+"""Small statistics for honest accuracies: stratified bootstrap intervals and paired tests.
+
+Every function is pure and takes its seed; the same inputs give the same interval on every
+machine (numpy's PCG64 generator is stable across versions for ``binomial``/``multinomial``).
+
+Why these and not a normal approximation: MMMU subjects have 30 validation items each, and
+accuracies near 0 or 1 occur, so a Wald interval would be wrong exactly where people look.
+Why stratify by subject: the benchmark fixes how many items each subject contributes, so a
+resample must keep those counts; resampling across subjects would add variance the benchmark
+does not have.
+
+Resampling 0/1 outcomes with replacement inside a stratum of n items, of which k are correct,
+draws a count of correct answers that is exactly Binomial(n, k/n); for pairs of outcomes it is
+Multinomial(n, cell shares). We draw those counts directly: the same distribution as resampling
+item by item, at the cost of one draw per stratum instead of n.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+from math import comb
+
+import numpy as np
+
+#: Default number of bootstrap resamples.
+RESAMPLES = 1000
+
+
+@dataclass(frozen=True, slots=True)
+class Stratum:
+    """Counts of one stratum (a subject): ``n`` items, ``correct`` of them right."""
+
+    n: int
+    correct: int
+
+    def __post_init__(self) -> None:
+        if not 0 <= self.correct <= self.n:
+            raise ValueError(f"a stratum needs 0 <= correct <= n, got correct={self.correct}, n={self.n}")
+
+
+@dataclass(frozen=True, slots=True)
+class PairedStratum:
+    """Paired outcomes of one stratum: how many items each run alone got right, and both.
+
+    ``both`` + ``a_only`` + ``b_only`` + ``neither`` = the items both runs answered.
+    """
+
+    both: int
+    a_only: int
+    b_only: int
+    neither: int
+
+    @property
+    def n(self) -> int:
+        return self.both + self.a_only + self.b_only + self.neither
+
+
+def _quantiles(samples: np.ndarray, level: float) -> tuple[float, float]:
+    if not 0 < level < 1:
+        raise ValueError(f"level must be between 0 and 1, got {level}")
+    tail = (1 - level) / 2
+    low, high = np.quantile(samples, [tail, 1 - tail])
+    return float(low), float(high)
+
+
+def bootstrap_ci(
+    strata: Iterable[Stratum],
+    *,
+    resamples: int = RESAMPLES,
+    seed: int = 0,
+    level: float = 0.95,
+) -> tuple[float, float]:
+    """Percentile interval of pooled accuracy, resampling items within each stratum.
+
+    Args:
+        strata: one Stratum per subject (empty strata are ignored).
+        resamples: bootstrap replicates; 0 gives the point estimate twice.
+        seed: seed of the numpy generator.
+        level: coverage, 0.95 for a 95% interval.
+
+    Returns:
+        (low, high) accuracies in [0, 1]; (0.0, 0.0) when there are no items.
+
+    >>> bootstrap_ci([Stratum(30, 30)])
+    (1.0, 1.0)
+    """
+    kept = [s for s in strata if s.n > 0]
+    total = sum(s.n for s in kept)
+    if total == 0:
+        return 0.0, 0.0
+    point = sum(s.correct for s in kept) / total
+    if resamples <= 0:
+        return point, point
+    rng = np.random.default_rng(seed)
+    ns = np.array([s.n for s in kept], dtype=np.int64)
+    ps = np.array([s.correct / s.n for s in kept], dtype=np.float64)
+    counts = rng.binomial(ns, ps, size=(resamples, len(kept)))
+    return _quantiles(counts.sum(axis=1) / total, level)
+
+
+def paired_bootstrap_ci(
+    strata: Iterable[PairedStratum],
+    *,
+    resamples: int = RESAMPLES,
+    seed: int = 0,
+    level: float = 0.95,
+) -> tuple[float, float]:
+    """Percentile interval of accuracy(A) - accuracy(B) over shared items, resampling pairs.
+
+    Each replicate resamples the items of every stratum with replacement, keeping each item's
+    two outcomes together, so the interval reflects that both runs saw the same questions.
+
+    Returns:
+        (low, high) differences in [-1, 1]; (0.0, 0.0) when there are no shared items.
+
+    >>> paired_bootstrap_ci([PairedStratum(both=10, a_only=0, b_only=0, neither=5)])
+    (0.0, 0.0)
+    """
+    kept = [s for s in strata if s.n > 0]
+    total = sum(s.n for s in kept)
+    if total == 0:
+        return 0.0, 0.0
+    point = sum(s.a_only - s.b_only for s in kept) / total
+    if resamples <= 0:
+        return point, point
+    rng = np.random.default_rng(seed)
+    diff = np.zeros(resamples, dtype=np.int64)
+    for s in kept:
+        shares = np.array([s.both, s.a_only, s.b_only, s.neither], dtype=np.float64) / s.n
+        cells = rng.multinomial(s.n, shares, size=resamples)
+        diff += cells[:, 1] - cells[:, 2]
+    return _quantiles(diff / total, level)
+
+
+def mcnemar_exact(b: int, c: int) -> float:
+    """Two-sided exact McNemar p-value from the discordant counts.
+
+    ``b`` = items only run A got right, ``c`` = items only run B got right. Under the null
+    hypothesis each discordant item is a fair coin, so the p-value is
+    ``min(1, 2 * P(X <= min(b, c)))`` with X ~ Binomial(b + c, 1/2). Computed with exact
+    integers, so it stays right for thousands of discordant items.
+
+    >>> mcnemar_exact(1, 9)   # 2 * (C(10,0) + C(10,1)) / 2**10 = 22/1024
+    0.021484375
+    """
+    if b < 0 or c < 0:
+        raise ValueError(f"discordant counts must be non-negative, got b={b}, c={c}")
+    n = b + c
+    if n == 0:
+        return 1.0
+    tail = sum(comb(n, k) for k in range(min(b, c) + 1))
+    return float(min(Fraction(1), Fraction(2 * tail, 2**n)))
+
+
+def strata_from_outcomes(subjects: Sequence[str], correct: Sequence[bool]) -> list[Stratum]:
+    """Group per-item outcomes into one Stratum per subject, in first-seen order."""
+    n: dict[str, int] = {}
+    k: dict[str, int] = {}
+    for subject, ok in zip(subjects, correct, strict=True):
+        n[subject] = n.get(subject, 0) + 1
+        k[subject] = k.get(subject, 0) + int(bool(ok))
+    return [Stratum(n[s], k[s]) for s in n]
+
+
+def paired_strata(
+    subjects: Mapping[str, str], a: Mapping[str, bool], b: Mapping[str, bool]
+) -> dict[str, PairedStratum]:
+    """Paired counts per subject over the ids present in both ``a`` and ``b``.
+
+    Args:
+        subjects: item id -> subject (the stratum).
+        a, b: item id -> correct, for each run.
+    """
+    cells: dict[str, list[int]] = {}
+    for item_id in a.keys() & b.keys():
+        row = cells.setdefault(subjects[item_id], [0, 0, 0, 0])
+        ra, rb = bool(a[item_id]), bool(b[item_id])
+        row[0 if ra and rb else 1 if ra else 2 if rb else 3] += 1
+    return {s: PairedStratum(*row) for s, row in sorted(cells.items())}
