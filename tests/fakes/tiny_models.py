@@ -1,0 +1,209 @@
+"""Tiny, randomly initialised vision-language models built on the spot, for offline tests.
+
+No real weights can be downloaded here, so tests build a model from a config instead: a real
+tokenizer (BPE trained with ``tokenizers`` on MMMU-like text), a real image processor, a real chat
+template, and a 2-layer, hidden-size-32 network. Everything the ``hf`` backend and
+``transformers serve`` do with a real checkpoint happens (processor, image tokens, chat template,
+batching, generation); only the answers are nonsense. The recipe is in
+``shared/docs/offline-models.md``.
+
+Each builder writes a directory that ``AutoProcessor.from_pretrained(dir)`` and
+``AutoModelForImageTextToText.from_pretrained(dir)`` load, and returns it. Builds are
+deterministic (``torch.manual_seed(0)``), so two builds give byte-identical weights and the
+same greedy output.
+
+    path = build_tiny_llava(tmp_path / "llava")      # about 0.1 s after the imports
+    backend = HFBackend.from_config(str(path), RunConfig(model=f"hf:{path}"), items)
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+# Text shaped like MMMU prompts, so the trained BPE has real word pieces and the tiny model's
+# random output decodes to word fragments rather than raw bytes.
+_TRAINING_TEXT = (
+    "Question: What is shown in the image? Which of the following options is correct? "
+    "Options: (A) cat (B) dog (C) tree (D) house. A. B. C. D. E. F. G. H. I. J. "
+    "Answer with the option's letter from the given choices directly. "
+    "Answer the question using a single word or phrase. "
+    "The answer is (A). Therefore the correct option is B. "
+    "<image 1> <image 2> Calculate the value of x in the figure. The total cost is $120. "
+    "Accounting Art Biology Chemistry Economics Finance History Math Physics Psychology. "
+    "Identify the structure, the diagram, the table and the chart. "
+    "USER: ASSISTANT: SYSTEM:"
+)
+
+_LLAVA_SPECIAL = ["<pad>", "<s>", "</s>", "<image>"]
+
+# Role-prefixed lines; an image part becomes the image token on its own line, exactly where the
+# request put it. (transformers renders templates with trim_blocks, hence the explicit newline.)
+_LLAVA_CHAT_TEMPLATE = (
+    "{% for m in messages %}{{ m['role'].upper() }}: "
+    "{% if m['content'] is string %}{{ m['content'] }}"
+    "{% else %}{% for c in m['content'] %}"
+    "{% if c['type'] == 'image' %}<image>\n"
+    "{% elif c['type'] == 'text' %}{{ c['text'] }}{% endif %}"
+    "{% endfor %}{% endif %}{{ '\\n' }}{% endfor %}"
+    "{% if add_generation_prompt %}ASSISTANT:{% endif %}"
+)
+
+_IDEFICS3_SPECIAL = (
+    ["<pad>", "<s>", "</s>", "<fake_token_around_image>", "<image>", "<end_of_utterance>", "<global-img>"]
+    + [f"<row_{i}_col_{j}>" for i in range(1, 7) for j in range(1, 7)]
+)
+
+# The shape of SmolVLM's template: "User:<image>text<end_of_utterance>\nAssistant:".
+_IDEFICS3_CHAT_TEMPLATE = (
+    "<s>{% for m in messages %}{{ m['role'] | capitalize }}:"
+    "{% if m['content'] is string %}{{ m['content'] }}"
+    "{% else %}{% for c in m['content'] %}"
+    "{% if c['type'] == 'image' %}<image>"
+    "{% elif c['type'] == 'text' %}{{ c['text'] }}{% endif %}"
+    "{% endfor %}{% endif %}<end_of_utterance>\n{% endfor %}"
+    "{% if add_generation_prompt %}Assistant:{% endif %}"
+)
+
+
+def _train_tokenizer(special: list[str], vocab_size: int):
+    """A byte-level BPE tokenizer trained on MMMU-like text (deterministic)."""
+    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
+
+    tok = Tokenizer(models.BPE())
+    tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    tok.decoder = decoders.ByteLevel()
+    trainer = trainers.BpeTrainer(
+        vocab_size=vocab_size,
+        special_tokens=special,
+        initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
+        show_progress=False,
+    )
+    tok.train_from_iterator([_TRAINING_TEXT] * 50, trainer=trainer)
+    return tok
+
+
+def build_tiny_llava(directory: str | Path) -> Path:
+    """Write a tiny random LLaVA (CLIP vision tower, Llama text model) to ``directory``.
+
+    Args:
+        directory: where to save; created if missing.
+
+    Returns:
+        The directory, loadable by ``AutoProcessor`` / ``AutoModelForImageTextToText`` and
+        servable by ``transformers serve``.
+    """
+    import torch
+    from transformers import (
+        CLIPImageProcessorPil,
+        CLIPVisionConfig,
+        LlamaConfig,
+        LlavaConfig,
+        LlavaForConditionalGeneration,
+        LlavaProcessor,
+        PreTrainedTokenizerFast,
+    )
+
+    out = Path(directory)
+    out.mkdir(parents=True, exist_ok=True)
+    tokenizer = PreTrainedTokenizerFast(
+        tokenizer_object=_train_tokenizer(_LLAVA_SPECIAL, 600),
+        bos_token="<s>",
+        eos_token="</s>",
+        pad_token="<pad>",
+        extra_special_tokens={"image_token": "<image>"},
+    )
+    image_processor = CLIPImageProcessorPil(size={"shortest_edge": 32}, crop_size={"height": 32, "width": 32})
+    processor = LlavaProcessor(
+        image_processor=image_processor,
+        tokenizer=tokenizer,
+        patch_size=8,
+        vision_feature_select_strategy="default",
+        num_additional_image_tokens=1,
+        chat_template=_LLAVA_CHAT_TEMPLATE,
+    )
+    config = LlavaConfig(
+        vision_config=CLIPVisionConfig(
+            hidden_size=32, intermediate_size=64, num_hidden_layers=2, num_attention_heads=4,
+            image_size=32, patch_size=8, projection_dim=32,
+        ),
+        text_config=LlamaConfig(
+            vocab_size=len(tokenizer), hidden_size=32, intermediate_size=64, num_hidden_layers=2,
+            num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=2048,
+            bos_token_id=tokenizer.bos_token_id, eos_token_id=tokenizer.eos_token_id,
+            pad_token_id=tokenizer.pad_token_id,
+        ),
+        image_token_id=tokenizer.convert_tokens_to_ids("<image>"),
+        vision_feature_layer=-1,
+        vision_feature_select_strategy="default",
+    )
+    torch.manual_seed(0)
+    model = LlavaForConditionalGeneration(config).eval()
+    model.save_pretrained(out)
+    processor.save_pretrained(out)
+    return out
+
+
+def build_tiny_idefics3(directory: str | Path) -> Path:
+    """Write a tiny random Idefics3 (the SmolVLM v1 architecture) to ``directory``.
+
+    Images are not split into tiles (``do_image_splitting=False``) and each becomes 4 image
+    tokens, so prompts stay short.
+
+    Args:
+        directory: where to save; created if missing.
+
+    Returns:
+        The directory, loadable by ``AutoProcessor`` / ``AutoModelForImageTextToText``.
+    """
+    import torch
+    from transformers import (
+        Idefics3Config,
+        Idefics3ForConditionalGeneration,
+        Idefics3ImageProcessorPil,
+        Idefics3Processor,
+        PreTrainedTokenizerFast,
+    )
+
+    out = Path(directory)
+    out.mkdir(parents=True, exist_ok=True)
+    tokenizer = PreTrainedTokenizerFast(
+        tokenizer_object=_train_tokenizer(_IDEFICS3_SPECIAL, 700),
+        bos_token="<s>",
+        eos_token="<end_of_utterance>",
+        pad_token="<pad>",
+        extra_special_tokens={
+            "image_token": "<image>",
+            "fake_image_token": "<fake_token_around_image>",
+            "global_image_token": "<global-img>",
+            "end_of_utterance_token": "<end_of_utterance>",
+        },
+    )
+    image_processor = Idefics3ImageProcessorPil(
+        size={"longest_edge": 32}, max_image_size={"longest_edge": 32}, do_image_splitting=False
+    )
+    processor = Idefics3Processor(
+        image_processor=image_processor,
+        tokenizer=tokenizer,
+        image_seq_len=4,
+        chat_template=_IDEFICS3_CHAT_TEMPLATE,
+    )
+    config = Idefics3Config(
+        vision_config=dict(
+            hidden_size=32, intermediate_size=64, num_hidden_layers=2, num_attention_heads=4,
+            image_size=32, patch_size=8,
+        ),
+        text_config=dict(
+            model_type="llama", vocab_size=len(tokenizer), hidden_size=32, intermediate_size=64,
+            num_hidden_layers=2, num_attention_heads=4, num_key_value_heads=2,
+            max_position_embeddings=2048, bos_token_id=tokenizer.bos_token_id,
+            eos_token_id=tokenizer.eos_token_id, pad_token_id=tokenizer.pad_token_id,
+        ),
+        image_token_id=tokenizer.convert_tokens_to_ids("<image>"),
+        scale_factor=2,
+        pad_token_id=tokenizer.pad_token_id,
+    )
+    torch.manual_seed(0)
+    model = Idefics3ForConditionalGeneration(config).eval()
+    model.save_pretrained(out)
+    processor.save_pretrained(out)
+    return out
