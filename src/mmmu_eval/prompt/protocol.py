@@ -1,0 +1,232 @@
+"""The evaluation protocol (benchmark, setting, prompt mode, image layout, generation) and the
+two pure functions that turn an Item into what a model is asked.
+
+``build_request`` and ``prompt_text`` do no I/O: they never load an image, only place
+references to them. Which template a benchmark uses lives in its own module (``mmmu.py``,
+``mmmu_pro.py``); where images go lives in ``layout.py``.
+
+>>> protocol = EvalProtocol("mmmu-pro", "standard-10", "direct")
+>>> request = build_request(item, protocol)          # Request(item.id, parts, choices, ...)
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import asdict, dataclass, field
+
+from mmmu_eval.config import IMAGE_LAYOUTS, PRO_SETTINGS, RunConfig
+from mmmu_eval.errors import ConfigError, DataError
+from mmmu_eval.prompt import layout, mmmu, mmmu_pro
+from mmmu_eval.records import GenerationSettings, Item, Request
+
+#: Bumped when the way prompts are assembled changes in a way the template texts do not show.
+PROTOCOL_VERSION = 1
+
+#: MMMU-Pro's answer budget when the run gives none: ``max_tokens=4096`` in the official GPT
+#: script and ``max_new_tokens=4096`` in the lmdeploy one (official-protocol.md, section 6.3).
+#: MMMU has no such default: its only official settings are LLaVA's beam search, which is
+#: specific to that model, so MMMU leaves every generation setting to the backend.
+PRO_MAX_TOKENS = 4096
+
+
+@dataclass(frozen=True)
+class EvalProtocol:
+    """Everything that decides what a model is asked, and so what a score means.
+
+    Two runs with the same fingerprint asked every model the same thing.
+    """
+
+    benchmark: str
+    """``mmmu`` or ``mmmu-pro``."""
+    setting: str | None
+    """MMMU-Pro: ``standard-10``, ``standard-4`` or ``vision``; None for MMMU."""
+    mode: str
+    """``direct``; ``cot``; ``ocr`` (MMMU-Pro vision only). Official: MMMU direct, MMMU-Pro direct and cot."""
+    image_layout: str = "interleaved"
+    """``interleaved``, ``images-first`` or ``text-then-images`` (see ``prompt/layout.py``)."""
+    system: str | None = None
+    """A system message sent with every request; None sends none."""
+    generation: GenerationSettings = field(default_factory=GenerationSettings)
+    """Sampling settings; a None field leaves the backend's default."""
+
+    def __post_init__(self) -> None:
+        if self.benchmark == "mmmu":
+            if self.setting is not None:
+                raise ConfigError("MMMU has no settings; the protocol's setting must be None")
+            if self.mode not in ("direct", "cot"):
+                raise ConfigError(f"--prompt {self.mode!r}: MMMU has the official direct prompt (and cot)")
+        elif self.benchmark == "mmmu-pro":
+            if self.setting not in PRO_SETTINGS:
+                raise ConfigError(f"--setting {self.setting!r} is not one of {', '.join(PRO_SETTINGS)}")
+            if self.mode not in ("direct", "cot", "ocr"):
+                raise ConfigError(f"--prompt {self.mode!r} is not one of direct, cot, ocr")
+            if self.mode == "ocr" and self.setting != "vision":
+                raise ConfigError("--prompt ocr applies to --setting vision only")
+        else:
+            raise ConfigError(f"--benchmark {self.benchmark!r} is not one of mmmu, mmmu-pro")
+        if self.image_layout not in IMAGE_LAYOUTS:
+            raise ConfigError(f"--image-layout {self.image_layout!r} is not one of {', '.join(IMAGE_LAYOUTS)}")
+
+    @classmethod
+    def from_config(cls, config: RunConfig) -> "EvalProtocol":
+        """The protocol a run configuration asks for, with MMMU-Pro's 4096-token default."""
+        max_tokens = config.max_tokens
+        if max_tokens is None and config.benchmark == "mmmu-pro":
+            max_tokens = PRO_MAX_TOKENS
+        extra = tuple(sorted((config.extra_body or {}).items()))
+        return cls(
+            benchmark=config.benchmark,
+            setting=config.resolved_setting,
+            mode=config.prompt,
+            image_layout=config.image_layout,
+            system=config.system_prompt,
+            generation=GenerationSettings(
+                max_tokens=max_tokens,
+                temperature=config.temperature,
+                top_p=config.top_p,
+                seed=config.seed,
+                extra_body=extra,
+            ),
+        )
+
+    @property
+    def official(self) -> bool:
+        """True when the prompt texts are the official code's.
+
+        False for the OCR prompt and for MMMU CoT, which the official code does not have.
+        Image placement, system message and sampling vary between the official scripts
+        themselves (the GPT script sends text then images, LLaVA an image then text), so they
+        are recorded but do not clear this flag.
+        """
+        if self.mode == "ocr":
+            return False
+        if self.benchmark == "mmmu" and self.mode == "cot":
+            return False
+        return True
+
+    def templates(self) -> dict[str, str]:
+        """The template texts this protocol uses, by name."""
+        if self.benchmark == "mmmu":
+            return mmmu.templates(self.mode)
+        return mmmu_pro.templates(str(self.setting), self.mode)
+
+    def _settings(self) -> dict[str, object]:
+        return {
+            "protocol_version": PROTOCOL_VERSION,
+            "benchmark": self.benchmark,
+            "setting": self.setting,
+            "mode": self.mode,
+            "image_layout": self.image_layout,
+            "system": self.system,
+            "generation": _generation_dict(self.generation),
+            "image_token": layout.TOKEN_PATTERN,
+            "unreferenced_images": layout.UNREFERENCED_RULE,
+        }
+
+    def fingerprint(self) -> str:
+        """sha256 (hex) of the template texts and every setting, canonically serialised.
+
+        It changes when any template text or setting changes, and only then, so that a
+        resumed run can refuse responses asked under another protocol.
+        """
+        payload = {"templates": self.templates(), "settings": self._settings()}
+        blob = json.dumps(payload, sort_keys=True, ensure_ascii=False, separators=(",", ":"), default=repr)
+        return hashlib.sha256(blob.encode("utf-8")).hexdigest()
+
+    def describe(self) -> dict[str, object]:
+        """The protocol for ``manifest.json``: settings, template texts, official flag, fingerprint."""
+        out = self._settings()
+        out["official"] = self.official
+        out["fingerprint"] = self.fingerprint()
+        out["templates"] = self.templates()
+        notes = []
+        if self.mode == "ocr":
+            notes.append("the ocr prompt is ours: the official code has no OCR prompt")
+        if self.benchmark == "mmmu" and self.mode == "cot":
+            notes.append("the MMMU cot prompt is ours: the official MMMU code has no CoT prompt")
+        if self.image_layout == "text-then-images":
+            notes.append("text-then-images is the official GPT script's layout")
+        out["notes"] = notes
+        return out
+
+
+def prompt_text(item: Item, protocol: EvalProtocol) -> str:
+    """The prompt string, byte for byte as the official code builds it.
+
+    MMMU keeps ``<image N>`` tokens as written; MMMU-Pro standard shows each as ``<image>``;
+    MMMU-Pro vision is the instruction alone. No image is loaded.
+
+    Args:
+        item: the item.
+        protocol: benchmark, setting and mode.
+
+    Returns:
+        e.g. ``"Cost?\\n(A) $6\\n(B) $7\\n\\nAnswer with the option's letter from the given choices directly."``
+
+    >>> prompt_text(item, EvalProtocol("mmmu", None, "direct"))
+    """
+    _check_item(item, protocol)
+    if protocol.benchmark == "mmmu":
+        return mmmu.display_prompt(item, protocol.mode)
+    return mmmu_pro.display_prompt(item, str(protocol.setting), protocol.mode)
+
+
+def build_request(item: Item, protocol: EvalProtocol) -> Request:
+    """The request for one item: text and image parts in the protocol's layout.
+
+    Raises DataError(item.id) when a token names an image the item does not have, or when a
+    vision item has no image. Images are referenced, never loaded.
+
+    Args:
+        item: the item.
+        protocol: benchmark, setting, mode, layout, system message and generation settings.
+
+    Returns:
+        A Request with the item's choice letters, the protocol's system message and settings.
+
+    >>> request = build_request(item, EvalProtocol("mmmu-pro", "vision", "cot"))
+    >>> [type(p).__name__ for p in request.parts]      # ['TextPart', 'ImagePart']
+    """
+    _check_item(item, protocol)
+    if protocol.benchmark == "mmmu":
+        layout.check_references(item)
+        raw = mmmu.raw_prompt(item, protocol.mode)
+
+        def shown(text: str) -> str:
+            return text
+
+    else:
+        setting = str(protocol.setting)
+        if setting == "vision":
+            if not item.images:
+                raise DataError("the vision item has no image", item.id)
+        else:
+            layout.check_references(item)
+        raw = mmmu_pro.raw_prompt(item, setting, protocol.mode)
+
+        def shown(text: str) -> str:
+            return layout.TOKEN.sub(lambda _: mmmu_pro.IMAGE_TOKEN_REPLACEMENT, text)
+
+    parts = layout.arrange(item, raw, protocol.image_layout, shown_as=shown)
+    return Request(
+        item_id=item.id,
+        parts=parts,
+        choices=item.choices,
+        system=protocol.system,
+        generation=protocol.generation,
+    )
+
+
+def _check_item(item: Item, protocol: EvalProtocol) -> None:
+    """A protocol for one benchmark or setting cannot ask another's items: a wrong setup."""
+    if item.benchmark != protocol.benchmark or item.setting != protocol.setting:
+        have = item.benchmark + (f" {item.setting}" if item.setting else "")
+        want = protocol.benchmark + (f" {protocol.setting}" if protocol.setting else "")
+        raise ConfigError(f"{item.id}: the item is from {have} but the protocol is for {want}")
+
+
+def _generation_dict(g: GenerationSettings) -> dict[str, object]:
+    out = asdict(g)
+    out["extra_body"] = {k: v for k, v in g.extra_body}
+    return out
