@@ -1,0 +1,77 @@
+"""MMMU prompt strings, byte for byte against official-protocol.md section 4.2."""
+
+from __future__ import annotations
+
+import pytest
+
+from mmmu_eval.prompt import EvalProtocol, prompt_text
+
+DIRECT = EvalProtocol("mmmu", None, "direct")
+COT = EvalProtocol("mmmu", None, "cot")
+
+
+def test_multiple_choice_matches_the_specification_example(item_factory):
+    item = item_factory("How much?", ["$6", "$7", "$8", "$9"])
+    assert prompt_text(item, DIRECT) == (
+        "How much?\n(A) $6\n(B) $7\n(C) $8\n(D) $9\n\n"
+        "Answer with the option's letter from the given choices directly."
+    )
+
+
+def test_open_matches_the_specification_example(item_factory):
+    item = item_factory("What is the value of x?", [])
+    assert prompt_text(item, DIRECT) == "What is the value of x?\nAnswer the question using a single word or phrase."
+
+
+def test_image_tokens_stay_as_written_in_question_and_options(item_factory):
+    """The official LLaVA code leaves <image N> literals in the text."""
+    item = item_factory("Which is <image 1>?", ["<image 2>", "a <image  3>"], images=(1, 2, 3))
+    assert prompt_text(item, DIRECT) == (
+        "Which is <image 1>?\n(A) <image 2>\n(B) a <image  3>\n\n"
+        "Answer with the option's letter from the given choices directly."
+    )
+
+
+def test_twelve_options_get_letters_up_to_l(item_factory):
+    options = [f"o{i}" for i in range(12)]
+    text = prompt_text(item_factory("Q", options), DIRECT)
+    assert text == "Q\n" + "".join(f"({chr(65 + i)}) o{i}\n" for i in range(12)) + (
+        "\nAnswer with the option's letter from the given choices directly."
+    )
+    assert "(L) o11\n" in text
+
+
+def test_two_options(item_factory):
+    assert prompt_text(item_factory("Q", ["yes", "no"]), DIRECT) == (
+        "Q\n(A) yes\n(B) no\n\nAnswer with the option's letter from the given choices directly."
+    )
+
+
+@pytest.mark.parametrize(
+    "question",
+    ["Braces {0} and {x} stay", "Backslash \\n and % stay", "", "trailing newline\n"],
+)
+def test_question_text_is_copied_verbatim(item_factory, question):
+    """Format braces or odd characters in the question are data, never format fields."""
+    assert prompt_text(item_factory(question, []), DIRECT) == (
+        question + "\nAnswer the question using a single word or phrase."
+    )
+
+
+def test_an_item_typed_open_ignores_stray_options(item_factory):
+    """Anything that is not multiple-choice is open, as in the official evaluate()."""
+    item = item_factory("Q", ["a", "b"], question_type="open")
+    assert prompt_text(item, DIRECT) == "Q\nAnswer the question using a single word or phrase."
+
+
+def test_cot_keeps_the_question_and_options_and_is_not_official(item_factory):
+    item = item_factory("How much?", ["$6", "$7"])
+    text = prompt_text(item, COT)
+    assert text.startswith("How much?\n(A) $6\n(B) $7\n\n")
+    assert "step by step" in text and "'Answer: $LETTER'" in text
+    assert COT.official is False and DIRECT.official is True
+
+
+def test_cot_open_asks_for_an_answer_line(item_factory):
+    text = prompt_text(item_factory("What is x?", []), COT)
+    assert text.startswith("What is x?\n") and "'Answer: $ANSWER'" in text

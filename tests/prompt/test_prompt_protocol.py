@@ -1,0 +1,169 @@
+"""EvalProtocol: from a RunConfig, the official flag, the fingerprint, the manifest record."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+from mmmu_eval.config import RunConfig
+from mmmu_eval.errors import ConfigError
+from mmmu_eval.prompt import EvalProtocol, build_request
+from mmmu_eval.prompt import layout, mmmu, mmmu_pro
+from mmmu_eval.records import GenerationSettings
+
+BASE = EvalProtocol("mmmu-pro", "standard-10", "direct")
+
+
+def test_from_config_mmmu_leaves_generation_empty():
+    """MMMU's only official settings are LLaVA's beam search: we invent none."""
+    protocol = EvalProtocol.from_config(RunConfig(model="random"))
+    assert protocol == EvalProtocol("mmmu", None, "direct", "interleaved", None, GenerationSettings())
+
+
+def test_from_config_mmmu_pro_defaults_to_the_official_4096_tokens():
+    protocol = EvalProtocol.from_config(RunConfig(model="random", benchmark="mmmu-pro"))
+    assert (protocol.setting, protocol.mode, protocol.generation.max_tokens) == ("standard-10", "direct", 4096)
+
+
+def test_from_config_carries_every_setting():
+    config = RunConfig(
+        model="random", benchmark="mmmu-pro", setting="vision", prompt="ocr", image_layout="images-first",
+        system_prompt="Be brief.", max_tokens=64, temperature=0.0, top_p=0.9, seed=7,
+        extra_body={"top_k": 5, "chat_template_kwargs": {"enable_thinking": False}},
+    )
+    protocol = EvalProtocol.from_config(config)
+    assert protocol == EvalProtocol(
+        "mmmu-pro", "vision", "ocr", "images-first", "Be brief.",
+        GenerationSettings(64, 0.0, 0.9, 7, (("chat_template_kwargs", {"enable_thinking": False}), ("top_k", 5))),
+    )
+
+
+def test_request_carries_choices_system_and_generation(item_factory):
+    protocol = EvalProtocol("mmmu", None, "direct", system="S", generation=GenerationSettings(max_tokens=9))
+    request = build_request(item_factory("Q", ["a", "b", "c"]), protocol)
+    assert (request.choices, request.system, request.generation) == (("A", "B", "C"), "S", GenerationSettings(max_tokens=9))
+    assert build_request(item_factory("Q", []), protocol).choices == ()
+
+
+@pytest.mark.parametrize(
+    ("protocol", "official"),
+    [
+        (EvalProtocol("mmmu", None, "direct"), True),
+        (EvalProtocol("mmmu", None, "cot"), False),
+        (EvalProtocol("mmmu-pro", "standard-10", "direct"), True),
+        (EvalProtocol("mmmu-pro", "standard-4", "cot"), True),
+        (EvalProtocol("mmmu-pro", "vision", "cot"), True),
+        (EvalProtocol("mmmu-pro", "vision", "ocr"), False),
+        (EvalProtocol("mmmu-pro", "vision", "direct", image_layout="images-first"), True),
+    ],
+)
+def test_official_flag(protocol, official):
+    assert protocol.official is official
+    assert protocol.describe()["official"] is official
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (("mmmu", "vision", "direct"), "MMMU has no settings"),
+        (("mmmu", None, "ocr"), "--prompt 'ocr'"),
+        (("mmmu-pro", None, "direct"), "--setting None"),
+        (("mmmu-pro", "standard-10", "ocr"), "vision only"),
+        (("mmmu-pro", "vision", "direct", "sideways"), "--image-layout 'sideways'"),
+        (("mmlu", None, "direct"), "--benchmark 'mmlu'"),
+    ],
+)
+def test_impossible_protocols_are_config_errors(args, message):
+    with pytest.raises(ConfigError, match=message):
+        EvalProtocol(*args)
+
+
+def test_an_item_of_another_setting_is_refused(item_factory):
+    item = item_factory("Q", ["a"], item_id="test_Economics_3", benchmark="mmmu-pro", setting="standard-4")
+    with pytest.raises(ConfigError, match="test_Economics_3: the item is from mmmu-pro standard-4 but the protocol is for mmmu-pro standard-10"):
+        build_request(item, BASE)
+
+
+def test_fingerprint_is_stable_and_a_sha256():
+    again = EvalProtocol("mmmu-pro", "standard-10", "direct")
+    assert BASE.fingerprint() == again.fingerprint()
+    assert len(BASE.fingerprint()) == 64 and int(BASE.fingerprint(), 16) >= 0
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        {"setting": "standard-4"},
+        {"setting": "vision"},
+        {"mode": "cot"},
+        {"image_layout": "text-then-images"},
+        {"image_layout": "images-first"},
+        {"system": "You are helpful."},
+        {"system": ""},
+        {"generation": GenerationSettings(max_tokens=4096)},
+        {"generation": GenerationSettings(temperature=0.0)},
+        {"generation": GenerationSettings(top_p=1.0)},
+        {"generation": GenerationSettings(seed=0)},
+        {"generation": GenerationSettings(extra_body=(("top_k", 1),))},
+        {"benchmark": "mmmu", "setting": None},
+    ],
+)
+def test_fingerprint_changes_with_every_setting(change):
+    assert dataclasses.replace(BASE, **change).fingerprint() != BASE.fingerprint()
+
+
+@pytest.mark.parametrize(
+    ("protocol", "module", "name"),
+    [
+        (EvalProtocol("mmmu", None, "direct"), mmmu, "MULTI_CHOICE_FORMAT"),
+        (EvalProtocol("mmmu", None, "direct"), mmmu, "SHORT_ANSWER_FORMAT"),
+        (EvalProtocol("mmmu", None, "direct"), mmmu, "OPTION_LINE"),
+        (EvalProtocol("mmmu", None, "cot"), mmmu, "COT_MULTI_CHOICE_FORMAT"),
+        (EvalProtocol("mmmu", None, "cot"), mmmu, "COT_SHORT_ANSWER_FORMAT"),
+        (BASE, mmmu_pro, "STANDARD_FORMAT"),
+        (BASE, mmmu_pro, "OPTION_LINE"),
+        (BASE, mmmu_pro, "OPTION_SEPARATOR"),
+        (BASE, mmmu_pro, "IMAGE_TOKEN_REPLACEMENT"),
+        (EvalProtocol("mmmu-pro", "vision", "ocr"), mmmu_pro, "OCR_VISION_INSTRUCTION"),
+        (BASE, layout, "TOKEN_PATTERN"),
+        (BASE, layout, "UNREFERENCED_RULE"),
+    ],
+)
+def test_fingerprint_changes_with_every_template_text(monkeypatch, protocol, module, name):
+    before = protocol.fingerprint()
+    monkeypatch.setattr(module, name, getattr(module, name) + " ")
+    assert protocol.fingerprint() != before
+
+
+@pytest.mark.parametrize(("mode", "kind"), [("direct", "standard"), ("cot", "standard"), ("direct", "vision"), ("cot", "vision")])
+def test_fingerprint_changes_with_every_official_instruction(monkeypatch, mode, kind):
+    protocol = EvalProtocol("mmmu-pro", "vision" if kind == "vision" else "standard-10", mode)
+    before = protocol.fingerprint()
+    changed = {m: dict(v) for m, v in mmmu_pro.INSTRUCTIONS.items()}
+    changed[mode][kind] += "!"
+    monkeypatch.setattr(mmmu_pro, "INSTRUCTIONS", changed)
+    assert protocol.fingerprint() != before
+
+
+def test_fingerprint_ignores_templates_the_protocol_does_not_use(monkeypatch):
+    """Editing the OCR prompt must not invalidate standard-10 runs being resumed."""
+    before = BASE.fingerprint()
+    monkeypatch.setattr(mmmu_pro, "OCR_VISION_INSTRUCTION", "changed")
+    monkeypatch.setattr(mmmu, "COT_MULTI_CHOICE_FORMAT", "changed")
+    assert BASE.fingerprint() == before
+
+
+def test_describe_records_what_the_manifest_needs():
+    protocol = EvalProtocol("mmmu-pro", "standard-4", "cot", image_layout="text-then-images",
+                            generation=GenerationSettings(max_tokens=4096, extra_body=(("top_k", 5),)))
+    record = protocol.describe()
+    assert record["fingerprint"] == protocol.fingerprint()
+    assert (record["benchmark"], record["setting"], record["mode"], record["image_layout"]) == (
+        "mmmu-pro", "standard-4", "cot", "text-then-images")
+    assert record["official"] is True
+    assert record["generation"] == {"max_tokens": 4096, "temperature": None, "top_p": None, "seed": None, "extra_body": {"top_k": 5}}
+    assert record["templates"]["instruction"].startswith("Answer the preceding multiple choice question.")
+    assert record["image_token"] == r"<image\s+(\d+)>"
+    import json
+    json.dumps(record)  # manifest-ready
