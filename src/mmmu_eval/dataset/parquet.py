@@ -1,0 +1,189 @@
+"""Read a hub parquet file's rows without its image bytes, and fetch one image on demand.
+
+The text columns of a whole split are small; its images are not (the MMMU test split is close
+to a gigabyte). So a file is read in two ways:
+
+- ``read_rows`` reads every non-image column, and of each image column only the struct's
+  ``path`` child, which is enough to know whether a row has that image. No image bytes are read.
+- each present image gets a loader (``load_image`` bound to file, row group, offset, column)
+  that reads that one column of that one row group when called, keeps a copy of the single
+  cell, and checks that PIL can open it. A tiny cache of decoded row-group columns keeps
+  neighbouring images (the next item, the next image of the same item) from re-reading the file.
+
+Memory therefore stays flat while iterating a 10,500-item split: items hold loaders, and at most
+``CACHE_SIZE`` row-group columns are alive at once.
+"""
+
+from __future__ import annotations
+
+import bisect
+import io
+import threading
+from collections import OrderedDict
+from dataclasses import dataclass
+from functools import partial
+from pathlib import Path
+from typing import Callable, Iterator
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from mmmu_eval.dataset.schema import is_image_column
+from mmmu_eval.errors import DataError
+
+#: Row-group columns kept decoded. Seven image columns plus one keeps a multi-image item in cache.
+CACHE_SIZE = 8
+
+_cache: OrderedDict[tuple, pa.Array] = OrderedDict()
+_cache_lock = threading.Lock()
+
+
+@dataclass(frozen=True)
+class RawRow:
+    """One parquet row before normalisation: text cells plus loaders for the images it has."""
+
+    file: str
+    """The file, relative to the repository or snapshot root (for messages)."""
+    index: int
+    """0-based row number in the file."""
+    values: dict[str, object]
+    """Every non-image column's cell."""
+    images: dict[str, Callable[[], bytes]]
+    """Image column -> loader, for the image cells that are not null."""
+    columns: frozenset[str]
+    """Every column the file has, images included (to tell absent columns from null cells)."""
+
+    @property
+    def label(self) -> str:
+        """The row's id, or where it sits when it has none."""
+        return _label(self.values, self.file, self.index)
+
+
+def read_rows(path: Path, rel: str) -> Iterator[RawRow]:
+    """Yield the rows of one parquet file, text only; images stay on disk.
+
+    Raises DataError (naming ``rel``) when the file is not readable parquet.
+    """
+    try:
+        pf = pq.ParquetFile(path)
+        schema = pf.schema_arrow
+        image_cols = [f.name for f in schema if is_image_column(f.name)]
+        text_cols = [f.name for f in schema if not is_image_column(f.name)]
+        wanted = text_cols + [
+            f"{c}.path" if _is_struct_with_path(schema.field(c).type) else c for c in image_cols
+        ]
+        table = pf.read(columns=wanted)
+        group_of = _row_groups(pf)
+    except (OSError, pa.ArrowException) as exc:
+        raise DataError(f"{rel}: not a readable parquet file ({exc})") from exc
+    presence = {c: table.column(c).is_null().to_pylist() for c in image_cols}
+    texts = table.select(text_cols).to_pylist()
+    del table
+    columns = frozenset(schema.names)
+    key = _file_key(path)
+    for index, values in enumerate(texts):
+        row_group, offset = group_of(index)
+        label = _label(values, rel, index)
+        images = {
+            c: partial(load_image, key, row_group, offset, c, label)
+            for c in image_cols
+            if not presence[c][index]
+        }
+        yield RawRow(rel, index, values, images, columns)
+
+
+def load_image(file_key: tuple, row_group: int, offset: int, column: str, label: str) -> bytes:
+    """The encoded bytes of one image cell, checked to open with PIL.
+
+    Raises DataError naming the item and the column when the cell is missing or unreadable.
+    """
+    path = Path(file_key[0])
+    try:
+        chunk = _row_group_column(file_key, row_group, column)
+    except (OSError, pa.ArrowException) as exc:
+        raise DataError(f"{column}: cannot read {path.name} ({exc})", label) from exc
+    cell = chunk[offset].as_py()
+    if isinstance(cell, dict):
+        data = cell.get("bytes")
+        if not data and cell.get("path"):
+            data = _read_side_file(path.parent / str(cell["path"]), column, label)
+    else:
+        data = cell
+    if not data:
+        raise DataError(f"{column} is missing (the cell has no image bytes)", label)
+    check_image(bytes(data), column, label)
+    return bytes(data)
+
+
+def check_image(data: bytes, column: str, label: str) -> None:
+    """Raise DataError unless PIL can open (and, for non-PNG, fully decode) the bytes."""
+    from PIL import Image
+
+    try:
+        with Image.open(io.BytesIO(data)) as img:
+            fmt = img.format
+            img.verify()
+        if fmt != "PNG":  # verify() checks PNG CRCs; other formats need a decode to find truncation
+            with Image.open(io.BytesIO(data)) as img:
+                img.load()
+    except Exception as exc:  # PIL raises many types for bad data; all mean "unusable image"
+        raise DataError(f"{column} is not a readable image ({type(exc).__name__}: {exc})", label) from exc
+
+
+def clear_cache() -> None:
+    """Drop the cached row-group columns (tests; freeing memory between runs)."""
+    with _cache_lock:
+        _cache.clear()
+
+
+def _label(values: dict[str, object], rel: str, index: int) -> str:
+    rid = values.get("id")
+    return rid if isinstance(rid, str) and rid else f"{rel} row {index}"
+
+
+def _read_side_file(path: Path, column: str, label: str) -> bytes:
+    try:
+        return path.read_bytes()
+    except OSError:
+        raise DataError(f"{column} is missing (no bytes, and no file at {path})", label) from None
+
+
+def _row_group_column(file_key: tuple, row_group: int, column: str) -> pa.Array:
+    key = (file_key, row_group, column)
+    with _cache_lock:
+        hit = _cache.get(key)
+        if hit is not None:
+            _cache.move_to_end(key)
+            return hit
+    # Read outside the lock: two threads may read the same chunk once each, never block each other.
+    chunk = pq.ParquetFile(file_key[0]).read_row_group(row_group, columns=[column]).column(0)
+    chunk = chunk.combine_chunks() if isinstance(chunk, pa.ChunkedArray) else chunk
+    with _cache_lock:
+        _cache[key] = chunk
+        while len(_cache) > CACHE_SIZE:
+            _cache.popitem(last=False)
+    return chunk
+
+
+def _file_key(path: Path) -> tuple:
+    """Path plus size and mtime, so a rewritten file never serves a stale cached image."""
+    st = path.stat()
+    return (str(path), st.st_size, st.st_mtime_ns)
+
+
+def _is_struct_with_path(t: pa.DataType) -> bool:
+    return pa.types.is_struct(t) and t.get_field_index("path") >= 0
+
+
+def _row_groups(pf: pq.ParquetFile) -> Callable[[int], tuple[int, int]]:
+    starts: list[int] = []
+    total = 0
+    for g in range(pf.metadata.num_row_groups):
+        starts.append(total)
+        total += pf.metadata.row_group(g).num_rows
+
+    def locate(index: int) -> tuple[int, int]:
+        group = bisect.bisect_right(starts, index) - 1  # the last group starting at or before it
+        return group, index - starts[group]
+
+    return locate
