@@ -1,0 +1,153 @@
+// Item browser of the mmmu-eval HTML report.
+// Every value shown comes from the JSON block and is untrusted (model output, dataset text):
+// it is only ever placed with textContent or as a data: image URL, never parsed as HTML.
+(function () {
+  "use strict";
+  var items = JSON.parse(document.getElementById("items-data").textContent);
+  var PAGE = 25;
+  var state = { show: "all", subject: "", query: "", page: 0 };
+  var list = document.getElementById("items");
+  var count = document.getElementById("f-count");
+  var pageInfo = document.getElementById("p-info");
+  var prev = document.getElementById("p-prev");
+  var next = document.getElementById("p-next");
+
+  function el(tag, cls, text) {
+    var node = document.createElement(tag);
+    if (cls) node.className = cls;
+    if (text !== undefined && text !== null) node.textContent = String(text);
+    return node;
+  }
+
+  var KEEP = {
+    all: function () { return true; },
+    wrong: function (it) { return it.verdict === "wrong"; },
+    correct: function (it) { return it.verdict === "correct"; },
+    fallback: function (it) { return it.fallback; },
+    disagree: function (it) { return it.disagree; },
+    error: function (it) { return it.status === "error"; },
+    truncated: function (it) { return it.status === "truncated"; },
+    missing: function (it) { return it.status === "missing"; }
+  };
+
+  function matches(it) {
+    if (!KEEP[state.show](it)) return false;
+    if (state.subject && it.subject !== state.subject) return false;
+    if (state.query) {
+      var hay = (it.id + "\n" + it.question + "\n" + it.response).toLowerCase();
+      if (hay.indexOf(state.query) < 0) return false;
+    }
+    return true;
+  }
+
+  function kv(dl, key, value) {
+    if (value === undefined || value === null || value === "") return;
+    dl.appendChild(el("dt", null, key));
+    dl.appendChild(el("dd", null, value));
+  }
+
+  function card(it) {
+    var art = el("article", "item v-" + it.verdict);
+    art.setAttribute("data-id", it.id);
+    var head = el("div", "item-head");
+    head.appendChild(el("span", "item-id", it.id));
+    head.appendChild(el("span", "badge b-" + it.verdict, it.verdict));
+    if (it.fallback) head.appendChild(el("span", "badge b-fallback", "random fallback"));
+    if (it.status === "truncated") head.appendChild(el("span", "badge b-truncated", "truncated"));
+    if (it.disagree) head.appendChild(el("span", "badge b-fallback", "parsers disagree"));
+    head.appendChild(el("span", "subj", it.subject.replace(/_/g, " ") + " · " + it.discipline));
+    art.appendChild(head);
+
+    var cols = el("div", "cols");
+    var left = el("div");
+    if (it.question) {
+      left.appendChild(el("div", "label", "Question"));
+      left.appendChild(el("div", "qtext", it.question));
+    }
+    if (it.options.length) {
+      left.appendChild(el("div", "label", "Options"));
+      var ol = el("ol", "opts");
+      it.options.forEach(function (text, i) {
+        var letter = it.letters[i];
+        var li = el("li", (it.answer.indexOf(letter) >= 0 ? "gold " : "") + (it.pred === letter ? "pred" : ""));
+        li.appendChild(el("b", null, letter + "."));
+        li.appendChild(document.createTextNode(text));
+        ol.appendChild(li);
+      });
+      left.appendChild(ol);
+    }
+    if (it.images.length) {
+      var imgs = el("div", "imgs");
+      it.images.forEach(function (im) {
+        var fig = el("figure");
+        if (im.src && im.src.indexOf("data:image/") === 0) {
+          var img = el("img");
+          img.alt = im.field;
+          img.src = im.src;
+          fig.appendChild(img);
+        }
+        fig.appendChild(el("figcaption", null, im.note ? im.field + ": " + im.note : im.field));
+        imgs.appendChild(fig);
+      });
+      left.appendChild(imgs);
+    }
+    cols.appendChild(left);
+
+    var right = el("div");
+    var dl = el("dl", "kv");
+    kv(dl, "Gold", it.answer.length ? it.answer.join(" or ") : "(withheld)");
+    kv(dl, "Parsed", it.pred === null ? "(nothing)" : it.pred);
+    Object.keys(it.parsers).forEach(function (name) {
+      kv(dl, "Parser " + name, it.parsers[name] === null ? "(nothing)" : it.parsers[name]);
+    });
+    kv(dl, "Status", it.status + (it.finish ? " (" + it.finish + ")" : ""));
+    kv(dl, "Error", it.error);
+    kv(dl, "Tokens", it.tokens);
+    right.appendChild(dl);
+    right.appendChild(el("div", "label", "Response"));
+    right.appendChild(el("pre", "resp", it.status === "missing" ? "(no response)" : it.response));
+    if (it.reasoning) {
+      var det = el("details");
+      det.appendChild(el("summary", null, "Reasoning"));
+      det.appendChild(el("pre", "resp", it.reasoning));
+      right.appendChild(det);
+    }
+    if (it.prompt) {
+      var pd = el("details");
+      pd.appendChild(el("summary", null, "Prompt"));
+      pd.appendChild(el("pre", "resp", it.prompt));
+      right.appendChild(pd);
+    }
+    cols.appendChild(right);
+    art.appendChild(cols);
+    return art;
+  }
+
+  function render() {
+    var kept = items.filter(matches);
+    var pages = Math.max(1, Math.ceil(kept.length / PAGE));
+    if (state.page >= pages) state.page = pages - 1;
+    list.textContent = "";
+    kept.slice(state.page * PAGE, (state.page + 1) * PAGE).forEach(function (it) {
+      list.appendChild(card(it));
+    });
+    if (!kept.length) list.appendChild(el("div", "empty", "No item matches these filters."));
+    count.textContent = kept.length + " of " + items.length + " items";
+    pageInfo.textContent = "page " + (state.page + 1) + " of " + pages;
+    prev.disabled = state.page === 0;
+    next.disabled = state.page >= pages - 1;
+  }
+
+  function on(id, event, fn) {
+    document.getElementById(id).addEventListener(event, function (e) {
+      fn(e.target);
+      render();
+    });
+  }
+  on("f-show", "change", function (t) { state.show = t.value; state.page = 0; });
+  on("f-subject", "change", function (t) { state.subject = t.value; state.page = 0; });
+  on("f-search", "input", function (t) { state.query = t.value.trim().toLowerCase(); state.page = 0; });
+  on("p-prev", "click", function () { state.page = Math.max(0, state.page - 1); });
+  on("p-next", "click", function () { state.page += 1; });
+  render();
+})();

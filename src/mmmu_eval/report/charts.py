@@ -1,0 +1,132 @@
+"""Inline SVG bar charts for the HTML report, written by hand: no CDN, no script, opens offline.
+
+One chart shape serves all three uses (disciplines, subjects, published results): horizontal
+bars on a 0-100% axis, an optional 95% interval whisker, an optional dashed reference line.
+Every label passes through ``html.escape``: subject names are fixed, but a model name is not.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from html import escape
+
+#: One colour per discipline, in the official discipline order.
+DISCIPLINE_COLORS = {
+    "Art and Design": "#c2185b",
+    "Business": "#ef6c00",
+    "Science": "#2e7d32",
+    "Health and Medicine": "#00838f",
+    "Humanities and Social Science": "#6a1b9a",
+    "Tech and Engineering": "#1565c0",
+}
+NEUTRAL = "#90a4ae"
+ACCENT = "#d81b60"
+
+
+@dataclass(frozen=True, slots=True)
+class Bar:
+    """One row of a bar chart."""
+
+    label: str
+    value: float
+    """Accuracy in [0, 1]."""
+    ci: tuple[float, float] | None = None
+    """95% interval in [0, 1], drawn as a whisker."""
+    color: str = NEUTRAL
+    note: str = ""
+    """Text after the value (``n=30``, a source marker)."""
+    strong: bool = False
+    """Bold label and outline: the run itself among published models."""
+    indent: bool = False
+    """Indent the label (a subject under its discipline)."""
+    heading: bool = False
+    """A group heading row with no bar."""
+
+
+def _f(x: float) -> str:
+    return f"{x:.1f}"
+
+
+def bar_chart(
+    bars: Sequence[Bar],
+    *,
+    title: str,
+    reference: tuple[float, str] | None = None,
+    label_width: int = 250,
+    width: int = 860,
+    row: int = 22,
+) -> str:
+    """An SVG horizontal bar chart as a string (safe to inline: every text is escaped).
+
+    Args:
+        bars: rows, top to bottom.
+        title: accessible title (``<title>``) of the chart.
+        reference: (value, label) for a dashed vertical line, e.g. the overall accuracy.
+    """
+    plot_left = label_width + 10
+    plot_width = width - plot_left - 120
+    top = 24
+    height = top + row * len(bars) + 28
+
+    def x(v: float) -> float:
+        return plot_left + max(0.0, min(1.0, v)) * plot_width
+
+    out = [
+        f'<svg class="chart" role="img" viewBox="0 0 {width} {height}" width="100%" '
+        f'xmlns="http://www.w3.org/2000/svg" font-family="system-ui, sans-serif" font-size="12">',
+        f"<title>{escape(title)}</title>",
+    ]
+    bottom = top + row * len(bars)
+    for tick in (0.0, 0.25, 0.5, 0.75, 1.0):
+        tx = _f(x(tick))
+        out.append(f'<line x1="{tx}" y1="{top - 6}" x2="{tx}" y2="{bottom}" stroke="#e3e7ea"/>')
+        out.append(
+            f'<text x="{tx}" y="{bottom + 16}" text-anchor="middle" fill="#6b7780">{int(tick * 100)}%</text>'
+        )
+    for i, bar in enumerate(bars):
+        y = top + i * row
+        mid = y + row / 2
+        weight = ' font-weight="600"' if (bar.strong or bar.heading) else ""
+        label_x = 8 if bar.heading else (label_width - 0)
+        anchor = "start" if bar.heading else "end"
+        if bar.heading:
+            out.append(
+                f'<text x="{label_x}" y="{_f(mid + 4)}" text-anchor="{anchor}" fill="{bar.color}"{weight}>'
+                f"{escape(bar.label)}</text>"
+            )
+            continue
+        label = ("    " if bar.indent else "") + bar.label
+        out.append(
+            f'<text x="{label_x}" y="{_f(mid + 4)}" text-anchor="{anchor}" fill="#263238"{weight} '
+            f'xml:space="preserve">{escape(label)}</text>'
+        )
+        stroke = ' stroke="#263238" stroke-width="1.5"' if bar.strong else ""
+        out.append(
+            f'<rect x="{plot_left}" y="{_f(y + 4)}" width="{_f(x(bar.value) - plot_left)}" '
+            f'height="{row - 8}" rx="2" fill="{bar.color}"{stroke}><title>{escape(bar.label)}: '
+            f"{100 * bar.value:.1f}%</title></rect>"
+        )
+        end = x(bar.value)
+        if bar.ci is not None:
+            lo, hi = _f(x(bar.ci[0])), _f(x(bar.ci[1]))
+            end = max(end, x(bar.ci[1]))
+            out.append(f'<line x1="{lo}" y1="{_f(mid)}" x2="{hi}" y2="{_f(mid)}" stroke="#263238"/>')
+            for cx in (lo, hi):
+                out.append(f'<line x1="{cx}" y1="{_f(mid - 4)}" x2="{cx}" y2="{_f(mid + 4)}" stroke="#263238"/>')
+        text = f"{100 * bar.value:.1f}%" + (f"  {bar.note}" if bar.note else "")
+        out.append(
+            f'<text x="{_f(end + 6)}" y="{_f(mid + 4)}" fill="#37474f"{weight} xml:space="preserve">'
+            f"{escape(text)}</text>"
+        )
+    if reference is not None:
+        rx = _f(x(reference[0]))
+        out.append(
+            f'<line x1="{rx}" y1="{top - 8}" x2="{rx}" y2="{bottom}" stroke="{ACCENT}" '
+            f'stroke-dasharray="4 3" stroke-width="1.5"/>'
+        )
+        out.append(
+            f'<text x="{rx}" y="{top - 11}" text-anchor="middle" fill="{ACCENT}">{escape(reference[1])}</text>'
+        )
+    out.append("</svg>")
+    return "".join(out)

@@ -1,0 +1,369 @@
+"""The shape of ``results.json``, declared once, and the function that fills it.
+
+``results.json`` is what a run is remembered by: the headline accuracy with its interval, every
+breakdown the papers print, how much of the score came from the official random fallback, what
+failed, and the per-item verdicts that ``compare`` pairs across runs. ``docs/results-schema.md``
+is the prose version of the types below; keep the two together.
+
+Accuracies are fractions in [0, 1] (the official scripts print them rounded to 3 places; the
+terminal tables do the same). Denominators are the responses present, as in the official
+``evaluate``: errors and missing items drop out of the counts and are reported separately.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, TypedDict
+
+from mmmu_eval.errors import StoreError
+from mmmu_eval.records import Item, Response
+from mmmu_eval.report.stats import RESAMPLES, Stratum, bootstrap_ci
+
+if TYPE_CHECKING:
+    from mmmu_eval.score.aggregate import Tally
+    from mmmu_eval.score.scorer import Scoring
+
+#: Bumped whenever a key is renamed or changes meaning.
+SCHEMA_VERSION = 1
+#: Coverage of every interval in the file.
+LEVEL = 0.95
+
+
+class Row(TypedDict):
+    """Accuracy of one group of items."""
+
+    n: int
+    """Items scored in this group (responses present; errors and missing excluded)."""
+    correct: int
+    """Items judged correct by the headline parser (random fallbacks count when they hit)."""
+    accuracy: float
+    """correct / n; 0.0 when n is 0."""
+
+
+class RowWithInterval(Row):
+    """A Row that also carries its bootstrap interval."""
+
+    ci95: list[float]
+    """[low, high] 95% percentile bootstrap interval of accuracy, stratified by subject."""
+
+
+class IntervalMethod(TypedDict):
+    """How every ``ci95`` in the file was computed, so it can be reproduced."""
+
+    method: str
+    """``bootstrap-stratified-by-subject`` (percentile interval)."""
+    level: float
+    """Coverage: 0.95."""
+    resamples: int
+    """Bootstrap replicates (0 means the interval is the point estimate)."""
+    seed: int
+    """Seed of numpy's default generator; the same seed gives the same interval."""
+
+
+class RunInfo(TypedDict):
+    """Where the numbers come from, copied from manifest.json (None when the manifest lacks it)."""
+
+    model: str | None
+    """The model spec (``openai:gpt-4o``, ``hf:...``, ``random``)."""
+    prompt_mode: str | None
+    """``direct``, ``cot`` or ``ocr``."""
+    protocol_fingerprint: str | None
+    """sha256 of the prompt templates and settings; ``compare`` refuses to pair different ones."""
+    official: bool | None
+    """True when the run followed the official protocol exactly."""
+    dataset_revision: str | None
+    """Resolved dataset commit (or ``bundled-<version>`` / ``local``)."""
+    dataset_digest: str | None
+    """sha256 over the parquet files read."""
+    package_version: str | None
+    """mmmu-eval version that made the run."""
+
+
+class ParseStats(TypedDict):
+    """How much of the headline depends on parsing luck."""
+
+    parser: str
+    """The headline parser (``official``)."""
+    fallback_policy: str
+    """``official`` (random letter when nothing parses, as the official scorer) or ``none``."""
+    fallback_seed: int
+    """Seed of the fallback generator (42, as the official scorer)."""
+    fallbacks: int
+    """Multiple-choice responses where nothing parsed and the fallback picked a letter."""
+    fallback_rate: float
+    """fallbacks / scored items."""
+    deterministic_correct: int
+    """Correct answers with every fallback counted wrong."""
+    deterministic_accuracy: float
+    """deterministic_correct / scored items: a lower bound free of random draws."""
+    expected_correct: float
+    """deterministic_correct + sum of 1/options over fallbacks: the fallback's expected value."""
+    expected_accuracy: float
+    """expected_correct / scored items: the headline without the luck of one seed."""
+
+
+class Coverage(TypedDict):
+    """What was asked, answered, failed and never answered."""
+
+    items: int
+    """Items in the evaluated set."""
+    scored: int
+    """Items with a scorable response (ok or truncated): the denominator of every accuracy."""
+    errors: int
+    """Items whose response has status ``error``; never scored."""
+    missing: int
+    """Items with no response at all (an interrupted run)."""
+    truncated: int | None
+    """Scored items cut by the token limit; None when the responses were not given."""
+    error_ids: list[str]
+    """Ids of the errors, in dataset order."""
+    missing_ids: list[str]
+    """Ids of the missing items, in dataset order."""
+
+
+class ParserScore(TypedDict):
+    """One parser's score on the same responses (the first parser is the headline)."""
+
+    n: int
+    """Items it scored."""
+    correct: int
+    """Items it judged correct."""
+    accuracy: float
+    """correct / n."""
+    fallbacks: int
+    """Of those, random fallbacks."""
+
+
+class ItemVerdict(TypedDict):
+    """The headline verdict of one item; ``compare`` pairs these across runs."""
+
+    subject: str
+    """The item's subject (the bootstrap stratum)."""
+    pred: str | None
+    """Parsed letter, or the open answer's first candidate; None when nothing parsed."""
+    correct: bool
+    """Judged correct."""
+    fallback: bool
+    """The letter came from the random fallback."""
+
+
+class Results(TypedDict):
+    """The whole of ``results.json``."""
+
+    schema_version: int
+    """Version of this schema (1)."""
+    benchmark: str
+    """``mmmu`` or ``mmmu-pro``."""
+    split: str
+    """``dev``, ``validation`` or ``test`` (MMMU-Pro: always ``test``)."""
+    setting: str | None
+    """MMMU-Pro setting (``standard-10``, ``standard-4``, ``vision``); None for MMMU."""
+    gold_available: bool
+    """False when no item has a gold answer (test split without --answers): accuracies are void."""
+    run: RunInfo
+    """Provenance from the manifest."""
+    overall: RowWithInterval
+    """The headline: micro accuracy over all scored items, with its interval."""
+    interval: IntervalMethod
+    """How every ci95 was computed."""
+    by_discipline: dict[str, RowWithInterval]
+    """Per discipline, in the official order; interval stratified by its subjects."""
+    by_subject: dict[str, RowWithInterval]
+    """Per subject, discipline by discipline in the official order; plain bootstrap interval."""
+    by_img_type: dict[str, Row]
+    """Per image type (an item with several types counts in each)."""
+    by_topic_difficulty: dict[str, Row]
+    """Per ``topic_difficulty`` (Easy, Medium, Hard)."""
+    by_question_type: dict[str, Row]
+    """``multiple-choice`` and ``open``."""
+    by_option_count: dict[str, Row]
+    """Per number of options, as a string (``"4"``), and ``"open"``."""
+    parse: ParseStats
+    """Fallback counts and the accuracies with fallbacks removed or averaged."""
+    coverage: Coverage
+    """Items asked, scored, failed, missing, truncated."""
+    parsers: dict[str, ParserScore]
+    """Every parser that scored the responses, headline first."""
+    disagreements: int
+    """Items on which the parsers disagree about correctness."""
+    verdicts: dict[str, ItemVerdict]
+    """Item id -> headline verdict, for every scored item, in dataset order."""
+
+
+def _row(t: Tally) -> Row:
+    return {"n": t.n, "correct": t.correct, "accuracy": t.accuracy}
+
+
+def _with_ci(t: Tally, strata: list[Stratum], resamples: int, seed: int) -> RowWithInterval:
+    low, high = bootstrap_ci(strata, resamples=resamples, seed=seed, level=LEVEL)
+    return {"n": t.n, "correct": t.correct, "accuracy": t.accuracy, "ci95": [low, high]}
+
+
+def _lookup(manifest: Mapping, *keys: str) -> object | None:
+    """First value found for any of ``keys`` at the top of the manifest or one level down.
+
+    The manifest groups its fields (config, protocol, dataset ...); looking one level down keeps
+    this module independent of that grouping.
+    """
+    for key in keys:
+        if key in manifest and manifest[key] is not None and not isinstance(manifest[key], Mapping):
+            return manifest[key]
+    for value in manifest.values():
+        if isinstance(value, Mapping):
+            for key in keys:
+                if value.get(key) is not None and not isinstance(value[key], Mapping):
+                    return value[key]
+    return None
+
+
+def _str_or_none(value: object | None) -> str | None:
+    return None if value is None else str(value)
+
+
+def run_info(manifest: Mapping) -> RunInfo:
+    """The provenance fields of a manifest, wherever in it they sit."""
+    official = _lookup(manifest, "official")
+    return {
+        "model": _str_or_none(_lookup(manifest, "model", "model_spec")),
+        "prompt_mode": _str_or_none(_lookup(manifest, "mode", "prompt", "prompt_mode")),
+        "protocol_fingerprint": _str_or_none(_lookup(manifest, "fingerprint", "protocol_fingerprint")),
+        "official": bool(official) if official is not None else None,
+        "dataset_revision": _str_or_none(_lookup(manifest, "revision", "dataset_revision")),
+        "dataset_digest": _str_or_none(_lookup(manifest, "digest", "dataset_digest")),
+        "package_version": _str_or_none(_lookup(manifest, "package_version", "version")),
+    }
+
+
+def build_results(
+    scoring: Scoring,
+    items: Sequence[Item],
+    manifest: Mapping,
+    *,
+    bootstrap: int = RESAMPLES,
+    seed: int = 0,
+    responses: Mapping[str, Response] | None = None,
+) -> Results:
+    """Fill the results.json schema from a scoring of ``items``.
+
+    Args:
+        scoring: the scorer's output on the run's responses.
+        items: the evaluated items, in dataset order (they give subjects and disciplines).
+        manifest: the run's manifest.json (provenance only).
+        bootstrap: resamples per interval (0 turns intervals into the point estimate).
+        seed: bootstrap seed; the same seed gives the same intervals.
+        responses: the run's responses, to count truncated answers; optional.
+
+    Returns:
+        The Results dict, ready for ``json.dump``.
+
+    >>> results = build_results(score_responses(items, responses), items, store.manifest())
+    >>> results["overall"]["accuracy"], results["overall"]["ci95"]
+    """
+    headline = scoring.parsers[0]
+    agg = scoring.aggregates[headline]
+    verdicts = scoring.verdicts[headline]
+    discipline_of = {it.subject: it.discipline for it in items}
+    subject_strata = {s: Stratum(t.n, t.correct) for s, t in agg.by_subject.items()}
+
+    by_discipline: dict[str, RowWithInterval] = {}
+    for discipline, tally in agg.by_discipline.items():
+        strata = [st for s, st in subject_strata.items() if discipline_of.get(s) == discipline]
+        by_discipline[discipline] = _with_ci(tally, strata, bootstrap, seed)
+
+    scored = agg.overall.n
+    truncated = None
+    if responses is not None:
+        truncated = sum(1 for it in items if it.id in verdicts and _status(responses, it.id) == "truncated")
+    order = {it.id: i for i, it in enumerate(items)}
+    first = items[0] if items else None
+
+    parsers: dict[str, ParserScore] = {}
+    for name in scoring.parsers:
+        tally = scoring.aggregates[name].overall
+        fallbacks = sum(1 for v in scoring.verdicts[name].values() if v.fallback)
+        parsers[name] = {"n": tally.n, "correct": tally.correct, "accuracy": tally.accuracy, "fallbacks": fallbacks}
+
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "benchmark": first.benchmark if first else str(_lookup(manifest, "benchmark") or scoring.benchmark),
+        "split": first.split if first else str(_lookup(manifest, "split") or ""),
+        "setting": first.setting if first else _str_or_none(_lookup(manifest, "setting")),
+        "gold_available": any(it.answer not in (None, "", ()) for it in items),
+        "run": run_info(manifest),
+        "overall": _with_ci(agg.overall, list(subject_strata.values()), bootstrap, seed),
+        "interval": {
+            "method": "bootstrap-stratified-by-subject",
+            "level": LEVEL,
+            "resamples": max(bootstrap, 0),
+            "seed": seed,
+        },
+        "by_discipline": by_discipline,
+        "by_subject": {
+            s: _with_ci(t, [subject_strata[s]], bootstrap, seed) for s, t in agg.by_subject.items()
+        },
+        "by_img_type": {k: _row(t) for k, t in agg.by_img_type.items()},
+        "by_topic_difficulty": {k: _row(t) for k, t in agg.by_difficulty.items()},
+        "by_question_type": {k: _row(t) for k, t in agg.by_question_type.items()},
+        "by_option_count": {k: _row(t) for k, t in agg.by_option_count.items()},
+        "parse": {
+            "parser": headline,
+            "fallback_policy": scoring.fallback_policy,
+            "fallback_seed": scoring.fallback_seed,
+            "fallbacks": scoring.fallbacks,
+            "fallback_rate": scoring.fallbacks / scored if scored else 0.0,
+            "deterministic_correct": scoring.deterministic_correct,
+            "deterministic_accuracy": scoring.deterministic_correct / scored if scored else 0.0,
+            "expected_correct": float(scoring.expected_correct),
+            "expected_accuracy": scoring.expected_correct / scored if scored else 0.0,
+        },
+        "coverage": {
+            "items": len(items),
+            "scored": scored,
+            "errors": len(scoring.errors),
+            "missing": len(scoring.missing),
+            "truncated": truncated,
+            "error_ids": sorted(scoring.errors, key=lambda i: order.get(i, len(order))),
+            "missing_ids": sorted(scoring.missing, key=lambda i: order.get(i, len(order))),
+        },
+        "parsers": parsers,
+        "disagreements": len(scoring.disagreements),
+        "verdicts": {
+            it.id: {
+                "subject": it.subject,
+                "pred": verdicts[it.id].pred,
+                "correct": bool(verdicts[it.id].correct),
+                "fallback": bool(verdicts[it.id].fallback),
+            }
+            for it in items
+            if it.id in verdicts
+        },
+    }
+
+
+def _status(responses: Mapping[str, Response], item_id: str) -> str | None:
+    response = responses.get(item_id)
+    return response.status if response is not None else None
+
+
+def read_results(path: str | Path) -> Results | None:
+    """``results.json`` of a run directory (or the file itself); None when there is none.
+
+    Raises StoreError when the file exists but is not a results file this version understands.
+    """
+    path = Path(path)
+    file = path / "results.json" if path.is_dir() else path
+    if not file.exists():
+        return None
+    try:
+        data = json.loads(file.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise StoreError(f"cannot read results ({exc}); delete it and run `mmmu-eval score`", file) from exc
+    if not isinstance(data, dict) or data.get("schema_version") != SCHEMA_VERSION:
+        raise StoreError(
+            f"schema_version {data.get('schema_version') if isinstance(data, dict) else None!r} is not "
+            f"{SCHEMA_VERSION}; re-create it with `mmmu-eval score`",
+            file,
+        )
+    return data  # type: ignore[return-value]

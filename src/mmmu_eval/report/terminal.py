@@ -1,0 +1,175 @@
+"""Terminal tables for a results.json: the headline, the official MMMU table, the breakdowns.
+
+The official table reproduces the layout of the MMMU repository's ``print_results.py``
+(official-protocol.md 5.8): rows ``Overall-<discipline>`` each followed by its subjects,
+``Overall`` last, columns ``Subject | Data Num | Acc``, accuracy rounded to 3 places. Printing
+the same rows in the same order lets a reader hold our output next to a paper's table.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from rich.columns import Columns
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+
+from mmmu_eval.dataset.subjects import DISCIPLINES
+from mmmu_eval.report.results import Results, Row
+
+
+def official_rows(results: Results) -> list[tuple[str, int, float]]:
+    """The official table's rows: (name, data num, acc rounded to 3 places).
+
+    >>> official_rows(results)[:2]
+    [('Overall-Art and Design', 120, 0.292), ('Art', 30, 0.3)]
+    """
+    subjects_by_discipline: dict[str, list[str]] = {}
+    for subject in results["by_subject"]:
+        for discipline, members in DISCIPLINES.items():
+            if subject in members:
+                subjects_by_discipline.setdefault(discipline, []).append(subject)
+                break
+        else:
+            subjects_by_discipline.setdefault("", []).append(subject)
+    rows: list[tuple[str, int, float]] = []
+    for discipline, row in results["by_discipline"].items():
+        rows.append((f"Overall-{discipline}", row["n"], round(row["accuracy"], 3)))
+        for subject in subjects_by_discipline.get(discipline, []):
+            sub = results["by_subject"][subject]
+            rows.append((subject, sub["n"], round(sub["accuracy"], 3)))
+    overall = results["overall"]
+    rows.append(("Overall", overall["n"], round(overall["accuracy"], 3)))
+    return rows
+
+
+def official_table_text(results: Results) -> str:
+    """The official table as plain org-mode text, as ``print_results.py`` prints it."""
+    rows = [(name, str(n), f"{acc:g}") for name, n, acc in official_rows(results)]
+    header = ("Subject", "Data Num", "Acc")
+    widths = [max(len(r[i]) for r in [header, *rows]) for i in range(3)]
+
+    def line(cells: tuple[str, str, str], numeric: bool) -> str:
+        padded = [
+            cells[0].ljust(widths[0]),
+            cells[1].rjust(widths[1]) if numeric else cells[1].ljust(widths[1]),
+            cells[2].rjust(widths[2]) if numeric else cells[2].ljust(widths[2]),
+        ]
+        return "| " + " | ".join(padded) + " |"
+
+    rule = "|" + "+".join("-" * (w + 2) for w in widths) + "|"
+    return "\n".join([line(header, False), rule, *(line(r, True) for r in rows)])
+
+
+def _pct(x: float) -> str:
+    return f"{100 * x:.1f}"
+
+
+def _headline(results: Results) -> str:
+    overall = results["overall"]
+    low, high = overall["ci95"]
+    what = results["benchmark"].upper() + (f" {results['setting']}" if results["setting"] else "")
+    what += f" {results['split']}"
+    model = results["run"]["model"] or "unknown model"
+    return (
+        f"[bold]{escape(what)}[/bold] · {escape(model)}: "
+        f"[bold]{_pct(overall['accuracy'])}%[/bold] "
+        f"(95% CI {_pct(low)}–{_pct(high)}, {overall['correct']}/{overall['n']})"
+    )
+
+
+def _breakdown(title: str, rows: Mapping[str, Row]) -> Table:
+    table = Table(title=title, title_justify="left")
+    table.add_column(title.split(" by ")[-1])
+    table.add_column("n", justify="right")
+    table.add_column("correct", justify="right")
+    table.add_column("acc %", justify="right")
+    for key, row in rows.items():
+        table.add_row(escape(key), str(row["n"]), str(row["correct"]), _pct(row["accuracy"]))
+    return table
+
+
+def official_table(results: Results) -> Table:
+    """The official layout as a rich table (discipline rows bold, 95% intervals alongside)."""
+    table = Table(title="Official MMMU layout", title_justify="left")
+    table.add_column("Subject")
+    table.add_column("Data Num", justify="right")
+    table.add_column("Acc", justify="right")
+    table.add_column("95% CI", justify="right", style="dim")
+    for name, n, acc in official_rows(results):
+        if name == "Overall":
+            low, high = results["overall"]["ci95"]
+            table.add_section()
+            table.add_row("[bold]Overall[/bold]", str(n), f"[bold]{acc:.3f}[/bold]", f"{low:.3f}–{high:.3f}")
+        elif name.startswith("Overall-"):
+            low, high = results["by_discipline"][name.removeprefix("Overall-")]["ci95"]
+            table.add_row(f"[bold]{escape(name)}[/bold]", str(n), f"[bold]{acc:.3f}[/bold]", f"{low:.3f}–{high:.3f}")
+        else:
+            low, high = results["by_subject"][name]["ci95"]
+            table.add_row(f"  {escape(name)}", str(n), f"{acc:.3f}", f"{low:.3f}–{high:.3f}")
+    return table
+
+
+def _parse_table(results: Results) -> Table:
+    parse = results["parse"]
+    cov = results["coverage"]
+    table = Table(title="Parsing and coverage", title_justify="left", show_header=False)
+    table.add_column("what")
+    table.add_column("value", justify="right")
+    table.add_row("items / scored", f"{cov['items']} / {cov['scored']}")
+    table.add_row("errors (not scored)", str(cov["errors"]))
+    table.add_row("missing (no response)", str(cov["missing"]))
+    if cov["truncated"] is not None:
+        table.add_row("truncated (scored)", str(cov["truncated"]))
+    table.add_row(
+        f"random fallbacks ({escape(parse['fallback_policy'])}, seed {parse['fallback_seed']})",
+        f"{parse['fallbacks']} ({_pct(parse['fallback_rate'])}%)",
+    )
+    table.add_row("accuracy, fallbacks counted wrong", f"{_pct(parse['deterministic_accuracy'])}%")
+    table.add_row("accuracy, fallbacks at expected value", f"{_pct(parse['expected_accuracy'])}%")
+    for name, score in list(results["parsers"].items())[1:]:
+        table.add_row(f"parser {escape(name)}", f"{_pct(score['accuracy'])}% ({score['correct']}/{score['n']})")
+    if len(results["parsers"]) > 1:
+        table.add_row("items where parsers disagree", str(results["disagreements"]))
+    return table
+
+
+def print_results(results: Results, console: Console) -> None:
+    """Print the headline, the official table, the breakdowns and the parse statistics.
+
+    >>> print_results(read_results("runs/sample-random"), Console())
+    """
+    console.print(_headline(results))
+    if not results["gold_available"]:
+        console.print(
+            "[yellow]No gold answers: the test split's accuracies are void. Score it with "
+            "--answers FILE, or submit submission.json.[/yellow]"
+        )
+    official = results["run"]["official"]
+    if official is False:
+        console.print("[yellow]This run did not follow the official protocol; compare with care.[/yellow]")
+    console.print(official_table(results))
+    tables = [
+        _breakdown(title, results[key])  # type: ignore[literal-required]
+        for title, key in (
+            ("Accuracy by question type", "by_question_type"),
+            ("Accuracy by option count", "by_option_count"),
+            ("Accuracy by topic difficulty", "by_topic_difficulty"),
+            ("Accuracy by img_type", "by_img_type"),
+        )
+        if results[key]  # type: ignore[literal-required]
+    ]
+    console.print(Columns(tables))
+    console.print(_parse_table(results))
+
+
+def print_pro_headline(headline: Mapping[str, object], console: Console) -> None:
+    """Print the cross-run MMMU-Pro headline (from ``score.headline.pro_headline``)."""
+    table = Table(title="MMMU-Pro headline (mean of the best standard-10 and the best vision)", title_justify="left")
+    table.add_column("key")
+    table.add_column("value", justify="right")
+    for key, value in headline.items():
+        shown = _pct(value) + "%" if isinstance(value, float) and 0.0 <= value <= 1.0 else str(value)
+        table.add_row(escape(str(key)), escape(shown))
+    console.print(table)

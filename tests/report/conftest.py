@@ -1,0 +1,231 @@
+"""Report fixtures: a handful of Items made directly, their responses, and a scoring of them."""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Mapping, Sequence
+
+import pytest
+from PIL import Image
+
+from mmmu_eval.dataset.subjects import discipline_of
+from mmmu_eval.records import ImageRef, Item, Response
+
+
+def png_bytes(color: tuple[int, int, int] = (200, 40, 40), size: tuple[int, int] = (48, 32)) -> bytes:
+    buf = io.BytesIO()
+    Image.new("RGB", size, color).save(buf, format="PNG")
+    return buf.getvalue()
+
+
+def mc_item(item_id: str, answer: str, n_options: int = 4, *, question: str = "Which one? <image 1>",
+            img_type: tuple[str, ...] = ("Diagrams",), difficulty: str = "Easy", images: int = 1) -> Item:
+    subject = "_".join(item_id.split("_")[1:-1])
+    return Item(
+        id=item_id,
+        benchmark="mmmu",
+        split=item_id.split("_")[0],
+        setting=None,
+        subject=subject,
+        discipline=discipline_of(subject),
+        question=question,
+        options=tuple(f"option {i}" for i in range(n_options)),
+        answer=answer,
+        question_type="multiple-choice",
+        images=tuple(ImageRef.from_bytes(f"image_{k + 1}", png_bytes((40 * k, 90, 160))) for k in range(images)),
+        img_type=img_type,
+        topic_difficulty=difficulty,
+    )
+
+
+def open_item(item_id: str, answer: str | tuple[str, ...]) -> Item:
+    subject = "_".join(item_id.split("_")[1:-1])
+    return Item(
+        id=item_id,
+        benchmark="mmmu",
+        split=item_id.split("_")[0],
+        setting=None,
+        subject=subject,
+        discipline=discipline_of(subject),
+        question="How many? <image 1>",
+        options=(),
+        answer=answer,
+        question_type="open",
+        images=(ImageRef.from_bytes("image_1", png_bytes()),),
+        img_type=("Tables",),
+        topic_difficulty="Hard",
+    )
+
+
+#: id -> response text; the official parser reads letters in parentheses and numbers.
+TEXTS: dict[str, str] = {
+    "validation_Art_1": "(A)",
+    "validation_Art_2": "The answer is (B).",
+    "validation_Art_3": "I cannot tell.",  # nothing parses: random fallback
+    "validation_Math_1": "(C)",
+    "validation_Math_2": "(D)",
+    "validation_Math_3": "The value is 42",
+    "validation_Physics_1": "(A)",
+    "validation_Physics_2": "boom",  # stored as an error
+    # validation_Physics_3 has no response at all
+}
+
+
+@pytest.fixture
+def items() -> tuple[Item, ...]:
+    return (
+        mc_item("validation_Art_1", "A"),
+        mc_item("validation_Art_2", "C", img_type=("Paintings",)),
+        mc_item("validation_Art_3", "B", difficulty="Medium"),
+        mc_item("validation_Math_1", "C", 5, images=2, question="<image 1> and <image 2>: which?"),
+        mc_item("validation_Math_2", "A"),
+        open_item("validation_Math_3", "42"),
+        mc_item("validation_Physics_1", "A"),
+        mc_item("validation_Physics_2", "B"),
+        mc_item("validation_Physics_3", "D"),
+    )
+
+
+@pytest.fixture
+def responses() -> dict[str, Response]:
+    out = {}
+    for item_id, text in TEXTS.items():
+        if text == "boom":
+            out[item_id] = Response(item_id, "error", error="server gave up after 6 attempts")
+        else:
+            status = "truncated" if item_id == "validation_Math_2" else "ok"
+            out[item_id] = Response(item_id, status, text=text, finish_reason="stop")
+    return out
+
+
+@pytest.fixture
+def manifest() -> dict:
+    return {
+        "config": {"model": "random", "benchmark": "mmmu", "split": "validation", "prompt": "direct"},
+        "protocol": {"fingerprint": "f" * 64, "official": True, "mode": "direct"},
+        "dataset": {"revision": "bundled-1", "digest": "d" * 64},
+        "package_version": "0.1.0",
+    }
+
+
+def score(items: Sequence[Item], responses: Mapping[str, Response], **kwargs):
+    """The real scorer when it is installed; until then a Scoring-shaped stand-in."""
+    try:
+        from mmmu_eval.score.scorer import score_responses
+    except ModuleNotFoundError:
+        return _stand_in_scoring(items, responses)
+    return score_responses(items, responses, **kwargs)
+
+
+@pytest.fixture
+def scoring(items, responses):
+    return score(items, responses)
+
+
+# --- Stand-in for mmmu_eval.score (contracts C), used only while that module is not there. ---
+import random
+import re
+from dataclasses import dataclass, field
+
+from mmmu_eval.dataset.subjects import DISCIPLINES
+from mmmu_eval.records import Verdict
+
+
+@dataclass(frozen=True)
+class _Tally:
+    n: int
+    correct: int
+
+    @property
+    def accuracy(self) -> float:
+        return self.correct / self.n if self.n else 0.0
+
+
+@dataclass(frozen=True)
+class _Aggregate:
+    overall: _Tally
+    by_discipline: dict
+    by_subject: dict
+    by_img_type: dict
+    by_difficulty: dict
+    by_question_type: dict
+    by_option_count: dict
+
+
+@dataclass(frozen=True)
+class _Scoring:
+    benchmark: str
+    parsers: tuple
+    fallback_policy: str
+    fallback_seed: int
+    verdicts: dict
+    aggregates: dict
+    deterministic_correct: int
+    expected_correct: float
+    fallbacks: int
+    errors: tuple
+    missing: tuple
+    disagreements: tuple = field(default=())
+
+
+def _group(items, verdicts, key):
+    n: dict = {}
+    k: dict = {}
+    for it in items:
+        if it.id not in verdicts:
+            continue
+        for g in key(it):
+            n[g] = n.get(g, 0) + 1
+            k[g] = k.get(g, 0) + int(verdicts[it.id].correct)
+    return {g: _Tally(n[g], k[g]) for g in n}
+
+
+def _stand_in_scoring(items, responses):
+    rng = random.Random(42)
+    verdicts = {}
+    errors, missing = [], []
+    for it in sorted(items, key=lambda i: i.id):
+        r = responses.get(it.id)
+        if r is None:
+            missing.append(it.id)
+            continue
+        if r.status == "error":
+            errors.append(it.id)
+            continue
+        if it.question_type == "multiple-choice":
+            found = re.findall(r"\(([A-Z])\)", r.text)
+            fallback = not found
+            pred = found[-1] if found else rng.choice(list(it.choices))
+            verdicts[it.id] = Verdict(it.id, "official", pred, pred == it.answer, fallback, len(it.options))
+        else:
+            nums = re.findall(r"-?\d+(?:\.\d+)?", r.text)
+            pred = nums[0] if nums else None
+            golds = (it.answer,) if isinstance(it.answer, str) else tuple(it.answer or ())
+            verdicts[it.id] = Verdict(it.id, "official", pred, pred in golds, False, 0)
+    order = [s for subs in DISCIPLINES.values() for s in subs]
+    by_subject = _group(items, verdicts, lambda i: [i.subject])
+    by_discipline = _group(items, verdicts, lambda i: [i.discipline])
+    agg = _Aggregate(
+        overall=_group(items, verdicts, lambda i: ["all"]).get("all", _Tally(0, 0)),
+        by_discipline={d: by_discipline[d] for d in DISCIPLINES if d in by_discipline},
+        by_subject={s: by_subject[s] for s in order if s in by_subject},
+        by_img_type=_group(items, verdicts, lambda i: list(i.img_type)),
+        by_difficulty=_group(items, verdicts, lambda i: [i.topic_difficulty] if i.topic_difficulty else []),
+        by_question_type=_group(items, verdicts, lambda i: [i.question_type]),
+        by_option_count=_group(items, verdicts, lambda i: [str(len(i.options)) if i.options else "open"]),
+    )
+    fb = [v for v in verdicts.values() if v.fallback]
+    det = sum(1 for v in verdicts.values() if v.correct and not v.fallback)
+    return _Scoring(
+        benchmark=items[0].benchmark,
+        parsers=("official",),
+        fallback_policy="official",
+        fallback_seed=42,
+        verdicts={"official": verdicts},
+        aggregates={"official": agg},
+        deterministic_correct=det,
+        expected_correct=det + sum(1 / v.n_choices for v in fb),
+        fallbacks=len(fb),
+        errors=tuple(errors),
+        missing=tuple(missing),
+    )

@@ -1,0 +1,119 @@
+"""results.json from a scoring of the fixture items (see conftest.TEXTS for what each answers).
+
+Scored: Art_1 right, Art_2 wrong, Art_3 random fallback (seed 42 draws A, gold B: wrong),
+Math_1 right, Math_2 wrong (truncated), Math_3 open right, Physics_1 right.
+Physics_2 is an error and Physics_3 has no response: neither counts.
+"""
+
+import json
+
+import pytest
+
+from mmmu_eval.report.results import SCHEMA_VERSION, build_results, read_results, run_info
+from mmmu_eval.errors import StoreError
+
+
+@pytest.fixture
+def results(scoring, items, manifest, responses):
+    return build_results(scoring, items, manifest, bootstrap=500, seed=0, responses=responses)
+
+
+def test_overall_counts_only_scored_items(results):
+    assert results["overall"]["n"] == 3 + 3 + 1
+    assert results["overall"]["correct"] == 1 + 2 + 1
+    assert results["overall"]["accuracy"] == pytest.approx(4 / 7)
+
+
+def test_discipline_and_subject_rows_follow_the_official_order(results):
+    assert list(results["by_discipline"]) == ["Art and Design", "Science"]
+    assert list(results["by_subject"]) == ["Art", "Math", "Physics"]
+    assert results["by_discipline"]["Science"] | {"ci95": None} == {"n": 4, "correct": 3, "accuracy": 0.75, "ci95": None}
+    assert results["by_subject"]["Math"]["n"] == 3 and results["by_subject"]["Math"]["correct"] == 2
+
+
+def test_intervals_bracket_the_point_and_are_reproducible(results, scoring, items, manifest):
+    for row in [results["overall"], *results["by_discipline"].values(), *results["by_subject"].values()]:
+        low, high = row["ci95"]
+        assert 0.0 <= low <= row["accuracy"] <= high <= 1.0
+    # Physics has one item, right: nothing to resample.
+    assert results["by_subject"]["Physics"]["ci95"] == [1.0, 1.0]
+    again = build_results(scoring, items, manifest, bootstrap=500, seed=0)
+    assert again["overall"]["ci95"] == results["overall"]["ci95"]
+    assert results["interval"] == {"method": "bootstrap-stratified-by-subject", "level": 0.95, "resamples": 500, "seed": 0}
+
+
+def test_breakdowns_by_question_type_options_difficulty_and_img_type(results):
+    assert results["by_question_type"]["open"] == {"n": 1, "correct": 1, "accuracy": 1.0}
+    assert results["by_question_type"]["multiple-choice"]["n"] == 6
+    assert results["by_option_count"]["5"] == {"n": 1, "correct": 1, "accuracy": 1.0}
+    assert results["by_topic_difficulty"]["Medium"] == {"n": 1, "correct": 0, "accuracy": 0.0}
+    assert results["by_img_type"]["Paintings"] == {"n": 1, "correct": 0, "accuracy": 0.0}
+
+
+def test_parse_stats_separate_the_fallback_luck(results):
+    parse = results["parse"]
+    assert parse["fallbacks"] == 1
+    assert parse["fallback_rate"] == pytest.approx(1 / 7)
+    assert parse["deterministic_correct"] == 4
+    assert parse["expected_correct"] == pytest.approx(4 + 1 / 4)
+    assert parse["expected_accuracy"] == pytest.approx((4 + 1 / 4) / 7)
+    assert parse["fallback_seed"] == 42 and parse["parser"] == "official"
+
+
+def test_coverage_names_errors_missing_and_truncated(results):
+    assert results["coverage"] == {
+        "items": 9,
+        "scored": 7,
+        "errors": 1,
+        "missing": 1,
+        "truncated": 1,
+        "error_ids": ["validation_Physics_2"],
+        "missing_ids": ["validation_Physics_3"],
+    }
+
+
+def test_truncated_is_unknown_without_responses(scoring, items, manifest):
+    assert build_results(scoring, items, manifest, bootstrap=0)["coverage"]["truncated"] is None
+
+
+def test_verdicts_per_item_for_compare(results):
+    assert results["verdicts"]["validation_Art_3"] == {"subject": "Art", "pred": "A", "correct": False, "fallback": True}
+    assert "validation_Physics_2" not in results["verdicts"]
+    assert list(results["verdicts"])[0] == "validation_Art_1"
+
+
+def test_run_info_reads_the_manifest_wherever_fields_sit(results, manifest):
+    assert results["run"] == {
+        "model": "random",
+        "prompt_mode": "direct",
+        "protocol_fingerprint": "f" * 64,
+        "official": True,
+        "dataset_revision": "bundled-1",
+        "dataset_digest": "d" * 64,
+        "package_version": "0.1.0",
+    }
+    assert run_info({})["model"] is None
+
+
+def test_results_round_trip_through_json(results, tmp_path):
+    (tmp_path / "results.json").write_text(json.dumps(results))
+    assert read_results(tmp_path) == json.loads(json.dumps(results))
+    assert results["schema_version"] == SCHEMA_VERSION
+    assert results["gold_available"] is True
+
+
+def test_read_results_is_none_without_a_file_and_refuses_another_schema(tmp_path):
+    assert read_results(tmp_path) is None
+    (tmp_path / "results.json").write_text('{"schema_version": 99}')
+    with pytest.raises(StoreError, match="schema_version 99"):
+        read_results(tmp_path)
+    (tmp_path / "results.json").write_text("{not json")
+    with pytest.raises(StoreError, match="cannot read results"):
+        read_results(tmp_path)
+
+
+def test_test_split_without_answers_is_flagged(scoring, items, manifest):
+    import dataclasses
+
+    withheld = tuple(dataclasses.replace(it, answer=None) for it in items)
+    assert build_results(scoring, withheld, manifest, bootstrap=0)["gold_available"] is False
