@@ -61,7 +61,7 @@ def to_item(row: RawRow, *, benchmark: str, split: str, setting: str | None, fol
     else:
         options = parse_options(v.get("options"), item_id, notes)
 
-    question_type = _question_type(v, row, options, item_id, notes)
+    question_type = _question_type(v, row, options, benchmark, notes)
     if question_type == "multiple-choice" and not options and not vision:
         raise DataError("a multiple-choice question with no options", item_id)
     if len(options) > MAX_OPTIONS:
@@ -168,14 +168,14 @@ def parse_img_type(raw: object, notes: list[str]) -> tuple[str, ...]:
 
 
 def _question_type(
-    v: Mapping[str, object], row: RawRow, options: tuple[str, ...], item_id: str, notes: list[str]
+    v: Mapping[str, object], row: RawRow, options: tuple[str, ...], benchmark: str, notes: list[str]
 ) -> str:
-    if "question_type" not in row.columns:
-        return "multiple-choice"  # MMMU-Pro: every question is multiple choice
     raw = v.get("question_type")
+    if "question_type" not in row.columns and benchmark == "mmmu-pro":
+        return "multiple-choice"  # MMMU-Pro has no such column: every question is multiple choice
     if raw is None or not str(raw).strip():
         guess = "multiple-choice" if options else "open"
-        notes.append(f"question_type is empty; read as {guess} from the options")
+        notes.append(f"question_type is absent; read as {guess} from the options")
         return guess
     text = str(raw).strip()
     if text == "multiple-choice":
