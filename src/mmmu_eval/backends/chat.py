@@ -1,0 +1,182 @@
+"""Turn a Request into chat messages for the local engines (transformers and vLLM).
+
+Both local backends hand the model's *own* chat template a list of messages, so the prompt a
+checkpoint sees is the one it was trained on, with each image placed exactly where the request
+puts it (interleaved with the question text, or first, as the protocol chose). What differs
+between engines is only how an image part is spelled: transformers wants ``{"type": "image"}``
+plus a separate list of PIL images in the same order; vLLM wants the image inside the part. So
+``chat_messages`` takes the image part as a function of the image's position.
+
+Images are decoded here, once per request, so that a corrupt image becomes that item's error
+(``DataError`` naming the item) before any batch is built: one bad item never sinks a batch.
+
+    images = load_images(request)                       # PIL images in prompt order
+    messages = chat_messages(request)                   # [{"role": "user", "content": [...]}]
+
+Also here, because both engines need them: the shared generation defaults and the split of a
+``<think>`` block off the answer.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Callable
+
+from mmmu_eval.errors import DataError, MmmuEvalError
+from mmmu_eval.records import GenerationSettings, ImagePart, Request, Response, TextPart
+
+if TYPE_CHECKING:
+    from PIL.Image import Image
+
+DEFAULT_MAX_TOKENS = 128
+"""New tokens per answer when neither the protocol nor ``--max-tokens`` says: the official
+MMMU scripts' ``max_new_tokens=128``, enough for a direct answer. Chain-of-thought prompts need
+more; pass ``--max-tokens``."""
+
+Message = dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class Sampling:
+    """Resolved generation settings for a local engine (no None left but ``seed``/``top_p``)."""
+
+    max_tokens: int
+    """Most new tokens."""
+    greedy: bool
+    """True when temperature is unset or 0: argmax decoding, deterministic."""
+    temperature: float
+    """0.0 when greedy."""
+    top_p: float | None
+    """Nucleus mass; None leaves the engine's default (1.0)."""
+    seed: int | None
+    """Sampling seed; None leaves the engine unseeded."""
+
+
+def resolve_sampling(settings: GenerationSettings) -> Sampling:
+    """Fill the engine defaults into a request's settings.
+
+    Local engines default to greedy decoding (the reproducible choice) where API servers default
+    to their own temperature; both read the same GenerationSettings.
+
+    >>> resolve_sampling(GenerationSettings()).greedy
+    True
+    """
+    temperature = settings.temperature or 0.0
+    if temperature < 0:
+        raise ValueError(f"temperature {temperature} is negative")
+    max_tokens = settings.max_tokens if settings.max_tokens is not None else DEFAULT_MAX_TOKENS
+    if max_tokens < 1:
+        raise ValueError(f"max_tokens {max_tokens} must be at least 1")
+    return Sampling(
+        max_tokens=max_tokens,
+        greedy=temperature == 0.0,
+        temperature=temperature,
+        top_p=settings.top_p,
+        seed=settings.seed,
+    )
+
+
+def load_images(request: Request) -> list["Image"]:
+    """Decode the request's images, in prompt order, as RGB PIL images.
+
+    Raises:
+        DataError: naming the item, when an image cannot be read or decoded.
+    """
+    from PIL import Image, UnidentifiedImageError
+
+    images = []
+    for position, ref in enumerate(request.images, start=1):
+        data = ref.load()  # a DataError from the dataset passes through unchanged
+        try:
+            with Image.open(io.BytesIO(data)) as img:
+                images.append(img.convert("RGB"))
+        except UnidentifiedImageError as exc:
+            raise DataError(
+                f"{ref.field} (image {position} of the prompt) is not in an image format Pillow reads "
+                f"({len(data)} bytes starting {data[:8]!r})",
+                request.item_id,
+            ) from exc
+        except (OSError, ValueError) as exc:  # truncated or corrupt data in a known format
+            raise DataError(
+                f"{ref.field} (image {position} of the prompt) cannot be decoded: {exc}", request.item_id
+            ) from exc
+    return images
+
+
+def _placeholder(_position: int) -> dict[str, Any]:
+    return {"type": "image"}
+
+
+def chat_messages(
+    request: Request, image_part: Callable[[int], dict[str, Any]] = _placeholder
+) -> list[Message]:
+    """The request as chat messages: an optional system message, then one user turn.
+
+    Text and image parts keep the request's order; adjacent text parts are joined and empty
+    ones dropped (they change nothing the model sees, and some templates add separators
+    between parts).
+
+    Args:
+        request: the prepared request.
+        image_part: builds the content part of the image at a 0-based position among the
+            request's images; the default is transformers' ``{"type": "image"}``.
+
+    Returns:
+        Messages for ``processor.apply_chat_template`` or ``LLM.chat``.
+
+    >>> chat_messages(Request("x", (TextPart("Q: "),)))
+    [{'role': 'user', 'content': [{'type': 'text', 'text': 'Q: '}]}]
+    """
+    content: list[dict[str, Any]] = []
+    position = 0
+    for part in request.parts:
+        if isinstance(part, TextPart):
+            if not part.text:
+                continue
+            if content and content[-1]["type"] == "text":
+                content[-1] = {"type": "text", "text": content[-1]["text"] + part.text}
+            else:
+                content.append({"type": "text", "text": part.text})
+        elif isinstance(part, ImagePart):
+            content.append(image_part(position))
+            position += 1
+    messages: list[Message] = []
+    if request.system:
+        messages.append({"role": "system", "content": [{"type": "text", "text": request.system}]})
+    messages.append({"role": "user", "content": content})
+    return messages
+
+
+# A leading <think>...</think>, or text up to a </think> with no <think> before it (opened by the
+# template); never a block that starts later in the answer.
+_THINK = re.compile(r"^\s*(?:<think>)?((?:(?!<think>).)*?)</think>\s*", re.DOTALL)
+
+
+def split_reasoning(text: str) -> tuple[str, str | None]:
+    """Split a leading ``<think>...</think>`` block off a completion.
+
+    Reasoning models' templates often open the ``<think>`` tag in the prompt, so the completion
+    may start inside the block; a closing tag is what marks one. Without a closing tag the text
+    is all answer.
+
+    >>> split_reasoning("<think>hmm</think> B")
+    ('B', 'hmm')
+    """
+    match = _THINK.match(text)
+    if not match:
+        return text, None
+    return text[match.end():], match.group(1).strip()
+
+
+def error_response(request: Request, error: BaseException, *, latency_s: float = 0.0) -> Response:
+    """The stored record of an item that could not be generated.
+
+    Our own errors read as they are; anything else keeps its type name, which is often the only
+    clue (``OutOfMemoryError: ...``).
+    """
+    message = str(error) if isinstance(error, MmmuEvalError) else f"{type(error).__name__}: {error}"
+    if not message.startswith(request.item_id):
+        message = f"{request.item_id}: {message}"
+    return Response(request.item_id, "error", latency_s=latency_s, error=message)

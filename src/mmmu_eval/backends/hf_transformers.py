@@ -1,0 +1,354 @@
+"""``hf:PATH_OR_ID``: a vision-language checkpoint run in-process with transformers, batched.
+
+The model is loaded with ``AutoModelForImageTextToText`` and ``AutoProcessor``; every prompt
+goes through the checkpoint's own chat template, with each image placed where the request puts
+it (see ``backends/chat.py``). Requests are sorted by size (number of images, then prompt
+length) and generated ``--batch-size`` at a time with left padding, so short prompts are not
+padded to long ones; each response keeps its item id, so order does not matter to the store.
+Generation runs in a worker thread: the event loop, and with it the progress display, stays
+live, and each batch's responses are yielded as soon as it finishes.
+
+Defaults: greedy decoding (temperature unset or 0), one beam, at most 128 new tokens (the
+official MMMU scripts' limit; chain-of-thought needs ``--max-tokens``), ``--dtype auto`` (the
+checkpoint's own dtype), ``--device auto`` (all visible GPUs through ``device_map="auto"``, else
+the CPU). Sampling (``--temperature`` > 0) honours ``--top-p`` and re-seeds torch with
+``--seed`` before every batch. ``latency_s`` of a response is the wall time of its batch.
+``trust_remote_code`` is passed only when ``--trust-remote-code`` is given.
+
+What was tested where (transformers 5.24, torch 2.13):
+
+- LLaVA (CLIP + Llama) and Idefics3 (the SmolVLM architecture): tiny random models on CPU, in
+  this repository's tests (batched and unbatched, interleaved images, the same text as
+  ``transformers serve`` of the same model).
+- Qwen2-VL / Qwen2.5-VL / Qwen3-VL, Gemma 3, InternVL (the ``-hf`` conversions): not tested
+  here. Their processors need torchvision, which has no build for the CPU torch used in CI;
+  they load through the same Auto classes and chat-template path, so they are expected to work
+  where torchvision is installed. Check a few items with ``--limit`` first.
+
+    backend = HFBackend.from_config("/models/llava", RunConfig(model="hf:/models/llava"), items)
+    async for response in backend.generate(requests): ...
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from dataclasses import dataclass
+from typing import Any, AsyncIterator, Callable, Sequence
+
+from mmmu_eval.backends.chat import (
+    Sampling,
+    chat_messages,
+    error_response,
+    load_images,
+    resolve_sampling,
+    split_reasoning,
+)
+from mmmu_eval.config import RunConfig
+from mmmu_eval.errors import ConfigError, DataError
+from mmmu_eval.records import Item, Request, Response
+
+log = logging.getLogger(__name__)
+
+DEFAULT_BATCH_SIZE = 8
+DTYPES = ("auto", "bfloat16", "float16", "float32")
+DEVICES = ("auto", "cuda", "cpu")
+INSTALL_HINT = "pip install 'mmmu-eval[hf]'"
+
+
+def _import_engine() -> tuple[Any, Any]:
+    """torch and transformers, imported only when an hf backend is built."""
+    try:
+        import torch
+        import transformers
+    except ImportError as exc:
+        raise ConfigError(f"the hf backend needs torch and transformers ({exc.name} is missing); run {INSTALL_HINT}") from exc
+    return torch, transformers
+
+
+@dataclass(frozen=True)
+class _Prepared:
+    """One request ready for the processor: its messages carry the decoded PIL images."""
+
+    request: Request
+    messages: list[dict[str, Any]]
+
+
+class HFBackend:
+    """Batched greedy (by default) generation with a transformers image-text-to-text model."""
+
+    def __init__(
+        self,
+        name: str,
+        *,
+        batch_size: int = DEFAULT_BATCH_SIZE,
+        dtype: str = "auto",
+        device: str = "auto",
+        trust_remote_code: bool = False,
+        clock: Callable[[], float] = time.perf_counter,
+    ) -> None:
+        """Check the settings; the model is loaded by ``preflight`` (or the first ``generate``).
+
+        Args:
+            name: a local directory or a hub id.
+            batch_size: requests per ``generate`` call.
+            dtype: ``auto`` (the checkpoint's), ``bfloat16``, ``float16`` or ``float32``.
+            device: ``auto`` (GPUs when present, else CPU), ``cuda`` (one GPU) or ``cpu``.
+            trust_remote_code: let the checkpoint run its own Python code.
+            clock: seconds, for latencies (tests pass a fake).
+        """
+        if batch_size < 1:
+            raise ConfigError(f"--batch-size {batch_size}: must be at least 1")
+        if dtype not in DTYPES:
+            raise ConfigError(f"--dtype {dtype!r} is not one of {', '.join(DTYPES)}")
+        if device not in DEVICES:
+            raise ConfigError(f"--device {device!r} is not one of {', '.join(DEVICES)}")
+        self.spec = f"hf:{name}"
+        self.name = name
+        self.batch_size = batch_size
+        self.dtype = dtype
+        self.device = device
+        self.trust_remote_code = trust_remote_code
+        self._clock = clock
+        self._model: Any = None
+        self._processor: Any = None
+        self._eos_ids: list[int] = []
+        self._pad_id: int | None = None
+
+    @classmethod
+    def from_config(cls, name: str, config: RunConfig, items: Sequence[Item] = ()) -> "HFBackend":
+        """Build from the run configuration (``--batch-size``, ``--dtype``, ``--device``...)."""
+        if not name:
+            raise ConfigError("hf: needs a model directory or hub id, e.g. hf:HuggingFaceTB/SmolVLM-256M-Instruct")
+        _import_engine()  # fail before the run starts when the extra is missing
+        return cls(
+            name,
+            batch_size=config.batch_size if config.batch_size is not None else DEFAULT_BATCH_SIZE,
+            dtype=config.dtype or "auto",
+            device=config.device or "auto",
+            trust_remote_code=config.trust_remote_code,
+        )
+
+    # -- loading ---------------------------------------------------------------------------
+
+    def _load(self) -> None:
+        if self._model is not None:
+            return
+        torch, transformers = _import_engine()
+        if self.device == "cuda" and not torch.cuda.is_available():
+            raise ConfigError(f"{self.spec}: --device cuda but torch sees no GPU; use --device cpu or auto")
+        common = {"trust_remote_code": self.trust_remote_code}
+        model_kwargs: dict[str, Any] = {"dtype": "auto" if self.dtype == "auto" else getattr(torch, self.dtype)}
+        if self.device == "auto" and torch.cuda.is_available():
+            model_kwargs["device_map"] = "auto"  # spread a large model over every visible GPU
+        try:
+            processor = transformers.AutoProcessor.from_pretrained(self.name, **common)
+            model = transformers.AutoModelForImageTextToText.from_pretrained(self.name, **common, **model_kwargs)
+        except ImportError as exc:
+            raise ConfigError(
+                f"{self.spec}: the model's processor needs a package that is missing ({exc}); "
+                "Qwen-VL, Gemma 3 and InternVL processors need torchvision matching your torch"
+            ) from exc
+        except (OSError, ValueError, KeyError) as exc:
+            raise ConfigError(
+                f"{self.spec}: cannot load a vision-language model from {self.name!r} ({exc}). Give a "
+                "local directory, or a hub id with network access; a model shipping its own code "
+                "needs --trust-remote-code"
+            ) from exc
+        if self.device == "cuda":
+            model = model.to("cuda")
+        model.eval()
+        tokenizer = getattr(processor, "tokenizer", None)
+        if tokenizer is None:
+            raise ConfigError(f"{self.spec}: the processor has no tokenizer; is this a vision-language model?")
+        if getattr(processor, "chat_template", None) is None and getattr(tokenizer, "chat_template", None) is None:
+            raise ConfigError(f"{self.spec}: the checkpoint has no chat template; use an instruction-tuned model")
+        tokenizer.padding_side = "left"  # decoder-only batches grow to the right
+        eos = model.generation_config.eos_token_id
+        eos_ids = [eos] if isinstance(eos, int) else list(eos or [])
+        if tokenizer.eos_token_id is not None and tokenizer.eos_token_id not in eos_ids:
+            eos_ids.append(tokenizer.eos_token_id)
+        if not eos_ids:
+            raise ConfigError(f"{self.spec}: neither the generation config nor the tokenizer names an end token")
+        if tokenizer.pad_token_id is None:
+            tokenizer.pad_token = tokenizer.eos_token
+        self._pad_id = tokenizer.pad_token_id
+        self._eos_ids = eos_ids
+        self._processor = processor
+        self._model = model
+        log.info("loaded %s (%s) on %s, dtype %s", self.spec, type(model).__name__, model.device, model.dtype)
+
+    async def preflight(self, requests: Sequence[Request]) -> None:
+        """Load the model and render the first request's prompt, so a template that rejects
+        our messages (e.g. one without a system role) stops the run before it starts."""
+        await asyncio.to_thread(self._load)
+        if requests:
+            first = requests[0]
+            try:
+                self._processor.apply_chat_template(chat_messages(first), add_generation_prompt=True, tokenize=False)
+            except Exception as exc:  # jinja raises its own TemplateError (and plain exceptions)
+                hint = " (drop --system-prompt?)" if first.system else ""
+                raise ConfigError(f"{self.spec}: the chat template rejects the prompt of {first.item_id}: {exc}{hint}") from exc
+
+    # -- generation ------------------------------------------------------------------------
+
+    def batches(self, requests: Sequence[Request]) -> list[list[Request]]:
+        """Requests grouped for ``generate``: same generation settings, with or without images,
+        similar size (image count, then prompt characters), at most ``batch_size`` each."""
+        order = sorted(
+            requests,
+            key=lambda r: (repr(r.generation), len(r.images), len(r.text) + len(r.system or "")),
+        )
+        out: list[list[Request]] = []
+        for req in order:
+            current = out[-1] if out else None
+            if (
+                current is not None
+                and len(current) < self.batch_size
+                and current[0].generation == req.generation
+                and bool(current[0].images) == bool(req.images)
+            ):
+                current.append(req)
+            else:
+                out.append([req])
+        return out
+
+    async def generate(self, requests: Sequence[Request]) -> AsyncIterator[Response]:
+        """Yield every request's response, a batch at a time, as batches finish."""
+        await asyncio.to_thread(self._load)
+        for batch in self.batches(requests):
+            for response in await asyncio.to_thread(self._run_batch, batch):
+                yield response
+
+    def _run_batch(self, batch: list[Request]) -> list[Response]:
+        """One batch, in the worker thread. Bad items become error responses; if the batch as a
+        whole fails, its items are retried one by one so only the culprit is lost."""
+        start = self._clock()
+        responses: list[Response] = []
+        ready: list[_Prepared] = []
+        for request in batch:
+            try:
+                images = load_images(request)
+                ready.append(_Prepared(request, chat_messages(request, lambda i, imgs=images: {"type": "image", "image": imgs[i]})))
+            except DataError as exc:
+                log.warning("%s", exc)
+                responses.append(error_response(request, exc))
+        if not ready:
+            return responses
+        try:
+            responses.extend(self._generate(ready, start))
+        except Exception as exc:  # noqa: BLE001 - one bad item must not sink its batch
+            if len(ready) == 1:
+                log.warning("%s: generation failed: %s", ready[0].request.item_id, exc, exc_info=True)
+                responses.append(error_response(ready[0].request, exc, latency_s=self._clock() - start))
+            else:
+                log.warning("a batch of %d failed (%s); retrying its items one by one", len(ready), exc)
+                for one in ready:
+                    responses.extend(self._run_prepared_alone(one))
+        return responses
+
+    def _run_prepared_alone(self, prepared: _Prepared) -> list[Response]:
+        start = self._clock()
+        try:
+            return self._generate([prepared], start)
+        except Exception as exc:  # noqa: BLE001
+            log.warning("%s: generation failed: %s", prepared.request.item_id, exc, exc_info=True)
+            return [error_response(prepared.request, exc, latency_s=self._clock() - start)]
+
+    def _generate(self, ready: list[_Prepared], start: float) -> list[Response]:
+        torch, _ = _import_engine()
+        sampling = resolve_sampling(ready[0].request.generation)
+        inputs = self._processor.apply_chat_template(
+            [p.messages for p in ready],
+            add_generation_prompt=True,
+            tokenize=True,
+            return_dict=True,
+            return_tensors="pt",
+            processor_kwargs={"padding": True},
+        )
+        inputs = inputs.to(self._model.device)
+        if "pixel_values" in inputs and self._model.dtype.is_floating_point:
+            inputs["pixel_values"] = inputs["pixel_values"].to(self._model.dtype)
+        if sampling.seed is not None and not sampling.greedy:
+            torch.manual_seed(sampling.seed)
+        with torch.inference_mode():
+            output = self._model.generate(**inputs, **self._generate_kwargs(sampling))
+        prompt_len = inputs["input_ids"].shape[1]
+        prompt_tokens = inputs["attention_mask"].sum(dim=1).tolist()
+        new_tokens = output[:, prompt_len:].tolist()
+        latency = self._clock() - start
+        return [
+            self._response(p.request, tokens, int(n_prompt), sampling, latency)
+            for p, tokens, n_prompt in zip(ready, new_tokens, prompt_tokens)
+        ]
+
+    def _generate_kwargs(self, sampling: Sampling) -> dict[str, Any]:
+        kwargs: dict[str, Any] = {
+            "max_new_tokens": sampling.max_tokens,
+            "num_beams": 1,
+            "eos_token_id": self._eos_ids,
+            "pad_token_id": self._pad_id,
+        }
+        if sampling.greedy:
+            # The checkpoint's generation_config may ask for sampling; greedy must override it.
+            kwargs.update(do_sample=False, temperature=None, top_p=None, top_k=None)
+        else:
+            kwargs.update(do_sample=True, temperature=sampling.temperature)
+            if sampling.top_p is not None:
+                kwargs["top_p"] = sampling.top_p
+        return kwargs
+
+    def _response(self, request: Request, tokens: list[int], prompt_tokens: int, sampling: Sampling, latency: float) -> Response:
+        """Cut a row of new tokens at its first end token and decode it."""
+        stop = next((i for i, t in enumerate(tokens) if t in self._eos_ids), None)
+        if stop is None:
+            completion = tokens
+            finish = "length" if len(tokens) >= sampling.max_tokens else "stop"
+        else:
+            completion = tokens[: stop + 1]
+            finish = "stop"
+        decoded = self._processor.tokenizer.decode(completion, skip_special_tokens=True)
+        text, reasoning = split_reasoning(decoded)
+        return Response(
+            request.item_id,
+            "truncated" if finish == "length" else "ok",
+            text=text,
+            reasoning=reasoning,
+            finish_reason=finish,
+            prompt_tokens=prompt_tokens,
+            completion_tokens=len(completion),
+            latency_s=latency,
+        )
+
+    async def aclose(self) -> None:
+        """Drop the model and give GPU memory back."""
+        if self._model is None:
+            return
+        self._model = None
+        self._processor = None
+        torch, _ = _import_engine()
+        if torch.cuda.is_available():
+            torch.cuda.empty_cache()
+
+    def describe(self) -> dict[str, object]:
+        torch, transformers = _import_engine()
+        out: dict[str, object] = {
+            "backend": "hf",
+            "model": self.name,
+            "batch_size": self.batch_size,
+            "dtype": self.dtype,
+            "device": self.device,
+            "trust_remote_code": self.trust_remote_code,
+            "decoding": "greedy unless temperature > 0",
+            "torch": torch.__version__,
+            "transformers": transformers.__version__,
+        }
+        if self._model is not None:
+            out["model_class"] = type(self._model).__name__
+            out["resolved_dtype"] = str(self._model.dtype).removeprefix("torch.")
+            out["resolved_device"] = str(self._model.device)
+            commit = getattr(self._model.config, "_commit_hash", None)
+            if commit:
+                out["model_revision"] = commit
+        return out

@@ -1,0 +1,196 @@
+"""The hf: backend on tiny random LLaVA and Idefics3 models, on CPU, offline."""
+
+import io
+import shutil
+
+import pytest
+from PIL import Image
+
+pytest.importorskip("torch")
+pytest.importorskip("transformers")
+
+from fakes.tiny_models import build_tiny_idefics3, build_tiny_llava  # noqa: E402
+
+from mmmu_eval.backends.base import Backend  # noqa: E402
+from mmmu_eval.backends.chat import chat_messages, resolve_sampling  # noqa: E402
+from mmmu_eval.backends.hf_transformers import HFBackend  # noqa: E402
+from mmmu_eval.config import RunConfig  # noqa: E402
+from mmmu_eval.errors import ConfigError  # noqa: E402
+from mmmu_eval.records import GenerationSettings, ImagePart, ImageRef, Request, TextPart  # noqa: E402
+
+MAX_TOKENS = 10
+
+
+@pytest.fixture(scope="module")
+def llava_dir(tmp_path_factory):
+    return build_tiny_llava(tmp_path_factory.mktemp("llava"))
+
+
+@pytest.fixture(scope="module")
+def idefics3_dir(tmp_path_factory):
+    return build_tiny_idefics3(tmp_path_factory.mktemp("idefics3"))
+
+
+def png(color, size=(40, 30)) -> bytes:
+    buf = io.BytesIO()
+    Image.new("RGB", size, color).save(buf, "PNG")
+    return buf.getvalue()
+
+
+def mmmu_like_requests(n: int = 7, max_tokens: int = MAX_TOKENS) -> list[Request]:
+    """Varied prompts: one or two images, images mid-question, different lengths."""
+    settings = GenerationSettings(max_tokens=max_tokens)
+    requests = []
+    for i in range(n):
+        parts = [
+            TextPart(f"Question: which option matches the figure {i}? "),
+            ImagePart(ImageRef.from_bytes("image_1", png((30 * i, 90, 200 - 20 * i)))),
+            TextPart("\nOptions: (A) cat (B) dog" + " (C) a much longer option text" * (i % 3)),
+        ]
+        if i % 2:
+            parts.append(ImagePart(ImageRef.from_bytes("image_2", png((200, 20 * i, 10), (24, 48)))))
+        parts.append(TextPart("\nAnswer with the option's letter from the given choices directly."))
+        requests.append(Request(f"dev_Art_{i}", tuple(parts), choices=("A", "B", "C"), generation=settings))
+    return requests
+
+
+async def run(backend: HFBackend, requests):
+    await backend.preflight(requests)
+    try:
+        return {r.item_id: r async for r in backend.generate(requests)}
+    finally:
+        await backend.aclose()
+
+
+@pytest.mark.parametrize("builder", [build_tiny_llava, build_tiny_idefics3], ids=["llava", "idefics3"])
+async def test_batched_and_unbatched_greedy_generation_give_the_same_text(builder, tmp_path):
+    model_dir = builder(tmp_path / "m")
+    requests = mmmu_like_requests()
+    one = await run(HFBackend(str(model_dir), batch_size=1), requests)
+    four = await run(HFBackend(str(model_dir), batch_size=4), requests)
+    assert set(one) == set(four) == {r.item_id for r in requests}
+    assert {k: r.text for k, r in one.items()} == {k: r.text for k, r in four.items()}
+    assert {k: r.prompt_tokens for k, r in one.items()} == {k: r.prompt_tokens for k, r in four.items()}
+    assert any(r.text.strip() for r in one.values())
+
+
+async def test_responses_carry_token_counts_and_truncation(llava_dir):
+    responses = await run(HFBackend(str(llava_dir), batch_size=4), mmmu_like_requests(3))
+    for r in responses.values():
+        # A random model rarely says its end token in 10 steps; when it does the status is ok.
+        assert (r.status, r.finish_reason) in {("truncated", "length"), ("ok", "stop")}
+        assert 1 <= r.completion_tokens <= MAX_TOKENS
+        assert r.prompt_tokens > 20 and r.latency_s >= 0 and r.error is None
+
+
+async def test_two_image_prompts_cost_more_prompt_tokens_than_one_image_prompts(llava_dir):
+    """Each image expands into its image tokens, counted without the left padding."""
+    requests = mmmu_like_requests(2)  # dev_Art_0: one image; dev_Art_1: two
+    responses = await run(HFBackend(str(llava_dir), batch_size=2), requests)
+    tokens_per_image = (32 // 8) ** 2  # CLIP patches of the tiny vision tower, CLS token dropped
+    difference = responses["dev_Art_1"].prompt_tokens - responses["dev_Art_0"].prompt_tokens
+    assert difference > tokens_per_image
+
+
+async def test_a_corrupt_image_fails_only_its_own_item(llava_dir):
+    requests = mmmu_like_requests(3)
+    bad = Request("dev_Art_bad", (TextPart("Q "), ImagePart(ImageRef.from_bytes("image_1", b"\x89PNG\r\n\x1a\nbroken"))),
+                  generation=GenerationSettings(max_tokens=MAX_TOKENS))
+    responses = await run(HFBackend(str(llava_dir), batch_size=4), [*requests, bad])
+    assert responses["dev_Art_bad"].status == "error"
+    assert responses["dev_Art_bad"].error.startswith("dev_Art_bad: image_1")
+    assert all(responses[r.item_id].status != "error" for r in requests)
+
+
+async def test_the_model_template_places_images_where_the_request_puts_them(llava_dir):
+    backend = HFBackend(str(llava_dir))
+    await backend.preflight([])
+    request = Request("x", (TextPart("before "), ImagePart(ImageRef.from_bytes("image_1", png((1, 2, 3)))), TextPart(" after")),
+                      system="Answer briefly.")
+    prompt = backend._processor.apply_chat_template(chat_messages(request), add_generation_prompt=True, tokenize=False)
+    assert prompt == "SYSTEM: Answer briefly.\nUSER: before <image>\n after\nASSISTANT:"
+
+
+async def test_end_token_stops_the_answer_and_is_not_in_the_text(llava_dir):
+    backend = HFBackend(str(llava_dir))
+    await backend.preflight([])
+    tokenizer = backend._processor.tokenizer
+    word = tokenizer.encode("cat", add_special_tokens=False)
+    request = Request("x", (TextPart("t"),))
+    row = [*word, tokenizer.eos_token_id, tokenizer.pad_token_id, tokenizer.pad_token_id]
+    response = backend._response(request, row, 12, resolve_sampling(GenerationSettings(max_tokens=5)), 0.5)
+    assert (response.status, response.finish_reason, response.text) == ("ok", "stop", "cat")
+    assert (response.completion_tokens, response.prompt_tokens) == (len(word) + 1, 12)
+
+
+async def test_a_text_only_request_generates_without_images(llava_dir):
+    request = Request("t", (TextPart("Question: 2 + 2?"),), generation=GenerationSettings(max_tokens=4))
+    responses = await run(HFBackend(str(llava_dir)), [request])
+    assert responses["t"].status != "error" and responses["t"].completion_tokens >= 1
+
+
+async def test_sampling_with_a_seed_is_reproducible(llava_dir):
+    requests = mmmu_like_requests(2, max_tokens=8)
+    requests = [Request(r.item_id, r.parts, generation=GenerationSettings(max_tokens=8, temperature=1.0, seed=7)) for r in requests]
+    first = await run(HFBackend(str(llava_dir), batch_size=2), requests)
+    second = await run(HFBackend(str(llava_dir), batch_size=2), requests)
+    assert {k: r.text for k, r in first.items()} == {k: r.text for k, r in second.items()}
+
+
+async def test_a_missing_model_directory_is_a_config_error_before_any_request(tmp_path):
+    backend = HFBackend(str(tmp_path / "nowhere"))
+    with pytest.raises(ConfigError, match="cannot load"):
+        await backend.preflight(mmmu_like_requests(1))
+
+
+async def test_a_template_that_refuses_the_system_role_stops_the_run_in_preflight(llava_dir, tmp_path):
+    model_dir = tmp_path / "strict"
+    shutil.copytree(llava_dir, model_dir)
+    (model_dir / "chat_template.jinja").write_text(
+        "{% if messages[0]['role'] == 'system' %}{{ raise_exception('System role not supported') }}{% endif %}"
+        + (llava_dir / "chat_template.jinja").read_text()
+    )
+    request = Request("dev_Art_0", (TextPart("Q"),), system="Be brief.")
+    with pytest.raises(ConfigError, match=r"dev_Art_0.*System role not supported.*--system-prompt"):
+        await HFBackend(str(model_dir)).preflight([request])
+
+
+@pytest.mark.parametrize(
+    "kwargs, flag",
+    [({"batch_size": 0}, "--batch-size"), ({"dtype": "fp8"}, "--dtype"), ({"device": "tpu"}, "--device")],
+)
+def test_bad_settings_name_their_flag(kwargs, flag):
+    with pytest.raises(ConfigError, match=flag):
+        HFBackend("x", **kwargs)
+
+
+def test_from_config_reads_the_run_configuration_and_describes_itself():
+    config = RunConfig(model="hf:/m", batch_size=3, dtype="float32", device="cpu", trust_remote_code=True)
+    backend = HFBackend.from_config("/m", config, [])
+    assert isinstance(backend, Backend)
+    assert backend.spec == "hf:/m"
+    described = backend.describe()
+    assert {k: described[k] for k in ("backend", "model", "batch_size", "dtype", "device", "trust_remote_code")} == {
+        "backend": "hf", "model": "/m", "batch_size": 3, "dtype": "float32", "device": "cpu", "trust_remote_code": True,
+    }
+    assert HFBackend.from_config("/m", RunConfig(model="hf:/m"), []).batch_size == 8
+
+
+def test_batches_sort_by_image_count_then_length_and_never_mix_generation_settings():
+    backend = HFBackend("x", batch_size=2)
+    requests = mmmu_like_requests(5)  # 0, 2, 4: one image; 1, 3: two; extra options: 4 and 1 one, 2 two
+    odd = Request("other", requests[0].parts, generation=GenerationSettings(max_tokens=99))
+    batches = backend.batches([odd, *requests])
+    assert [[r.item_id for r in b] for b in batches] == [
+        ["dev_Art_0", "dev_Art_4"],
+        ["dev_Art_2", "dev_Art_3"],
+        ["dev_Art_1"],
+        ["other"],
+    ]
+
+
+def test_text_only_requests_are_never_batched_with_image_requests():
+    backend = HFBackend("x", batch_size=8)
+    text_only = Request("t", (TextPart("Question?"),), generation=GenerationSettings(max_tokens=MAX_TOKENS))
+    batches = backend.batches([*mmmu_like_requests(2), text_only])
+    assert [[r.item_id for r in b] for b in batches] == [["t"], ["dev_Art_0", "dev_Art_1"]]
