@@ -1,0 +1,88 @@
+"""Dataset images as the bytes an API server receives: passed through, never re-encoded.
+
+MMMU stores PNG and JPEG bytes. Every OpenAI-compatible server accepts PNG, JPEG, GIF and WEBP
+data URLs, so those bytes go out exactly as stored: no decode, no re-encode, no loss, and no
+CPU spent (peer harnesses re-encode every image, which costs half their time and, with JPEG,
+changes what the model sees). Only two things ever touch the pixels, and each leaves a note:
+
+- a format servers do not take (BMP, TIFF, ...) is converted losslessly to PNG;
+- ``--max-image-pixels``, when the user asks for it, down-scales larger images (to PNG).
+
+    url, note = image_data_url(png_bytes)            # "data:image/png;base64,...", None
+    url, note = image_data_url(big, max_pixels=1_000_000)
+"""
+
+from __future__ import annotations
+
+import base64
+import io
+import math
+
+from mmmu_eval.records import sniff_media_type
+
+#: Formats passed through as stored: the ones OpenAI, vLLM, SGLang, TGI and Ollama all accept.
+PASS_THROUGH = frozenset({"image/png", "image/jpeg", "image/gif", "image/webp"})
+
+
+def prepare_image(data: bytes, *, max_pixels: int | None = None) -> tuple[bytes, str, str | None]:
+    """The bytes to send, their MIME type, and a note when they differ from the stored bytes.
+
+    Args:
+        data: the encoded image exactly as the dataset stores it.
+        max_pixels: down-scale (keeping the aspect ratio) to at most this many pixels;
+            None never scales.
+
+    Returns:
+        ``(bytes, media_type, note)``; ``note`` is None when the stored bytes go out unchanged.
+
+    Raises:
+        ValueError: the bytes are not an image Pillow can read (only when they must be decoded).
+    """
+    media_type = sniff_media_type(data)
+    if media_type in PASS_THROUGH and max_pixels is None:
+        return data, media_type, None
+    from PIL import Image  # only needed on the rare paths that touch pixels
+
+    try:
+        image = Image.open(io.BytesIO(data))
+        image.load()
+    except Exception as exc:  # Pillow raises several unrelated types for bad bytes
+        raise ValueError(f"unreadable image ({media_type}, {len(data)} bytes): {exc}") from exc
+    width, height = image.size
+    if max_pixels is not None and width * height > max_pixels:
+        scale = math.sqrt(max_pixels / (width * height))
+        new_size = (max(1, int(width * scale)), max(1, int(height * scale)))
+        scaled = image.resize(new_size, Image.Resampling.LANCZOS)
+        note = (
+            f"down-scaled {width}x{height} to {new_size[0]}x{new_size[1]} "
+            f"(--max-image-pixels {max_pixels})"
+        )
+        return _png(scaled), "image/png", note
+    if media_type in PASS_THROUGH:
+        return data, media_type, None
+    return _png(image), "image/png", f"converted {media_type} to PNG (lossless)"
+
+
+def image_data_url(data: bytes, *, max_pixels: int | None = None) -> tuple[str, str | None]:
+    """A ``data:`` URL of the image (see ``prepare_image``) and the note, if any."""
+    payload, media_type, note = prepare_image(data, max_pixels=max_pixels)
+    return f"data:{media_type};base64,{base64.b64encode(payload).decode('ascii')}", note
+
+
+def _png(image) -> bytes:
+    """Lossless PNG of a Pillow image; palette and alpha modes survive as they are."""
+    if image.mode not in ("1", "L", "LA", "P", "RGB", "RGBA", "I", "I;16"):
+        image = image.convert("RGBA" if "A" in image.mode else "RGB")
+    buffer = io.BytesIO()
+    image.save(buffer, format="PNG")
+    return buffer.getvalue()
+
+
+def tiny_png(seed: int = 0, size: int = 32) -> bytes:
+    """A small valid PNG (solid colour from ``seed``), for the preflight probe and tests."""
+    from PIL import Image
+
+    colour = ((seed * 73) % 256, (seed * 151) % 256, (seed * 199) % 256)
+    buffer = io.BytesIO()
+    Image.new("RGB", (size, size), colour).save(buffer, format="PNG")
+    return buffer.getvalue()

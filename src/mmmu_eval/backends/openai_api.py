@@ -1,0 +1,557 @@
+"""OpenAI-compatible chat backend: OpenAI, vLLM, SGLang, TGI, Ollama, llama.cpp, ``transformers serve``.
+
+Built on the ``openai`` SDK's ``AsyncOpenAI``. What it does, and why:
+
+- **Lossless images, in prompt order.** Each image part becomes an ``image_url`` data URL of the
+  dataset's stored bytes, untouched (see ``backends/images.py``); text parts stay text.
+- **Saturates the server, keeps memory flat.** Each endpoint gets ``concurrency`` workers (one
+  limit per endpoint); workers pull the next request from one shared queue, so several
+  ``--base-url`` spread the load and a fast server takes more. A worker builds a request's body
+  (image bytes -> base64) in a small thread pool just before sending it, so the event loop only
+  moves bytes, and only requests in flight hold encoded images.
+- **Survives faults.** Failures are classified here (``classify_error``) and retried by the one
+  loop in ``backends/retry.py``. An item that never gets an answer becomes a Response with
+  status ``error`` and the last error message; an error is never turned into answer text.
+- **Preflight.** Before the run, one probe per endpoint checks the server answers, lists the
+  model, and accepts as many images in one request as the run needs.
+- **Reasoning models.** ``<think>...</think>`` is removed from the parsed text and kept in
+  ``Response.reasoning``, with ``reasoning_content`` / ``reasoning`` fields servers return;
+  an answer cut by the token limit is ``truncated``.
+
+The API key comes from ``OPENAI_API_KEY`` (or ``--api-key-env NAME``) and is never written
+anywhere. A server on loopback (127.0.0.1, localhost, ::1) needs no key: local vLLM and
+``transformers serve`` ignore it, so a placeholder is sent when none is set.
+
+    backend = OpenAIBackend.from_config("gpt-4o", RunConfig(model="openai:gpt-4o"), items)
+    await backend.preflight(requests)
+    async for response in backend.generate(requests): ...
+"""
+
+from __future__ import annotations
+
+import asyncio
+import email.utils
+import ipaddress
+import json
+import logging
+import os
+import random
+import re
+import time
+from concurrent.futures import ThreadPoolExecutor
+from datetime import datetime, timezone
+from typing import Any, AsyncIterator, Callable, Sequence
+from urllib.parse import urlsplit, urlunsplit
+
+import httpx
+import openai
+
+from mmmu_eval.backends.images import image_data_url, tiny_png
+from mmmu_eval.backends.retry import Failure, RetryPolicy, call_with_retries
+from mmmu_eval.config import RunConfig
+from mmmu_eval.errors import BackendError, ConfigError, MmmuEvalError
+from mmmu_eval.records import ImagePart, Item, Request, Response, TextPart
+
+log = logging.getLogger(__name__)
+
+DEFAULT_BASE_URL = "https://api.openai.com/v1"
+DEFAULT_CONCURRENCY = 64
+DEFAULT_MAX_ATTEMPTS = 6
+DEFAULT_REQUEST_TIMEOUT = 600.0
+#: Sent as the key to loopback servers when no key is set; they do not check it.
+LOCAL_PLACEHOLDER_KEY = "EMPTY"
+#: Threads that turn image bytes into request bodies (base64 releases no GIL; more would not help).
+BODY_THREADS = 4
+
+
+class MalformedAnswer(Exception):
+    """The server answered 200 with something that is not a usable chat completion."""
+
+
+class OpenAIBackend:
+    """Chat completions against one or more OpenAI-compatible endpoints. See the module doc."""
+
+    def __init__(
+        self,
+        model: str,
+        *,
+        base_urls: Sequence[str] = (DEFAULT_BASE_URL,),
+        api_key: str,
+        concurrency: int = DEFAULT_CONCURRENCY,
+        policy: RetryPolicy = RetryPolicy(),
+        max_image_pixels: int | None = None,
+        transport: httpx.AsyncBaseTransport | None = None,
+        clock: Callable[[], float] = time.monotonic,
+        sleep: Callable[[float], Any] = asyncio.sleep,
+        rng: random.Random | None = None,
+    ) -> None:
+        """
+        Args:
+            model: the model name the server knows (``gpt-4o``, a vLLM served name, a path).
+            base_urls: one or more endpoints; the load is spread over them.
+            api_key: the key sent as the bearer token (never logged or stored).
+            concurrency: requests in flight per endpoint.
+            policy: attempts, back-off and per-attempt timeout (seconds).
+            max_image_pixels: down-scale larger images to this many pixels; None never scales.
+            transport: an httpx transport for tests (``httpx.MockTransport``).
+            clock, sleep, rng: time and jitter, as parameters so tests control them.
+        """
+        if concurrency < 1:
+            raise ConfigError("--concurrency must be at least 1")
+        if not base_urls:
+            raise ConfigError("openai: no base URL given")
+        self.model = model
+        self.spec = f"openai:{model}"
+        self.base_urls = tuple(_normalise_url(u) for u in base_urls)
+        self.concurrency = concurrency
+        self.policy = policy
+        self.max_image_pixels = max_image_pixels
+        self._clock = clock
+        self._sleep = sleep
+        self._rng = rng or random.Random()
+        self._pool: ThreadPoolExecutor | None = None
+        self._clients = [
+            openai.AsyncOpenAI(
+                base_url=url,
+                api_key=api_key,
+                max_retries=0,  # the one retry loop is ours (backends/retry.py)
+                timeout=policy.timeout,
+                http_client=httpx.AsyncClient(
+                    transport=transport,
+                    timeout=httpx.Timeout(policy.timeout),
+                    limits=httpx.Limits(max_connections=concurrency, max_keepalive_connections=concurrency),
+                ),
+            )
+            for url in self.base_urls
+        ]
+
+    @classmethod
+    def from_config(cls, name: str, config: RunConfig, items: Sequence[Item] = ()) -> "OpenAIBackend":
+        """The backend for ``--model openai:NAME``, with the key taken from the environment.
+
+        Raises:
+            ConfigError: no model name, or no key for a server that is not on loopback.
+        """
+        if not name:
+            raise ConfigError("--model openai: needs a model name, e.g. openai:gpt-4o")
+        urls = _split_urls(config.base_urls) or _split_urls((os.environ.get("OPENAI_BASE_URL", ""),))
+        urls = urls or (DEFAULT_BASE_URL,)
+        env = config.api_key_env or "OPENAI_API_KEY"
+        key = os.environ.get(env, "")
+        if not key:
+            if config.api_key_env is None and all(_is_loopback(u) for u in urls):
+                key = LOCAL_PLACEHOLDER_KEY
+            elif config.api_key_env is None:
+                raise ConfigError(
+                    f"OPENAI_API_KEY is not set (needed by openai:{name}); "
+                    "set it or pass --api-key-env NAME"
+                )
+            else:
+                raise ConfigError(f"{env} is not set (needed by openai:{name}, named by --api-key-env); set it")
+        policy = RetryPolicy(
+            max_attempts=config.max_attempts or DEFAULT_MAX_ATTEMPTS,
+            timeout=config.request_timeout or DEFAULT_REQUEST_TIMEOUT,
+        )
+        return cls(
+            name,
+            base_urls=urls,
+            api_key=key,
+            concurrency=config.concurrency or DEFAULT_CONCURRENCY,
+            policy=policy,
+            max_image_pixels=config.max_image_pixels,
+        )
+
+    def describe(self) -> dict[str, object]:
+        """For the manifest: where and how requests went. Never the key."""
+        return {
+            "backend": "openai",
+            "model": self.model,
+            "base_urls": [_without_credentials(u) for u in self.base_urls],
+            "concurrency_per_endpoint": self.concurrency,
+            "max_attempts": self.policy.max_attempts,
+            "request_timeout_s": self.policy.timeout,
+            "max_image_pixels": self.max_image_pixels,
+        }
+
+    # ----------------------------------------------------------------------------- preflight
+
+    async def preflight(self, requests: Sequence[Request]) -> None:
+        """Check every endpoint: reachable, serves the model, takes the run's most images.
+
+        Raises:
+            ConfigError: naming the endpoint and the fix.
+        """
+        widest = max(requests, key=lambda r: len(r.images), default=None)
+        n_images = len(widest.images) if widest else 0
+        extra = dict(widest.generation.extra_body) if widest else {}
+        await asyncio.gather(
+            *(self._preflight_one(url, client, n_images, widest, extra)
+              for url, client in zip(self.base_urls, self._clients))
+        )
+
+    async def _preflight_one(self, url, client, n_images, widest, extra) -> None:
+        shown = _without_credentials(url)
+        policy = RetryPolicy(
+            max_attempts=min(3, self.policy.max_attempts),
+            base_delay=self.policy.base_delay,
+            max_delay=min(10.0, self.policy.max_delay),
+            timeout=self.policy.timeout,
+        )
+        listing = await call_with_retries(
+            lambda: client.models.list(), _classify_preflight, policy=policy,
+            item_id=f"preflight {shown}", sleep=self._sleep, rng=self._rng,
+        )
+        if listing.failure is not None and listing.value is None:
+            failure = listing.failure
+            if "HTTP 401" in failure.message or "HTTP 403" in failure.message:
+                raise ConfigError(f"{shown} rejected the API key ({failure.message}); check the key's variable")
+            if "HTTP 404" in failure.message:
+                log.warning("%s has no /models listing (%s); not checking the model name", shown, failure.message)
+            else:
+                raise ConfigError(
+                    f"cannot reach {shown} ({failure.message}); start the server or fix --base-url "
+                    "(OpenAI-compatible servers usually end in /v1)"
+                )
+        else:
+            served = [m.id for m in listing.value.data]
+            if served and self.model not in served:
+                listed = ", ".join(served[:10]) + (" ..." if len(served) > 10 else "")
+                raise ConfigError(
+                    f"model {self.model!r} is not served by {shown}; it serves: {listed}. "
+                    "Pass --model openai:<one of those>"
+                )
+        parts: list[dict[str, Any]] = [
+            {"type": "image_url", "image_url": {"url": image_data_url(tiny_png(i))[0]}} for i in range(n_images)
+        ]
+        parts.append({"type": "text", "text": "Reply with one letter."})
+        probe = await call_with_retries(
+            lambda: client.chat.completions.create(
+                model=self.model, messages=[{"role": "user", "content": parts}], max_tokens=1,
+                extra_body=extra or None,
+            ),
+            classify_error, policy=policy, item_id=f"preflight {shown}", sleep=self._sleep, rng=self._rng,
+        )
+        if probe.value is None:
+            assert probe.failure is not None
+            if probe.failure.kind == "final" and n_images > 1:
+                raise ConfigError(
+                    f"{shown} refused a request with {n_images} images ({probe.failure.message}); "
+                    f"the run needs up to {n_images} images in one request (item {widest.item_id}). "
+                    f"For vLLM start the server with --limit-mm-per-prompt '{{\"image\": {n_images}}}'; "
+                    "otherwise choose a server and model that take several images"
+                )
+            raise ConfigError(
+                f"{shown} did not answer a probe request for {self.model!r} "
+                f"after {probe.attempts} attempt(s): {probe.failure.message}"
+            )
+
+    # ----------------------------------------------------------------------------- generate
+
+    async def generate(self, requests: Sequence[Request]) -> AsyncIterator[Response]:
+        """Yield one Response per request as each finishes (any order); see the module doc."""
+        if not requests:
+            return
+        if self._pool is None:
+            self._pool = ThreadPoolExecutor(BODY_THREADS, thread_name_prefix="mmmu-eval-body")
+        pending = iter(requests)  # shared by all workers: each request is taken exactly once
+        done: asyncio.Queue[Response | BaseException] = asyncio.Queue()
+        per_endpoint = min(self.concurrency, len(requests))
+        # Workers are started endpoint by endpoint in turn, so a small run spreads too.
+        workers = [
+            asyncio.ensure_future(self._worker(client, pending, done))
+            for _ in range(per_endpoint)
+            for client in self._clients
+        ]
+        try:
+            for _ in range(len(requests)):
+                got = await done.get()
+                if isinstance(got, BaseException):
+                    raise got
+                yield got
+        finally:
+            for task in workers:
+                task.cancel()
+            await asyncio.gather(*workers, return_exceptions=True)
+
+    async def _worker(self, client: openai.AsyncOpenAI, pending, done: asyncio.Queue) -> None:
+        try:
+            for request in pending:
+                done.put_nowait(await self._answer(client, request))
+        except asyncio.CancelledError:
+            raise
+        except BaseException as exc:  # a bug: surface it through generate(), do not hang
+            done.put_nowait(exc)
+
+    async def _answer(self, client: openai.AsyncOpenAI, request: Request) -> Response:
+        loop = asyncio.get_running_loop()
+        try:
+            messages, notes = await loop.run_in_executor(
+                self._pool, build_messages, request, self.max_image_pixels
+            )
+        except (MmmuEvalError, ValueError, OSError) as exc:
+            log.warning("%s: request not sent: %s", request.item_id, exc)
+            return Response(request.item_id, "error", attempts=0, error=_with_id(request.item_id, exc))
+        kwargs = generation_kwargs(request)
+        start = self._clock()
+        async def attempt() -> Any:
+            completion = await client.chat.completions.create(model=self.model, messages=messages, **kwargs)
+            if not getattr(completion, "choices", None):  # also a str: a 200 that was not JSON
+                raise MalformedAnswer(f"the answer has no choices: {_short(repr(completion), 120)}")
+            return completion
+
+        outcome = await call_with_retries(
+            attempt,
+            classify_error, policy=self.policy, item_id=request.item_id, sleep=self._sleep, rng=self._rng,
+        )
+        latency = self._clock() - start
+        last_error = outcome.failure.message if outcome.failure else None
+        if outcome.value is None:
+            log.warning("%s: gave up after %d attempt(s): %s", request.item_id, outcome.attempts, last_error)
+            return Response(request.item_id, "error", latency_s=latency, attempts=outcome.attempts,
+                            error=last_error, notes=notes)
+        return parse_completion(request.item_id, outcome.value, latency=latency,
+                                attempts=outcome.attempts, error=last_error, notes=notes)
+
+    async def aclose(self) -> None:
+        """Close the HTTP connections and the body threads."""
+        for client in self._clients:
+            await client.close()
+        if self._pool is not None:
+            self._pool.shutdown(wait=False, cancel_futures=True)
+            self._pool = None
+
+
+# --------------------------------------------------------------------------------- requests
+
+def build_messages(request: Request, max_image_pixels: int | None = None) -> tuple[list[dict[str, Any]], tuple[str, ...]]:
+    """The chat messages for a request, and the per-image notes (down-scaling, conversion).
+
+    Text and image parts keep the prompt's order; images are data URLs of the stored bytes.
+    A text-only request sends its text as a plain string, which every server accepts.
+    Runs in a worker thread: it reads and encodes the images.
+    """
+    messages: list[dict[str, Any]] = []
+    if request.system is not None:
+        messages.append({"role": "system", "content": request.system})
+    notes: list[str] = []
+    if not any(isinstance(p, ImagePart) for p in request.parts):
+        messages.append({"role": "user", "content": "".join(p.text for p in request.parts)})
+        return messages, ()
+    content: list[dict[str, Any]] = []
+    seen = 0
+    for part in request.parts:
+        if isinstance(part, TextPart):
+            content.append({"type": "text", "text": part.text})
+            continue
+        seen += 1
+        url, note = image_data_url(part.image.load(), max_pixels=max_image_pixels)
+        if note:
+            notes.append(f"{part.image.field} (image part {seen}): {note}")
+        content.append({"type": "image_url", "image_url": {"url": url}})
+    messages.append({"role": "user", "content": content})
+    return messages, tuple(notes)
+
+
+def generation_kwargs(request: Request) -> dict[str, Any]:
+    """The SDK arguments for the request's generation settings; unset ones are not sent."""
+    g = request.generation
+    kwargs: dict[str, Any] = {}
+    for name in ("max_tokens", "temperature", "top_p", "seed"):
+        value = getattr(g, name)
+        if value is not None:
+            kwargs[name] = value
+    if g.extra_body:
+        kwargs["extra_body"] = dict(g.extra_body)
+    return kwargs
+
+
+# -------------------------------------------------------------------------------- responses
+
+_THINK = re.compile(r"<think>(.*?)</think>", re.DOTALL)
+
+
+def split_reasoning(text: str) -> tuple[str, str | None]:
+    """Split a model's text into (the answer that is parsed, the reasoning), at ``<think>`` tags.
+
+    Handles a closed block, a closing tag whose opening was in the prompt (chat templates of
+    Qwen3 and DeepSeek-R1 put ``<think>`` there), and a block cut off by the token limit
+    (no answer at all). Text without tags comes back unchanged.
+    """
+    if "<think>" not in text and "</think>" not in text:
+        return text, None
+    found: list[str] = []
+
+    def keep(match: re.Match[str]) -> str:
+        found.append(match.group(1).strip())
+        return ""
+
+    answer = _THINK.sub(keep, text)
+    if "</think>" in answer:
+        before, _, answer = answer.rpartition("</think>")
+        found.insert(0, before.replace("<think>", "").strip())
+    elif "<think>" in answer:
+        answer, _, unfinished = answer.partition("<think>")
+        found.append(unfinished.strip())
+    return answer.strip(), "\n\n".join(r for r in found if r) or None
+
+
+def parse_completion(
+    item_id: str, completion: Any, *, latency: float = 0.0, attempts: int = 1,
+    error: str | None = None, notes: tuple[str, ...] = (),
+) -> Response:
+    """A Response from a chat completion; raises MalformedAnswer when there is none to read."""
+    choices = getattr(completion, "choices", None)
+    if not choices:
+        raise MalformedAnswer("the answer has no choices")
+    choice = choices[0]
+    message = choice.message
+    raw = message.content or ""
+    text, think = split_reasoning(raw)
+    reasoning = [r for r in (
+        getattr(message, "reasoning_content", None), getattr(message, "reasoning", None), think
+    ) if isinstance(r, str) and r]
+    usage = getattr(completion, "usage", None)
+    return Response(
+        item_id,
+        "truncated" if choice.finish_reason == "length" else "ok",
+        text=text,
+        reasoning="\n\n".join(reasoning) or None,
+        finish_reason=choice.finish_reason,
+        prompt_tokens=getattr(usage, "prompt_tokens", None),
+        completion_tokens=getattr(usage, "completion_tokens", None),
+        latency_s=latency,
+        attempts=attempts,
+        error=error,
+        notes=notes,
+    )
+
+
+# ---------------------------------------------------------------------------- classification
+
+def classify_error(exc: BaseException) -> Failure:
+    """Read one failed attempt: rate limit, temporary, malformed, or final.
+
+    429 is a rate limit (its ``Retry-After`` honoured), except an exhausted quota, which no
+    wait fixes; 408, 409 and 5xx are temporary, as are timeouts and dropped connections;
+    bodies that are not a chat completion are malformed; other 4xx, and anything unknown, final.
+    """
+    if isinstance(exc, openai.APIStatusError):
+        status = exc.status_code
+        message = f"HTTP {status}: {_short(_status_detail(exc))}"
+        if status == 429:
+            if _error_field(exc, "code") == "insufficient_quota":
+                return Failure("final", message)
+            return Failure("rate_limit", message, retry_after_seconds(exc.response.headers))
+        if status >= 500 or status in (408, 409):
+            return Failure("temporary", message, retry_after_seconds(exc.response.headers))
+        return Failure("final", message)
+    if isinstance(exc, openai.APITimeoutError):
+        return Failure("temporary", "the request timed out")
+    if isinstance(exc, openai.APIConnectionError):
+        return Failure("temporary", f"connection failed: {_short(str(exc.__cause__ or exc))}")
+    if isinstance(exc, (openai.APIResponseValidationError, json.JSONDecodeError, MalformedAnswer)):
+        return Failure("malformed", f"malformed answer: {_short(str(exc))}")
+    if isinstance(exc, httpx.TransportError):
+        return Failure("temporary", f"connection failed: {_short(str(exc))}")
+    if isinstance(exc, BackendError):
+        kind = "final" if not exc.retryable else ("rate_limit" if exc.status == 429 else "temporary")
+        return Failure(kind, _short(str(exc)), exc.retry_after)
+    return Failure("final", f"{type(exc).__name__}: {_short(str(exc))}")
+
+
+def _classify_preflight(exc: BaseException) -> Failure:
+    """As ``classify_error``, but a refused connection is final: the server is not there."""
+    failure = classify_error(exc)
+    if isinstance(exc, openai.APIConnectionError) and not isinstance(exc, openai.APITimeoutError):
+        return Failure("final", failure.message)
+    return failure
+
+
+def retry_after_seconds(headers: httpx.Headers, now: datetime | None = None) -> float | None:
+    """The server's requested wait: ``retry-after-ms``, or ``Retry-After`` in seconds or as a date."""
+    ms = headers.get("retry-after-ms")
+    if ms:
+        try:
+            return max(0.0, float(ms) / 1000)
+        except ValueError:
+            pass
+    value = headers.get("retry-after")
+    if not value:
+        return None
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=timezone.utc)
+    return max(0.0, (when - (now or datetime.now(timezone.utc))).total_seconds())
+
+
+def _error_field(exc: openai.APIStatusError, name: str) -> object:
+    """A field of the error body, whether the SDK kept the ``{"error": {...}}`` wrapper or not."""
+    body = exc.body
+    if isinstance(body, dict):
+        inner = body.get("error", body)
+        if isinstance(inner, dict) and inner.get(name) is not None:
+            return inner[name]
+        if name == "message" and isinstance(inner, str):
+            return inner
+    return getattr(exc, name, None)
+
+
+def _status_detail(exc: openai.APIStatusError) -> str:
+    return str(_error_field(exc, "message") or exc.message)
+
+
+# ------------------------------------------------------------------------------------- small
+
+def _short(text: str, limit: int = 300) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _with_id(item_id: str, exc: BaseException) -> str:
+    text = str(exc)
+    return text if text.startswith(item_id) else f"{item_id}: {text}"
+
+
+def _split_urls(values: Sequence[str] | None) -> tuple[str, ...]:
+    """Base URLs from flags or the environment; commas also separate, for ``OPENAI_BASE_URL``."""
+    out: list[str] = []
+    for value in values or ():
+        out.extend(u.strip() for u in value.split(",") if u.strip())
+    return tuple(out)
+
+
+def _normalise_url(url: str) -> str:
+    """``http://host:8000`` -> ``http://host:8000/v1``: a bare server address means its /v1 API."""
+    url = url.strip().rstrip("/")
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.netloc:
+        raise ConfigError(f"--base-url {url!r} is not an http(s) URL, e.g. http://127.0.0.1:8000/v1")
+    if parts.path in ("", "/"):
+        url = url + "/v1"
+    return url
+
+
+def _is_loopback(url: str) -> bool:
+    host = urlsplit(url if "//" in url else f"http://{url}").hostname or ""
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def _without_credentials(url: str) -> str:
+    parts = urlsplit(url)
+    if parts.username or parts.password:
+        host = parts.hostname or ""
+        netloc = host + (f":{parts.port}" if parts.port else "")
+        return urlunsplit((parts.scheme, netloc, parts.path, parts.query, parts.fragment))
+    return url

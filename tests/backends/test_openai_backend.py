@@ -1,0 +1,426 @@
+"""The OpenAI-compatible backend against httpx.MockTransport: the exact bodies it sends, and
+how it reads answers and failures."""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import io
+import json
+
+import httpx
+import openai
+import pytest
+from PIL import Image
+
+from mmmu_eval.backends.images import tiny_png
+from mmmu_eval.backends.openai_api import (
+    OpenAIBackend,
+    classify_error,
+    retry_after_seconds,
+    split_reasoning,
+)
+from mmmu_eval.backends.retry import RetryPolicy
+from mmmu_eval.config import RunConfig
+from mmmu_eval.errors import ConfigError, DataError
+from mmmu_eval.records import GenerationSettings, ImagePart, ImageRef, Request, TextPart
+
+PNG = tiny_png(1)
+JPEG_IMAGE = io.BytesIO()
+Image.new("RGB", (20, 10), (200, 30, 40)).save(JPEG_IMAGE, format="JPEG", quality=75)
+JPEG = JPEG_IMAGE.getvalue()
+
+
+def completion(text="The answer is (B).", finish="stop", **message_extra) -> dict:
+    return {
+        "id": "c1", "object": "chat.completion", "created": 0, "model": "m",
+        "choices": [{"index": 0, "finish_reason": finish,
+                     "message": {"role": "assistant", "content": text, **message_extra}}],
+        "usage": {"prompt_tokens": 123, "completion_tokens": 7, "total_tokens": 130},
+    }
+
+
+class Server:
+    """A MockTransport handler: records each body, answers from a script (then ``completion()``)."""
+
+    def __init__(self, script=(), models=("m",)) -> None:
+        self.script = list(script)
+        self.bodies: list[dict] = []
+        self.models = models
+
+    def __call__(self, request: httpx.Request) -> httpx.Response:
+        if request.url.path.endswith("/models"):
+            return httpx.Response(200, json={"object": "list", "data": [
+                {"id": m, "object": "model", "created": 0, "owned_by": "x"} for m in self.models]})
+        self.bodies.append(json.loads(request.content))
+        if self.script:
+            step = self.script.pop(0)
+            if isinstance(step, Exception):
+                raise step
+            return step
+        return httpx.Response(200, json=completion())
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 100.0
+
+    def __call__(self) -> float:
+        self.now += 0.25
+        return self.now
+
+
+async def no_sleep(seconds: float) -> None:
+    return None
+
+
+def backend(server, **kwargs) -> OpenAIBackend:
+    kwargs.setdefault("policy", RetryPolicy(base_delay=0.0))
+    return OpenAIBackend("m", base_urls=["http://127.0.0.1:9/v1"], api_key="sk-test",
+                         transport=httpx.MockTransport(server), sleep=no_sleep, **kwargs)
+
+
+async def run_all(b: OpenAIBackend, requests) -> dict:
+    try:
+        return {r.item_id: r async for r in b.generate(requests)}
+    finally:
+        await b.aclose()
+
+
+def data_url_bytes(url: str) -> tuple[str, bytes]:
+    head, _, payload = url.partition(";base64,")
+    return head.removeprefix("data:"), base64.b64decode(payload)
+
+
+# ----------------------------------------------------------------------------- request bodies
+
+async def test_body_has_system_text_and_images_in_prompt_order_with_the_stored_bytes():
+    server = Server()
+    request = Request(
+        "validation_Art_1",
+        parts=(TextPart("Question: compare "), ImagePart(ImageRef.from_bytes("image_2", JPEG)),
+               TextPart(" with "), ImagePart(ImageRef.from_bytes("image_1", PNG)),
+               TextPart(" and again "), ImagePart(ImageRef.from_bytes("image_2", JPEG)),
+               TextPart("\nAnswer with the option's letter.")),
+        choices=("A", "B"),
+        system="You are careful.",
+        generation=GenerationSettings(max_tokens=16, temperature=0.0, top_p=0.9, seed=7,
+                                      extra_body=(("chat_template_kwargs", {"enable_thinking": False}),)),
+    )
+    await run_all(backend(server), [request])
+    (body,) = server.bodies
+    content = body["messages"][1]["content"]
+    images = [data_url_bytes(c["image_url"]["url"]) for c in content if c["type"] == "image_url"]
+    assert images == [("image/jpeg", JPEG), ("image/png", PNG), ("image/jpeg", JPEG)], \
+        "stored bytes, unchanged, in prompt order, repeats kept"
+    for c in content:
+        if c["type"] == "image_url":
+            c["image_url"]["url"] = "IMG"
+    assert body == {
+        "model": "m",
+        "messages": [
+            {"role": "system", "content": "You are careful."},
+            {"role": "user", "content": [
+                {"type": "text", "text": "Question: compare "},
+                {"type": "image_url", "image_url": {"url": "IMG"}},
+                {"type": "text", "text": " with "},
+                {"type": "image_url", "image_url": {"url": "IMG"}},
+                {"type": "text", "text": " and again "},
+                {"type": "image_url", "image_url": {"url": "IMG"}},
+                {"type": "text", "text": "\nAnswer with the option's letter."},
+            ]},
+        ],
+        "max_tokens": 16, "temperature": 0.0, "top_p": 0.9, "seed": 7,
+        "chat_template_kwargs": {"enable_thinking": False},
+    }
+
+
+async def test_text_only_request_sends_a_plain_string_and_no_unset_settings():
+    server = Server()
+    await run_all(backend(server), [Request("dev_Math_1", parts=(TextPart("2+2? "), TextPart("Answer.")))])
+    assert server.bodies == [{"model": "m", "messages": [{"role": "user", "content": "2+2? Answer."}]}]
+
+
+async def test_unsupported_format_is_converted_to_png_losslessly_with_a_note():
+    bmp = io.BytesIO()
+    Image.new("RGB", (3, 2), (1, 2, 3)).save(bmp, format="BMP")
+    server = Server()
+    out = await run_all(backend(server), [Request("i", parts=(ImagePart(ImageRef.from_bytes("image_1", bmp.getvalue())),))])
+    media, data = data_url_bytes(server.bodies[0]["messages"][0]["content"][0]["image_url"]["url"])
+    assert media == "image/png"
+    assert Image.open(io.BytesIO(data)).tobytes() == Image.open(io.BytesIO(bmp.getvalue())).tobytes()
+    assert out["i"].notes == ("image_1 (image part 1): converted image/bmp to PNG (lossless)",)
+
+
+async def test_max_image_pixels_downscales_only_when_asked_and_notes_it():
+    big = io.BytesIO()
+    Image.new("RGB", (400, 300), (9, 9, 9)).save(big, format="PNG")
+    request = Request("i", parts=(ImagePart(ImageRef.from_bytes("image_1", big.getvalue())),))
+    server = Server()
+    out = await run_all(backend(server, max_image_pixels=12_000), [request])
+    _, data = data_url_bytes(server.bodies[0]["messages"][0]["content"][0]["image_url"]["url"])
+    assert Image.open(io.BytesIO(data)).size == (126, 94)  # sqrt(12000/120000) = 0.316
+    assert out["i"].notes == ("image_1 (image part 1): down-scaled 400x300 to 126x94 (--max-image-pixels 12000)",)
+    server = Server()
+    out = await run_all(backend(server), [request])
+    assert data_url_bytes(server.bodies[0]["messages"][0]["content"][0]["image_url"]["url"])[1] == big.getvalue()
+    assert out["i"].notes == ()
+
+
+# ------------------------------------------------------------------------------ answers read
+
+@pytest.mark.parametrize(
+    "raw, text, reasoning, why",
+    [
+        ("The answer is B", "The answer is B", None, "no tags: unchanged"),
+        ("  B  ", "  B  ", None, "no tags: whitespace kept for the official parser"),
+        ("<think>A or B?</think>\n\nB", "B", "A or B?", "closed block removed"),
+        ("A or B?</think> B", "B", "A or B?", "opening tag was in the prompt"),
+        ("<think>a</think>x<think>b</think>y", "xy", "a\n\nb", "several blocks"),
+        ("<think>still thinking", "", "still thinking", "cut off while thinking: no answer"),
+    ],
+)
+def test_split_reasoning(raw, text, reasoning, why):
+    assert split_reasoning(raw) == (text, reasoning), why
+
+
+async def test_response_records_text_reasoning_usage_latency_and_finish_reason():
+    server = Server([httpx.Response(200, json=completion("<think>hmm</think>(C)", reasoning_content="server side"))])
+    b = OpenAIBackend("m", base_urls=["http://127.0.0.1:9/v1"], api_key="k",
+                      transport=httpx.MockTransport(server), clock=Clock())
+    out = await run_all(b, [Request("i", parts=(TextPart("q"),))])
+    r = out["i"]
+    assert (r.status, r.text, r.reasoning, r.finish_reason) == ("ok", "(C)", "server side\n\nhmm", "stop")
+    assert (r.prompt_tokens, r.completion_tokens, r.attempts, r.error) == (123, 7, 1, None)
+    assert r.latency_s == 0.25
+
+
+async def test_answer_cut_by_token_limit_is_truncated_and_kept():
+    server = Server([httpx.Response(200, json=completion("The answer is", finish="length"))])
+    out = await run_all(backend(server), [Request("i", parts=(TextPart("q"),))])
+    assert (out["i"].status, out["i"].text, out["i"].finish_reason) == ("truncated", "The answer is", "length")
+
+
+# ---------------------------------------------------------------------------- failures
+
+def status_error(status: int, headers=None, body=None) -> openai.APIStatusError:
+    response = httpx.Response(status, headers=headers or {}, request=httpx.Request("POST", "http://x/v1/chat/completions"))
+    return openai.APIStatusError("failed", response=response, body=body)
+
+
+REQ = httpx.Request("POST", "http://x/v1/chat/completions")
+
+
+@pytest.mark.parametrize(
+    "exc, kind, retry_after",
+    [
+        (status_error(429, {"retry-after": "3"}), "rate_limit", 3.0),
+        (status_error(429, {"retry-after-ms": "1500"}), "rate_limit", 1.5),
+        (status_error(429), "rate_limit", None),
+        (status_error(429, body={"error": {"code": "insufficient_quota", "message": "quota"}}), "final", None),
+        (status_error(500), "temporary", None),
+        (status_error(502), "temporary", None),
+        (status_error(503, {"retry-after": "2"}), "temporary", 2.0),
+        (status_error(504), "temporary", None),
+        (status_error(408), "temporary", None),
+        (status_error(400, body={"error": {"message": "At most 1 image(s) may be provided"}}), "final", None),
+        (status_error(401), "final", None),
+        (status_error(404), "final", None),
+        (status_error(422), "final", None),
+        (openai.APITimeoutError(REQ), "temporary", None),
+        (openai.APIConnectionError(request=REQ), "temporary", None),
+        (httpx.RemoteProtocolError("Server disconnected"), "temporary", None),
+        (json.JSONDecodeError("Expecting value", "<html>", 0), "malformed", None),
+        (openai.APIResponseValidationError(httpx.Response(200, request=REQ), None), "malformed", None),
+        (ZeroDivisionError("bug"), "final", None),
+    ],
+)
+def test_classification_table(exc, kind, retry_after):
+    failure = classify_error(exc)
+    assert (failure.kind, failure.retry_after) == (kind, retry_after)
+
+
+def test_retry_after_as_http_date():
+    from datetime import datetime, timezone
+
+    now = datetime(2026, 1, 1, 12, 0, 0, tzinfo=timezone.utc)
+    headers = httpx.Headers({"retry-after": "Thu, 01 Jan 2026 12:00:30 GMT"})
+    assert retry_after_seconds(headers, now=now) == 30.0
+
+
+async def test_rate_limit_is_retried_after_the_servers_wait_and_recorded():
+    waits: list[float] = []
+
+    async def sleep(seconds: float) -> None:
+        waits.append(seconds)
+
+    server = Server([httpx.Response(429, headers={"retry-after": "2"}, json={"error": {"message": "slow down"}}),
+                     httpx.Response(200, text="<html>bad gateway</html>", headers={"content-type": "application/json"}),
+                     httpx.Response(200, json={**completion(), "choices": []})])
+    b = OpenAIBackend("m", base_urls=["http://127.0.0.1:9/v1"], api_key="k",
+                      transport=httpx.MockTransport(server), sleep=sleep, policy=RetryPolicy(base_delay=0.0))
+    out = await run_all(b, [Request("i", parts=(TextPart("q"),))])
+    r = out["i"]
+    assert (r.status, r.text, r.attempts) == ("ok", "The answer is (B).", 4)
+    assert waits[0] == 2.0 and len(waits) == 3
+    assert r.error.startswith("malformed answer: the answer has no choices"), "last retried error kept"
+
+
+async def test_final_client_error_is_an_error_response_never_answer_text():
+    server = Server([httpx.Response(400, json={"error": {"message": "At most 1 image(s) may be provided"}})])
+    out = await run_all(backend(server), [Request("i", parts=(TextPart("q"),))])
+    r = out["i"]
+    assert (r.status, r.text, r.attempts) == ("error", "", 1)
+    assert r.error == "HTTP 400: At most 1 image(s) may be provided"
+    assert not r.scorable
+
+
+async def test_server_that_keeps_failing_gives_an_error_after_max_attempts():
+    server = Server([httpx.Response(503)] * 10)
+    out = await run_all(backend(server, policy=RetryPolicy(max_attempts=3, base_delay=0.0)),
+                        [Request("i", parts=(TextPart("q"),))])
+    assert (out["i"].status, out["i"].attempts, len(server.bodies)) == ("error", 3, 3)
+    assert out["i"].error.startswith("HTTP 503")
+
+
+async def test_unreadable_image_fails_that_item_only():
+    def broken() -> bytes:
+        raise DataError("image_1 is not a readable image", "validation_Art_2")
+
+    server = Server()
+    requests = [Request("validation_Art_1", parts=(TextPart("q"),)),
+                Request("validation_Art_2", parts=(ImagePart(ImageRef("image_1", broken)),))]
+    out = await run_all(backend(server), requests)
+    assert out["validation_Art_1"].status == "ok"
+    bad = out["validation_Art_2"]
+    assert (bad.status, bad.attempts, bad.error) == ("error", 0, "validation_Art_2: image_1 is not a readable image")
+    assert len(server.bodies) == 1, "the broken item was never sent"
+
+
+# ------------------------------------------------------------------------ concurrency, spread
+
+async def test_concurrency_is_bounded_per_endpoint_and_load_is_spread():
+    in_flight: dict[str, int] = {}
+    peak: dict[str, int] = {}
+    served: dict[str, int] = {}
+
+    async def handler(request: httpx.Request) -> httpx.Response:
+        host = request.url.host
+        in_flight[host] = in_flight.get(host, 0) + 1
+        peak[host] = max(peak.get(host, 0), in_flight[host])
+        await asyncio.sleep(0.01)
+        in_flight[host] -= 1
+        served[host] = served.get(host, 0) + 1
+        return httpx.Response(200, json=completion())
+
+    b = OpenAIBackend("m", base_urls=["http://127.0.0.1:1/v1", "http://127.0.0.2:1/v1"], api_key="k",
+                      concurrency=3, transport=httpx.MockTransport(handler))
+    requests = [Request(f"i{n}", parts=(TextPart(f"q{n}"),)) for n in range(40)]
+    out = await run_all(b, requests)
+    assert sorted(out) == sorted(r.item_id for r in requests)
+    assert peak == {"127.0.0.1": 3, "127.0.0.2": 3}
+    assert served["127.0.0.1"] + served["127.0.0.2"] == 40 and min(served.values()) >= 10
+
+
+async def test_consumer_stopping_early_cancels_the_workers():
+    started = 0
+
+    async def handler(request: httpx.Request) -> httpx.Response:
+        nonlocal started
+        started += 1
+        await asyncio.sleep(0.01)
+        return httpx.Response(200, json=completion())
+
+    b = OpenAIBackend("m", base_urls=["http://127.0.0.1:1/v1"], api_key="k", concurrency=2,
+                      transport=httpx.MockTransport(handler))
+    stream = b.generate([Request(f"i{n}", parts=(TextPart("q"),)) for n in range(50)])
+    async for _ in stream:
+        break
+    await stream.aclose()
+    await asyncio.sleep(0.05)
+    assert started <= 4, "no new requests after the consumer left"
+    await b.aclose()
+
+
+# --------------------------------------------------------------------------------- preflight
+
+async def test_preflight_probes_with_the_runs_most_images():
+    server = Server()
+    requests = [Request("a", parts=(ImagePart(ImageRef.from_bytes("image_1", PNG)),)),
+                Request("b", parts=tuple(ImagePart(ImageRef.from_bytes(f"image_{n}", PNG)) for n in (1, 2, 3)))]
+    b = backend(server)
+    await b.preflight(requests)
+    await b.aclose()
+    (probe,) = server.bodies
+    assert probe["max_tokens"] == 1
+    assert [c["type"] for c in probe["messages"][0]["content"]] == ["image_url"] * 3 + ["text"]
+
+
+async def test_preflight_names_the_vllm_flag_when_images_are_refused():
+    server = Server([httpx.Response(400, json={"error": {"message": "At most 1 image(s) may be provided in one request"}})])
+    requests = [Request("validation_Art_5", parts=tuple(ImagePart(ImageRef.from_bytes(f"image_{n}", PNG)) for n in (1, 2)))]
+    b = backend(server)
+    with pytest.raises(ConfigError) as caught:
+        await b.preflight(requests)
+    await b.aclose()
+    message = str(caught.value)
+    assert "up to 2 images" in message and "validation_Art_5" in message
+    assert "--limit-mm-per-prompt '{\"image\": 2}'" in message
+
+
+async def test_preflight_refuses_a_model_the_server_does_not_list():
+    b = backend(Server(models=("llava-7b", "qwen2-vl")))
+    with pytest.raises(ConfigError, match=r"model 'm' is not served by http://127.0.0.1:9/v1; it serves: llava-7b, qwen2-vl"):
+        await b.preflight([Request("a", parts=(TextPart("q"),))])
+    await b.aclose()
+
+
+async def test_preflight_fails_fast_when_nothing_listens():
+    b = OpenAIBackend("m", base_urls=["http://127.0.0.1:9/v1"], api_key="k")  # port 9: discard, closed
+    with pytest.raises(ConfigError, match=r"cannot reach http://127.0.0.1:9/v1 .*start the server or fix --base-url"):
+        await asyncio.wait_for(b.preflight([Request("a", parts=(TextPart("q"),))]), 5)
+    await b.aclose()
+
+
+# ------------------------------------------------------------------------------- configuration
+
+def test_missing_key_for_a_remote_server_names_the_variable(monkeypatch):
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    with pytest.raises(ConfigError) as caught:
+        OpenAIBackend.from_config("gpt-4o", RunConfig(model="openai:gpt-4o"), [])
+    assert str(caught.value) == "OPENAI_API_KEY is not set (needed by openai:gpt-4o); set it or pass --api-key-env NAME"
+
+
+def test_named_key_variable_must_be_set(monkeypatch):
+    monkeypatch.delenv("MY_KEY", raising=False)
+    with pytest.raises(ConfigError, match="MY_KEY is not set"):
+        OpenAIBackend.from_config("m", RunConfig(model="openai:m", api_key_env="MY_KEY",
+                                                 base_urls=("http://127.0.0.1:8000/v1",)), [])
+
+
+def test_loopback_server_needs_no_key_and_config_is_read(monkeypatch):
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    config = RunConfig(model="openai:m", base_urls=("http://localhost:8000", "http://127.0.0.1:8001/v1/"),
+                       concurrency=8, max_attempts=2, request_timeout=30.0, max_image_pixels=10**6)
+    b = OpenAIBackend.from_config("m", config, [])
+    assert b.describe() == {
+        "backend": "openai", "model": "m",
+        "base_urls": ["http://localhost:8000/v1", "http://127.0.0.1:8001/v1"],
+        "concurrency_per_endpoint": 8, "max_attempts": 2, "request_timeout_s": 30.0,
+        "max_image_pixels": 1000000,
+    }
+    assert b.spec == "openai:m"
+
+
+def test_base_url_from_environment_and_key_never_described(monkeypatch):
+    monkeypatch.setenv("OPENAI_BASE_URL", "https://user:pw@api.example.com/v1")
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-secret-123")
+    b = OpenAIBackend.from_config("m", RunConfig(model="openai:m"), [])
+    assert b.describe()["base_urls"] == ["https://api.example.com/v1"]
+    assert "sk-secret-123" not in json.dumps(b.describe())
+
+
+def test_bad_base_url_is_a_config_error():
+    with pytest.raises(ConfigError, match="is not an http"):
+        OpenAIBackend("m", base_urls=["127.0.0.1:8000"], api_key="k")
