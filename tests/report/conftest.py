@@ -122,6 +122,18 @@ def scoring(items, responses):
     return score(items, responses)
 
 
+@pytest.fixture
+def build():
+    """The builders, for tests that make their own items: ``build.mc_item``, ``build.score``."""
+
+    class Builders:
+        mc_item = staticmethod(mc_item)
+        open_item = staticmethod(open_item)
+        score = staticmethod(score)
+
+    return Builders
+
+
 # --- Stand-in for mmmu_eval.score (contracts C), used only while that module is not there. ---
 import random
 import re

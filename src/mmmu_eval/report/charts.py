@@ -48,6 +48,12 @@ def _f(x: float) -> str:
     return f"{x:.1f}"
 
 
+def _fit(label: str, width_px: int) -> str:
+    """Cut a label to what fits in ``width_px`` at 12px (about 7.4px a character, wide glyphs included)."""
+    room = max(4, int(width_px / 7.4))
+    return label if len(label) <= room else label[: room - 1] + "…"
+
+
 def bar_chart(
     bars: Sequence[Bar],
     *,
@@ -96,7 +102,7 @@ def bar_chart(
                 f"{escape(bar.label)}</text>"
             )
             continue
-        label = ("    " if bar.indent else "") + bar.label
+        label = ("    " if bar.indent else "") + _fit(bar.label, label_width - 8)
         out.append(
             f'<text x="{label_x}" y="{_f(mid + 4)}" text-anchor="{anchor}" fill="#263238"{weight} '
             f'xml:space="preserve">{escape(label)}</text>'
