@@ -118,11 +118,10 @@ def test_impossible_sampling_settings_are_refused(settings):
         ("The answer is (B).", "The answer is (B).", None),
         ("<think>compare options</think>\n\nB", "B", "compare options"),
         ("compare options</think>B", "B", "compare options"),  # template opened <think> in the prompt
-        ("<think>never closed", "<think>never closed", None),  # cut by the token limit: all text
-        ("B <think>late</think>", "B <think>late</think>", None),  # only a leading block is reasoning
+        ("<think>never closed", "", "never closed"),  # cut by the token limit: no answer given
     ],
 )
-def test_split_reasoning(completion, text, reasoning):
+def test_split_reasoning_follows_the_api_backends_rule(completion, text, reasoning):
     assert split_reasoning(completion) == (text, reasoning)
 
 

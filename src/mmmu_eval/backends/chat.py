@@ -20,7 +20,6 @@ Also here, because both engines need them: the shared generation defaults and th
 from __future__ import annotations
 
 import io
-import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable
 
@@ -84,25 +83,31 @@ def load_images(request: Request) -> list["Image"]:
     Raises:
         DataError: naming the item, when an image cannot be read or decoded.
     """
+    return [
+        decode_image(ref.load(), request.item_id, ref.field, position)
+        for position, ref in enumerate(request.images, start=1)
+    ]
+
+
+def decode_image(data: bytes, item_id: str, field: str, position: int) -> "Image":
+    """Encoded bytes (as ``ImageRef.load()`` returns them) as an RGB PIL image.
+
+    Raises:
+        DataError: naming the item, the field and the image's place in the prompt.
+    """
     from PIL import Image, UnidentifiedImageError
 
-    images = []
-    for position, ref in enumerate(request.images, start=1):
-        data = ref.load()  # a DataError from the dataset passes through unchanged
-        try:
-            with Image.open(io.BytesIO(data)) as img:
-                images.append(img.convert("RGB"))
-        except UnidentifiedImageError as exc:
-            raise DataError(
-                f"{ref.field} (image {position} of the prompt) is not in an image format Pillow reads "
-                f"({len(data)} bytes starting {data[:8]!r})",
-                request.item_id,
-            ) from exc
-        except (OSError, ValueError) as exc:  # truncated or corrupt data in a known format
-            raise DataError(
-                f"{ref.field} (image {position} of the prompt) cannot be decoded: {exc}", request.item_id
-            ) from exc
-    return images
+    try:
+        with Image.open(io.BytesIO(data)) as img:
+            return img.convert("RGB")
+    except UnidentifiedImageError as exc:
+        raise DataError(
+            f"{field} (image {position} of the prompt) is not in an image format Pillow reads "
+            f"({len(data)} bytes starting {data[:8]!r})",
+            item_id,
+        ) from exc
+    except (OSError, ValueError) as exc:  # truncated or corrupt data in a known format
+        raise DataError(f"{field} (image {position} of the prompt) cannot be decoded: {exc}", item_id) from exc
 
 
 def _placeholder(_position: int) -> dict[str, Any]:
@@ -149,25 +154,19 @@ def chat_messages(
     return messages
 
 
-# A leading <think>...</think>, or text up to a </think> with no <think> before it (opened by the
-# template); never a block that starts later in the answer.
-_THINK = re.compile(r"^\s*(?:<think>)?((?:(?!<think>).)*?)</think>\s*", re.DOTALL)
-
-
 def split_reasoning(text: str) -> tuple[str, str | None]:
-    """Split a leading ``<think>...</think>`` block off a completion.
+    """Split ``<think>`` reasoning off a completion: (the answer that is parsed, the reasoning).
 
-    Reasoning models' templates often open the ``<think>`` tag in the prompt, so the completion
-    may start inside the block; a closing tag is what marks one. Without a closing tag the text
-    is all answer.
+    The same rule as the API backend's (one rule for every backend, so a model scores the same
+    served or in-process): a closed block anywhere, a closing tag whose opening tag was in the
+    prompt, or an unclosed block cut by the token limit (then there is no answer).
 
     >>> split_reasoning("<think>hmm</think> B")
     ('B', 'hmm')
     """
-    match = _THINK.match(text)
-    if not match:
-        return text, None
-    return text[match.end():], match.group(1).strip()
+    from mmmu_eval.backends.openai_api import split_reasoning as shared_rule
+
+    return shared_rule(text)
 
 
 def error_response(request: Request, error: BaseException, *, latency_s: float = 0.0) -> Response:
