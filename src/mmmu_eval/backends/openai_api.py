@@ -192,7 +192,7 @@ class OpenAIBackend:
     async def _preflight_one(self, url, client, n_images, widest, extra) -> None:
         shown = _without_credentials(url)
         policy = RetryPolicy(
-            max_attempts=min(3, self.policy.max_attempts),
+            max_attempts=self.policy.max_attempts,
             base_delay=self.policy.base_delay,
             max_delay=min(10.0, self.policy.max_delay),
             timeout=self.policy.timeout,

@@ -1,0 +1,258 @@
+"""An OpenAI-compatible server on loopback that misbehaves on purpose, for fault-injection tests.
+
+Standard library only (``http.server``, one thread per connection). ``POST /v1/chat/completions``
+fails at a high rate with every fault a real server or proxy produces (429 with Retry-After,
+500, 503, a 200 whose body is not JSON, a completion with no choices, a connection dropped
+without an answer, a stall longer than the client's timeout) and otherwise answers
+deterministically from the request: ``expected_answer(key)`` where the key is the request's text
+and a digest of its images (``request_key``). So a test can check that every item got exactly its own answer.
+
+Faults are a pure function of (seed, key, attempt number): the first attempts of a key fail
+with probability ``fault_rate`` each, at most ``max_faults`` of them, and never more than two
+malformed ones in a row (the client gives up after three). The server counts attempts per key.
+
+    with FaultServer(fault_rate=0.6, latency=0.01) as server:
+        backend = OpenAIBackend("fake-model", base_urls=[server.url], api_key="k")
+        ...
+        assert server.stats["answered"] == len(requests)
+
+Run it alone (for the kill test's subprocess, or by hand): ``python tests/fakes/fault_server.py
+--port 0 --latency 0.05`` prints its URL on the first line of stdout.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import random
+import socket
+import sys
+import threading
+import time
+from collections import Counter
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+FAULTS = ("429", "500", "503", "not-json", "empty-choices", "drop", "stall")
+MALFORMED = frozenset({"not-json", "empty-choices"})
+
+
+def request_key(body: dict) -> str:
+    """What identifies an item's request: its user text and a digest of its image URLs, in order."""
+    texts: list[str] = []
+    images = hashlib.sha256()
+    for message in body.get("messages", []):
+        if message.get("role") != "user":
+            continue
+        content = message.get("content")
+        if isinstance(content, str):
+            texts.append(content)
+            continue
+        for part in content or []:
+            if part.get("type") == "text":
+                texts.append(part.get("text", ""))
+            elif part.get("type") == "image_url":
+                images.update(part["image_url"]["url"].encode())
+    return f"{''.join(texts)}|images={images.hexdigest()[:16]}"
+
+
+def expected_answer(key: str) -> str:
+    """The server's answer to a key: a letter the official parser reads, derived from the key."""
+    letter = "ABCD"[hashlib.sha256(key.encode()).digest()[0] % 4]
+    return f"The answer is ({letter})."
+
+
+class FaultServer:
+    """The server; a context manager that starts it on a free port and stops it."""
+
+    def __init__(
+        self,
+        *,
+        fault_rate: float = 0.5,
+        max_faults: int = 3,
+        faults: tuple[str, ...] = FAULTS,
+        latency: float = 0.0,
+        stall: float = 5.0,
+        retry_after: str = "0",
+        always_fail: frozenset[str] = frozenset(),
+        model: str = "fake-model",
+        seed: int = 0,
+        port: int = 0,
+    ) -> None:
+        """
+        Args:
+            fault_rate: chance that each of a key's first ``max_faults`` attempts fails.
+            faults: the fault kinds to draw from (``FAULTS``).
+            latency: seconds before every real answer (slow answers).
+            stall: seconds a ``stall`` fault holds the request before giving up on it.
+            retry_after: the Retry-After header sent with 429.
+            always_fail: keys that get HTTP 500 on every attempt (the client must give up).
+            model: the one model ``/v1/models`` lists.
+        """
+        self.fault_rate = fault_rate
+        self.max_faults = max_faults
+        self.faults = faults
+        self.latency = latency
+        self.stall = stall
+        self.retry_after = retry_after
+        self.always_fail = always_fail
+        self.model = model
+        self.seed = seed
+        self.attempts: Counter[str] = Counter()
+        self.answered: Counter[str] = Counter()
+        self.stats: Counter[str] = Counter()
+        self._lock = threading.Lock()
+        self._stopping = threading.Event()
+        self._httpd = _Server(("127.0.0.1", port), _Handler)
+        self._httpd.owner = self
+        self._thread: threading.Thread | None = None
+
+    @property
+    def port(self) -> int:
+        return self._httpd.server_address[1]
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/v1"
+
+    def start(self) -> "FaultServer":
+        self._thread = threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self._stopping.set()
+        self._httpd.shutdown()
+        self._httpd.server_close()
+        if self._thread:
+            self._thread.join(timeout=5)
+
+    def __enter__(self) -> "FaultServer":
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    def plan(self, key: str, attempt: int) -> str | None:
+        """The fault for attempt number ``attempt`` (0-based) of ``key``, or None to answer."""
+        if key in self.always_fail:
+            return "500"
+        malformed_run = 0
+        for k in range(min(attempt + 1, self.max_faults)):
+            rng = random.Random(f"{self.seed}:{key}:{k}")
+            if rng.random() >= self.fault_rate:
+                return None  # this attempt, and every later one, is answered
+            kinds = [f for f in self.faults if not (f in MALFORMED and malformed_run >= 2)]
+            kind = rng.choice(kinds)
+            malformed_run = malformed_run + 1 if kind in MALFORMED else 0
+            if k == attempt:
+                return kind
+        return None
+
+
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+    request_queue_size = 512  # a burst of 256 connections must not overflow the listen backlog
+    owner: FaultServer
+
+
+class _Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    server: _Server
+
+    def log_message(self, format: str, *args: object) -> None:  # quiet
+        pass
+
+    def do_GET(self) -> None:
+        owner = self.server.owner
+        if self.path.rstrip("/") in ("/v1/models", "/models"):
+            self._json(200, {"object": "list", "data": [
+                {"id": owner.model, "object": "model", "created": 0, "owned_by": "fault-server"}]})
+        elif self.path == "/health":
+            self._json(200, {"status": "ok"})
+        else:
+            self._json(404, {"error": {"message": f"no route {self.path}"}})
+
+    def do_POST(self) -> None:
+        owner = self.server.owner
+        body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))) or b"{}")
+        if not self.path.rstrip("/").endswith("/chat/completions"):
+            self._json(404, {"error": {"message": f"no route {self.path}"}})
+            return
+        if body.get("model") != owner.model:
+            self._json(404, {"error": {"message": f"The model `{body.get('model')}` does not exist."}})
+            return
+        key = request_key(body)
+        with owner._lock:
+            attempt = owner.attempts[key]
+            owner.attempts[key] += 1
+        fault = owner.plan(key, attempt)
+        with owner._lock:
+            owner.stats[fault or "answered"] += 1
+        if fault == "429":
+            self._json(429, {"error": {"message": "rate limited"}}, {"Retry-After": owner.retry_after})
+        elif fault in ("500", "503"):
+            self._json(int(fault), {"error": {"message": f"injected {fault}"}})
+        elif fault == "not-json":
+            self._raw(200, b"<html><body>502 Bad Gateway</body></html>", "application/json")
+        elif fault == "empty-choices":
+            self._json(200, {"id": "x", "object": "chat.completion", "created": 0, "model": owner.model,
+                             "choices": []})
+        elif fault == "drop":
+            self.close_connection = True
+            self.connection.shutdown(socket.SHUT_RDWR)
+        elif fault == "stall":
+            owner._stopping.wait(owner.stall)
+            self.close_connection = True
+        else:
+            if owner.latency:
+                owner._stopping.wait(owner.latency)
+            text = expected_answer(key)
+            with owner._lock:
+                owner.answered[key] += 1
+            self._json(200, {
+                "id": f"chatcmpl-{attempt}", "object": "chat.completion", "created": int(time.time()),
+                "model": owner.model,
+                "choices": [{"index": 0, "finish_reason": "stop",
+                             "message": {"role": "assistant", "content": text}}],
+                "usage": {"prompt_tokens": len(key) // 4 + 1, "completion_tokens": 6,
+                          "total_tokens": len(key) // 4 + 7},
+            })
+
+    def _json(self, status: int, data: dict, headers: dict[str, str] | None = None) -> None:
+        self._raw(status, json.dumps(data).encode(), "application/json", headers)
+
+    def _raw(self, status: int, payload: bytes, content_type: str, headers: dict[str, str] | None = None) -> None:
+        try:
+            self.send_response(status)
+            self.send_header("Content-Type", content_type)
+            self.send_header("Content-Length", str(len(payload)))
+            for name, value in (headers or {}).items():
+                self.send_header(name, value)
+            self.end_headers()
+            self.wfile.write(payload)
+        except (BrokenPipeError, ConnectionResetError):
+            self.close_connection = True
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--port", type=int, default=0)
+    parser.add_argument("--latency", type=float, default=0.0)
+    parser.add_argument("--fault-rate", type=float, default=0.0)
+    parser.add_argument("--model", default="fake-model")
+    args = parser.parse_args(argv)
+    server = FaultServer(port=args.port, latency=args.latency, fault_rate=args.fault_rate,
+                         faults=tuple(f for f in FAULTS if f != "stall"), model=args.model)
+    server.start()
+    print(server.url, flush=True)
+    try:
+        threading.Event().wait()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.stop()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
