@@ -102,12 +102,25 @@ def test_sample_and_snapshots_never_touch_the_hub(local_hub):
     assert len(load_dataset("mmmu", split="dev", data="sample")) > 0
 
 
-def test_real_client_failure_says_what_to_do(monkeypatch):
-    """With HF_HUB_OFFLINE=1 (tests/conftest.py) the real client fails fast; the message must help."""
-    with pytest.raises(DataError) as info:
+def test_offline_real_client_refuses_a_branch_and_says_what_to_do():
+    """tests/conftest.py sets HF_HUB_OFFLINE=1: a branch cannot be resolved without the network."""
+    with pytest.raises(DataError, match="HF_HUB_OFFLINE is set, so revision 'main' of MMMU/MMMU cannot be resolved"):
         HfHubClient().resolve("MMMU/MMMU", "main")
-    text = str(info.value)
-    assert "cannot read MMMU/MMMU at main" in text and "--data DIR" in text
+
+
+def test_offline_real_client_reads_a_pinned_commit_from_the_hf_cache(tmp_path):
+    """A machine that downloaded once evaluates again offline, from huggingface_hub's cache."""
+    commit = DEFAULT_REVISIONS["mmmu"]
+    cached = tmp_path / "hf" / "datasets--MMMU--MMMU" / "snapshots" / commit
+    write_mmmu(cached, "Art", "dev", [mmmu_row("dev_Art_1")])
+    previous = hub.set_client(HfHubClient(cache_dir=tmp_path / "hf"))
+    try:
+        ds = load_dataset("mmmu", split="dev", subjects=["art"])
+        assert (ds.revision, [i.id for i in ds.items]) == (commit, ["dev_Art_1"])
+        with pytest.raises(DataError, match="cannot read MMMU/MMMU_Pro at .* --data DIR"):
+            load_dataset("mmmu-pro")  # nothing cached for MMMU-Pro
+    finally:
+        hub.set_client(previous)
 
 
 class _NoNetwork:

@@ -54,9 +54,24 @@ class HubClient(Protocol):
 
 
 class HfHubClient:
-    """The real hub, through ``huggingface_hub`` (its cache, token and offline settings apply)."""
+    """The real hub, through ``huggingface_hub`` (its cache, token and offline settings apply).
+
+    With ``HF_HUB_OFFLINE=1`` a full commit hash (the pinned default is one) is read from the
+    local HF cache, so a machine that loaded the data once can evaluate again without network.
+    """
+
+    def __init__(self, cache_dir: str | Path | None = None) -> None:
+        self.cache_dir = cache_dir
+        """The HF cache to use; None means huggingface_hub's own default."""
 
     def resolve(self, repo_id: str, revision: str) -> str:
+        if _offline():
+            if _is_commit(revision):
+                return revision  # nothing to ask: a hash names itself
+            raise DataError(
+                f"HF_HUB_OFFLINE is set, so revision {revision!r} of {repo_id} cannot be resolved; "
+                "pass a full commit hash that is in the HF cache, or use --data DIR"
+            )
         from huggingface_hub import HfApi
 
         try:
@@ -65,9 +80,15 @@ class HfHubClient:
             raise DataError(_unreachable(repo_id, revision, exc)) from exc
 
     def list_files(self, repo_id: str, commit: str) -> list[str]:
-        from huggingface_hub import HfApi
-
         try:
+            if _offline():  # only what the cache holds for this commit
+                from huggingface_hub import snapshot_download
+
+                folder = Path(snapshot_download(repo_id, repo_type="dataset", revision=commit,
+                                                local_files_only=True, cache_dir=self.cache_dir))
+                return sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file())
+            from huggingface_hub import HfApi
+
             return list(HfApi().list_repo_files(repo_id, repo_type="dataset", revision=commit))
         except Exception as exc:
             raise DataError(_unreachable(repo_id, commit, exc)) from exc
@@ -76,9 +97,20 @@ class HfHubClient:
         from huggingface_hub import hf_hub_download
 
         try:
-            return Path(hf_hub_download(repo_id, filename, repo_type="dataset", revision=commit))
+            return Path(hf_hub_download(repo_id, filename, repo_type="dataset", revision=commit,
+                                        cache_dir=self.cache_dir))
         except Exception as exc:
             raise DataError(_unreachable(repo_id, commit, exc) + f" (file {filename})") from exc
+
+
+def _offline() -> bool:
+    from huggingface_hub import constants
+
+    return bool(constants.HF_HUB_OFFLINE)
+
+
+def _is_commit(revision: str) -> bool:
+    return len(revision) == 40 and all(c in "0123456789abcdef" for c in revision)
 
 
 _client: HubClient = HfHubClient()
