@@ -139,29 +139,8 @@ import random
 import re
 from dataclasses import dataclass, field
 
-from mmmu_eval.dataset.subjects import DISCIPLINES
 from mmmu_eval.records import Verdict
-
-
-@dataclass(frozen=True)
-class _Tally:
-    n: int
-    correct: int
-
-    @property
-    def accuracy(self) -> float:
-        return self.correct / self.n if self.n else 0.0
-
-
-@dataclass(frozen=True)
-class _Aggregate:
-    overall: _Tally
-    by_discipline: dict
-    by_subject: dict
-    by_img_type: dict
-    by_difficulty: dict
-    by_question_type: dict
-    by_option_count: dict
+from mmmu_eval.score.aggregate import aggregate
 
 
 @dataclass(frozen=True)
@@ -178,18 +157,6 @@ class _Scoring:
     errors: tuple
     missing: tuple
     disagreements: tuple = field(default=())
-
-
-def _group(items, verdicts, key):
-    n: dict = {}
-    k: dict = {}
-    for it in items:
-        if it.id not in verdicts:
-            continue
-        for g in key(it):
-            n[g] = n.get(g, 0) + 1
-            k[g] = k.get(g, 0) + int(verdicts[it.id].correct)
-    return {g: _Tally(n[g], k[g]) for g in n}
 
 
 def _stand_in_scoring(items, responses):
@@ -214,18 +181,7 @@ def _stand_in_scoring(items, responses):
             pred = nums[0] if nums else None
             golds = (it.answer,) if isinstance(it.answer, str) else tuple(it.answer or ())
             verdicts[it.id] = Verdict(it.id, "official", pred, pred in golds, False, 0)
-    order = [s for subs in DISCIPLINES.values() for s in subs]
-    by_subject = _group(items, verdicts, lambda i: [i.subject])
-    by_discipline = _group(items, verdicts, lambda i: [i.discipline])
-    agg = _Aggregate(
-        overall=_group(items, verdicts, lambda i: ["all"]).get("all", _Tally(0, 0)),
-        by_discipline={d: by_discipline[d] for d in DISCIPLINES if d in by_discipline},
-        by_subject={s: by_subject[s] for s in order if s in by_subject},
-        by_img_type=_group(items, verdicts, lambda i: list(i.img_type)),
-        by_difficulty=_group(items, verdicts, lambda i: [i.topic_difficulty] if i.topic_difficulty else []),
-        by_question_type=_group(items, verdicts, lambda i: [i.question_type]),
-        by_option_count=_group(items, verdicts, lambda i: [str(len(i.options)) if i.options else "open"]),
-    )
+    agg = aggregate(items, verdicts)
     fb = [v for v in verdicts.values() if v.fallback]
     det = sum(1 for v in verdicts.values() if v.correct and not v.fallback)
     return _Scoring(

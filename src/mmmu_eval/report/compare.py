@@ -1,0 +1,238 @@
+"""Paired comparison of two runs on the items both answered.
+
+Two accuracies from the same questions are not independent samples, so comparing their
+separate intervals understates what the data can tell. Here the runs are paired item by item:
+the difference in accuracy on the shared items, a paired bootstrap interval of it (stratified
+by subject), and the exact McNemar test on the items where exactly one run is right (the
+"flips", which are also listed). Runs of different protocols measure different things and are
+refused unless the caller says otherwise; a different dataset revision only warns.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+
+from mmmu_eval.dataset.subjects import DISCIPLINES, discipline_of
+from mmmu_eval.errors import ConfigError, MmmuEvalError
+from mmmu_eval.report.results import Results
+from mmmu_eval.report.stats import RESAMPLES, mcnemar_exact, paired_bootstrap_ci, paired_strata
+
+
+@dataclass(frozen=True, slots=True)
+class Flip:
+    """An item exactly one run got right."""
+
+    id: str
+    subject: str
+    pred_a: str | None
+    pred_b: str | None
+    a_correct: bool
+    """True when run A is the one that got it right."""
+
+
+@dataclass(frozen=True, slots=True)
+class DisciplineDiff:
+    """Accuracies of both runs on one discipline's shared items."""
+
+    n: int
+    acc_a: float
+    acc_b: float
+
+    @property
+    def difference(self) -> float:
+        return self.acc_a - self.acc_b
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """The result of ``compare_runs``; differences are A minus B, as fractions."""
+
+    label_a: str
+    label_b: str
+    shared: int
+    """Items scored in both runs: the only ones compared."""
+    only_a: int
+    """Items scored only in run A (left out)."""
+    only_b: int
+    acc_a: float
+    """Run A's accuracy on the shared items."""
+    acc_b: float
+    difference: float
+    """acc_a - acc_b."""
+    ci95: tuple[float, float]
+    """Paired bootstrap 95% interval of the difference, stratified by subject."""
+    a_only_right: int
+    """McNemar's b: items only A got right."""
+    b_only_right: int
+    """McNemar's c: items only B got right."""
+    p_value: float
+    """Two-sided exact McNemar p-value."""
+    by_discipline: dict[str, DisciplineDiff]
+    flips: tuple[Flip, ...]
+    """Every item exactly one run got right, in id order."""
+    warnings: tuple[str, ...] = field(default=())
+    """Differences between the runs that do not stop the comparison (dataset revision...)."""
+
+    def to_json(self) -> dict:
+        """JSON-ready form (for ``compare --json``)."""
+        return {
+            "a": self.label_a,
+            "b": self.label_b,
+            "shared": self.shared,
+            "only_a": self.only_a,
+            "only_b": self.only_b,
+            "acc_a": self.acc_a,
+            "acc_b": self.acc_b,
+            "difference": self.difference,
+            "ci95": list(self.ci95),
+            "a_only_right": self.a_only_right,
+            "b_only_right": self.b_only_right,
+            "mcnemar_p": self.p_value,
+            "by_discipline": {
+                d: {"n": r.n, "acc_a": r.acc_a, "acc_b": r.acc_b, "difference": r.difference}
+                for d, r in self.by_discipline.items()
+            },
+            "flips": [
+                {"id": f.id, "subject": f.subject, "pred_a": f.pred_a, "pred_b": f.pred_b, "right": "a" if f.a_correct else "b"}
+                for f in self.flips
+            ],
+            "warnings": list(self.warnings),
+        }
+
+
+def _discipline(subject: str) -> str:
+    try:
+        return discipline_of(subject)
+    except MmmuEvalError:
+        return "Other"
+
+
+def compare_runs(
+    a: Results,
+    b: Results,
+    *,
+    label_a: str = "A",
+    label_b: str = "B",
+    allow_different_protocols: bool = False,
+    resamples: int = RESAMPLES,
+    seed: int = 0,
+) -> Comparison:
+    """Compare two runs' headline verdicts on the items both scored.
+
+    Args:
+        a, b: the runs' results.json (their ``verdicts`` are paired by item id).
+        label_a, label_b: names to print (usually the run directories).
+        allow_different_protocols: compare even when the prompt fingerprints differ.
+        resamples, seed: paired bootstrap settings.
+
+    Raises:
+        ConfigError: the protocol fingerprints differ and that was not allowed.
+
+    >>> c = compare_runs(read_results("runs/a"), read_results("runs/b"))
+    >>> c.difference, c.ci95, c.p_value
+    """
+    warnings: list[str] = []
+    fa, fb = a["run"]["protocol_fingerprint"], b["run"]["protocol_fingerprint"]
+    if fa != fb:
+        message = (
+            f"{label_a} and {label_b} used different protocols (prompt fingerprint "
+            f"{(fa or 'unknown')[:12]} vs {(fb or 'unknown')[:12]}): their prompts or settings differ"
+        )
+        if not allow_different_protocols:
+            raise ConfigError(message + "; pass --allow-different-protocols to compare them anyway")
+        warnings.append(message)
+    for key, what in (("dataset_revision", "dataset revisions"), ("dataset_digest", "dataset files")):
+        ra, rb = a["run"][key], b["run"][key]  # type: ignore[literal-required]
+        if ra != rb:
+            warnings.append(f"different {what}: {ra} vs {rb}; the same ids may hold different questions or answers")
+    if (a["benchmark"], a["setting"]) != (b["benchmark"], b["setting"]):
+        warnings.append(
+            f"different benchmarks: {a['benchmark']} {a['setting'] or ''} vs {b['benchmark']} {b['setting'] or ''}".replace("  ", " ")
+        )
+
+    va, vb = a["verdicts"], b["verdicts"]
+    shared = sorted(va.keys() & vb.keys())
+    subjects = {i: va[i]["subject"] for i in shared}
+    ca = {i: va[i]["correct"] for i in shared}
+    cb = {i: vb[i]["correct"] for i in shared}
+    strata = paired_strata(subjects, ca, cb)
+    n = len(shared)
+    right_a, right_b = sum(ca.values()), sum(cb.values())
+    a_only = sum(s.a_only for s in strata.values())
+    b_only = sum(s.b_only for s in strata.values())
+
+    by_discipline: dict[str, DisciplineDiff] = {}
+    order = list(DISCIPLINES) + ["Other"]
+    groups: dict[str, list[str]] = {}
+    for item_id in shared:
+        groups.setdefault(_discipline(subjects[item_id]), []).append(item_id)
+    for discipline in sorted(groups, key=order.index):
+        ids = groups[discipline]
+        by_discipline[discipline] = DisciplineDiff(
+            len(ids), sum(ca[i] for i in ids) / len(ids), sum(cb[i] for i in ids) / len(ids)
+        )
+
+    flips = tuple(
+        Flip(i, subjects[i], va[i]["pred"], vb[i]["pred"], ca[i]) for i in shared if ca[i] != cb[i]
+    )
+    return Comparison(
+        label_a=label_a,
+        label_b=label_b,
+        shared=n,
+        only_a=len(va.keys() - vb.keys()),
+        only_b=len(vb.keys() - va.keys()),
+        acc_a=right_a / n if n else 0.0,
+        acc_b=right_b / n if n else 0.0,
+        difference=(right_a - right_b) / n if n else 0.0,
+        ci95=paired_bootstrap_ci(strata.values(), resamples=resamples, seed=seed),
+        a_only_right=a_only,
+        b_only_right=b_only,
+        p_value=mcnemar_exact(a_only, b_only),
+        by_discipline=by_discipline,
+        flips=flips,
+        warnings=tuple(warnings),
+    )
+
+
+def _pp(x: float) -> str:
+    return f"{100 * x:+.1f}"
+
+
+def print_comparison(c: Comparison, console: Console, *, max_flips: int = 50) -> None:
+    """Print the comparison: headline difference, per discipline, and the flips."""
+    for w in c.warnings:
+        console.print(f"[yellow]warning:[/yellow] {escape(w)}")
+    low, high = c.ci95
+    console.print(
+        f"[bold]{escape(c.label_a)}[/bold] vs [bold]{escape(c.label_b)}[/bold] on {c.shared} shared items"
+        + (f" ({c.only_a} only in A, {c.only_b} only in B, left out)" if c.only_a or c.only_b else "")
+    )
+    console.print(
+        f"accuracy {100 * c.acc_a:.1f}% vs {100 * c.acc_b:.1f}%: difference "
+        f"[bold]{_pp(c.difference)} points[/bold] (paired 95% CI {_pp(low)} to {_pp(high)})"
+    )
+    console.print(
+        f"exact McNemar: {c.a_only_right} items only A got right, {c.b_only_right} only B; p = {c.p_value:.4g}"
+    )
+    table = Table(title="By discipline (shared items)", title_justify="left")
+    for col in ("discipline", "n", "A %", "B %", "A − B"):
+        table.add_column(col, justify="left" if col == "discipline" else "right")
+    for d, r in c.by_discipline.items():
+        table.add_row(escape(d), str(r.n), f"{100 * r.acc_a:.1f}", f"{100 * r.acc_b:.1f}", _pp(r.difference))
+    console.print(table)
+    if not c.flips:
+        console.print("No item flips: both runs are right and wrong on the same items.")
+        return
+    flips = Table(title=f"Items that flip ({len(c.flips)})", title_justify="left")
+    for col in ("id", "right in", "pred A", "pred B"):
+        flips.add_column(col)
+    for f in c.flips[:max_flips]:
+        flips.add_row(escape(f.id), "A" if f.a_correct else "B", escape(str(f.pred_a)), escape(str(f.pred_b)))
+    console.print(flips)
+    if len(c.flips) > max_flips:
+        console.print(f"… and {len(c.flips) - max_flips} more (--flips N to list more, --json for all)")
+
