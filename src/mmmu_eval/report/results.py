@@ -201,7 +201,7 @@ def _with_ci(t: Tally, strata: list[Stratum], resamples: int, seed: int) -> RowW
     return {"n": t.n, "correct": t.correct, "accuracy": t.accuracy, "ci95": [low, high]}
 
 
-def _lookup(manifest: Mapping, *keys: str) -> object | None:
+def lookup(manifest: Mapping, *keys: str) -> object | None:
     """First value found for any of ``keys`` at the top of the manifest or one level down.
 
     The manifest groups its fields (config, protocol, dataset ...); looking one level down keeps
@@ -224,15 +224,15 @@ def _str_or_none(value: object | None) -> str | None:
 
 def run_info(manifest: Mapping) -> RunInfo:
     """The provenance fields of a manifest, wherever in it they sit."""
-    official = _lookup(manifest, "official")
+    official = lookup(manifest, "official")
     return {
-        "model": _str_or_none(_lookup(manifest, "model", "model_spec")),
-        "prompt_mode": _str_or_none(_lookup(manifest, "mode", "prompt", "prompt_mode")),
-        "protocol_fingerprint": _str_or_none(_lookup(manifest, "fingerprint", "protocol_fingerprint")),
+        "model": _str_or_none(lookup(manifest, "model", "model_spec")),
+        "prompt_mode": _str_or_none(lookup(manifest, "mode", "prompt", "prompt_mode")),
+        "protocol_fingerprint": _str_or_none(lookup(manifest, "fingerprint", "protocol_fingerprint")),
         "official": bool(official) if official is not None else None,
-        "dataset_revision": _str_or_none(_lookup(manifest, "revision", "dataset_revision")),
-        "dataset_digest": _str_or_none(_lookup(manifest, "digest", "dataset_digest")),
-        "package_version": _str_or_none(_lookup(manifest, "package_version", "version")),
+        "dataset_revision": _str_or_none(lookup(manifest, "revision", "dataset_revision")),
+        "dataset_digest": _str_or_none(lookup(manifest, "digest", "dataset_digest")),
+        "package_version": _str_or_none(lookup(manifest, "package_version", "version")),
     }
 
 
@@ -287,9 +287,9 @@ def build_results(
 
     return {
         "schema_version": SCHEMA_VERSION,
-        "benchmark": first.benchmark if first else str(_lookup(manifest, "benchmark") or scoring.benchmark),
-        "split": first.split if first else str(_lookup(manifest, "split") or ""),
-        "setting": first.setting if first else _str_or_none(_lookup(manifest, "setting")),
+        "benchmark": first.benchmark if first else str(lookup(manifest, "benchmark") or scoring.benchmark),
+        "split": first.split if first else str(lookup(manifest, "split") or ""),
+        "setting": first.setting if first else _str_or_none(lookup(manifest, "setting")),
         "gold_available": any(it.answer not in (None, "", ()) for it in items),
         "run": run_info(manifest),
         "overall": _with_ci(agg.overall, list(subject_strata.values()), bootstrap, seed),

@@ -1,0 +1,73 @@
+"""``mmmu-eval compare RUN_A RUN_B [...]``: paired comparison on the items the runs share."""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+from rich.console import Console
+from rich.markup import escape
+
+from mmmu_eval.errors import ConfigError
+
+EPILOG = """examples:
+  mmmu-eval compare runs/sample-random runs/sample-frequent
+  mmmu-eval compare runs/gpt4o-direct runs/gpt4o-cot --allow-different-protocols --flips 100
+  mmmu-eval compare runs/a runs/b runs/c --json > comparison.json   # b and c each against a
+"""
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    p = subparsers.add_parser(
+        "compare",
+        help="paired comparison of runs: difference, paired bootstrap interval, exact McNemar",
+        description=(
+            "Compare runs item by item on the items each pair shares: the accuracy difference with a "
+            "paired bootstrap 95% interval (stratified by subject), the exact McNemar test, the "
+            "per-discipline differences and the items that flip. Every run after the first is compared "
+            "with the first. Runs of different protocols (prompt fingerprints) are refused unless "
+            "--allow-different-protocols; different dataset revisions only warn."
+        ),
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("runs", nargs="+", metavar="RUN_DIR", help="two or more run directories; the first is the baseline")
+    p.add_argument("--allow-different-protocols", action="store_true",
+                   help="compare runs whose prompts or settings differ (e.g. direct vs cot)")
+    p.add_argument("--flips", type=int, default=50, metavar="N", help="list at most N flipping items (default 50)")
+    p.add_argument("--bootstrap", type=int, default=1000, metavar="N", help="paired bootstrap resamples (default 1000)")
+    p.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
+    p.add_argument("--json", action="store_true", help="print the comparisons as JSON (all flips) instead of tables")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from mmmu_eval.report.compare import compare_runs, print_comparison
+    from mmmu_eval.report.rundata import load_run
+
+    if len(args.runs) < 2:
+        raise ConfigError("compare needs at least two run directories (RUN_A RUN_B)")
+    console = Console(highlight=False)
+    runs = [load_run(path, bootstrap=args.bootstrap, seed=args.seed) for path in args.runs]
+    base = runs[0]
+    comparisons = [
+        compare_runs(
+            base.results,
+            other.results,
+            label_a=str(args.runs[0]),
+            label_b=str(path),
+            allow_different_protocols=args.allow_different_protocols,
+            resamples=args.bootstrap,
+            seed=args.seed,
+        )
+        for path, other in zip(args.runs[1:], runs[1:])
+    ]
+    if args.json:
+        out = [c.to_json() for c in comparisons]
+        print(json.dumps(out[0] if len(out) == 1 else out, indent=2))
+        return 0
+    for c in comparisons:
+        if len(comparisons) > 1:
+            console.rule(f"{escape(c.label_a)} vs {escape(c.label_b)}")
+        print_comparison(c, console, max_flips=args.flips)
+    return 0

@@ -1,0 +1,105 @@
+"""``mmmu-eval report RUN_DIR [RUN_DIR ...]``: tables, results.json, report.html, submission.json."""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+from rich.console import Console
+from rich.markup import escape
+
+from mmmu_eval.errors import ConfigError
+
+EPILOG = """examples:
+  mmmu-eval report runs/sample-random
+  mmmu-eval report runs/sample-random --html --no-images
+  mmmu-eval report runs/test-gpt4o --answers answer_dict_test.json --submission
+  mmmu-eval report runs/pro-std10-cot runs/pro-vision-cot   # also prints the MMMU-Pro headline
+"""
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    p = subparsers.add_parser(
+        "report",
+        help="print a run's results; write report.html, submission.json",
+        description=(
+            "Print the results of one or more runs: the headline with its 95% interval, the official "
+            "MMMU table, the breakdowns and the parse statistics. Uses results.json, or rebuilds it from "
+            "the stored responses (and saves it) when it is missing. Given several MMMU-Pro runs it also "
+            "prints the MMMU-Pro headline."
+        ),
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("runs", nargs="+", metavar="RUN_DIR", help="run directories")
+    p.add_argument("--html", action="store_true", help="write report.html into each run directory")
+    p.add_argument("--no-images", action="store_true", help="with --html: embed no images (a small file)")
+    p.add_argument("--image-budget-mb", type=int, default=64, metavar="MB",
+                   help="with --html: most MiB of embedded images; wrong answers get theirs first (default 64)")
+    p.add_argument("--json", action="store_true", help="print results.json to stdout instead of tables")
+    p.add_argument("--official-table", action="store_true", help="print only the official table, as plain text")
+    p.add_argument("--answers", metavar="FILE",
+                   help="official answer dict (answer_dict_test.json) to score the test split against")
+    p.add_argument("--submission", action="store_true", help="write submission.json (EvalAI format) for test runs")
+    p.add_argument("--bootstrap", type=int, default=1000, metavar="N", help="bootstrap resamples when rebuilding (default 1000)")
+    p.add_argument("--seed", type=int, default=0, help="bootstrap seed when rebuilding (default 0)")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from mmmu_eval.report.html import render_html
+    from mmmu_eval.report.rundata import load_run, prompts_for
+    from mmmu_eval.report.submission import load_answer_dict, submission
+    from mmmu_eval.report.terminal import official_table_text, print_pro_headline, print_results
+
+    if args.image_budget_mb < 0:
+        raise ConfigError("--image-budget-mb must be 0 or more")
+    console = Console(highlight=False)
+    err = Console(stderr=True, highlight=False)
+    answers = load_answer_dict(args.answers) if args.answers else None
+    details = args.html or args.submission
+    loaded = []
+    for path in args.runs:
+        one = load_run(path, details=details, answers=answers, bootstrap=args.bootstrap, seed=args.seed)
+        loaded.append(one)
+        if one.rebuilt and not answers and not (one.store.path / "results.json").exists():
+            one.store.write_json("results.json", one.results)
+            err.print(f"rebuilt and saved {escape(str(one.store.path / 'results.json'))}")
+        if args.json:
+            print(json.dumps(one.results, indent=2))
+        elif args.official_table:
+            print(official_table_text(one.results))
+        else:
+            if len(args.runs) > 1:
+                console.rule(str(one.path))
+            print_results(one.results, console)
+        if args.html:
+            assert one.items is not None and one.responses is not None and one.scoring is not None
+            page = render_html(
+                one.results, one.items, one.responses, one.scoring, one.manifest,
+                prompts=prompts_for(one.items, one.manifest),
+                images=not args.no_images, image_budget=args.image_budget_mb * 1024 * 1024,
+            )
+            err.print(f"wrote {escape(str(one.store.write_text('report.html', page)))}")
+        if args.submission:
+            if one.results["split"] != "test":
+                err.print(f"[yellow]{escape(str(one.path))}: not a test-split run; no submission.json written[/yellow]")
+            else:
+                assert one.scoring is not None and one.items is not None
+                sub = submission(one.scoring, one.items)
+                left_out = len(one.items) - len(sub)
+                err.print(f"wrote {escape(str(one.store.write_json('submission.json', sub)))} ({len(sub)} predictions"
+                          + (f"; {left_out} items without one count as wrong on EvalAI)" if left_out else ")"))
+    pro = [r for r in loaded if r.results["benchmark"] == "mmmu-pro"]
+    if len(pro) > 1 and not args.json and not args.official_table:
+        from mmmu_eval.score.headline import pro_headline
+
+        by_run: dict[tuple[str, str], float] = {}
+        for r in pro:
+            key = (str(r.results["setting"]), str(r.results["run"]["prompt_mode"] or "direct"))
+            if key in by_run:
+                err.print(f"[yellow]two runs of {key[0]} {key[1]}; using {escape(str(r.path))}[/yellow]")
+            by_run[key] = r.results["overall"]["accuracy"]
+        print_pro_headline(pro_headline(by_run), console)
+    return 0
+

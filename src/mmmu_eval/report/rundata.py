@@ -1,0 +1,164 @@
+"""Reading a finished run directory back for ``report`` and ``compare``.
+
+A run directory holds the manifest and the responses; ``results.json`` is derived from them. The
+report commands use ``results.json`` when it is there, and otherwise rebuild it: they load the
+run's items again (same benchmark, split or setting, data source, revision and subjects as the
+manifest says), score the stored responses with the real scorer, and build the results. The
+item browser of the HTML report always needs the items, the responses and the scoring.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from mmmu_eval.errors import MmmuEvalError
+from mmmu_eval.records import Item, Response
+from mmmu_eval.report.results import Results, build_results, lookup, read_results
+from mmmu_eval.report.stats import RESAMPLES
+from mmmu_eval.report.submission import Answer, apply_answers
+
+if TYPE_CHECKING:
+    from mmmu_eval.score.scorer import Scoring
+    from mmmu_eval.store.rundir import RunStore
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class LoadedRun:
+    """A run directory read back; ``items``/``responses``/``scoring`` are None when not needed."""
+
+    path: Path
+    store: RunStore
+    manifest: dict
+    results: Results
+    items: tuple[Item, ...] | None = None
+    responses: dict[str, Response] | None = None
+    scoring: Scoring | None = None
+    rebuilt: bool = False
+    """True when ``results`` was computed now rather than read from results.json."""
+
+
+def _config(manifest: Mapping) -> Mapping:
+    config = manifest.get("config")
+    return config if isinstance(config, Mapping) else manifest
+
+
+def run_items(manifest: Mapping, responses: Mapping[str, Response]) -> tuple[Item, ...]:
+    """The items a run evaluated, loaded again as its manifest describes them.
+
+    Items come from the same data source; an explicit id list in the manifest wins. Without
+    one, a run limited by ``--limit``/``--ids``/``--shard`` is taken to be the items that have
+    a response (its missing items cannot be told apart from those it never meant to ask).
+    """
+    from mmmu_eval.dataset.load import load_dataset
+
+    config = _config(manifest)
+    benchmark = str(config.get("benchmark") or lookup(manifest, "benchmark") or "mmmu")
+    data = config.get("data") or "hub"
+    revision = config.get("revision")
+    if data == "hub":
+        revision = lookup(manifest, "dataset_revision", "resolved_revision") or revision
+    subjects = config.get("subjects") or None
+    dataset = load_dataset(
+        benchmark,
+        split=config.get("split") if benchmark == "mmmu" else None,
+        setting=config.get("setting") if benchmark == "mmmu-pro" else None,
+        data=data,
+        revision=revision,
+        subjects=subjects,
+    )
+    recorded = lookup(manifest, "dataset_digest", "digest")
+    if recorded and recorded != dataset.digest:
+        log.warning("the dataset files differ from those the run used (digest %s vs %s)", str(recorded)[:12], dataset.digest[:12])
+    ids = manifest.get("item_ids")
+    if isinstance(ids, Sequence) and not isinstance(ids, str):
+        wanted = set(ids)
+        return tuple(it for it in dataset.items if it.id in wanted)
+    if any(config.get(k) for k in ("limit", "ids", "shard")):
+        return tuple(it for it in dataset.items if it.id in responses)
+    return dataset.items
+
+
+def load_run(
+    path: str | Path,
+    *,
+    details: bool = False,
+    answers: Mapping[str, Answer] | None = None,
+    bootstrap: int = RESAMPLES,
+    seed: int = 0,
+) -> LoadedRun:
+    """Read a run directory; rebuild its results when results.json is missing.
+
+    Args:
+        path: the run directory.
+        details: also load items, responses and scoring (the HTML item browser needs them).
+        answers: an official answer dict to score against (the test split); forces a rebuild.
+        bootstrap, seed: interval settings when the results are rebuilt.
+
+    Raises:
+        StoreError: the directory is not a readable run.
+    """
+    from mmmu_eval.store.rundir import RunStore
+
+    store = RunStore.read(path)
+    manifest = dict(store.manifest())
+    stored = None if answers else read_results(store.path)
+    if stored is not None and not details:
+        return LoadedRun(Path(store.path), store, manifest, stored)
+
+    from mmmu_eval.score.scorer import score_responses
+
+    responses = store.responses()
+    items = run_items(manifest, responses)
+    if answers:
+        items = apply_answers(items, answers)
+    config = _config(manifest)
+    parsers = lookup(manifest, "parsers")
+    seed_value = config.get("fallback_seed")
+    scoring = score_responses(
+        items,
+        responses,
+        parsers=tuple(parsers) if isinstance(parsers, (list, tuple)) and parsers else ("official",),
+        fallback=str(config.get("fallback") or "official"),
+        fallback_seed=42 if seed_value is None else int(seed_value),
+    )
+    results = stored if stored is not None else build_results(
+        scoring, items, manifest, bootstrap=bootstrap, seed=seed, responses=responses
+    )
+    return LoadedRun(Path(store.path), store, manifest, results, items, responses, scoring, rebuilt=stored is None)
+
+
+def prompts_for(items: Sequence[Item], manifest: Mapping) -> dict[str, str]:
+    """The prompt text each item was sent with, rebuilt from the manifest's configuration.
+
+    Empty when the configuration cannot be rebuilt (an older manifest): the report then shows
+    no prompt rather than a wrong one.
+    """
+    from dataclasses import fields
+
+    from mmmu_eval.config import RunConfig
+    from mmmu_eval.prompt.protocol import EvalProtocol, prompt_text
+
+    config = _config(manifest)
+    known = {f.name for f in fields(RunConfig)}
+    values = {}
+    for key, value in config.items():
+        if key in known:
+            values[key] = tuple(value) if isinstance(value, list) else value
+    try:
+        protocol = EvalProtocol.from_config(RunConfig(**values))
+    except (MmmuEvalError, TypeError, ValueError) as exc:
+        log.warning("cannot rebuild the prompts for the report (%s); they are left out", exc)
+        return {}
+    out: dict[str, str] = {}
+    for item in items:
+        try:
+            out[item.id] = prompt_text(item, protocol)
+        except MmmuEvalError as exc:
+            out[item.id] = f"(no prompt: {exc})"
+    return out
