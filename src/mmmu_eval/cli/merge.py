@@ -1,0 +1,50 @@
+"""``mmmu-eval merge``: join the run directories of ``--shard K/N`` runs into one run, then score it.
+
+Shards run anywhere (one per GPU, one per node); copy their run directories to one place and
+merge. The merge refuses runs that are not the complete, disjoint shards of one evaluation
+(see ``store/merge.py``), so the merged score is the whole benchmark's.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+from pathlib import Path
+
+from mmmu_eval.store.merge import merge_runs
+
+EXAMPLES = """examples:
+  mmmu-eval run --data sample --split dev --model random --shard 1/2 --out runs/s1
+  mmmu-eval run --data sample --split dev --model random --shard 2/2 --out runs/s2
+  mmmu-eval merge runs/s1 runs/s2 --out runs/merged
+"""
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "merge",
+        help="join --shard K/N runs into one run (and score it)",
+        description="Join the run directories of --shard K/N runs into one run directory, in dataset "
+        "order, refusing mismatched protocols, duplicate items and missing shards or items; then score it.",
+        epilog=EXAMPLES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("runs", nargs="+", type=Path, metavar="RUN_DIR", help="the shards' run directories")
+    parser.add_argument("--out", type=Path, required=True, help="the merged run directory (new or empty)")
+    parser.add_argument("--no-score", dest="score", action="store_false",
+                        help="only join the responses; score later with `mmmu-eval score OUT`")
+    parser.set_defaults(func=_merge)
+
+
+def _merge(args: argparse.Namespace) -> int:
+    out = merge_runs(args.runs, args.out)
+    print(f"merged {len(args.runs)} shards into {out}")
+    if not args.score:
+        print(f"score it with: mmmu-eval score {out}")
+        return 0
+    if importlib.util.find_spec("mmmu_eval.cli.score") is None:
+        print(f"scoring is not available in this install; run `mmmu-eval score {out}` later")
+        return 0
+    from mmmu_eval.cli.main import main  # the score subcommand, exactly as a user would run it
+
+    return main(["score", str(out)])
