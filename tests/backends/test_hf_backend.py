@@ -1,15 +1,12 @@
 """The hf: backend on tiny random LLaVA and Idefics3 models, on CPU, offline."""
 
-import io
 import shutil
 
 import pytest
-from PIL import Image
-
 pytest.importorskip("torch")
 pytest.importorskip("transformers")
 
-from fakes.tiny_models import build_tiny_idefics3, build_tiny_llava  # noqa: E402
+from fakes.tiny_models import build_tiny_idefics3, build_tiny_llava, mmmu_like_requests, png_bytes  # noqa: E402
 
 from mmmu_eval.backends.base import Backend  # noqa: E402
 from mmmu_eval.backends.chat import chat_messages, resolve_sampling  # noqa: E402
@@ -32,26 +29,7 @@ def idefics3_dir(tmp_path_factory):
 
 
 def png(color, size=(40, 30)) -> bytes:
-    buf = io.BytesIO()
-    Image.new("RGB", size, color).save(buf, "PNG")
-    return buf.getvalue()
-
-
-def mmmu_like_requests(n: int = 7, max_tokens: int = MAX_TOKENS) -> list[Request]:
-    """Varied prompts: one or two images, images mid-question, different lengths."""
-    settings = GenerationSettings(max_tokens=max_tokens)
-    requests = []
-    for i in range(n):
-        parts = [
-            TextPart(f"Question: which option matches the figure {i}? "),
-            ImagePart(ImageRef.from_bytes("image_1", png((30 * i, 90, 200 - 20 * i)))),
-            TextPart("\nOptions: (A) cat (B) dog" + " (C) a much longer option text" * (i % 3)),
-        ]
-        if i % 2:
-            parts.append(ImagePart(ImageRef.from_bytes("image_2", png((200, 20 * i, 10), (24, 48)))))
-        parts.append(TextPart("\nAnswer with the option's letter from the given choices directly."))
-        requests.append(Request(f"dev_Art_{i}", tuple(parts), choices=("A", "B", "C"), generation=settings))
-    return requests
+    return png_bytes(color, size)
 
 
 async def run(backend: HFBackend, requests):

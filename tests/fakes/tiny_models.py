@@ -207,3 +207,34 @@ def build_tiny_idefics3(directory: str | Path) -> Path:
     model.save_pretrained(out)
     processor.save_pretrained(out)
     return out
+
+
+def png_bytes(color: tuple[int, int, int], size: tuple[int, int] = (40, 30)) -> bytes:
+    """A small solid-colour PNG."""
+    import io
+
+    from PIL import Image
+
+    buf = io.BytesIO()
+    Image.new("RGB", size, color).save(buf, "PNG")
+    return buf.getvalue()
+
+
+def mmmu_like_requests(n: int = 7, max_tokens: int = 10, temperature: float | None = None):
+    """Requests shaped like MMMU's for the tiny models: images mid-question, one or two of them
+    (odd indices have two), option lists of three lengths, ids ``dev_Art_0`` ... ``dev_Art_{n-1}``."""
+    from mmmu_eval.records import GenerationSettings, ImagePart, ImageRef, Request, TextPart
+
+    settings = GenerationSettings(max_tokens=max_tokens, temperature=temperature)
+    requests = []
+    for i in range(n):
+        parts = [
+            TextPart(f"Question: which option matches the figure {i}? "),
+            ImagePart(ImageRef.from_bytes("image_1", png_bytes((30 * i % 256, 90, (200 - 20 * i) % 256)))),
+            TextPart("\nOptions: (A) cat (B) dog" + " (C) a much longer option text" * (i % 3)),
+        ]
+        if i % 2:
+            parts.append(ImagePart(ImageRef.from_bytes("image_2", png_bytes((200, 20 * i % 256, 10), (24, 48)))))
+        parts.append(TextPart("\nAnswer with the option's letter from the given choices directly."))
+        requests.append(Request(f"dev_Art_{i}", tuple(parts), choices=("A", "B", "C"), generation=settings))
+    return requests
