@@ -90,9 +90,9 @@ def merge_runs(
     merged: dict[str, Response] = {}
     for shard in shards:
         merged.update(shard.responses)
-    store = RunStore.open(out, manifest, resume=False)
-    for item_id in order:
-        store.append(merged[item_id])
+    with RunStore.open(out, manifest, resume=False) as store:
+        for item_id in order:
+            store.append(merged[item_id])
     log.info("merged %d shards (%d responses) into %s", len(shards), len(order), out)
     return out
 
