@@ -48,7 +48,7 @@ def _response(item_id: str, text: str, status: str = "ok") -> Response:
     return Response(item_id=item_id, status=status, text=text)  # type: ignore[arg-type]
 
 
-@pytest.fixture
+@pytest.fixture(scope="session")
 def fidelity() -> Path:
     """The fidelity folder, or a skip that says why it is missing."""
     if not FIDELITY.is_dir():
@@ -65,4 +65,15 @@ def make_item():
 @pytest.fixture
 def response():
     """Factory: ``response("validation_Art_1", "The answer is (B)", status="ok")``."""
+    return _response
+
+
+# Hypothesis tests cannot take function-scoped fixtures; these session-scoped twins hold no state.
+@pytest.fixture(scope="session")
+def make_item_factory():
+    return _make_item
+
+
+@pytest.fixture(scope="session")
+def response_factory():
     return _response
