@@ -10,6 +10,7 @@ from PIL import Image
 
 from mmmu_eval.dataset.subjects import discipline_of
 from mmmu_eval.records import ImageRef, Item, Response
+from mmmu_eval.score.scorer import score_responses
 
 
 def png_bytes(color: tuple[int, int, int] = (200, 40, 40), size: tuple[int, int] = (48, 32)) -> bytes:
@@ -109,11 +110,7 @@ def manifest() -> dict:
 
 
 def score(items: Sequence[Item], responses: Mapping[str, Response], **kwargs):
-    """The real scorer when it is installed; until then a Scoring-shaped stand-in."""
-    try:
-        from mmmu_eval.score.scorer import score_responses
-    except ModuleNotFoundError:
-        return _stand_in_scoring(items, responses)
+    """The real scorer (official parser, seed-42 fallback unless told otherwise)."""
     return score_responses(items, responses, **kwargs)
 
 
@@ -132,68 +129,3 @@ def build():
         score = staticmethod(score)
 
     return Builders
-
-
-# --- Stand-in for mmmu_eval.score (contracts C), used only while that module is not there. ---
-import random
-import re
-from dataclasses import dataclass, field
-
-from mmmu_eval.records import Verdict
-from mmmu_eval.score.aggregate import aggregate
-
-
-@dataclass(frozen=True)
-class _Scoring:
-    benchmark: str
-    parsers: tuple
-    fallback_policy: str
-    fallback_seed: int
-    verdicts: dict
-    aggregates: dict
-    deterministic_correct: int
-    expected_correct: float
-    fallbacks: int
-    errors: tuple
-    missing: tuple
-    disagreements: tuple = field(default=())
-
-
-def _stand_in_scoring(items, responses):
-    rng = random.Random(42)
-    verdicts = {}
-    errors, missing = [], []
-    for it in sorted(items, key=lambda i: i.id):
-        r = responses.get(it.id)
-        if r is None:
-            missing.append(it.id)
-            continue
-        if r.status == "error":
-            errors.append(it.id)
-            continue
-        if it.question_type == "multiple-choice":
-            found = re.findall(r"\(([A-Z])\)", r.text)
-            fallback = not found
-            pred = found[-1] if found else rng.choice(list(it.choices))
-            verdicts[it.id] = Verdict(it.id, "official", pred, pred == it.answer, fallback, len(it.options))
-        else:
-            nums = re.findall(r"-?\d+(?:\.\d+)?", r.text)
-            pred = nums[0] if nums else None
-            golds = (it.answer,) if isinstance(it.answer, str) else tuple(it.answer or ())
-            verdicts[it.id] = Verdict(it.id, "official", pred, pred in golds, False, 0)
-    agg = aggregate(items, verdicts)
-    fb = [v for v in verdicts.values() if v.fallback]
-    det = sum(1 for v in verdicts.values() if v.correct and not v.fallback)
-    return _Scoring(
-        benchmark=items[0].benchmark,
-        parsers=("official",),
-        fallback_policy="official",
-        fallback_seed=42,
-        verdicts={"official": verdicts},
-        aggregates={"official": agg},
-        deterministic_correct=det,
-        expected_correct=det + sum(1 / v.n_choices for v in fb),
-        fallbacks=len(fb),
-        errors=tuple(errors),
-        missing=tuple(missing),
-    )

@@ -69,6 +69,8 @@ def test_coverage_names_errors_missing_and_truncated(results):
         "truncated": 1,
         "error_ids": ["validation_Physics_2"],
         "missing_ids": ["validation_Physics_3"],
+        "ungraded": 0,
+        "problems": [],
     }
 
 
@@ -112,8 +114,11 @@ def test_read_results_is_none_without_a_file_and_refuses_another_schema(tmp_path
         read_results(tmp_path)
 
 
-def test_test_split_without_answers_is_flagged(scoring, items, manifest):
+def test_test_split_without_answers_is_flagged_and_ungraded(items, responses, manifest, build):
     import dataclasses
 
     withheld = tuple(dataclasses.replace(it, answer=None) for it in items)
-    assert build_results(scoring, withheld, manifest, bootstrap=0)["gold_available"] is False
+    results = build_results(build.score(withheld, responses), withheld, manifest, bootstrap=0)
+    assert results["gold_available"] is False
+    assert results["overall"]["n"] == 0 and results["verdicts"] == {}
+    assert results["coverage"]["ungraded"] == 7  # the scorable responses

@@ -29,7 +29,7 @@ def test_submission_has_letters_and_first_open_candidates(test_items, test_respo
     sub = submission(scoring, test_items)
     assert sub["test_Art_1"] == "A" and sub["test_Art_2"] == "B" and sub["test_Math_1"] == "C"
     assert sub["test_Art_3"] == scoring.verdicts["official"]["test_Art_3"].pred  # the fallback letter, as submitted officially
-    assert sub["test_Math_3"] == "42"
+    assert sub["test_Math_3"] == "42.0"  # the first parsed candidate (a float) as a string, like lmms-eval
     assert "test_Physics_2" not in sub and "test_Physics_3" not in sub  # error, missing
     assert all(isinstance(v, str) for v in sub.values())
     json.dumps(sub)

@@ -59,8 +59,22 @@ def test_markup_in_a_model_name_is_printed_literally(results):
     assert "[bold red]evil[/]" in _text(results)
 
 
-def test_pro_headline_prints_fractions_as_percentages():
+def test_pro_headline_prints_the_mean_and_the_mode_used_per_setting():
+    from mmmu_eval.score.headline import pro_headline
+
+    headline = pro_headline({
+        ("standard-10", "direct"): 0.40, ("standard-10", "cot"): 0.55, ("vision", "cot"): 0.50,
+    })
     console = Console(record=True, width=120, color_system=None)
-    print_pro_headline({"headline": 0.519, "standard-10": 0.54, "runs": 4}, console)
+    print_pro_headline(headline, console)
     out = console.export_text()
-    assert "51.9%" in out and "54.0%" in out and "4" in out
+    assert f"MMMU-Pro headline: {100 * (0.55 + 0.50) / 2:.1f}%" in out
+    assert "│ standard-10 │ 55.0% │ cot       │  40.0% │ 55.0% │" in out
+
+
+def test_pro_headline_without_a_vision_run_says_what_is_missing():
+    from mmmu_eval.score.headline import pro_headline
+
+    console = Console(record=True, width=120, color_system=None)
+    print_pro_headline(pro_headline({("standard-10", "direct"): 0.4}), console)
+    assert "needs a run of vision" in console.export_text()

@@ -48,7 +48,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from mmmu_eval.report.html import render_html
-    from mmmu_eval.report.rundata import load_run, prompts_for
+    from mmmu_eval.report.rundata import load_run, prompts_for, writer
     from mmmu_eval.report.submission import load_answer_dict, submission
     from mmmu_eval.report.terminal import official_table_text, print_pro_headline, print_results
 
@@ -62,16 +62,17 @@ def run(args: argparse.Namespace) -> int:
     for path in args.runs:
         one = load_run(path, details=details, answers=answers, bootstrap=args.bootstrap, seed=args.seed)
         loaded.append(one)
-        if one.rebuilt and not answers and not (one.store.path / "results.json").exists():
-            one.store.write_json("results.json", one.results)
-            err.print(f"rebuilt and saved {escape(str(one.store.path / 'results.json'))}")
+        out = writer(one)
+        if one.rebuilt and not answers and not (one.path / "results.json").exists():
+            out.write_json("results.json", one.results)
+            err.print(f"rebuilt and saved {escape(str(one.path / 'results.json'))}")
         if args.json:
             print(json.dumps(one.results, indent=2))
         elif args.official_table:
             print(official_table_text(one.results))
         else:
             if len(args.runs) > 1:
-                console.rule(str(one.path))
+                console.rule(escape(str(one.path)))
             print_results(one.results, console)
         if args.html:
             assert one.items is not None and one.responses is not None and one.scoring is not None
@@ -80,7 +81,7 @@ def run(args: argparse.Namespace) -> int:
                 prompts=prompts_for(one.items, one.manifest),
                 images=not args.no_images, image_budget=args.image_budget_mb * 1024 * 1024,
             )
-            err.print(f"wrote {escape(str(one.store.write_text('report.html', page)))}")
+            err.print(f"wrote {escape(str(out.write_text('report.html', page)))}")
         if args.submission:
             if one.results["split"] != "test":
                 err.print(f"[yellow]{escape(str(one.path))}: not a test-split run; no submission.json written[/yellow]")
@@ -88,7 +89,7 @@ def run(args: argparse.Namespace) -> int:
                 assert one.scoring is not None and one.items is not None
                 sub = submission(one.scoring, one.items)
                 left_out = len(one.items) - len(sub)
-                err.print(f"wrote {escape(str(one.store.write_json('submission.json', sub)))} ({len(sub)} predictions"
+                err.print(f"wrote {escape(str(out.write_json('submission.json', sub)))} ({len(sub)} predictions"
                           + (f"; {left_out} items without one count as wrong on EvalAI)" if left_out else ")"))
     pro = [r for r in loaded if r.results["benchmark"] == "mmmu-pro"]
     if len(pro) > 1 and not args.json and not args.official_table:

@@ -101,8 +101,8 @@ def item_rows(
         status = response.status if response is not None else "missing"
         if status in ("missing", "error"):
             judged = status
-        elif verdict is None:
-            judged = "unscored"
+        elif verdict is None or item.answer is None:
+            judged = "ungraded"  # test split without answers: a prediction, no verdict
         else:
             judged = "correct" if verdict.correct else "wrong"
         rows.append(

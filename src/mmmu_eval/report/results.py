@@ -117,10 +117,14 @@ class Coverage(TypedDict):
     """Items with no response at all (an interrupted run)."""
     truncated: int | None
     """Scored items cut by the token limit; None when the responses were not given."""
+    ungraded: int
+    """Items with a prediction but no gold answer (test split): in no accuracy."""
     error_ids: list[str]
     """Ids of the errors, in dataset order."""
     missing_ids: list[str]
     """Ids of the missing items, in dataset order."""
+    problems: list[str]
+    """``"<id>: <what>"`` for inputs the official code would crash on; those items count wrong."""
 
 
 class ParserScore(TypedDict):
@@ -189,7 +193,7 @@ class Results(TypedDict):
     disagreements: int
     """Items on which the parsers disagree about correctness."""
     verdicts: dict[str, ItemVerdict]
-    """Item id -> headline verdict, for every scored item, in dataset order."""
+    """Item id -> headline verdict, for every scored item with a gold answer, in dataset order."""
 
 
 def _row(t: Tally) -> Row:
@@ -258,8 +262,10 @@ def build_results(
     Returns:
         The Results dict, ready for ``json.dump``.
 
-    >>> results = build_results(score_responses(items, responses), items, store.manifest())
-    >>> results["overall"]["accuracy"], results["overall"]["ci95"]
+    Example::
+
+        results = build_results(score_responses(items, responses), items, store.manifest())
+        results["overall"]["accuracy"], results["overall"]["ci95"]
     """
     headline = scoring.parsers[0]
     agg = scoring.aggregates[headline]
@@ -275,7 +281,7 @@ def build_results(
     scored = agg.overall.n
     truncated = None
     if responses is not None:
-        truncated = sum(1 for it in items if it.id in verdicts and _status(responses, it.id) == "truncated")
+        truncated = sum(1 for it in items if _status(responses, it.id) == "truncated")
     order = {it.id: i for i, it in enumerate(items)}
     first = items[0] if items else None
 
@@ -290,7 +296,7 @@ def build_results(
         "benchmark": first.benchmark if first else str(lookup(manifest, "benchmark") or scoring.benchmark),
         "split": first.split if first else str(lookup(manifest, "split") or ""),
         "setting": first.setting if first else _str_or_none(lookup(manifest, "setting")),
-        "gold_available": any(it.answer not in (None, "", ()) for it in items),
+        "gold_available": any(it.answer is not None for it in items),
         "run": run_info(manifest),
         "overall": _with_ci(agg.overall, list(subject_strata.values()), bootstrap, seed),
         "interval": {
@@ -324,8 +330,10 @@ def build_results(
             "errors": len(scoring.errors),
             "missing": len(scoring.missing),
             "truncated": truncated,
+            "ungraded": len(scoring.ungraded),
             "error_ids": sorted(scoring.errors, key=lambda i: order.get(i, len(order))),
             "missing_ids": sorted(scoring.missing, key=lambda i: order.get(i, len(order))),
+            "problems": list(scoring.problems),
         },
         "parsers": parsers,
         "disagreements": len(scoring.disagreements),
@@ -337,7 +345,7 @@ def build_results(
                 "fallback": bool(verdicts[it.id].fallback),
             }
             for it in items
-            if it.id in verdicts
+            if it.id in verdicts and it.answer is not None
         },
     }
 

@@ -133,6 +133,19 @@ def load_run(
     return LoadedRun(Path(store.path), store, manifest, results, items, responses, scoring, rebuilt=stored is None)
 
 
+def writer(loaded: LoadedRun) -> RunStore:
+    """A store that may write the derived files (results.json, report.html, submission.json).
+
+    ``RunStore.read`` is read-only and ``RunStore.open(resume=True)`` would count a new run
+    session in the manifest; writing a report is neither, so the derived files go through a
+    store constructed writable on the same directory (``write_*`` refuses the manifest and
+    the responses, so those stay untouched).
+    """
+    from mmmu_eval.store.rundir import RunStore
+
+    return RunStore(loaded.path, writable=True)
+
+
 def prompts_for(items: Sequence[Item], manifest: Mapping) -> dict[str, str]:
     """The prompt text each item was sent with, rebuilt from the manifest's configuration.
 

@@ -9,6 +9,7 @@ the same rows in the same order lets a reader hold our output next to a paper's 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import Any
 
 from rich.columns import Columns
 from rich.console import Console
@@ -122,6 +123,10 @@ def _parse_table(results: Results) -> Table:
     table.add_row("missing (no response)", str(cov["missing"]))
     if cov["truncated"] is not None:
         table.add_row("truncated (scored)", str(cov["truncated"]))
+    if cov["ungraded"]:
+        table.add_row("ungraded (no gold answer)", str(cov["ungraded"]))
+    if cov["problems"]:
+        table.add_row("inputs the official code would crash on (scored wrong)", str(len(cov["problems"])))
     table.add_row(
         f"random fallbacks ({escape(parse['fallback_policy'])}, seed {parse['fallback_seed']})",
         f"{parse['fallbacks']} ({_pct(parse['fallback_rate'])}%)",
@@ -164,12 +169,23 @@ def print_results(results: Results, console: Console) -> None:
     console.print(_parse_table(results))
 
 
-def print_pro_headline(headline: Mapping[str, object], console: Console) -> None:
-    """Print the cross-run MMMU-Pro headline (from ``score.headline.pro_headline``)."""
-    table = Table(title="MMMU-Pro headline (mean of the best standard-10 and the best vision)", title_justify="left")
-    table.add_column("key")
-    table.add_column("value", justify="right")
-    for key, value in headline.items():
-        shown = _pct(value) + "%" if isinstance(value, float) and 0.0 <= value <= 1.0 else str(value)
-        table.add_row(escape(str(key)), escape(shown))
+def print_pro_headline(headline: Mapping[str, Any], console: Console) -> None:
+    """Print the cross-run MMMU-Pro headline computed by ``score.headline.pro_headline``."""
+    value = headline.get("headline")
+    if value is None:
+        missing = ", ".join(headline.get("missing", [])) or "a headline setting"
+        console.print(f"[bold]MMMU-Pro headline:[/bold] needs a run of {escape(missing)}")
+    else:
+        console.print(f"[bold]MMMU-Pro headline: {_pct(float(value))}%[/bold] ({escape(str(headline.get('rule', '')))})")
+    table = Table(title="MMMU-Pro settings", title_justify="left")
+    for col in ("setting", "used", "mode used", "direct", "cot"):
+        table.add_column(col, justify="left" if col in ("setting", "mode used") else "right")
+    for setting, row in headline.get("settings", {}).items():
+        runs = row.get("runs", {})
+        table.add_row(
+            escape(setting),
+            f"{_pct(row['accuracy'])}%",
+            escape(str(row.get("mode", ""))),
+            *(f"{_pct(runs[m])}%" if m in runs else "–" for m in ("direct", "cot")),
+        )
     console.print(table)
