@@ -1,0 +1,72 @@
+"""The ``score`` and ``rescore`` commands, end to end through ``mmmu-eval``'s main()."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from mmmu_eval.cli.main import main
+from mmmu_eval.records import Response
+
+
+@pytest.fixture
+def sample_run(tmp_path):
+    """A run directory on the bundled MMMU sample: odd items answer (A), even ones ramble, one failed."""
+    from mmmu_eval.dataset.load import load_dataset
+    from mmmu_eval.store.rundir import RunStore
+
+    items = load_dataset("mmmu", split="validation", data="sample").items
+    manifest = {"config": {"model": "scripted", "benchmark": "mmmu", "split": "validation", "data": "sample"}}
+    store = RunStore.open(tmp_path / "run", manifest, resume=False)
+    for i, item in enumerate(items):
+        if i == 3:
+            store.append(Response(item.id, "error", "", error="server gave up"))
+        else:
+            store.append(Response(item.id, "ok", "The answer is (A)" if i % 2 else "Answer: A"))
+    store.close()
+    return tmp_path / "run", items
+
+
+def test_score_writes_predictions_and_results_and_prints_each_parser(sample_run, capsys):
+    run_dir, items = sample_run
+    assert main(["score", str(run_dir), "--parser", "official", "--parser", "strict", "--bootstrap", "0"]) == 0
+    out = capsys.readouterr().out
+    assert "official" in out and "strict" in out and "disagree" in out
+    rows = [json.loads(line) for line in (run_dir / "predictions.jsonl").read_text().splitlines()]
+    assert len(rows) == len(items)  # 39 scored + 1 failed
+    assert all(set(r) == {"id", "response", "pred"} for r in rows)
+    results = json.loads((run_dir / "results.json").read_text())
+    assert results["coverage"]["errors"] == 1
+    assert set(results["parsers"]) == {"official", "strict"}
+
+
+def test_score_refuses_an_unknown_parser(sample_run, capsys):
+    run_dir, _ = sample_run
+    with pytest.raises(SystemExit):
+        main(["score", str(run_dir), "--parser", "lenient"])
+
+
+def test_rescore_writes_the_json_document(tmp_path, capsys):
+    rows = [{"id": "test_Art_1", "options": "['x', 'y']", "answer": "A", "response": "Answer: A"},
+            {"id": "test_Art_2", "options": "['x', 'y']", "answer": "B", "response": {"error": "x"}}]
+    src = tmp_path / "m_vision_direct.jsonl"
+    src.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    out = tmp_path / "out.json"
+    assert main(["rescore", str(src), "--format", "official-mmmu-pro", "--json", str(out)]) == 0
+    doc = json.loads(out.read_text())
+    assert doc["overall"]["total"] == 2 and doc["fallbacks"] == 1
+    assert "Accuracy:" in capsys.readouterr().out
+
+
+def test_rescore_a_missing_folder_is_one_error_line(tmp_path, capsys):
+    assert main(["rescore", str(tmp_path / "nope"), "--format", "official-mmmu"]) == 2
+    assert "not a folder" in capsys.readouterr().err
+
+
+def test_rescore_reproduces_the_official_qwen_vl_number_from_the_command_line(fidelity, tmp_path, capsys):
+    out = tmp_path / "qwen.json"
+    assert main(["rescore", str(fidelity / "mmmu" / "qwen_vl"), "--format", "official-mmmu", "--json", str(out)]) == 0
+    doc = json.loads(out.read_text())
+    assert (doc["overall"]["correct"], doc["overall"]["total"], doc["fallbacks"]) == (325, 900, 48)
+    assert "Overall                                       900  0.361" in capsys.readouterr().out
