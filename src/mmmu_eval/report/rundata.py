@@ -51,9 +51,9 @@ def _config(manifest: Mapping) -> Mapping:
 def run_items(manifest: Mapping, responses: Mapping[str, Response]) -> tuple[Item, ...]:
     """The items a run evaluated, loaded again as its manifest describes them.
 
-    Items come from the same data source; an explicit id list in the manifest wins. Without
-    one, a run limited by ``--limit``/``--ids``/``--shard`` is taken to be the items that have
-    a response (its missing items cannot be told apart from those it never meant to ask).
+    Items come from the same data source; an explicit ``item_ids`` list in the manifest wins.
+    Without one, ``--ids`` and ``--limit`` are applied again; a ``--shard`` run is taken to be
+    the items that have a response (its missing items cannot be told apart from the others').
     """
     from mmmu_eval.dataset.load import load_dataset
 
@@ -75,13 +75,21 @@ def run_items(manifest: Mapping, responses: Mapping[str, Response]) -> tuple[Ite
     recorded = lookup(manifest, "dataset_digest", "digest")
     if recorded and recorded != dataset.digest:
         log.warning("the dataset files differ from those the run used (digest %s vs %s)", str(recorded)[:12], dataset.digest[:12])
-    ids = manifest.get("item_ids")
-    if isinstance(ids, Sequence) and not isinstance(ids, str):
-        wanted = set(ids)
-        return tuple(it for it in dataset.items if it.id in wanted)
-    if any(config.get(k) for k in ("limit", "ids", "shard")):
-        return tuple(it for it in dataset.items if it.id in responses)
-    return dataset.items
+    for holder in (manifest, manifest.get("dataset") or {}):
+        ids = holder.get("item_ids") if isinstance(holder, Mapping) else None
+        if isinstance(ids, list):
+            wanted = set(ids)
+            return tuple(it for it in dataset.items if it.id in wanted)
+    items = dataset.items
+    if config.get("ids"):
+        wanted = set(config["ids"])
+        items = tuple(it for it in items if it.id in wanted)
+    if config.get("limit"):
+        items = items[: int(config["limit"])]
+    if config.get("shard"):
+        # The slicing belongs to the runner; a shard is taken to be the items it answered.
+        items = tuple(it for it in items if it.id in responses)
+    return items
 
 
 def load_run(
