@@ -293,7 +293,7 @@ async def test_unreadable_image_fails_that_item_only():
     out = await run_all(backend(server), requests)
     assert out["validation_Art_1"].status == "ok"
     bad = out["validation_Art_2"]
-    assert (bad.status, bad.attempts, bad.error) == ("error", 0, "validation_Art_2: image_1 is not a readable image")
+    assert (bad.status, bad.attempts, bad.error) == ("error", 1, "validation_Art_2: image_1 is not a readable image")
     assert len(server.bodies) == 1, "the broken item was never sent"
 
 

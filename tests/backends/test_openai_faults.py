@@ -6,6 +6,8 @@ must come back as an ``error`` record, never as answer text.
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from fakes.fault_server import FAULTS, FaultServer, expected_answer, request_key
 
@@ -99,3 +101,31 @@ async def test_preflight_passes_through_faults_and_checks_the_model(model):
         await backend.preflight(sample_requests())
         await backend.aclose()
         assert server.stats["answered"] == 1
+
+
+async def test_run_through_the_runner_stores_each_item_once_and_scores_no_error(tmp_path):
+    """The whole pipeline (``evaluate_async``: store, runner, scorer) over the faulty server."""
+    api = pytest.importorskip("mmmu_eval.api", reason="the runner's evaluate API has not landed yet")
+    from mmmu_eval.progress import NullDisplay
+
+    requests = sample_requests()
+    doomed_ids = {requests[0].item_id, requests[7].item_id}
+    doomed = frozenset(key_of(r) for r in requests if r.item_id in doomed_ids)
+    with FaultServer(fault_rate=0.7, max_faults=3, stall=2.0, always_fail=doomed) as server:
+        backend = OpenAIBackend("fake-model", base_urls=[server.url], api_key="k", concurrency=16,
+                                policy=FAST)
+        result = await api.evaluate_async(model=backend, benchmark="mmmu", split="validation", data="sample",
+                                          out=tmp_path / "run", display=NullDisplay())
+    lines = [json.loads(line) for line in (tmp_path / "run" / "responses.jsonl").read_text().splitlines()]
+    ids = [line["item_id"] for line in lines]
+    assert sorted(ids) == sorted(r.item_id for r in requests), "every item stored exactly once"
+    by_id = {line["item_id"]: line for line in lines}
+    for request in requests:
+        line = by_id[request.item_id]
+        if request.item_id in doomed_ids:
+            assert (line["status"], line["text"]) == ("error", "") and line["error"].startswith("HTTP 500")
+        else:
+            assert (line["status"], line["text"]) == ("ok", expected_answer(key_of(request)))
+    assert result.counts["error"] == 2 and result.counts["missing"] == 0
+    assert result.exit_status == 1, "errors remain for --resume"
+    assert result.results["overall"]["n"] == len(requests) - 2, "errors are never scored"

@@ -307,7 +307,8 @@ class OpenAIBackend:
             body, notes = await loop.run_in_executor(self._pool, self.encode_body, request)
         except (MmmuEvalError, ValueError, OSError) as exc:
             log.warning("%s: request not sent: %s", request.item_id, exc)
-            return Response(request.item_id, "error", attempts=0, error=_with_id(request.item_id, exc))
+            # Preparing it was the one attempt: the request was never sent, and resume retries it.
+            return Response(request.item_id, "error", attempts=1, error=_with_id(request.item_id, exc))
         start = self._clock()
 
         async def attempt() -> Response:
