@@ -1,0 +1,419 @@
+"""``evaluate``: one evaluation, top to bottom, the way the pipeline reads.
+
+    load items -> select -> protocol -> requests -> backend -> preflight -> store -> run
+               -> score -> report
+
+Each stage is one call to the module that owns it; read ``evaluate_async`` first, then follow
+the call you care about. The CLI's ``mmmu-eval run`` builds a RunConfig and calls ``evaluate``,
+so a notebook and a shell get the same run.
+
+>>> result = evaluate(model="random", benchmark="mmmu", data="sample", split="dev")
+>>> result.results["overall"]["accuracy"], result.run_dir
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import datetime as _dt
+import difflib
+import json
+import logging
+import os
+import re
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from mmmu_eval.backends.base import Backend
+from mmmu_eval.backends.registry import make_backend
+from mmmu_eval.config import RunConfig
+from mmmu_eval.dataset.load import Dataset, find_item, load_dataset
+from mmmu_eval.errors import ConfigError, DataError
+from mmmu_eval.progress import Display, ProgressDisplay
+from mmmu_eval.prompt.protocol import EvalProtocol, build_request, prompt_text
+from mmmu_eval.records import Item, Request, Response
+from mmmu_eval.report.html import render_html
+from mmmu_eval.report.results import build_results
+from mmmu_eval.report.submission import apply_answers, load_answer_dict, submission
+from mmmu_eval.runner import run_requests
+from mmmu_eval.score.scorer import Scoring, predictions_rows, score_responses
+from mmmu_eval.store.rundir import RunStore
+
+__all__ = ["RunInterrupted", "RunResult", "evaluate", "evaluate_async", "select_items"]
+
+log = logging.getLogger(__name__)
+
+#: A stored response that needs no second asking on resume.
+FINISHED = ("ok", "truncated")
+
+
+@dataclass(frozen=True)
+class RunResult:
+    """What a finished ``evaluate`` call hands back."""
+
+    run_dir: Path
+    """The run directory (manifest.json, responses.jsonl, results.json, ...)."""
+    manifest: dict[str, Any]
+    """manifest.json as written at the end."""
+    results: dict[str, Any]
+    """results.json: overall accuracy, breakdowns, intervals (``docs/results-schema.md``)."""
+    counts: dict[str, int]
+    """``items``, ``ok``, ``truncated``, ``error`` and ``missing`` over the selected items."""
+
+    @property
+    def accuracy(self) -> float:
+        """Overall accuracy of the headline parser over the scored items."""
+        return float(self.results["overall"]["accuracy"])
+
+    @property
+    def unfinished(self) -> int:
+        """Items without a usable answer: errors plus items never asked."""
+        return self.counts["error"] + self.counts["missing"]
+
+    @property
+    def exit_status(self) -> int:
+        """0 when every item has an answer; 1 when some remain for ``--resume``."""
+        return 1 if self.unfinished else 0
+
+    def message(self) -> str | None:
+        """What to tell the user when items remain, else None."""
+        if not self.unfinished:
+            return None
+        return (
+            f"{self.counts['error']} item(s) failed and {self.counts['missing']} were not asked; they are "
+            f"not scored. Run the same command again (or add --resume) to retry them: {self.run_dir}"
+        )
+
+    def __repr__(self) -> str:
+        return f"RunResult({str(self.run_dir)!r}, accuracy={self.accuracy:.4f}, counts={self.counts})"
+
+
+class RunInterrupted(KeyboardInterrupt):
+    """Ctrl-C stopped ``evaluate``; everything answered so far is stored in ``run_dir``."""
+
+    def __init__(self, run_dir: Path, stored: int, total: int) -> None:
+        self.run_dir, self.stored, self.total = run_dir, stored, total
+        super().__init__(
+            f"interrupted: {stored} of {total} items have an answer stored in {run_dir}; "
+            "run the same command again (or add --resume) to finish"
+        )
+
+
+def evaluate(config: RunConfig | None = None, /, **overrides: Any) -> RunResult:
+    """Run one evaluation and return its results; the synchronous face of ``evaluate_async``.
+
+    Args:
+        config: a RunConfig; None builds one from ``overrides``.
+        **overrides: RunConfig fields to set or override (``model`` may also be a Backend
+            object), plus ``display`` (a progress display; default a bar on stderr).
+
+    Returns:
+        The RunResult; ``exit_status`` is 1 when some items failed or were not asked.
+
+    Raises:
+        ConfigError: a wrong setup, found before the first request.
+        RunInterrupted: Ctrl-C; what was answered is stored, and the same call resumes.
+
+    >>> result = evaluate(model="random", benchmark="mmmu-pro", setting="vision", data="sample")
+    >>> result.counts
+    """
+    display = overrides.pop("display", None)
+    config, model = resolve_config(config, overrides)
+    try:
+        return asyncio.run(evaluate_async(config, model=model, display=display))
+    except KeyboardInterrupt as exc:
+        if isinstance(exc, RunInterrupted):
+            raise
+        stored, total = _stored_count(config)
+        raise RunInterrupted(Path(config.out or "."), stored, total) from None
+
+
+async def evaluate_async(config: RunConfig | None = None, /, **overrides: Any) -> RunResult:
+    """Run one evaluation; see ``evaluate`` for the arguments. Cancelling it keeps what is done.
+
+    >>> result = await evaluate_async(model="openai:gpt-4o", data="sample", limit=5)
+    """
+    display = overrides.pop("display", None)
+    config, model = resolve_config(config, overrides)
+
+    dataset = load_items(config)
+    items = select_items(dataset.items, config)
+    protocol = EvalProtocol.from_config(config)
+    requests, failures = build_requests(items, protocol)
+    backend = make_backend(model, config, items)
+    try:
+        await backend.preflight(requests)
+        manifest = run_manifest(config, protocol, dataset, items, backend)
+        store = RunStore.open(config.out, manifest, resume=config.resume)
+        await run(backend, requests, failures, store, display or ProgressDisplay())
+    finally:
+        await backend.aclose()
+
+    scored_items = gold_items(items, config)
+    responses = stored_responses(store, items)
+    scoring = score_responses(scored_items, responses, fallback_seed=config.fallback_seed)
+    return report(store, config, protocol, scored_items, responses, scoring)
+
+
+# -- stages, in pipeline order ----------------------------------------------------------------
+
+def resolve_config(config: RunConfig | None, overrides: Mapping[str, Any]) -> tuple[RunConfig, str | Backend]:
+    """One RunConfig from a config and keyword overrides, read leniently, with ``out`` decided.
+
+    Returns the config and the model to build: its spec string, or the Backend object given.
+    """
+    overrides = dict(overrides)
+    known = {f.name for f in dataclasses.fields(RunConfig)}
+    for key in overrides:
+        if key not in known:
+            close = difflib.get_close_matches(key, sorted(known), n=1)
+            hint = f"; did you mean {close[0]}?" if close else ""
+            raise ConfigError(f"unknown run setting {key!r}{hint}")
+    model: str | Backend | None = overrides.get("model")
+    if model is not None and not isinstance(model, str):
+        overrides["model"] = str(getattr(model, "spec", type(model).__name__))
+    for key in ("subjects", "ids", "base_urls"):
+        if isinstance(overrides.get(key), str):
+            overrides[key] = tuple(v for v in overrides[key].split(",") if v)
+        elif isinstance(overrides.get(key), (list, tuple)):
+            overrides[key] = tuple(overrides[key])
+    if isinstance(overrides.get("shard"), str):
+        overrides["shard"] = parse_shard(overrides["shard"])
+    for key in ("out", "answers"):
+        if isinstance(overrides.get(key), str):
+            overrides[key] = Path(overrides[key])
+    if config is None:
+        if "model" not in overrides:
+            raise ConfigError("no model given: pass model='random' (or a spec such as openai:gpt-4o)")
+        config = RunConfig(**overrides)
+    elif overrides:
+        config = dataclasses.replace(config, **overrides)
+    if config.out is None:
+        config = dataclasses.replace(config, out=Path("runs") / default_run_name(config))
+    return config, (model if model is not None and not isinstance(model, str) else config.model)
+
+
+def load_items(config: RunConfig) -> Dataset:
+    """The dataset the configuration names (hub at the pinned revision, a snapshot, or the sample)."""
+    return load_dataset(
+        config.benchmark,
+        split=config.resolved_split if config.benchmark == "mmmu" else None,
+        setting=config.resolved_setting,
+        data=config.data,
+        revision=config.revision,
+        subjects=config.subjects,
+    )
+
+
+def select_items(items: Sequence[Item], config: RunConfig) -> tuple[Item, ...]:
+    """Apply ``ids``, then ``limit``, then ``shard``, keeping dataset order.
+
+    ``--shard K/N`` takes every N-th item starting at the K-th: item i (0-based) goes to shard
+    ``(i % N) + 1``. Shards of one selection are disjoint and together hold every item, and a
+    shard's items do not depend on which other shards run (``merge`` relies on this).
+
+    Raises:
+        ConfigError: an id that is not in the data (with the closest ids), or an empty selection.
+    """
+    selected = tuple(items)
+    if config.ids:
+        wanted = set(config.ids)
+        for item_id in config.ids:
+            try:
+                find_item(selected, item_id)
+            except DataError as exc:
+                raise ConfigError(f"--ids: {exc}") from None
+        selected = tuple(it for it in selected if it.id in wanted)
+    if config.limit is not None:
+        selected = selected[: config.limit]
+    if config.shard is not None:
+        k, n = config.shard
+        selected = selected[k - 1:: n]
+    if not selected:
+        raise ConfigError("the selection is empty: no item is left after --subjects, --ids, --limit and --shard")
+    return selected
+
+
+def build_requests(items: Sequence[Item], protocol: EvalProtocol) -> tuple[list[Request], list[Response]]:
+    """A request per item; an item whose request cannot be built becomes an ``error`` response."""
+    requests: list[Request] = []
+    failures: list[Response] = []
+    for item in items:
+        try:
+            requests.append(build_request(item, protocol))
+        except DataError as exc:
+            message = str(exc) if str(exc).startswith(item.id) else f"{item.id}: {exc}"
+            failures.append(Response(item.id, "error", error=message))
+            log.warning("%s", message)
+    return requests, failures
+
+
+def run_manifest(
+    config: RunConfig, protocol: EvalProtocol, dataset: Dataset, items: Sequence[Item], backend: Backend
+) -> dict[str, Any]:
+    """What manifest.json says about this run when it starts (never an API key)."""
+    manifest: dict[str, Any] = {
+        "package_version": _package_version(),
+        "status": "running",
+        "started_at": _now(),
+        "config": config.to_manifest(),
+        "protocol": protocol.describe(),
+        "dataset": {
+            "benchmark": dataset.benchmark,
+            "split": dataset.split,
+            "setting": dataset.setting,
+            "source": dataset.source,
+            "revision": dataset.revision,
+            "digest": dataset.digest,
+            "files": list(dataset.files),
+            "problems": [str(p) for p in dataset.problems],
+        },
+        "backend": backend.describe(),
+        "shard": list(config.shard) if config.shard else None,
+        "item_ids": [it.id for it in items],
+    }
+    return _without_secret(manifest, config)
+
+
+async def run(
+    backend: Backend, requests: Sequence[Request], failures: Sequence[Response], store: RunStore, display: Display
+) -> None:
+    """Store the preparation failures, then ask the backend every item still without an answer.
+
+    Items already answered ``ok`` or ``truncated`` in the store (a resumed run) are skipped;
+    errors and missing items are asked again. Ctrl-C marks the manifest ``interrupted``.
+    """
+    stored = store.responses()
+    finished = {i for i, r in stored.items() if r.status in FINISHED}
+    todo = [r for r in requests if r.item_id not in finished]
+    new_failures = [f for f in failures if f.item_id not in finished]
+    for failure in new_failures:
+        store.append(failure)
+    ids = {r.item_id for r in requests} | {f.item_id for f in failures}
+    done_before = len(finished & ids)
+    if done_before:
+        log.info("resuming: %d items already answered, %d to ask", done_before, len(todo))
+    try:
+        await run_requests(
+            backend, todo, store, display=display,
+            already_done=done_before + len(new_failures), already_errors=len(new_failures),
+        )
+    except (asyncio.CancelledError, KeyboardInterrupt):
+        store.update_manifest(status="interrupted", ended_at=_now())
+        raise
+
+
+def gold_items(items: Sequence[Item], config: RunConfig) -> tuple[Item, ...]:
+    """The items with gold answers from ``--answers`` when given (the test split), else as loaded."""
+    if config.answers is None:
+        return tuple(items)
+    return apply_answers(items, load_answer_dict(config.answers))
+
+
+def stored_responses(store: RunStore, items: Sequence[Item]) -> dict[str, Response]:
+    """The stored responses of the selected items (the last one per item)."""
+    every = store.responses()
+    return {it.id: every[it.id] for it in items if it.id in every}
+
+
+def report(
+    store: RunStore,
+    config: RunConfig,
+    protocol: EvalProtocol,
+    items: Sequence[Item],
+    responses: Mapping[str, Response],
+    scoring: Scoring,
+) -> RunResult:
+    """Write results.json, predictions.jsonl, report.html (and submission.json for MMMU test)."""
+    counts = count_statuses(items, responses)
+    status = "complete" if counts["error"] + counts["missing"] == 0 else "incomplete"
+    store.update_manifest(status=status, ended_at=_now(), counts=counts)
+    manifest = store.manifest()
+    results = build_results(scoring, items, manifest, responses=responses)
+    store.write_json("results.json", results)
+    store.write_jsonl("predictions.jsonl", predictions_rows(scoring, responses))
+    if config.benchmark == "mmmu" and config.resolved_split == "test":
+        store.write_json("submission.json", submission(scoring, items))
+    if config.html:
+        prompts = {it.id: _prompt_or_reason(it, protocol) for it in items}
+        store.write_text("report.html", render_html(results, items, responses, scoring, manifest, prompts=prompts))
+    return RunResult(store.path, manifest, dict(results), counts)
+
+
+# -- small helpers ----------------------------------------------------------------------------
+
+def count_statuses(items: Sequence[Item], responses: Mapping[str, Response]) -> dict[str, int]:
+    """``items``, ``ok``, ``truncated``, ``error``, ``missing`` over the selected items."""
+    counts = {"items": len(items), "ok": 0, "truncated": 0, "error": 0, "missing": 0}
+    for item in items:
+        response = responses.get(item.id)
+        counts["missing" if response is None else response.status] += 1
+    return counts
+
+
+def parse_shard(text: str) -> tuple[int, int]:
+    """``"2/8"`` -> (2, 8).
+
+    Raises:
+        ConfigError: not of the form K/N with 1 <= K <= N.
+    """
+    match = re.fullmatch(r"\s*(\d+)\s*/\s*(\d+)\s*", text)
+    if not match:
+        raise ConfigError(f"--shard {text!r}: write K/N, e.g. 1/4 for the first of four shards")
+    k, n = int(match.group(1)), int(match.group(2))
+    if not (n >= 1 and 1 <= k <= n):
+        raise ConfigError(f"--shard {text}: need 1 <= K <= N")
+    return k, n
+
+
+def default_run_name(config: RunConfig) -> str:
+    """``mmmu-validation-random-20261130-204501`` (plus ``-shard2of4`` for a shard)."""
+    where = config.resolved_setting or config.resolved_split
+    model = re.sub(r"[^A-Za-z0-9._-]+", "-", config.model).strip("-")[:60] or "model"
+    name = f"{config.benchmark}-{where}-{model}-{time.strftime('%Y%m%d-%H%M%S')}"
+    if config.shard:
+        name += f"-shard{config.shard[0]}of{config.shard[1]}"
+    return name
+
+
+def _prompt_or_reason(item: Item, protocol: EvalProtocol) -> str:
+    try:
+        return prompt_text(item, protocol)
+    except DataError as exc:
+        return f"(no prompt: {exc})"
+
+
+def _stored_count(config: RunConfig) -> tuple[int, int]:
+    """(items with an answer, items selected) of an interrupted run, from its directory."""
+    try:
+        store = RunStore.read(config.out or ".")
+        ids = store.manifest().get("item_ids") or []
+        stored = store.responses()
+        return sum(1 for i in ids if i in stored and stored[i].status in FINISHED), len(ids)
+    except Exception:  # nothing stored yet (interrupted during loading or preflight)
+        return 0, 0
+
+
+def _without_secret(manifest: dict[str, Any], config: RunConfig) -> dict[str, Any]:
+    """The manifest with the API key's value blanked wherever a backend let it slip in."""
+    key = os.environ.get(config.api_key_env or "OPENAI_API_KEY", "")
+    if len(key) < 8:
+        return manifest
+    text = json.dumps(manifest, default=str)
+    if key not in text:
+        return manifest
+    log.warning("a backend described itself with the API key in it; it is blanked in manifest.json")
+    return json.loads(text.replace(key, "<redacted>"))
+
+
+def _package_version() -> str:
+    import mmmu_eval  # at call time: the package's __init__ may import this module
+
+    return str(getattr(mmmu_eval, "__version__", "unknown"))
+
+
+def _now() -> str:
+    return _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")

@@ -1,0 +1,133 @@
+"""One table from model spec to backend: ``openai:``, ``hf:``, ``vllm:``, ``random``, ``frequent``,
+``text-only:SPEC``.
+
+A backend's module is imported only when its spec is chosen, so torch, transformers and vllm
+stay unimported for an API run. When an extra is missing, the error names the exact install
+command; an unknown spec lists the known ones and suggests the closest.
+
+>>> backend = make_backend("random", RunConfig(model="random"), items)
+>>> backend.spec
+'random'
+"""
+
+from __future__ import annotations
+
+import difflib
+import importlib
+from dataclasses import dataclass
+from typing import Sequence
+
+from mmmu_eval.backends.base import Backend
+from mmmu_eval.config import RunConfig
+from mmmu_eval.errors import ConfigError
+from mmmu_eval.records import Item
+
+__all__ = ["BACKENDS", "BackendEntry", "make_backend", "parse_spec"]
+
+
+@dataclass(frozen=True)
+class BackendEntry:
+    """One row of the registry."""
+
+    prefix: str
+    """``openai:`` (takes a name after the colon) or ``random`` (a whole spec, no name)."""
+    module: str
+    """The module that holds the class, imported only when the spec is chosen."""
+    cls: str
+    """A class with ``from_config(name, config, items) -> Backend``."""
+    extra: str | None
+    """The pip extra that brings its dependencies; None when the core install has them."""
+    usage: str
+    """How the spec is written, for help and error messages."""
+
+    @property
+    def takes_name(self) -> bool:
+        return self.prefix.endswith(":")
+
+
+BACKENDS: tuple[BackendEntry, ...] = (
+    BackendEntry("openai:", "mmmu_eval.backends.openai_api", "OpenAIBackend", None, "openai:MODEL"),
+    BackendEntry("hf:", "mmmu_eval.backends.hf_transformers", "HFBackend", "hf", "hf:PATH_OR_ID"),
+    BackendEntry("vllm:", "mmmu_eval.backends.vllm_offline", "VLLMBackend", "vllm", "vllm:PATH_OR_ID"),
+    BackendEntry("random", "mmmu_eval.backends.baselines", "RandomBackend", None, "random"),
+    BackendEntry("frequent", "mmmu_eval.backends.baselines", "FrequentBackend", None, "frequent"),
+    BackendEntry("text-only:", "mmmu_eval.backends.baselines", "TextOnlyBackend", None, "text-only:SPEC"),
+)
+
+
+def parse_spec(spec: str, table: Sequence[BackendEntry] = BACKENDS) -> tuple[BackendEntry, str]:
+    """The registry entry for a spec, and the name after its prefix (``""`` for baselines).
+
+    Raises:
+        ConfigError: the spec matches no entry; the message lists the known specs and the
+            closest one.
+    """
+    spec = spec.strip()
+    for entry in table:
+        if entry.takes_name and spec.startswith(entry.prefix):
+            return entry, spec[len(entry.prefix):]
+        if not entry.takes_name and spec == entry.prefix:
+            return entry, ""
+    raise ConfigError(_unknown(spec, table))
+
+
+def make_backend(spec: str | Backend, config: RunConfig, items: Sequence[Item] = ()) -> Backend:
+    """Build the backend a model spec names.
+
+    Args:
+        spec: ``openai:gpt-4o``, ``hf:/models/x``, ``random`` ...; a ready Backend object is
+            returned as it is.
+        config: the run configuration (each backend reads its own knobs from it).
+        items: the items to be evaluated (``frequent`` computes its answer from them).
+
+    Returns:
+        The backend, not yet preflighted.
+
+    Raises:
+        ConfigError: an unknown spec, a missing extra (naming the pip command), or the
+            backend's own configuration problem.
+
+    >>> make_backend("text-only:random", RunConfig(model="text-only:random"), items).spec
+    'text-only:random'
+    """
+    if not isinstance(spec, str):
+        return spec
+    entry, name = parse_spec(spec)
+    cls = getattr(_import(entry, spec), entry.cls)
+    return cls.from_config(name, config, items)
+
+
+def _import(entry: BackendEntry, spec: str) -> object:
+    try:
+        return importlib.import_module(entry.module)
+    except ImportError as exc:
+        missing = exc.name or "a dependency"
+        if missing.startswith("mmmu_eval"):
+            raise
+        if entry.extra is None:
+            raise ConfigError(f"--model {spec}: {missing} is not installed; reinstall mmmu-eval") from exc
+        raise ConfigError(
+            f"--model {spec} needs the {entry.extra} extra ({missing} is not installed); "
+            f"run: pip install 'mmmu-eval[{entry.extra}]'"
+        ) from exc
+
+
+def _unknown(spec: str, table: Sequence[BackendEntry]) -> str:
+    known = ", ".join(e.usage for e in table)
+    if not spec:
+        return f"--model is empty; known specs: {known}"
+    head = spec.split(":", 1)[0]
+    names = [e.prefix.rstrip(":") for e in table]
+    close = difflib.get_close_matches(head, names, n=1, cutoff=0.5)
+    if close:
+        entry = table[names.index(close[0])]
+        rest = spec.split(":", 1)[1] if ":" in spec else ""
+        guess = entry.prefix + rest if entry.takes_name else entry.prefix
+        if entry.takes_name and not rest:
+            guess = entry.usage
+        hint = f"did you mean {guess}?"
+    elif ":" not in spec:
+        hint = f"did you mean openai:{spec} (a model behind an OpenAI-compatible server) or hf:{spec}?"
+    else:
+        hint = "no known prefix is close"
+    return f"unknown model spec {spec!r}; {hint} Known specs: {known}"

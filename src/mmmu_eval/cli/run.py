@@ -1,0 +1,142 @@
+"""``mmmu-eval run``: flags -> RunConfig -> ``evaluate`` -> the headline.
+
+Every RunConfig field is a flag with the field's own help text (``config.help_of``), so the
+CLI and the Python API cannot drift apart. An unset flag stays None and leaves the RunConfig
+default. Running the same command with the same ``--out`` again continues that run (only
+failed and missing items are asked), exactly as ``--resume`` does.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import typing
+from dataclasses import fields
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+
+from mmmu_eval.config import RunConfig, help_of
+from mmmu_eval.errors import ConfigError
+from mmmu_eval.store.rundir import MANIFEST
+
+EXAMPLES = """examples:
+  mmmu-eval run --benchmark mmmu --split dev --data sample --model random
+  mmmu-eval run --benchmark mmmu-pro --setting vision --data sample --model frequent
+  mmmu-eval run --model openai:Qwen/Qwen2.5-VL-7B-Instruct --base-url http://localhost:8000/v1 --limit 50
+"""
+
+# Flags whose shape is not the field's plain type.
+_SPECIAL = {"base_urls", "extra_body", "shard", "subjects", "ids", "model"}
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "run",
+        help="evaluate a model and write a run directory",
+        description="Evaluate a model on MMMU or MMMU-Pro with the official protocol, writing a run directory.",
+        epilog=EXAMPLES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--model", required=True, metavar="SPEC", help=help_of("model"))
+    parser.add_argument("--base-url", dest="base_urls", action="append", metavar="URL",
+                        help=help_of("base_urls") + " (repeat the flag for several)")
+    parser.add_argument("--extra-body", type=_json_object, metavar="JSON", help=help_of("extra_body") + ", as a JSON object")
+    parser.add_argument("--shard", type=_shard, metavar="K/N", help=help_of("shard").replace("(K, N)", "K/N"))
+    parser.add_argument("--subjects", nargs="+", type=_comma_list, metavar="SUBJECT", help=help_of("subjects"))
+    parser.add_argument("--ids", nargs="+", type=_comma_list, metavar="ID", help=help_of("ids"))
+    hints = typing.get_type_hints(RunConfig)
+    for f in fields(RunConfig):
+        if f.name in _SPECIAL:
+            continue
+        flag = "--" + f.name.replace("_", "-")
+        kind = _scalar(hints[f.name])
+        if kind is bool:
+            parser.add_argument(flag, dest=f.name, action=argparse.BooleanOptionalAction, default=None, help=help_of(f.name))
+        else:
+            parser.add_argument(flag, dest=f.name, type=kind, default=None, metavar=f.name.upper(), help=help_of(f.name))
+    parser.set_defaults(func=main)
+
+
+def main(args: argparse.Namespace) -> int:
+    from mmmu_eval.api import RunInterrupted, evaluate
+
+    overrides = config_overrides(args)
+    out = overrides.get("out")
+    console = Console(highlight=False)
+    if out is not None and (Path(out) / MANIFEST).exists() and not overrides.get("resume"):
+        overrides["resume"] = True
+        console.print(f"continuing the run in {escape(str(out))} (only failed and missing items are asked)")
+    try:
+        result = evaluate(**overrides)
+    except RunInterrupted as exc:
+        Console(stderr=True, highlight=False).print(f"[yellow]{escape(str(exc))}[/yellow]", soft_wrap=True)
+        return 130
+    print_headline(result, console)
+    message = result.message()
+    if message:
+        Console(stderr=True, highlight=False).print(f"[red]{escape(message)}[/red]", soft_wrap=True)
+    return result.exit_status
+
+
+def config_overrides(args: argparse.Namespace) -> dict[str, Any]:
+    """The RunConfig fields the user set (None means not given, so defaults stay)."""
+    names = {f.name for f in fields(RunConfig)}
+    out: dict[str, Any] = {}
+    for name, value in vars(args).items():
+        if name not in names or value is None:
+            continue
+        if name in ("subjects", "ids"):
+            value = tuple(v for group in value for v in group)
+        elif name == "base_urls":
+            value = tuple(value)
+        out[name] = value
+    return out
+
+
+def print_headline(result: Any, console: Console) -> None:
+    """The report's terminal tables, then where the run is."""
+    from mmmu_eval.report.terminal import print_results
+
+    print_results(result.results, console)
+    counts = Table(title="Responses", title_justify="left")
+    for key in ("items", "ok", "truncated", "error", "missing"):
+        counts.add_column(key, justify="right")
+    counts.add_row(*(str(result.counts[k]) for k in ("items", "ok", "truncated", "error", "missing")))
+    console.print(counts)
+    console.print(f"run directory: {escape(str(result.run_dir))}")
+
+
+# -- flag types -------------------------------------------------------------------------------
+
+def _scalar(hint: Any) -> type:
+    """``int | None`` -> int; ``Path | None`` -> Path; ``str`` -> str."""
+    args = [a for a in typing.get_args(hint) if a is not type(None)] or [hint]
+    kind = args[0]
+    return kind if kind in (int, float, bool, Path) else str
+
+
+def _json_object(text: str) -> dict[str, object]:
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise argparse.ArgumentTypeError(f"not valid JSON ({exc.msg} at character {exc.pos})") from None
+    if not isinstance(value, dict):
+        raise argparse.ArgumentTypeError('must be a JSON object, e.g. \'{"chat_template_kwargs": {"enable_thinking": false}}\'')
+    return value
+
+
+def _shard(text: str) -> tuple[int, int]:
+    from mmmu_eval.api import parse_shard
+
+    try:
+        return parse_shard(text)
+    except ConfigError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def _comma_list(text: str) -> tuple[str, ...]:
+    return tuple(v.strip() for v in text.split(",") if v.strip())

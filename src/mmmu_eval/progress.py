@@ -1,0 +1,177 @@
+"""The live progress display of a run: done / total, items per second, errors, ETA.
+
+One display object the runner talks to through three calls (``start``, ``advance``, ``stop``),
+so that it can be swapped: a rich progress bar when the console is a terminal, plain log-like
+lines every few seconds when it is not (CI logs, ``| tee``), or nothing (``NullDisplay``). The
+console and the clock are parameters, so tests render into a string with a clock they move.
+
+Rates count only this session's answers: items skipped because a resumed run already had them
+are shown as done but do not inflate items per second or shorten the ETA.
+
+>>> display = ProgressDisplay(Console(stderr=True))
+>>> display.start(total=900, done=120, errors=0)
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Callable, Protocol
+
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+
+from mmmu_eval.records import Response
+
+__all__ = ["Display", "NullDisplay", "ProgressDisplay", "format_duration"]
+
+
+class Display(Protocol):
+    """What the runner calls."""
+
+    def start(self, total: int, done: int = 0, errors: int = 0) -> None:
+        """``total`` items in the run, ``done`` of them already answered (``errors`` of those failed)."""
+        ...
+
+    def advance(self, response: Response) -> None:
+        """One more item finished."""
+        ...
+
+    def stop(self) -> None:
+        """The run ended (finished, interrupted or failed)."""
+        ...
+
+
+class NullDisplay:
+    """Shows nothing (``display=None`` in the runner means this)."""
+
+    def start(self, total: int, done: int = 0, errors: int = 0) -> None:
+        return None
+
+    def advance(self, response: Response) -> None:
+        return None
+
+    def stop(self) -> None:
+        return None
+
+
+def format_duration(seconds: float | None) -> str:
+    """``1h02m``, ``3m05s``, ``42s``; ``?`` when unknown."""
+    if seconds is None or seconds != seconds or seconds == float("inf"):
+        return "?"
+    s = int(round(seconds))
+    if s >= 3600:
+        return f"{s // 3600}h{s % 3600 // 60:02d}m"
+    if s >= 60:
+        return f"{s // 60}m{s % 60:02d}s"
+    return f"{s}s"
+
+
+class ProgressDisplay:
+    """A rich bar on a terminal, plain lines otherwise."""
+
+    def __init__(
+        self,
+        console: Console | None = None,
+        *,
+        clock: Callable[[], float] = time.monotonic,
+        plain: bool | None = None,
+        every_s: float = 10.0,
+        label: str = "items",
+    ) -> None:
+        """
+        Args:
+            console: where to draw; default a stderr console.
+            clock: seconds, monotonic (tests pass their own).
+            plain: force plain lines (True) or the bar (False); None asks the console.
+            every_s: seconds between plain lines (the first and last are always printed).
+            label: what the bar calls the work.
+        """
+        self.console = console or Console(stderr=True)
+        self.clock = clock
+        self.plain = (not self.console.is_terminal) if plain is None else plain
+        self.every_s = every_s
+        self.label = label
+        self.total = 0
+        self.done = 0
+        self.errors = 0
+        self._done_before = 0
+        self._started = 0.0
+        self._last_line: float | None = None
+        self._bar: Progress | None = None
+        self._task: int | None = None
+
+    # -- figures ------------------------------------------------------------------------------
+
+    @property
+    def rate(self) -> float | None:
+        """Items per second answered in this session; None before the first one."""
+        new = self.done - self._done_before
+        elapsed = self.clock() - self._started
+        return new / elapsed if new > 0 and elapsed > 0 else None
+
+    @property
+    def eta_s(self) -> float | None:
+        """Seconds left at the current rate; None while unknown."""
+        rate = self.rate
+        return (self.total - self.done) / rate if rate else None
+
+    def status_line(self) -> str:
+        """``done 120/900 (13%) · 4.2 items/s · 2 errors · ETA 3m05s``"""
+        pct = 100.0 * self.done / self.total if self.total else 100.0
+        rate = self.rate
+        rate_text = f"{rate:.1f} items/s" if rate is not None else "- items/s"
+        return (
+            f"done {self.done}/{self.total} ({pct:.0f}%) · {rate_text} · "
+            f"{self.errors} error{'s' if self.errors != 1 else ''} · ETA {format_duration(self.eta_s)}"
+        )
+
+    # -- the three calls ----------------------------------------------------------------------
+
+    def start(self, total: int, done: int = 0, errors: int = 0) -> None:
+        self.total, self.done, self.errors = total, done, errors
+        self._done_before = done
+        self._started = self.clock()
+        if self.plain:
+            self._line()
+            return
+        self._bar = Progress(
+            TextColumn("[bold]{task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TextColumn("{task.fields[rate]} · [red]{task.fields[errors]}[/red] · ETA {task.fields[eta]}"),
+            console=self.console,
+            get_time=self.clock,
+            transient=False,
+        )
+        self._task = self._bar.add_task(self.label, total=total, completed=done, **self._fields())
+        self._bar.start()
+
+    def advance(self, response: Response) -> None:
+        self.done += 1
+        if response.status == "error":
+            self.errors += 1
+        if self._bar is not None and self._task is not None:
+            self._bar.update(self._task, completed=self.done, **self._fields())
+        elif self.plain and (self._last_line is None or self.clock() - self._last_line >= self.every_s):
+            self._line()
+
+    def stop(self) -> None:
+        if self._bar is not None:
+            if self._task is not None:
+                self._bar.update(self._task, completed=self.done, **self._fields())
+            self._bar.stop()
+            self._bar = None
+        elif self.plain:
+            self._line()
+
+    def _fields(self) -> dict[str, str]:
+        rate = self.rate
+        return {
+            "rate": f"{rate:.1f} items/s" if rate is not None else "- items/s",
+            "errors": f"{self.errors} error{'s' if self.errors != 1 else ''}",
+            "eta": format_duration(self.eta_s),
+        }
+
+    def _line(self) -> None:
+        self._last_line = self.clock()
+        self.console.print(self.status_line(), highlight=False, soft_wrap=True)

@@ -1,0 +1,158 @@
+"""Drive a backend over prepared requests and store every response the moment it arrives.
+
+The runner does not know what kind of backend it drives (an API client fanning out, a local
+engine batching, a baseline answering at once): it consumes ``backend.generate(requests)`` and
+appends each response to the run store before asking for the next. Concurrency is the
+backend's. What the runner adds:
+
+- **Order.** Requests are handed over in the order given (the dataset's), so batching and
+  seeded baselines are deterministic.
+- **Nothing lost.** Each response is on disk (flushed) before the next is taken; Ctrl-C or a
+  cancelled task stops the backend, and everything answered so far stays stored for
+  ``--resume``.
+- **One bad item does not stop the run.** A backend that raises a DataError naming one of the
+  items (an image that cannot be read) gets that item stored as an ``error`` response and is
+  started again on the items still pending.
+
+>>> summary = await run_requests(backend, requests, store, display=ProgressDisplay())
+>>> summary.ok, summary.errors
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from dataclasses import dataclass
+from typing import Callable, Sequence
+
+from mmmu_eval.backends.base import Backend
+from mmmu_eval.errors import DataError
+from mmmu_eval.progress import Display, NullDisplay
+from mmmu_eval.records import Request, Response
+from mmmu_eval.store.rundir import RunStore
+
+__all__ = ["RunSummary", "run_requests"]
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class RunSummary:
+    """What one session of the runner did."""
+
+    asked: int
+    """Requests handed to the runner."""
+    ok: int
+    truncated: int
+    errors: int
+    """Responses stored with status ``error`` in this session."""
+    interrupted: bool
+    """True when Ctrl-C or a cancellation stopped the session early."""
+    elapsed_s: float
+    """Seconds from the first request to the end of the session."""
+
+    @property
+    def answered(self) -> int:
+        return self.ok + self.truncated + self.errors
+
+
+async def run_requests(
+    backend: Backend,
+    requests: Sequence[Request],
+    store: RunStore,
+    *,
+    display: Display | None = None,
+    clock: Callable[[], float] = time.monotonic,
+    already_done: int = 0,
+    already_errors: int = 0,
+) -> RunSummary:
+    """Ask ``backend`` every request and append each response to ``store`` as it finishes.
+
+    Args:
+        backend: any Backend (preflight is the caller's, before this).
+        requests: the requests to run, in the order to hand them over.
+        store: the run store; responses are appended, never rewritten.
+        display: progress display (started and stopped here); None shows nothing.
+        clock: seconds, monotonic (tests pass their own).
+        already_done, already_errors: items of the same run answered in earlier sessions (or
+            stored by the caller), so the display counts the whole run.
+
+    Returns:
+        The session's counts. When interrupted, the CancelledError or KeyboardInterrupt is
+        re-raised after the store and display are settled.
+
+    Raises:
+        DataError: the backend raised one that names no pending item (not one item's problem).
+        Whatever else the backend raises, after the responses before it were stored.
+    """
+    display = display or NullDisplay()
+    started = clock()
+    counts = {"ok": 0, "truncated": 0, "error": 0}
+    pending: dict[str, Request] = {r.item_id: r for r in requests}
+    if len(pending) != len(requests):
+        raise ValueError("run_requests: two requests share an item id")
+    display.start(already_done + len(requests), done=already_done, errors=already_errors)
+
+    def record(response: Response) -> None:
+        store.append(response)
+        counts[response.status] += 1
+        display.advance(response)
+        if response.status == "error":
+            log.warning("%s: %s", response.item_id, response.error)
+
+    interrupted = False
+    try:
+        while pending:
+            try:
+                await _drain(backend, list(pending.values()), pending, record)
+            except DataError as exc:
+                if exc.item_id not in pending:
+                    raise
+                # One item could not be prepared inside the backend: store it, go on with the rest.
+                del pending[exc.item_id]
+                record(Response(exc.item_id, "error", error=str(exc), attempts=1))
+                continue
+            if pending:
+                # The backend ended without answering some requests: a backend bug, stored as
+                # errors so the run says so and --resume asks them again.
+                for item_id in list(pending):
+                    del pending[item_id]
+                    record(Response(item_id, "error", error=f"{item_id}: the backend {backend.spec} returned no answer"))
+    except (asyncio.CancelledError, KeyboardInterrupt):
+        interrupted = True
+        log.info("interrupted: %d responses stored this session, %d requests not asked", sum(counts.values()), len(pending))
+        raise
+    finally:
+        display.stop()
+        store.close()
+        summary = RunSummary(
+            asked=len(requests),
+            ok=counts["ok"],
+            truncated=counts["truncated"],
+            errors=counts["error"],
+            interrupted=interrupted,
+            elapsed_s=clock() - started,
+        )
+    return summary
+
+
+async def _drain(
+    backend: Backend,
+    requests: list[Request],
+    pending: dict[str, Request],
+    record: Callable[[Response], None],
+) -> None:
+    """Consume one ``generate`` call, recording each response for a pending request."""
+    stream = backend.generate(requests)
+    try:
+        async for response in stream:
+            if response.item_id not in pending:
+                log.warning("%s: the backend answered an item that was not pending; ignored", response.item_id)
+                continue
+            del pending[response.item_id]
+            record(response)
+    finally:
+        aclose = getattr(stream, "aclose", None)
+        if aclose is not None:
+            await aclose()
