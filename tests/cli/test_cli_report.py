@@ -162,6 +162,7 @@ def test_test_split_gives_a_submission_and_with_answers_a_score(tmp_path, test_s
     assert main(["report", str(run), "--submission"]) == 0
     captured = capsys.readouterr()
     assert "No gold answers" in captured.out
+    assert not (run / "results.json").exists()  # void accuracies are printed, not saved
     from mmmu_eval.score.scorer import score_responses
 
     items = load_dataset("mmmu", split="test", data=test_snapshot).items

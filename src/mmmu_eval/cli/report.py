@@ -63,7 +63,8 @@ def run(args: argparse.Namespace) -> int:
         one = load_run(path, details=details, answers=answers, bootstrap=args.bootstrap, seed=args.seed)
         loaded.append(one)
         out = writer(one)
-        if one.rebuilt and not answers and not (one.path / "results.json").exists():
+        # Saved like `mmmu-eval score` saves it: not with --answers, not for an ungraded test run.
+        if one.rebuilt and not answers and one.results["gold_available"] and not (one.path / "results.json").exists():
             out.write_json("results.json", one.results)
             err.print(f"rebuilt and saved {escape(str(one.path / 'results.json'))}")
         if args.json:
