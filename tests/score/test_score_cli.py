@@ -70,3 +70,26 @@ def test_rescore_reproduces_the_official_qwen_vl_number_from_the_command_line(fi
     doc = json.loads(out.read_text())
     assert (doc["overall"]["correct"], doc["overall"]["total"], doc["fallbacks"]) == (325, 900, 48)
     assert "Overall                                       900  0.361" in capsys.readouterr().out
+
+
+
+def test_score_on_a_run_without_responses_lists_every_item_as_missing(tmp_path, capsys):
+    from mmmu_eval.store.rundir import RunStore
+
+    manifest = {"config": {"model": "scripted", "benchmark": "mmmu", "split": "validation", "data": "sample"}}
+    RunStore.open(tmp_path / "run", manifest, resume=False).close()
+    assert main(["score", str(tmp_path / "run"), "--bootstrap", "0"]) == 0
+    out = capsys.readouterr().out
+    assert "scored 0" in out and "missing 40" in out
+
+
+def test_score_summary_for_test_split_predictions(make_item, response):
+    """Test-split items have no gold: the summary counts predictions and fallbacks, not accuracy."""
+    from mmmu_eval.cli.score import summary_lines
+    from mmmu_eval.score.scorer import score_responses
+
+    items = [make_item("test_Art_1", None), make_item("test_Art_2", None)]
+    responses = {"test_Art_1": response("test_Art_1", "(A)"), "test_Art_2": response("test_Art_2", "no idea, sorry")}
+    lines = summary_lines(score_responses(items, responses), len(items), 5)
+    assert any("2 predictions without a gold answer (test split; 1 of them fallbacks)" in line for line in lines)
+    assert not any(line.startswith("parser ") for line in lines)

@@ -96,8 +96,10 @@ def summary_lines(scoring, n_items: int, show: int) -> list[str]:
             f"fallbacks {scoring.fallbacks} ({scoring.fallbacks / graded:.2%})"
         )
     if scoring.ungraded:
-        lines.append(f"{len(scoring.ungraded)} predictions without a gold answer (test split): pass --answers "
-                     "to score them, or `mmmu-eval report --submission` for EvalAI")
+        judged = scoring.verdicts[headline]
+        guessed = sum(1 for i in scoring.ungraded if judged[i].fallback)
+        lines.append(f"{len(scoring.ungraded)} predictions without a gold answer (test split; {guessed} of them "
+                     "fallbacks): pass --answers to score them, or `mmmu-eval report --submission` for EvalAI")
     lines.append(f"items {n_items}: scored {graded}, errors {len(scoring.errors)}, missing {len(scoring.missing)}")
     if scoring.problems:
         lines.append(f"{len(scoring.problems)} item(s) the official code would crash on (scored wrong), e.g. {scoring.problems[0]}")
