@@ -67,6 +67,7 @@ def test_official_mmmu_folder_reads_subjects_alphabetically(tmp_path):
             {"id": "validation_Accounting_2", "question_type": "short-answer", "answer": ["12", "twelve"],
              "response": "so it is 12"},
             {"id": "validation_Accounting_3", "question_type": "short-answer", "answer": "1"},
+            {"id": "validation_Accounting_2", "question_type": "short-answer", "answer": "1", "response": "1"},
             "garbage",
         ],
     }.items():
@@ -83,6 +84,8 @@ def test_official_mmmu_folder_reads_subjects_alphabetically(tmp_path):
     assert verdicts["validation_Accounting_3"].correct is False
     assert any("no response field" in p for p in result.problems)
     assert any("not a row" in p for p in result.problems)
+    assert any("repeated id" in p for p in result.problems)
+    assert len(result.items) == 4
 
 
 def test_eval_only_compares_letters_exactly_and_parses_open_answers(tmp_path):

@@ -167,6 +167,9 @@ def _read_mmmu_folder(folder: Path) -> tuple[list[Item], dict[str, Response], li
                 problems.append(f"{where}: not a row with an id; skipped")
                 continue
             item_id = row["id"]
+            if item_id in responses:
+                problems.append(f"{where} ({item_id}): a repeated id; only its first row is scored")
+                continue
             mc = row.get("question_type") == "multiple-choice"
             options: tuple = ()
             if mc:
