@@ -134,8 +134,9 @@ def test_dataset_order_comes_from_the_dataset_when_manifests_have_no_id_list():
 
 def test_merged_manifest_drops_the_shard_and_lists_the_sources():
     shards = three()
-    m = merged_manifest(shards, ["a warning"])
-    assert m["config"]["shard"] is None
+    m = merged_manifest(shards, ["a warning"], IDS)
+    assert m["config"]["shard"] is None and m["shard"] is None
+    assert m["item_ids"] == IDS
     assert m["protocol"] == shards[0].manifest["protocol"]
     assert [s["shard"] for s in m["merged_from"]] == [[1, 3], [2, 3], [3, 3]]
     assert [s["responses"] for s in m["merged_from"]] == [3, 2, 2]

@@ -37,7 +37,7 @@ def test_shards_merge_into_one_run_in_dataset_order(tmp_path):
     assert list(merged.responses()) == IDS
     assert merged.responses()["dev_Art_4"].text == "answer dev_Art_4"
     manifest = merged.manifest()
-    assert manifest["config"]["shard"] is None and "item_ids" not in manifest
+    assert manifest["config"]["shard"] is None and manifest["item_ids"] == IDS
     assert [s["shard"] for s in manifest["merged_from"]] == [[1, 2], [2, 2]]
     assert manifest["protocol"]["fingerprint"] == "f" * 64
 

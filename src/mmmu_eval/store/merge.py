@@ -86,7 +86,7 @@ def merge_runs(
     order = list(expected_ids) if expected_ids is not None else selected_ids(shards)
     check_no_gaps(shards, order)
 
-    manifest = merged_manifest(shards, warnings)
+    manifest = merged_manifest(shards, warnings, order)
     merged: dict[str, Response] = {}
     for shard in shards:
         merged.update(shard.responses)
@@ -293,18 +293,18 @@ def _ids_from_dataset(shard: ShardRun) -> list[str]:
     return ids
 
 
-def merged_manifest(shards: Sequence[ShardRun], warnings: Sequence[str]) -> dict[str, Any]:
-    """The first shard's manifest without its shard, listing the sources."""
+def merged_manifest(shards: Sequence[ShardRun], warnings: Sequence[str], order: Sequence[str]) -> dict[str, Any]:
+    """The first shard's manifest as if the run had not been sharded, listing the sources.
+
+    ``item_ids`` becomes the whole selection, which is what score and report read back.
+    """
     manifest = copy.deepcopy(shards[0].manifest)
-    manifest.pop("shard", None)
-    manifest.pop("item_ids", None)
+    manifest["shard"] = None
+    manifest["item_ids"] = list(order)
     config = manifest.get("config")
-    if isinstance(config, dict) and "shard" in config:
+    if isinstance(config, dict):
         config["shard"] = None
-    dataset = manifest.get("dataset")
-    if isinstance(dataset, dict):
-        dataset.pop("item_ids", None)
-    for stale in ("results", "summary", "finished_at", "counts"):
+    for stale in ("counts", "summary", "results"):
         manifest.pop(stale, None)  # per-shard figures; `score` recomputes them
     manifest["merged_from"] = [
         {
