@@ -7,7 +7,6 @@ import logging
 import pytest
 
 from mmmu_eval.errors import ConfigError
-from mmmu_eval.records import Response
 from mmmu_eval.report.submission import apply_answers, load_answer_dict, submission
 
 

@@ -20,7 +20,6 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from math import comb
 
 import numpy as np
 
@@ -150,7 +149,11 @@ def mcnemar_exact(b: int, c: int) -> float:
     n = b + c
     if n == 0:
         return 1.0
-    tail = sum(comb(n, k) for k in range(min(b, c) + 1))
+    # Sum C(n, k) for k <= min(b, c) with exact integers, each term from the one before.
+    term = tail = 1
+    for k in range(min(b, c)):
+        term = term * (n - k) // (k + 1)
+        tail += term
     return float(min(Fraction(1), Fraction(2 * tail, 2**n)))
 
 
