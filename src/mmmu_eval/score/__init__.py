@@ -1,1 +1,12 @@
-"""Score stage: the official parsers, open-answer matching, fallback policy, aggregation."""
+"""Score stage: the official parsers, open-answer matching, fallback policy, aggregation.
+
+One file per piece (docs/scoring.md has the whole story):
+
+- ``mmmu_parser`` / ``mmmu_pro_parser``: the two official multiple-choice parsers, exact;
+- ``open_answer``: the official open-question parse, number extraction and matching;
+- ``boxed`` / ``strict``: the ``\\boxed{}`` protocol and a strict final-answer parser;
+- ``judge``: parser name -> one item's Verdict; ``scorer``: a run's Scoring (fallback policy);
+- ``aggregate``: tallies per subject, discipline and the other breakdowns;
+- ``headline``: the MMMU-Pro headline; ``rescore``: official output files from elsewhere;
+- ``run``: ``score_run``, the pure step behind ``mmmu-eval score``.
+"""

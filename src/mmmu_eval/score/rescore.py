@@ -29,7 +29,7 @@ from __future__ import annotations
 import ast
 import json
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -366,7 +366,3 @@ def _load_json(file: Path, problems: list[str], *, required: bool = False) -> ob
 def _row(t: Tally) -> dict:
     return {"correct": t.correct, "total": t.n, "accuracy": t.accuracy}
 
-
-def tally_row(t: Tally) -> dict:
-    """``{"correct", "total", "accuracy"}`` for a tally, the --json row shape."""
-    return _row(t)

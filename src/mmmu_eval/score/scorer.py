@@ -25,7 +25,7 @@ import difflib
 import logging
 import random
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from mmmu_eval.dataset.subjects import SUBJECTS
 from mmmu_eval.errors import ConfigError
