@@ -6,8 +6,9 @@ Each script entry answers the next request handed to ``generate``:
 - a ``Response``: that record, with the request's item id put in;
 - a ``BackendError`` (or any Exception) instance: an ``error`` response carrying its message,
   as a backend that gave up on the item would store it;
-- ``Raise(exc)``: ``exc`` is raised out of ``generate`` (a DataError naming an item, a crash,
-  or KeyboardInterrupt / a SIGINT to simulate Ctrl-C).
+- ``Raise(exc)``: ``exc`` is raised out of ``generate`` (a DataError naming an item, a crash);
+- ``Hang()``: waits forever, as a request stuck on a slow server (cancel the run to end it);
+- ``Sigint()``: delivers a real SIGINT to the process, as Ctrl-C would.
 
 The backend remembers every request it was handed (``asked``), so tests can check what the
 runner sent, and refuses to run past the end of its script (a test bug, not a response).
@@ -17,6 +18,7 @@ runner sent, and refuses to run past the end of its script (a test bug, not a re
 
 from __future__ import annotations
 
+import asyncio
 import signal
 from dataclasses import dataclass, replace
 from typing import AsyncIterator, Sequence
@@ -29,6 +31,11 @@ class Raise:
     """Raise ``exc`` from ``generate`` when this entry is reached."""
 
     exc: BaseException
+
+
+@dataclass(frozen=True)
+class Hang:
+    """Wait forever when this entry is reached."""
 
 
 @dataclass(frozen=True)
@@ -58,10 +65,10 @@ class ScriptedBackend:
             self.position += 1
             if isinstance(entry, Sigint):
                 signal.raise_signal(signal.SIGINT)
-                import asyncio
-
-                await asyncio.sleep(0.05)  # the loop's SIGINT handler cancels us here
+                await asyncio.sleep(5)  # the loop's SIGINT handler cancels us here
                 raise AssertionError("SIGINT did not interrupt the run")
+            if isinstance(entry, Hang):
+                await asyncio.Event().wait()
             if isinstance(entry, Raise):
                 raise entry.exc
             self.asked.append(request)

@@ -1,0 +1,101 @@
+"""random, frequent and text-only: what each answers, and that it is reproducible."""
+
+import pytest
+
+from mmmu_eval.backends.baselines import FrequentBackend, RandomBackend, TextOnlyBackend, frequent_answers
+from mmmu_eval.backends.registry import make_backend
+from mmmu_eval.config import RunConfig
+from mmmu_eval.errors import ConfigError
+from mmmu_eval.records import ImagePart, ImageRef, Item, Request, TextPart
+
+from fakes.scripted_backend import ScriptedBackend
+
+
+def item(n, answer, options=("a", "b", "c", "d"), qtype="multiple-choice"):
+    return Item(f"dev_Art_{n}", "mmmu", "dev", None, "Art", "Art and Design", "Q", tuple(options), answer, qtype, ())
+
+
+def request(n, choices=("A", "B", "C", "D")):
+    return Request(f"dev_Art_{n}", (TextPart("Q"),), choices=tuple(choices))
+
+
+async def answers(backend, requests):
+    return [(r.item_id, r.text) async for r in backend.generate(requests)]
+
+
+async def test_random_is_the_same_for_the_same_seed_and_differs_for_another():
+    requests = [request(i) for i in range(40)]
+    first = await answers(RandomBackend(7), requests)
+    assert first == await answers(RandomBackend(7), requests)
+    assert first != await answers(RandomBackend(8), requests)
+    assert {text for _, text in first} <= {"A", "B", "C", "D"}
+
+
+async def test_random_draws_from_one_generator_in_request_order():
+    """The documented scheme: random.Random(seed), one choice per request, in order."""
+    import random
+
+    rng = random.Random(0)
+    requests = [request(1, "AB"), request(2, "ABCDEFGHIJ"), request(3, "ABC")]
+    expected = [rng.choice(r.choices) for r in requests]
+    got = [text for _, text in await answers(RandomBackend(), requests)]
+    assert got == expected
+
+
+async def test_random_answers_open_questions_with_nothing_to_match():
+    assert await answers(RandomBackend(), [request(1, ())]) == [("dev_Art_1", "")]
+
+
+def test_random_takes_its_seed_from_the_config_default_zero():
+    assert make_backend("random", RunConfig(model="random")).seed == 0
+    assert make_backend("random", RunConfig(model="random", seed=5)).seed == 5
+
+
+def test_frequent_ranks_gold_letters_by_count_then_letter():
+    items = [item(1, "C"), item(2, "C"), item(3, "A"), item(4, "B"), item(5, "A"), item(6, "D"),
+             item(7, "C"), item(8, ("7",), (), "open"), item(9, "9", (), "open"), item(10, ("7", "seven"), (), "open")]
+    # C: 3, A: 2, B: 1, D: 1 (B before D: tie goes to the earlier letter); open "7" twice, "9" once
+    assert frequent_answers(items) == (("C", "A", "B", "D"), "7")
+
+
+async def test_frequent_answers_the_top_letter_an_item_offers():
+    items = [item(1, "C"), item(2, "C"), item(3, "B")]
+    backend = FrequentBackend.from_config("", RunConfig(model="frequent"), items)
+    got = await answers(backend, [request(1), request(2, "AB"), request(3, "A"), request(4, ())])
+    assert got == [("dev_Art_1", "C"), ("dev_Art_2", "B"), ("dev_Art_3", "A"), ("dev_Art_4", "")]
+    assert backend.describe()["answer"] == "C"
+
+
+def test_frequent_refuses_items_without_gold_answers():
+    with pytest.raises(ConfigError, match="needs gold answers"):
+        FrequentBackend.from_config("", RunConfig(model="frequent"), [item(1, None)])
+
+
+def test_ties_among_open_answers_go_to_the_first_met():
+    assert frequent_answers([item(1, "x", (), "open"), item(2, "y", (), "open")])[1] == "x"
+
+
+async def test_text_only_strips_every_image_and_keeps_the_text():
+    image = ImageRef.from_bytes("image_1", b"\x89PNG\r\n\x1a\n")
+    req = Request("dev_Art_1", (TextPart("Look at "), ImagePart(image), TextPart(" and answer."), ImagePart(image)),
+                  choices=("A", "B"), system="sys")
+    inner = ScriptedBackend(["B"])
+    backend = TextOnlyBackend(inner)
+    await backend.preflight([req])
+    assert await answers(backend, [req]) == [("dev_Art_1", "B")]
+    sent = inner.asked[0]
+    assert sent.images == () and sent.text == "Look at  and answer." and sent.choices == ("A", "B")
+    assert sent.system == "sys" and inner.preflighted[0].images == ()
+    assert backend.spec == "text-only:scripted"
+    assert backend.describe() == {"backend": "text-only", "images": "withheld", "inner": inner.describe()}
+    await backend.aclose()
+    assert inner.closed
+
+
+def test_text_only_wraps_any_registered_spec_once():
+    backend = make_backend("text-only:frequent", RunConfig(model="text-only:frequent"), [item(1, "A")])
+    assert isinstance(backend.inner, FrequentBackend)
+    with pytest.raises(ConfigError, match="already withheld"):
+        make_backend("text-only:text-only:random", RunConfig(model="text-only:text-only:random"))
+    with pytest.raises(ConfigError, match="needs the spec"):
+        make_backend("text-only:", RunConfig(model="text-only:"))

@@ -1,0 +1,90 @@
+"""The backend registry: every spec resolves, unknown specs get suggestions, missing extras name pip."""
+
+import sys
+
+import pytest
+
+from mmmu_eval.backends.baselines import FrequentBackend, RandomBackend, TextOnlyBackend
+from mmmu_eval.backends.registry import BACKENDS, BackendEntry, make_backend, parse_spec
+from mmmu_eval.config import RunConfig
+from mmmu_eval.errors import ConfigError
+from mmmu_eval.records import Item
+
+ITEM = Item("dev_Art_1", "mmmu", "dev", None, "Art", "Art and Design", "Q?", ("x", "y"), "B", "multiple-choice", ())
+
+
+@pytest.mark.parametrize("entry", BACKENDS, ids=lambda e: e.prefix)
+def test_every_registered_spec_resolves_to_a_class_with_from_config(entry):
+    """Imports the module (torch and vllm stay unimported: their modules import them lazily)."""
+    spec = entry.prefix + ("some-name" if entry.takes_name else "")
+    found, name = parse_spec(spec)
+    assert found is entry and name == ("some-name" if entry.takes_name else "")
+    if entry.extra == "vllm":
+        pytest.importorskip("vllm")
+    module = __import__(entry.module, fromlist=[entry.cls])
+    assert callable(getattr(getattr(module, entry.cls), "from_config"))
+
+
+@pytest.mark.parametrize(
+    "spec, cls",
+    [("random", RandomBackend), ("frequent", FrequentBackend), ("text-only:random", TextOnlyBackend)],
+)
+def test_baseline_specs_build_their_backend(spec, cls):
+    backend = make_backend(spec, RunConfig(model=spec), [ITEM])
+    assert isinstance(backend, cls) and backend.spec == spec
+
+
+def test_a_backend_object_passes_through_unchanged():
+    backend = RandomBackend(3)
+    assert make_backend(backend, RunConfig(model="random")) is backend
+
+
+def test_choosing_an_api_backend_imports_neither_torch_nor_vllm():
+    make_backend("random", RunConfig(model="random"))
+    parse_spec("openai:gpt-4o")
+    assert "vllm" not in sys.modules
+
+
+@pytest.mark.parametrize(
+    "spec, suggestion",
+    [
+        ("opnai:gpt-4o", "did you mean openai:gpt-4o?"),
+        ("randm", "did you mean random?"),
+        ("frequnt", "did you mean frequent?"),
+        ("text_only:random", "did you mean text-only:random?"),
+        ("gpt-4o", "did you mean openai:gpt-4o"),
+    ],
+)
+def test_an_unknown_spec_suggests_the_closest_and_lists_the_known(spec, suggestion):
+    with pytest.raises(ConfigError) as info:
+        parse_spec(spec)
+    message = str(info.value)
+    assert message.startswith(f"unknown model spec {spec!r}") and suggestion in message
+    assert "Known specs: openai:MODEL, hf:PATH_OR_ID, vllm:PATH_OR_ID, random, frequent, text-only:SPEC" in message
+
+
+def test_a_missing_extra_names_the_exact_pip_command(tmp_path, monkeypatch):
+    """A backend module whose dependency is not installed: the error says which extra to install."""
+    (tmp_path / "needs_missing_dep.py").write_text("import not_installed_engine_xyz\nclass Engine: pass\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    table = (BackendEntry("fake:", "needs_missing_dep", "Engine", "hf", "fake:NAME"),)
+    entry, _ = parse_spec("fake:tiny", table)
+    from mmmu_eval.backends import registry
+
+    with pytest.raises(ConfigError) as info:
+        registry._import(entry, "fake:tiny")
+    assert str(info.value) == (
+        "--model fake:tiny needs the hf extra (not_installed_engine_xyz is not installed); "
+        "run: pip install 'mmmu-eval[hf]'"
+    )
+
+
+def test_vllm_without_vllm_installed_names_the_vllm_extra():
+    try:
+        import vllm  # noqa: F401
+    except ImportError:
+        pass
+    else:
+        pytest.skip("vllm is installed here")
+    with pytest.raises(ConfigError, match=r"pip install 'mmmu-eval\[vllm\]'"):
+        make_backend("vllm:/models/x", RunConfig(model="vllm:/models/x"), [ITEM])
