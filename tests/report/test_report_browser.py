@@ -118,6 +118,8 @@ def test_report_loads_offline_filters_work_and_hostile_text_is_inert(browser, pa
     # Images are embedded and decode.
     assert page.evaluate("Array.from(document.images).every(i => i.complete && i.naturalWidth > 0)")
     assert page.evaluate("document.images.length") > 0
+    page.click("#items figure img")
+    assert page.locator("#items figure.big").count() == 1  # a click enlarges the image
 
     page.select_option("#f-show", "wrong")
     page.evaluate("window.scrollTo(0, 0)")

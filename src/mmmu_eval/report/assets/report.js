@@ -84,6 +84,8 @@
           var img = el("img");
           img.alt = im.field;
           img.src = im.src;
+          img.title = "click to enlarge";
+          img.addEventListener("click", function () { fig.classList.toggle("big"); });
           fig.appendChild(img);
         }
         fig.appendChild(el("figcaption", null, im.note ? im.field + ": " + im.note : im.field));
