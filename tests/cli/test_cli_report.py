@@ -191,3 +191,21 @@ def test_several_pro_runs_give_the_pro_headline(tmp_path, capsys):
     assert main(["report", str(std), str(vis)]) == 0
     out = capsys.readouterr().out
     assert "MMMU-Pro headline: 50.0%" in out  # mean of 100% (standard-10) and 0% (vision)
+
+
+def test_several_runs_as_json_are_one_document_with_the_pro_headline(tmp_path, capsys):
+    right = lambda it: f"Answer: {it.answer}"  # noqa: E731
+    std = make_run(tmp_path / "std", right, benchmark="mmmu-pro", setting="standard-10", data="sample", limit=4)
+    vis = make_run(tmp_path / "vis", right, benchmark="mmmu-pro", setting="vision", data="sample", limit=4)
+    assert main(["report", str(std), str(vis), "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert set(doc["runs"]) == {str(std), str(vis)}
+    assert doc["mmmu_pro_headline"]["headline"] == 1.0
+
+
+def test_compare_three_runs_compares_each_with_the_first(tmp_path, capsys):
+    runs = [make_run(tmp_path / n, gold_then_wrong, data="sample", split="validation", limit=5) for n in "abc"]
+    assert main(["compare", *map(str, runs), "--json", "--bootstrap", "50"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert [(c["a"], c["b"]) for c in out] == [(str(runs[0]), str(runs[1])), (str(runs[0]), str(runs[2]))]
+    assert all(c["difference"] == 0.0 and c["mcnemar_p"] == 1.0 for c in out)

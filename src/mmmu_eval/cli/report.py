@@ -67,11 +67,9 @@ def run(args: argparse.Namespace) -> int:
         if one.rebuilt and not answers and one.results["gold_available"] and not (one.path / "results.json").exists():
             out.write_json("results.json", one.results)
             err.print(f"rebuilt and saved {escape(str(one.path / 'results.json'))}")
-        if args.json:
-            print(json.dumps(one.results, indent=2))
-        elif args.official_table:
+        if args.official_table:
             print(official_table_text(one.results))
-        else:
+        elif not args.json:  # JSON is printed once, after the loop
             if len(args.runs) > 1:
                 console.rule(escape(str(one.path)))
             print_results(one.results, console)
@@ -92,16 +90,35 @@ def run(args: argparse.Namespace) -> int:
                 left_out = len(one.items) - len(sub)
                 err.print(f"wrote {escape(str(out.write_json('submission.json', sub)))} ({len(sub)} predictions"
                           + (f"; {left_out} items without one count as wrong on EvalAI)" if left_out else ")"))
-    pro = [r for r in loaded if r.results["benchmark"] == "mmmu-pro"]
-    if len(pro) > 1 and not args.json and not args.official_table:
-        from mmmu_eval.score.headline import pro_headline
-
-        by_run: dict[tuple[str, str], float] = {}
-        for r in pro:
-            key = (str(r.results["setting"]), str(r.results["run"]["prompt_mode"] or "direct"))
-            if key in by_run:
-                err.print(f"[yellow]two runs of {key[0]} {key[1]}; using {escape(str(r.path))}[/yellow]")
-            by_run[key] = r.results["overall"]["accuracy"]
-        print_pro_headline(pro_headline(by_run), console)
+    headline = _pro_headline(loaded, err)
+    if args.json:
+        if len(loaded) == 1:
+            print(json.dumps(loaded[0].results, indent=2))
+        else:
+            doc: dict = {"runs": {str(r.path): r.results for r in loaded}}
+            if headline is not None:
+                doc["mmmu_pro_headline"] = headline
+            print(json.dumps(doc, indent=2))
+    elif headline is not None and not args.official_table:
+        print_pro_headline(headline, console)
     return 0
 
+
+def _pro_headline(loaded: list, err: Console) -> dict | None:
+    """The MMMU-Pro headline over several MMMU-Pro runs (direct/cot only), or None."""
+    from mmmu_eval.score.headline import pro_headline
+
+    pro = [r for r in loaded if r.results["benchmark"] == "mmmu-pro"]
+    if len(pro) < 2:
+        return None
+    by_run: dict[tuple[str, str], float] = {}
+    for r in pro:
+        mode = str(r.results["run"]["prompt_mode"] or "direct")
+        if mode not in ("direct", "cot"):
+            err.print(f"[yellow]{escape(str(r.path))}: prompt mode {escape(mode)} is not part of the MMMU-Pro headline[/yellow]")
+            continue
+        key = (str(r.results["setting"]), mode)
+        if key in by_run:
+            err.print(f"[yellow]two runs of {key[0]} {key[1]}; using {escape(str(r.path))}[/yellow]")
+        by_run[key] = r.results["overall"]["accuracy"]
+    return pro_headline(by_run) if by_run else None
