@@ -1,0 +1,81 @@
+"""`mmmu-eval run` end to end on the bundled sample, offline."""
+
+import json
+
+import pytest
+
+from mmmu_eval.cli.main import build_parser, main
+from mmmu_eval.cli.run import config_overrides
+
+from fakes.parquet_rows import mmmu_row, write_mmmu
+
+
+@pytest.mark.parametrize(
+    "flags, n",
+    [
+        (["--benchmark", "mmmu", "--split", "dev"], 20),
+        (["--benchmark", "mmmu"], 40),  # validation by default
+        (["--benchmark", "mmmu-pro", "--setting", "standard-10"], 24),
+        (["--benchmark", "mmmu-pro", "--setting", "standard-4"], 24),
+        (["--benchmark", "mmmu-pro", "--setting", "vision"], 24),
+    ],
+)
+def test_run_random_on_the_sample_writes_a_run_directory(tmp_path, capsys, flags, n):
+    out = tmp_path / "run"
+    assert main(["run", *flags, "--data", "sample", "--model", "random", "--out", str(out)]) == 0
+    for name in ("manifest.json", "responses.jsonl", "results.json", "predictions.jsonl", "report.html"):
+        assert (out / name).is_file()
+    results = json.loads((out / "results.json").read_text())
+    assert results["overall"]["n"] == n and 0.0 <= results["overall"]["accuracy"] <= 1.0
+    assert f"run directory: {out}" in capsys.readouterr().out
+
+
+def test_the_same_out_again_continues_the_run(tmp_path, capsys):
+    out = tmp_path / "run"
+    argv = ["run", "--split", "dev", "--data", "sample", "--model", "random", "--out", str(out), "--no-html"]
+    assert main(argv) == 0
+    before = (out / "responses.jsonl").read_text()
+    assert main(argv) == 0
+    assert "continuing the run in" in capsys.readouterr().out
+    assert (out / "responses.jsonl").read_text() == before  # every item was ok: nothing asked again
+    assert not (out / "report.html").exists()
+
+
+def test_failed_items_exit_1_and_say_resume_retries_them(tmp_path, capsys):
+    root = tmp_path / "snap"
+    write_mmmu(root, "Art", "dev", [mmmu_row("dev_Art_1"), mmmu_row("dev_Art_2", question="See <image 4>.")])
+    rc = main(["run", "--split", "dev", "--data", str(root), "--model", "random", "--out", str(tmp_path / "run")])
+    err = capsys.readouterr().err
+    assert rc == 1 and "1 item(s) failed" in err and "--resume" in err
+
+
+def test_a_changed_protocol_on_the_same_out_is_refused_with_exit_1(tmp_path, capsys):
+    out = str(tmp_path / "run")
+    assert main(["run", "--split", "dev", "--data", "sample", "--model", "random", "--out", out, "--limit", "2"]) == 0
+    rc = main(["run", "--split", "dev", "--data", "sample", "--model", "random", "--out", out, "--limit", "2",
+               "--prompt", "cot"])
+    err = capsys.readouterr().err
+    assert rc == 1 and "mode: 'direct' -> 'cot'" in err and "new --out" in err
+
+
+def test_bad_usage_exits_2_with_one_line(capsys):
+    assert main(["run", "--model", "randm", "--data", "sample"]) == 2
+    assert "did you mean random?" in capsys.readouterr().err
+
+
+def test_flags_map_onto_run_config_fields():
+    args = build_parser().parse_args([
+        "run", "--model", "openai:m", "--base-url", "http://a/v1", "--base-url", "http://b/v1",
+        "--extra-body", '{"chat_template_kwargs": {"enable_thinking": false}}', "--shard", "2/4",
+        "--subjects", "acc,art", "math", "--temperature", "0", "--no-html", "--max-tokens", "16"])
+    assert config_overrides(args) == {
+        "model": "openai:m", "base_urls": ("http://a/v1", "http://b/v1"),
+        "extra_body": {"chat_template_kwargs": {"enable_thinking": False}}, "shard": (2, 4),
+        "subjects": ("acc", "art", "math"), "temperature": 0.0, "html": False, "max_tokens": 16}
+
+
+@pytest.mark.parametrize("flag, value", [("--extra-body", "[1]"), ("--extra-body", "{"), ("--shard", "5/4")])
+def test_malformed_flag_values_are_usage_errors(flag, value):
+    with pytest.raises(SystemExit) as info:
+        build_parser().parse_args(["run", "--model", "random", flag, value])
+    assert info.value.code == 2
