@@ -172,3 +172,11 @@ def test_text_only_requests_are_never_batched_with_image_requests():
     text_only = Request("t", (TextPart("Question?"),), generation=GenerationSettings(max_tokens=MAX_TOKENS))
     batches = backend.batches([*mmmu_like_requests(2), text_only])
     assert [[r.item_id for r in b] for b in batches] == [["t"], ["dev_Art_0", "dev_Art_1"]]
+
+
+async def test_max_image_pixels_down_scales_and_notes_it_in_the_response(llava_dir):
+    requests = mmmu_like_requests(2)  # images of 40x30 (and 24x48)
+    responses = await run(HFBackend(str(llava_dir), max_image_pixels=300), requests)
+    assert [n.split(":")[0] for n in responses["dev_Art_1"].notes] == ["image_1 (image 1 of the prompt)",
+                                                                       "image_2 (image 2 of the prompt)"]
+    assert responses["dev_Art_0"].status != "error"

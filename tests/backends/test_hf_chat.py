@@ -65,9 +65,17 @@ def test_image_part_builder_gets_each_images_position_in_prompt_order():
 def test_images_decode_in_prompt_order_as_rgb_with_repeats_kept():
     red, blue = png((255, 0, 0)), png((0, 0, 255), mode="RGBA")
     request = Request("x", (image("image_2", blue), TextPart("t"), image("image_1", red), image("image_2", blue)))
-    images = load_images(request)
+    images, notes = load_images(request)
+    assert notes == ()
     assert [im.mode for im in images] == ["RGB"] * 3
     assert [im.getpixel((0, 0)) for im in images] == [(0, 0, 255), (255, 0, 0), (0, 0, 255)]
+
+
+def test_large_images_are_down_scaled_as_the_api_backend_does_with_a_note():
+    request = Request("x", (image("image_1", png(size=(40, 40))), image("image_2", png(size=(4, 4)))))
+    images, notes = load_images(request, max_pixels=400)
+    assert [im.size for im in images] == [(20, 20), (4, 4)]
+    assert len(notes) == 1 and notes[0].startswith("image_1 (image 1 of the prompt): down-scaled 40x40 to 20x20")
 
 
 def test_undecodable_image_is_a_data_error_naming_the_item_and_field():

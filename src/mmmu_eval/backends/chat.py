@@ -10,7 +10,7 @@ plus a separate list of PIL images in the same order; vLLM wants the image insid
 Images are decoded here, once per request, so that a corrupt image becomes that item's error
 (``DataError`` naming the item) before any batch is built: one bad item never sinks a batch.
 
-    images = load_images(request)                       # PIL images in prompt order
+    images, notes = load_images(request)                # PIL images in prompt order
     messages = chat_messages(request)                   # [{"role": "user", "content": [...]}]
 
 Also here, because both engines need them: the shared generation defaults and the split of a
@@ -77,16 +77,35 @@ def resolve_sampling(settings: GenerationSettings) -> Sampling:
     )
 
 
-def load_images(request: Request) -> list["Image"]:
+def load_images(request: Request, *, max_pixels: int | None = None) -> tuple[list["Image"], tuple[str, ...]]:
     """Decode the request's images, in prompt order, as RGB PIL images.
+
+    Args:
+        request: the prepared request.
+        max_pixels: ``--max-image-pixels``: larger images are down-scaled exactly as the API
+            backend down-scales the ones it sends (``backends/images.py``), so a model sees the
+            same pixels in-process and behind a server; None never scales.
+
+    Returns:
+        The images, and one note per image that was changed (for ``Response.notes``).
 
     Raises:
         DataError: naming the item, when an image cannot be read or decoded.
     """
-    return [
-        decode_image(ref.load(), request.item_id, ref.field, position)
-        for position, ref in enumerate(request.images, start=1)
-    ]
+    from mmmu_eval.backends.images import prepare_image
+
+    images, notes = [], []
+    for position, ref in enumerate(request.images, start=1):
+        data = ref.load()
+        if max_pixels is not None:
+            try:
+                data, _, note = prepare_image(data, max_pixels=max_pixels)
+            except ValueError as exc:
+                raise DataError(f"{ref.field} (image {position} of the prompt): {exc}", request.item_id) from exc
+            if note:
+                notes.append(f"{ref.field} (image {position} of the prompt): {note}")
+        images.append(decode_image(data, request.item_id, ref.field, position))
+    return images, tuple(notes)
 
 
 def decode_image(data: bytes, item_id: str, field: str, position: int) -> "Image":

@@ -12,7 +12,8 @@ Defaults: greedy decoding (temperature unset or 0), one beam, at most 128 new to
 official MMMU scripts' limit; chain-of-thought needs ``--max-tokens``), ``--dtype auto`` (the
 checkpoint's own dtype), ``--device auto`` (all visible GPUs through ``device_map="auto"``, else
 the CPU). Sampling (``--temperature`` > 0) honours ``--top-p`` and re-seeds torch with
-``--seed`` before every batch. ``latency_s`` of a response is the wall time of its batch.
+``--seed`` before every batch. ``--max-image-pixels`` down-scales images exactly as the API
+backend does (noted in the response). ``latency_s`` of a response is the wall time of its batch.
 ``trust_remote_code`` is passed only when ``--trust-remote-code`` is given.
 
 What was tested where (transformers 5.24, torch 2.13):
@@ -73,6 +74,8 @@ class _Prepared:
 
     request: Request
     messages: list[dict[str, Any]]
+    notes: tuple[str, ...] = ()
+    """Remarks for the response (down-scaled images)."""
 
 
 class HFBackend:
@@ -86,6 +89,7 @@ class HFBackend:
         dtype: str = "auto",
         device: str = "auto",
         trust_remote_code: bool = False,
+        max_image_pixels: int | None = None,
         clock: Callable[[], float] = time.perf_counter,
     ) -> None:
         """Check the settings; the model is loaded by ``preflight`` (or the first ``generate``).
@@ -96,6 +100,8 @@ class HFBackend:
             dtype: ``auto`` (the checkpoint's), ``bfloat16``, ``float16`` or ``float32``.
             device: ``auto`` (GPUs when present, else CPU), ``cuda`` (one GPU) or ``cpu``.
             trust_remote_code: let the checkpoint run its own Python code.
+            max_image_pixels: down-scale larger images first, as the API backend does; None
+                leaves them to the model's processor.
             clock: seconds, for latencies (tests pass a fake).
         """
         if batch_size < 1:
@@ -110,6 +116,7 @@ class HFBackend:
         self.dtype = dtype
         self.device = device
         self.trust_remote_code = trust_remote_code
+        self.max_image_pixels = max_image_pixels
         self._clock = clock
         self._model: Any = None
         self._processor: Any = None
@@ -128,6 +135,7 @@ class HFBackend:
             dtype=config.dtype or "auto",
             device=config.device or "auto",
             trust_remote_code=config.trust_remote_code,
+            max_image_pixels=config.max_image_pixels,
         )
 
     # -- loading ---------------------------------------------------------------------------
@@ -229,8 +237,9 @@ class HFBackend:
         ready: list[_Prepared] = []
         for request in batch:
             try:
-                images = load_images(request)
-                ready.append(_Prepared(request, chat_messages(request, lambda i, imgs=images: {"type": "image", "image": imgs[i]})))
+                images, notes = load_images(request, max_pixels=self.max_image_pixels)
+                messages = chat_messages(request, lambda i, imgs=images: {"type": "image", "image": imgs[i]})
+                ready.append(_Prepared(request, messages, notes))
             except DataError as exc:
                 log.warning("%s", exc)
                 responses.append(error_response(request, exc))
@@ -279,7 +288,7 @@ class HFBackend:
         new_tokens = output[:, prompt_len:].tolist()
         latency = self._clock() - start
         return [
-            self._response(p.request, tokens, int(n_prompt), sampling, latency)
+            self._response(p.request, tokens, int(n_prompt), sampling, latency, p.notes)
             for p, tokens, n_prompt in zip(ready, new_tokens, prompt_tokens)
         ]
 
@@ -299,7 +308,10 @@ class HFBackend:
                 kwargs["top_p"] = sampling.top_p
         return kwargs
 
-    def _response(self, request: Request, tokens: list[int], prompt_tokens: int, sampling: Sampling, latency: float) -> Response:
+    def _response(
+        self, request: Request, tokens: list[int], prompt_tokens: int, sampling: Sampling, latency: float,
+        notes: tuple[str, ...] = (),
+    ) -> Response:
         """Cut a row of new tokens at its first end token and decode it."""
         stop = next((i for i, t in enumerate(tokens) if t in self._eos_ids), None)
         if stop is None:
@@ -319,6 +331,7 @@ class HFBackend:
             prompt_tokens=prompt_tokens,
             completion_tokens=len(completion),
             latency_s=latency,
+            notes=notes,
         )
 
     async def aclose(self) -> None:
@@ -340,6 +353,7 @@ class HFBackend:
             "dtype": self.dtype,
             "device": self.device,
             "trust_remote_code": self.trust_remote_code,
+            "max_image_pixels": self.max_image_pixels,
             "decoding": "greedy unless temperature > 0",
             "torch": torch.__version__,
             "transformers": transformers.__version__,
