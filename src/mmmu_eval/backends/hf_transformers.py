@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import re
 import time
 from dataclasses import dataclass
 from typing import Any, AsyncIterator, Callable, Sequence
@@ -66,6 +67,17 @@ def _import_engine() -> tuple[Any, Any]:
     except ImportError as exc:
         raise ConfigError(f"the hf backend needs torch and transformers ({exc.name} is missing); run {INSTALL_HINT}") from exc
     return torch, transformers
+
+
+def _version(text: str) -> tuple[int, ...]:
+    """``"4.57.1"`` -> ``(4, 57, 1)``; pre-release suffixes are ignored."""
+    parts = []
+    for piece in text.split(".")[:3]:
+        digits = re.match(r"\d+", piece)
+        if digits is None:
+            break
+        parts.append(int(digits.group()))
+    return tuple(parts)
 
 
 @dataclass(frozen=True)
@@ -147,7 +159,9 @@ class HFBackend:
         if self.device == "cuda" and not torch.cuda.is_available():
             raise ConfigError(f"{self.spec}: --device cuda but torch sees no GPU; use --device cpu or auto")
         common = {"trust_remote_code": self.trust_remote_code}
-        model_kwargs: dict[str, Any] = {"dtype": "auto" if self.dtype == "auto" else getattr(torch, self.dtype)}
+        # transformers renamed torch_dtype to dtype in 4.56; the extra allows older releases.
+        dtype_key = "dtype" if _version(transformers.__version__) >= (4, 56) else "torch_dtype"
+        model_kwargs: dict[str, Any] = {dtype_key: "auto" if self.dtype == "auto" else getattr(torch, self.dtype)}
         if self.device == "auto" and torch.cuda.is_available():
             model_kwargs["device_map"] = "auto"  # spread a large model over every visible GPU
         try:
@@ -266,15 +280,17 @@ class HFBackend:
             return [error_response(prepared.request, exc, latency_s=self._clock() - start)]
 
     def _generate(self, ready: list[_Prepared], start: float) -> list[Response]:
-        torch, _ = _import_engine()
+        torch, transformers = _import_engine()
         sampling = resolve_sampling(ready[0].request.generation)
+        # transformers 5 takes the processor's own arguments in processor_kwargs; 4.x as keywords.
+        padding = {"processor_kwargs": {"padding": True}} if _version(transformers.__version__) >= (5,) else {"padding": True}
         inputs = self._processor.apply_chat_template(
             [p.messages for p in ready],
             add_generation_prompt=True,
             tokenize=True,
             return_dict=True,
             return_tensors="pt",
-            processor_kwargs={"padding": True},
+            **padding,
         )
         inputs = inputs.to(self._model.device)
         if "pixel_values" in inputs and self._model.dtype.is_floating_point:
