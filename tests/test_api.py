@@ -191,3 +191,26 @@ def test_the_mmmu_test_split_gets_a_submission_file(tmp_path, snapshot):
     result = evaluate(model=ScriptedBackend(["C", "A"]), benchmark="mmmu", split="test", data=str(snapshot),
                       out=tmp_path / "run", **QUIET)
     assert json.loads((result.run_dir / "submission.json").read_text()) == {"test_Art_1": "C", "test_Art_2": "A"}
+
+
+def test_a_failed_preflight_stops_before_anything_is_written(tmp_path):
+    class Unreachable(ScriptedBackend):
+        async def preflight(self, requests):
+            raise ConfigError("http://127.0.0.1:9/v1 is not reachable; start the server or fix --base-url")
+
+    backend = Unreachable([])
+    with pytest.raises(ConfigError, match="not reachable"):
+        evaluate(model=backend, out=tmp_path / "run", **QUIET, **DEV)
+    assert not (tmp_path / "run").exists() and backend.closed
+
+
+async def test_evaluate_inside_an_event_loop_points_to_evaluate_async(tmp_path):
+    with pytest.raises(ConfigError, match="await evaluate_async"):
+        evaluate(model="random", out=tmp_path / "run", **QUIET, **DEV)
+
+
+def test_an_interrupted_run_records_its_counts(tmp_path):
+    out = tmp_path / "run"
+    with pytest.raises(RunInterrupted):
+        evaluate(model=ScriptedBackend(["A", BackendError("HTTP 500"), Sigint()]), ids=DEV_IDS[:4], out=out, **QUIET, **DEV)
+    assert RunStore.read(out).manifest()["counts"] == {"items": 4, "ok": 1, "truncated": 0, "error": 1, "missing": 2}

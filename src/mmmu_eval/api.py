@@ -96,10 +96,14 @@ class RunInterrupted(KeyboardInterrupt):
 
     def __init__(self, run_dir: Path, stored: int, total: int) -> None:
         self.run_dir, self.stored, self.total = run_dir, stored, total
-        super().__init__(
-            f"interrupted: {stored} of {total} items have an answer stored in {run_dir}; "
-            "run the same command again (or add --resume) to finish"
-        )
+        if total:
+            message = (
+                f"interrupted: {stored} of {total} items have an answer stored in {run_dir}; "
+                "run the same command again (or add --resume) to finish"
+            )
+        else:
+            message = "interrupted before the first request; nothing was stored"
+        super().__init__(message)
 
 
 def evaluate(config: RunConfig | None = None, /, **overrides: Any) -> RunResult:
@@ -122,6 +126,8 @@ def evaluate(config: RunConfig | None = None, /, **overrides: Any) -> RunResult:
     """
     display = overrides.pop("display", None)
     config, model = resolve_config(config, overrides)
+    if _loop_running():
+        raise ConfigError("evaluate() was called inside a running event loop (a notebook?); use: await evaluate_async(...)")
     try:
         return asyncio.run(evaluate_async(config, model=model, display=display))
     except KeyboardInterrupt as exc:
@@ -302,7 +308,8 @@ async def run(
             already_done=done_before + len(new_failures), already_errors=len(new_failures),
         )
     except (asyncio.CancelledError, KeyboardInterrupt):
-        store.update_manifest(status="interrupted", ended_at=_now())
+        selected = [r.item_id for r in requests] + [f.item_id for f in failures]
+        store.update_manifest(status="interrupted", ended_at=_now(), counts=count_statuses_by_id(selected, store.responses()))
         raise
 
 
@@ -347,9 +354,13 @@ def report(
 
 def count_statuses(items: Sequence[Item], responses: Mapping[str, Response]) -> dict[str, int]:
     """``items``, ``ok``, ``truncated``, ``error``, ``missing`` over the selected items."""
-    counts = {"items": len(items), "ok": 0, "truncated": 0, "error": 0, "missing": 0}
-    for item in items:
-        response = responses.get(item.id)
+    return count_statuses_by_id([it.id for it in items], responses)
+
+
+def count_statuses_by_id(ids: Sequence[str], responses: Mapping[str, Response]) -> dict[str, int]:
+    counts = {"items": len(ids), "ok": 0, "truncated": 0, "error": 0, "missing": 0}
+    for item_id in ids:
+        response = responses.get(item_id)
         counts["missing" if response is None else response.status] += 1
     return counts
 
@@ -407,6 +418,14 @@ def _without_secret(manifest: dict[str, Any], config: RunConfig) -> dict[str, An
         return manifest
     log.warning("a backend described itself with the API key in it; it is blanked in manifest.json")
     return json.loads(text.replace(key, "<redacted>"))
+
+
+def _loop_running() -> bool:
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return False
+    return True
 
 
 def _package_version() -> str:
