@@ -154,6 +154,7 @@ async def evaluate_async(config: RunConfig | None = None, /, **overrides: Any) -
         await backend.preflight(requests)
         manifest = run_manifest(config, protocol, dataset, items, backend)
         store = RunStore.open(config.out, manifest, resume=config.resume)
+        log.info("%s: %d items of %r to %s", config.out, len(items), dataset, backend.spec)
         await run(backend, requests, failures, store, display or ProgressDisplay())
     finally:
         await backend.aclose()
@@ -161,7 +162,9 @@ async def evaluate_async(config: RunConfig | None = None, /, **overrides: Any) -
     scored_items = gold_items(items, config)
     responses = stored_responses(store, items)
     scoring = score_responses(scored_items, responses, fallback_seed=config.fallback_seed)
-    return report(store, config, protocol, scored_items, responses, scoring)
+    result = report(store, config, protocol, scored_items, responses, scoring)
+    log.info("%s: finished, %s", result.run_dir, result.counts)
+    return result
 
 
 # -- stages, in pipeline order ----------------------------------------------------------------

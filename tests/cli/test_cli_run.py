@@ -79,3 +79,11 @@ def test_malformed_flag_values_are_usage_errors(flag, value):
     with pytest.raises(SystemExit) as info:
         build_parser().parse_args(["run", "--model", "random", flag, value])
     assert info.value.code == 2
+
+
+def test_no_resume_on_an_existing_run_is_refused_not_continued(tmp_path, capsys):
+    out = str(tmp_path / "run")
+    argv = ["run", "--split", "dev", "--data", "sample", "--model", "random", "--out", out, "--limit", "1"]
+    assert main(argv) == 0
+    assert main([*argv, "--no-resume"]) == 1
+    assert "already holds a run" in capsys.readouterr().err

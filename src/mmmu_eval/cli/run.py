@@ -67,7 +67,7 @@ def main(args: argparse.Namespace) -> int:
     overrides = config_overrides(args)
     out = overrides.get("out")
     console = Console(highlight=False)
-    if out is not None and (Path(out) / MANIFEST).exists() and not overrides.get("resume"):
+    if out is not None and (Path(out) / MANIFEST).exists() and "resume" not in overrides:
         overrides["resume"] = True
         console.print(f"continuing the run in {escape(str(out))} (only failed and missing items are asked)")
     try:
