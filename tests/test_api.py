@@ -191,6 +191,18 @@ def test_the_mmmu_test_split_gets_a_submission_file(tmp_path, snapshot):
     result = evaluate(model=ScriptedBackend(["C", "A"]), benchmark="mmmu", split="test", data=str(snapshot),
                       out=tmp_path / "run", **QUIET)
     assert json.loads((result.run_dir / "submission.json").read_text()) == {"test_Art_1": "C", "test_Art_2": "A"}
+    assert result.results["gold_available"] is False
+
+
+def test_an_answer_file_scores_the_test_split(tmp_path, snapshot):
+    write_mmmu(snapshot, "Art", "test", [mmmu_row("test_Art_1", answer="?"), mmmu_row("test_Art_2", answer="?")])
+    answers = tmp_path / "answer_dict_test.json"
+    answers.write_text(json.dumps({"test_Art_1": {"question_type": "multiple-choice", "ground_truth": "C"},
+                                   "test_Art_2": {"question_type": "multiple-choice", "ground_truth": "B"}}))
+    result = evaluate(model=ScriptedBackend(["C", "A"]), benchmark="mmmu", split="test", data=str(snapshot),
+                      answers=str(answers), out=tmp_path / "run", **QUIET)
+    assert result.results["gold_available"] is True
+    assert (result.results["overall"]["n"], result.results["overall"]["correct"]) == (2, 1)
 
 
 def test_a_failed_preflight_stops_before_anything_is_written(tmp_path):
