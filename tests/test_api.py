@@ -226,3 +226,14 @@ def test_an_interrupted_run_records_its_counts(tmp_path):
     with pytest.raises(RunInterrupted):
         evaluate(model=ScriptedBackend(["A", BackendError("HTTP 500"), Sigint()]), ids=DEV_IDS[:4], out=out, **QUIET, **DEV)
     assert RunStore.read(out).manifest()["counts"] == {"items": 4, "ok": 1, "truncated": 0, "error": 1, "missing": 2}
+
+
+def test_a_mismatched_resume_is_refused_before_the_backend_is_built_or_probed(tmp_path):
+    """Loading a local model takes minutes: the protocol check must come before it."""
+    evaluate(model="random", out=tmp_path / "run", limit=2, **QUIET, **DEV)
+    backend = ScriptedBackend([], spec="random")
+    with pytest.raises(StoreError, match="differs in"):
+        evaluate(model=backend, out=tmp_path / "run", limit=2, resume=True, prompt="cot", **QUIET, **DEV)
+    assert backend.preflighted is None
+    with pytest.raises(StoreError, match="unknown-model"):
+        evaluate(model="hf:/nowhere/unknown-model", out=tmp_path / "run", limit=2, resume=True, **QUIET, **DEV)

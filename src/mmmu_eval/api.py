@@ -149,11 +149,12 @@ async def evaluate_async(config: RunConfig | None = None, /, **overrides: Any) -
     items = select_items(dataset.items, config)
     protocol = EvalProtocol.from_config(config)
     requests, failures = build_requests(items, protocol)
+    manifest = run_manifest(config, protocol, dataset, items)
+    RunStore.check(config.out, manifest, resume=config.resume)  # before a model loads or a server is probed
     backend = make_backend(model, config, items)
     try:
         await backend.preflight(requests)
-        manifest = run_manifest(config, protocol, dataset, items, backend)
-        store = RunStore.open(config.out, manifest, resume=config.resume)
+        store = RunStore.open(config.out, with_backend(manifest, backend, config), resume=config.resume)
         log.info("%s: %d items of %r to %s", config.out, len(items), dataset, backend.spec)
         await run(backend, requests, failures, store, display or ProgressDisplay())
     finally:
@@ -260,10 +261,8 @@ def build_requests(items: Sequence[Item], protocol: EvalProtocol) -> tuple[list[
     return requests, failures
 
 
-def run_manifest(
-    config: RunConfig, protocol: EvalProtocol, dataset: Dataset, items: Sequence[Item], backend: Backend
-) -> dict[str, Any]:
-    """What manifest.json says about this run when it starts (never an API key)."""
+def run_manifest(config: RunConfig, protocol: EvalProtocol, dataset: Dataset, items: Sequence[Item]) -> dict[str, Any]:
+    """What manifest.json says about this run when it starts; ``with_backend`` adds the backend."""
     manifest: dict[str, Any] = {
         "package_version": _package_version(),
         "status": "running",
@@ -280,11 +279,15 @@ def run_manifest(
             "files": list(dataset.files),
             "problems": [str(p) for p in dataset.problems],
         },
-        "backend": backend.describe(),
         "shard": list(config.shard) if config.shard else None,
         "item_ids": [it.id for it in items],
     }
-    return _without_secret(manifest, config)
+    return manifest
+
+
+def with_backend(manifest: Mapping[str, Any], backend: Backend, config: RunConfig) -> dict[str, Any]:
+    """The manifest with ``backend.describe()`` added, and never an API key."""
+    return _without_secret({**manifest, "backend": backend.describe()}, config)
 
 
 async def run(

@@ -162,30 +162,41 @@ class RunStore:
                 non-empty directory that is not a run; or its responses are damaged.
         """
         path = Path(path)
-        if path.exists() and not path.is_dir():
-            raise StoreError("is a file, not a run directory; choose another --out", path)
+        cls.check(path, manifest, resume=resume)
         store = cls(path, writable=True)
         if (path / MANIFEST).exists():
             old = store.manifest()
-            if not resume:
-                raise StoreError(
-                    f"already holds a run ({store._count_lines()} responses); pass --resume "
-                    "(or run the same command again) to continue it, or choose a new --out",
-                    path,
-                )
-            _check_same_run(path, old, manifest)
             store._repair_torn_tail()
             merged = {**old, **manifest}
             merged["started_at"] = old.get("started_at", manifest.get("started_at"))
             merged["sessions"] = int(old.get("sessions", 1)) + 1
             store._write_manifest(merged)
         else:
-            if path.exists() and any(path.iterdir()):
-                raise StoreError("is a non-empty directory without a manifest.json; choose a new --out", path)
             path.mkdir(parents=True, exist_ok=True)
             store._write_manifest({**manifest, "sessions": 1})
             (path / RESPONSES).touch()
         return store
+
+    @classmethod
+    def check(cls, path: str | Path, manifest: Mapping[str, Any], *, resume: bool) -> None:
+        """Raise the StoreError ``open`` would, without writing anything.
+
+        Lets a caller refuse a mismatched resume before it loads a model or probes a server.
+        """
+        path = Path(path)
+        if path.exists() and not path.is_dir():
+            raise StoreError("is a file, not a run directory; choose another --out", path)
+        if (path / MANIFEST).exists():
+            store = cls(path, writable=False)
+            if not resume:
+                raise StoreError(
+                    f"already holds a run ({store._count_lines()} responses); pass --resume "
+                    "(or run the same command again) to continue it, or choose a new --out",
+                    path,
+                )
+            _check_same_run(path, store.manifest(), manifest)
+        elif path.exists() and any(path.iterdir()):
+            raise StoreError("is a non-empty directory without a manifest.json; choose a new --out", path)
 
     @classmethod
     def read(cls, path: str | Path) -> "RunStore":
