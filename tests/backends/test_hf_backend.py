@@ -180,3 +180,17 @@ async def test_max_image_pixels_down_scales_and_notes_it_in_the_response(llava_d
     assert [n.split(":")[0] for n in responses["dev_Art_1"].notes] == ["image_1 (image 1 of the prompt)",
                                                                        "image_2 (image 2 of the prompt)"]
     assert responses["dev_Art_0"].status != "error"
+
+
+async def test_chat_template_kwargs_in_extra_body_reach_the_models_template(llava_dir, tmp_path):
+    model_dir = tmp_path / "thinking"
+    shutil.copytree(llava_dir, model_dir)
+    template = (llava_dir / "chat_template.jinja").read_text()
+    (model_dir / "chat_template.jinja").write_text(
+        template + "{% if enable_thinking is defined and not enable_thinking %} /no_think{% endif %}"
+    )
+    plain = mmmu_like_requests(1)[0]
+    off = Request("off", plain.parts, generation=GenerationSettings(
+        max_tokens=MAX_TOKENS, extra_body=(("chat_template_kwargs", {"enable_thinking": False}),)))
+    responses = await run(HFBackend(str(model_dir), batch_size=2), [plain, off])
+    assert responses["off"].prompt_tokens > responses[plain.item_id].prompt_tokens

@@ -12,6 +12,7 @@ from mmmu_eval.backends.chat import (
     load_images,
     resolve_sampling,
     split_reasoning,
+    template_kwargs,
 )
 from mmmu_eval.errors import DataError
 from mmmu_eval.records import GenerationSettings, ImagePart, ImageRef, Request, TextPart
@@ -139,3 +140,20 @@ def test_error_response_names_the_item_and_the_exception_type():
     assert (response.status, response.latency_s) == ("error", 1.5)
     assert response.error == "dev_Math_2: RuntimeError: CUDA out of memory"
     assert error_response(request, DataError("bad image", "dev_Math_2")).error == "dev_Math_2: bad image"
+
+
+@pytest.mark.parametrize(
+    "extra_body, expected",
+    [
+        ((), {}),
+        ((("chat_template_kwargs", {"enable_thinking": False}),), {"enable_thinking": False}),
+        ((("top_k", 20),), {}),  # a server option, not a template variable
+    ],
+)
+def test_template_kwargs_come_from_extra_body(extra_body, expected):
+    assert template_kwargs(GenerationSettings(extra_body=extra_body)) == expected
+
+
+def test_template_kwargs_must_be_an_object():
+    with pytest.raises(ValueError, match="chat_template_kwargs"):
+        template_kwargs(GenerationSettings(extra_body=(("chat_template_kwargs", "x"),)))

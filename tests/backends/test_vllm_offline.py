@@ -226,3 +226,20 @@ async def test_requests_with_more_images_than_the_engine_allows_fail_clearly():
 def test_without_vllm_choosing_it_says_what_to_install():
     with pytest.raises(ConfigError, match=r"pip install 'mmmu-eval\[vllm\]'"):
         VLLMBackend.from_config("m", RunConfig(model="vllm:m"), [])
+
+
+async def test_chat_template_kwargs_from_extra_body_reach_the_template_per_group():
+    calls: list[dict] = []
+
+    class RecordingLLM(FakeLLM):
+        def chat(self, messages, sampling_params=None, use_tqdm=True, **kwargs):
+            calls.append(kwargs)
+            return super().chat(messages, sampling_params, use_tqdm)
+
+    backend = VLLMBackend("m", RunConfig(model="vllm:m"), engine=lambda **kw: RecordingLLM(kw),
+                          sampling_params=lambda **kw: kw)
+    thinking_off = GenerationSettings(extra_body=(("chat_template_kwargs", {"enable_thinking": False}),))
+    requests = [request("a", generation=thinking_off), request("b"), request("c", generation=thinking_off)]
+    responses = await collect(backend, requests)
+    assert set(responses) == {"a", "b", "c"}
+    assert sorted(map(str, calls)) == sorted(map(str, [{"chat_template_kwargs": {"enable_thinking": False}}, {}]))

@@ -77,6 +77,22 @@ def resolve_sampling(settings: GenerationSettings) -> Sampling:
     )
 
 
+def template_kwargs(settings: GenerationSettings) -> dict[str, Any]:
+    """Extra chat-template variables from ``--extra-body '{"chat_template_kwargs": {...}}'``.
+
+    The API backend sends that field to the server (vLLM, SGLang and ``transformers serve``
+    pass it to the template, e.g. ``{"enable_thinking": false}`` for Qwen3); the local backends
+    read the same field, so one flag means the same prompt everywhere. Other extra_body fields
+    are server options and are ignored here.
+    """
+    for key, value in settings.extra_body:
+        if key == "chat_template_kwargs":
+            if not isinstance(value, dict):
+                raise ValueError(f"extra_body chat_template_kwargs must be a JSON object, not {value!r}")
+            return dict(value)
+    return {}
+
+
 def load_images(request: Request, *, max_pixels: int | None = None) -> tuple[list["Image"], tuple[str, ...]]:
     """Decode the request's images, in prompt order, as RGB PIL images.
 

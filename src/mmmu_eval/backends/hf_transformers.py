@@ -12,7 +12,8 @@ Defaults: greedy decoding (temperature unset or 0), one beam, at most 128 new to
 official MMMU scripts' limit; chain-of-thought needs ``--max-tokens``), ``--dtype auto`` (the
 checkpoint's own dtype), ``--device auto`` (all visible GPUs through ``device_map="auto"``, else
 the CPU). Sampling (``--temperature`` > 0) honours ``--top-p`` and re-seeds torch with
-``--seed`` before every batch. ``--max-image-pixels`` down-scales images exactly as the API
+``--seed`` before every batch. ``--extra-body '{"chat_template_kwargs": {...}}'`` reaches the chat
+template as it does through a server. ``--max-image-pixels`` down-scales images exactly as the API
 backend does (noted in the response). ``latency_s`` of a response is the wall time of its batch.
 ``trust_remote_code`` is passed only when ``--trust-remote-code`` is given.
 
@@ -46,6 +47,7 @@ from mmmu_eval.backends.chat import (
     load_images,
     resolve_sampling,
     split_reasoning,
+    template_kwargs,
 )
 from mmmu_eval.config import RunConfig
 from mmmu_eval.errors import ConfigError, DataError
@@ -208,7 +210,9 @@ class HFBackend:
         if requests:
             first = requests[0]
             try:
-                self._processor.apply_chat_template(chat_messages(first), add_generation_prompt=True, tokenize=False)
+                self._processor.apply_chat_template(
+                    chat_messages(first), add_generation_prompt=True, tokenize=False, **template_kwargs(first.generation)
+                )
             except Exception as exc:  # jinja raises its own TemplateError (and plain exceptions)
                 hint = " (drop --system-prompt?)" if first.system else ""
                 raise ConfigError(f"{self.spec}: the chat template rejects the prompt of {first.item_id}: {exc}{hint}") from exc
@@ -291,6 +295,7 @@ class HFBackend:
             return_dict=True,
             return_tensors="pt",
             **padding,
+            **template_kwargs(ready[0].request.generation),
         )
         inputs = inputs.to(self._model.device)
         if "pixel_values" in inputs and self._model.dtype.is_floating_point:

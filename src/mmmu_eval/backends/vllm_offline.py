@@ -3,7 +3,11 @@
 Each request becomes one chat conversation in the order the prompt puts text and images
 (``backends/chat.py``); images travel as data URLs of the dataset's own bytes, exactly what the
 API backend sends to a vLLM server, so ``vllm:`` offline and ``openai:`` against ``vllm serve``
-show the model the same prompt. The model's chat template is applied by vLLM.
+show the model the same prompt. The model's chat template is applied by vLLM, with
+``--extra-body '{"chat_template_kwargs": {...}}'`` passed to it as a server would. Where images
+land follows that template: templates that iterate over content parts get them interleaved where
+the prompt puts them; for a template that only takes plain-string content, vLLM inserts the
+image placeholders itself (for most models before the text).
 
 The engine is built in ``preflight``, when the requests are known: ``limit_mm_per_prompt`` is
 set to the largest number of images any request carries (MMMU has up to 7; a repeated
@@ -38,6 +42,7 @@ from mmmu_eval.backends.chat import (
     error_response,
     resolve_sampling,
     split_reasoning,
+    template_kwargs,
 )
 from mmmu_eval.backends.images import image_data_url
 from mmmu_eval.config import RunConfig
@@ -251,14 +256,23 @@ class VLLMBackend:
         return responses
 
     def _chat(self, ready: list[tuple[Request, list[dict[str, Any]], tuple[str, ...]]], start: float) -> list[Response]:
-        # One SamplingParams per request: settings may differ, and vLLM takes a list.
-        params = [self._sampling_params(**sampling_kwargs(resolve_sampling(r.generation))) for r, _, _ in ready]
-        outputs = self._llm.chat([m for _, m, _ in ready], sampling_params=params, use_tqdm=False)
-        latency = self._clock() - start
-        return [
-            response_from_output(request, output, latency_s=latency, notes=notes)
-            for (request, _, notes), output in zip(ready, outputs, strict=True)
-        ]
+        # One SamplingParams per request (vLLM takes a list); template variables apply to a whole
+        # call, so requests are grouped by them (in a run they are all the same: one call).
+        groups: dict[str, list[tuple[Request, list[dict[str, Any]], tuple[str, ...]]]] = {}
+        for entry in ready:
+            groups.setdefault(repr(sorted(template_kwargs(entry[0].generation).items())), []).append(entry)
+        responses = []
+        for group in groups.values():
+            params = [self._sampling_params(**sampling_kwargs(resolve_sampling(r.generation))) for r, _, _ in group]
+            extra = template_kwargs(group[0][0].generation)
+            kwargs = {"chat_template_kwargs": extra} if extra else {}
+            outputs = self._llm.chat([m for _, m, _ in group], sampling_params=params, use_tqdm=False, **kwargs)
+            latency = self._clock() - start
+            responses.extend(
+                response_from_output(request, output, latency_s=latency, notes=notes)
+                for (request, _, notes), output in zip(group, outputs, strict=True)
+            )
+        return responses
 
     async def aclose(self) -> None:
         """Drop the engine (vLLM frees GPU memory when it is collected)."""
