@@ -13,6 +13,7 @@ from mmmu_eval.store.merge import (
     check_no_gaps,
     check_same_evaluation,
     dataset_warnings,
+    error_warnings,
     merged_manifest,
     selected_ids,
     shard_of,
@@ -109,6 +110,15 @@ def test_different_dataset_revisions_warn_but_do_not_refuse():
     shards = [shard(1), shard(2, revision="r2", digest="d2"), shard(3)]
     warnings = dataset_warnings(shards)
     assert len(warnings) == 2 and "revisions" in warnings[0] and "digests" in warnings[1]
+
+
+def test_failed_items_merge_with_a_warning_naming_the_shard():
+    shards = three()
+    shards[1].responses["dev_Art_5"] = Response("dev_Art_5", "error", error="dev_Art_5: timeout")
+    assert error_warnings(shards) == [
+        "shard 2/3 (runs/s2) has 1 failed item(s); rerun that shard's command (it resumes) before merging to retry them"
+    ]
+    assert error_warnings(three()) == []
 
 
 def test_dataset_order_is_rebuilt_from_the_shards_id_lists():

@@ -2,7 +2,13 @@
 
 Shards run anywhere (one per GPU, one per node); copy their run directories to one place and
 merge. The merge refuses runs that are not the complete, disjoint shards of one evaluation
-(see ``store/merge.py``), so the merged score is the whole benchmark's.
+(see ``store/merge.py``), so the merged score is the whole benchmark's. Two GPUs, one model each::
+
+    CUDA_VISIBLE_DEVICES=0 mmmu-eval run --model hf:/models/m --shard 1/2 --out runs/m-1 &
+    CUDA_VISIBLE_DEVICES=1 mmmu-eval run --model hf:/models/m --shard 2/2 --out runs/m-2 &
+    wait && mmmu-eval merge runs/m-1 runs/m-2 --out runs/m
+
+(the same with ``vllm:`` and ``--tensor-parallel-size`` per shard, or one shard per node).
 """
 
 from __future__ import annotations
@@ -12,6 +18,7 @@ import importlib.util
 from pathlib import Path
 
 from mmmu_eval.store.merge import merge_runs
+from mmmu_eval.store.rundir import RunStore
 
 EXAMPLES = """examples:
   mmmu-eval run --data sample --split dev --model random --shard 1/2 --out runs/s1
@@ -39,6 +46,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def _merge(args: argparse.Namespace) -> int:
     out = merge_runs(args.runs, args.out)
     print(f"merged {len(args.runs)} shards into {out}")
+    for warning in RunStore.read(out).manifest().get("merge_warnings", []):
+        print(f"warning: {warning}")
     if not args.score:
         print(f"score it with: mmmu-eval score {out}")
         return 0

@@ -80,7 +80,7 @@ def merge_runs(
     check_same_evaluation(shards)
     check_complete_set(shards)
     check_disjoint(shards)
-    warnings = dataset_warnings(shards)
+    warnings = dataset_warnings(shards) + error_warnings(shards)
     for warning in warnings:
         log.warning("%s", warning)
     order = list(expected_ids) if expected_ids is not None else selected_ids(shards)
@@ -235,6 +235,19 @@ def dataset_warnings(shards: Sequence[ShardRun]) -> list[str]:
         if len(values) > 1:
             listed = "; ".join(f"{value[:16]} ({path})" for value, path in values.items())
             warnings.append(f"the shards read different dataset {key}s: {listed}")
+    return warnings
+
+
+def error_warnings(shards: Sequence[ShardRun]) -> list[str]:
+    """One line per shard that holds failed items: they merge (and score as failed) as they are."""
+    warnings = []
+    for s in shards:
+        failed = sum(1 for r in s.responses.values() if r.status == "error")
+        if failed:
+            warnings.append(
+                f"shard {s.k}/{s.n} ({s.path}) has {failed} failed item(s); rerun that shard's command "
+                "(it resumes) before merging to retry them"
+            )
     return warnings
 
 
