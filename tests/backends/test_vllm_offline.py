@@ -243,3 +243,24 @@ async def test_chat_template_kwargs_from_extra_body_reach_the_template_per_group
     responses = await collect(backend, requests)
     assert set(responses) == {"a", "b", "c"}
     assert sorted(map(str, calls)) == sorted(map(str, [{"chat_template_kwargs": {"enable_thinking": False}}, {}]))
+
+
+async def test_the_engine_is_built_and_used_on_the_event_loops_thread():
+    """vLLM 0.8-0.10 refuse to start off the main thread, and its client must not change threads."""
+    import threading
+
+    threads: list[threading.Thread] = []
+
+    class ThreadRecordingLLM(FakeLLM):
+        def __init__(self, kwargs):
+            super().__init__(kwargs)
+            threads.append(threading.current_thread())
+
+        def chat(self, messages, sampling_params=None, use_tqdm=True):
+            threads.append(threading.current_thread())
+            return super().chat(messages, sampling_params, use_tqdm)
+
+    backend = VLLMBackend("m", RunConfig(model="vllm:m"), engine=lambda **kw: ThreadRecordingLLM(kw),
+                          sampling_params=lambda **kw: kw, chunk_size=1)
+    await collect(backend, [request("a"), request("b")])
+    assert threads == [threading.current_thread()] * 3

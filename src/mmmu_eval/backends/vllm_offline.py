@@ -209,15 +209,21 @@ class VLLMBackend:
 
     async def preflight(self, requests: Sequence[Request]) -> None:
         """Start the engine sized for these requests (model load, memory profiling)."""
-        await asyncio.to_thread(self._start, requests)
+        self._start(requests)
 
     async def generate(self, requests: Sequence[Request]) -> AsyncIterator[Response]:
-        """Yield each request's response, a chunk at a time."""
-        await asyncio.to_thread(self._start, requests)
+        """Yield each request's response, a chunk at a time.
+
+        vLLM runs on the event loop's own thread, blocking it for a chunk: its engine client
+        must stay on the thread that created it (and vLLM 0.8 to 0.10 refuse to start anywhere
+        but the main thread), so the progress display moves a chunk at a time.
+        """
+        self._start(requests)
         for offset in range(0, len(requests), self.chunk_size):
             chunk = list(requests[offset: offset + self.chunk_size])
-            for response in await asyncio.to_thread(self._run_chunk, chunk):
+            for response in self._run_chunk(chunk):
                 yield response
+            await asyncio.sleep(0)  # let the store and the display catch up between chunks
 
     def _run_chunk(self, chunk: list[Request]) -> list[Response]:
         start = self._clock()
