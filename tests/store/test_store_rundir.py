@@ -187,3 +187,17 @@ def test_update_manifest_rewrites_fields_and_keeps_the_rest(tmp_path):
     store.update_manifest(status="complete", counts={"ok": 3})
     m = RunStore.read(tmp_path).manifest()
     assert m["status"] == "complete" and m["counts"] == {"ok": 3} and m["config"]["model"] == "random"
+
+
+@pytest.mark.parametrize("block", [1, 7, 1 << 16])
+def test_the_unfinished_tail_is_found_whatever_the_read_block(tmp_path, block):
+    """The tail is searched backwards in blocks; a line longer than a block must still be found."""
+    import io
+
+    from mmmu_eval.store.rundir import _start_of_last_line
+
+    data = ok_line("dev_Art_1") + ok_line("dev_Art_2", text="x" * 50) + b'{"item_id": "dev_Ar'
+    assert _start_of_last_line(io.BytesIO(data), block) == len(ok_line("dev_Art_1") + ok_line("dev_Art_2", text="x" * 50))
+    assert _start_of_last_line(io.BytesIO(b'{"torn'), block) == 0
+    assert _start_of_last_line(io.BytesIO(ok_line("a")), block) is None
+    assert _start_of_last_line(io.BytesIO(b""), block) is None

@@ -240,26 +240,23 @@ class RunStore:
         return out
 
     def _records(self) -> Iterable[Response]:
+        """Every record in file order, read a line at a time (CoT answers make big files)."""
         file = self.path / RESPONSES
         if not file.exists():
             return
         with file.open("rb") as fh:
-            data = fh.read()
-        lines = data.split(b"\n")
-        torn_tail = not data.endswith(b"\n")  # the last element is an unfinished line (or b"")
-        for number, raw in enumerate(lines, start=1):
-            if not raw.strip():
-                continue
-            last = number == len(lines)
-            where = f"{file} line {number}"
-            try:
-                value = json.loads(raw.decode("utf-8"))
-            except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-                if last and torn_tail:
-                    log.warning("%s is an unfinished record (the run stopped mid-write); ignored", where)
-                    return
-                raise StoreError(f"{where}: not valid JSON ({exc}); the file is damaged") from exc
-            yield response_from_json(value, where)
+            for number, raw in enumerate(fh, start=1):
+                if not raw.strip():
+                    continue
+                where = f"{file} line {number}"
+                try:
+                    value = json.loads(raw.decode("utf-8"))
+                except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+                    if not raw.endswith(b"\n"):  # only the last line can lack its newline
+                        log.warning("%s is an unfinished record (the run stopped mid-write); ignored", where)
+                        return
+                    raise StoreError(f"{where}: not valid JSON ({exc}); the file is damaged") from exc
+                yield response_from_json(value, where)
 
     def _count_lines(self) -> int:
         file = self.path / RESPONSES
@@ -347,20 +344,21 @@ class RunStore:
         if not file.exists():
             file.touch()
             return
-        list(self._records())  # raises on a damaged line other than a torn tail
-        data = file.read_bytes()
-        if not data or data.endswith(b"\n"):
-            return
-        cut = data.rfind(b"\n") + 1
-        tail = data[cut:]
-        try:
-            response_from_json(json.loads(tail.decode("utf-8")), f"{file} last line")
-        except (UnicodeDecodeError, json.JSONDecodeError, StoreError):
-            log.warning("%s: removing an unfinished last record (%d bytes) before resuming", file, len(tail))
-            with file.open("r+b") as fh:
+        for _ in self._records():  # raises on a damaged line other than a torn tail
+            pass
+        with file.open("r+b") as fh:
+            cut = _start_of_last_line(fh)
+            if cut is None:
+                return  # empty, or ends with a newline
+            fh.seek(cut)
+            tail = fh.read()
+            try:
+                response_from_json(json.loads(tail.decode("utf-8")), f"{file} last line")
+            except (UnicodeDecodeError, json.JSONDecodeError, StoreError):
+                log.warning("%s: removing an unfinished last record (%d bytes) before resuming", file, len(tail))
                 fh.truncate(cut)
-            return
-        with file.open("ab") as fh:
+                return
+            fh.seek(0, os.SEEK_END)
             fh.write(b"\n")
 
     def _require_writable(self) -> None:
@@ -372,6 +370,29 @@ class RunStore:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def _start_of_last_line(fh: IO[bytes], block: int = 1 << 16) -> int | None:
+    """Offset where an unfinished last line starts; None when the file ends with a newline.
+
+    Reads backwards a block at a time, so a large file is not loaded to find its tail.
+    """
+    end = fh.seek(0, os.SEEK_END)
+    if end == 0:
+        return None
+    fh.seek(end - 1)
+    if fh.read(1) == b"\n":
+        return None
+    position = end
+    while position > 0:
+        start = max(0, position - block)
+        fh.seek(start)
+        chunk = fh.read(position - start)
+        newline = chunk.rfind(b"\n")
+        if newline >= 0:
+            return start + newline + 1
+        position = start
+    return 0
 
 
 def _check_same_run(path: Path, old: Mapping[str, Any], new: Mapping[str, Any]) -> None:
