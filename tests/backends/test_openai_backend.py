@@ -195,6 +195,13 @@ async def test_response_records_text_reasoning_usage_latency_and_finish_reason()
     assert r.latency_s == 0.25
 
 
+async def test_answer_given_in_parts_is_joined():
+    parts = [{"type": "text", "text": "The answer "}, {"type": "text", "text": "is (D)."}]
+    server = Server([httpx.Response(200, json=completion(parts))])
+    out = await run_all(backend(server), [Request("i", parts=(TextPart("q"),))])
+    assert (out["i"].status, out["i"].text) == ("ok", "The answer is (D).")
+
+
 async def test_answer_cut_by_token_limit_is_truncated_and_kept():
     server = Server([httpx.Response(200, json=completion("The answer is", finish="length"))])
     out = await run_all(backend(server), [Request("i", parts=(TextPart("q"),))])

@@ -467,6 +467,8 @@ def parse_completion(item_id: str, data: Any, *, notes: tuple[str, ...] = ()) ->
     if not isinstance(message, dict):
         raise MalformedAnswer(f"the first choice has no message: {_short(repr(choice), 120)}")
     content = message.get("content")
+    if isinstance(content, list):  # a few servers answer in parts, like the request
+        content = "".join(p.get("text", "") for p in content if isinstance(p, dict) and p.get("type") == "text")
     text, think = split_reasoning(content if isinstance(content, str) else "")
     reasoning = [r for r in (message.get("reasoning_content"), message.get("reasoning"), think)
                  if isinstance(r, str) and r]
