@@ -237,3 +237,20 @@ def test_a_mismatched_resume_is_refused_before_the_backend_is_built_or_probed(tm
     assert backend.preflighted is None
     with pytest.raises(StoreError, match="unknown-model"):
         evaluate(model="hf:/nowhere/unknown-model", out=tmp_path / "run", limit=2, resume=True, **QUIET, **DEV)
+
+
+async def test_the_openai_backends_manifest_entry_holds_no_key(monkeypatch):
+    from mmmu_eval.api import load_items, run_manifest, with_backend
+    from mmmu_eval.backends.registry import make_backend
+    from mmmu_eval.prompt.protocol import EvalProtocol
+
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-live-abcdef0123456789")
+    config = RunConfig(model="openai:gpt-x", base_urls=("https://user:pw@api.example.com/v1",), data="sample", split="dev")
+    dataset = load_items(config)
+    backend = make_backend(config.model, config, dataset.items)
+    try:
+        manifest = with_backend(run_manifest(config, EvalProtocol.from_config(config), dataset, dataset.items), backend, config)
+    finally:
+        await backend.aclose()
+    text = json.dumps(manifest)
+    assert "sk-live-abcdef0123456789" not in text and manifest["backend"]["model"] == "gpt-x"

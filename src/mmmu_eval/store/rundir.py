@@ -270,7 +270,8 @@ class RunStore:
     def append(self, response: Response) -> None:
         """Add one response as one JSON line, flushed to the OS at once.
 
-        One ``write`` per line: a crash can leave only the last line unfinished.
+        One ``write`` per line: a crash can leave only the last line unfinished. Flushing (not
+        fsync per line) survives a killed process; ``close`` fsyncs for a power cut.
         """
         self._require_writable()
         if self._file is None:
