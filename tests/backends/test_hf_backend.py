@@ -117,8 +117,13 @@ async def test_sampling_with_a_seed_is_reproducible(llava_dir):
 
 async def test_a_missing_model_directory_is_a_config_error_before_any_request(tmp_path):
     backend = HFBackend(str(tmp_path / "nowhere"))
-    with pytest.raises(ConfigError, match="cannot load"):
+    with pytest.raises(ConfigError, match="no such model directory"):
         await backend.preflight(mmmu_like_requests(1))
+
+
+async def test_a_directory_that_is_not_a_model_is_a_config_error(tmp_path):
+    with pytest.raises(ConfigError, match="cannot load a vision-language model"):
+        await HFBackend(str(tmp_path)).preflight(mmmu_like_requests(1))
 
 
 async def test_a_template_that_refuses_the_system_role_stops_the_run_in_preflight(llava_dir, tmp_path):

@@ -264,3 +264,12 @@ async def test_the_engine_is_built_and_used_on_the_event_loops_thread():
                           sampling_params=lambda **kw: kw, chunk_size=1)
     await collect(backend, [request("a"), request("b")])
     assert threads == [threading.current_thread()] * 3
+
+
+async def test_a_missing_model_directory_is_named_before_vllm_starts(tmp_path):
+    engines: list[FakeLLM] = []
+    backend = VLLMBackend(str(tmp_path / "gone"), RunConfig(model="vllm:x"), engine=lambda **kw: engines.append(kw),
+                          sampling_params=lambda **kw: kw)
+    with pytest.raises(ConfigError, match="no such model directory"):
+        await backend.preflight([request()])
+    assert engines == []

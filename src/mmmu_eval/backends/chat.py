@@ -23,7 +23,7 @@ import io
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable
 
-from mmmu_eval.errors import DataError, MmmuEvalError
+from mmmu_eval.errors import ConfigError, DataError, MmmuEvalError
 from mmmu_eval.records import GenerationSettings, ImagePart, Request, Response, TextPart
 
 if TYPE_CHECKING:
@@ -202,6 +202,18 @@ def split_reasoning(text: str) -> tuple[str, str | None]:
     from mmmu_eval.backends.openai_api import split_reasoning as shared_rule
 
     return shared_rule(text)
+
+
+def check_local_path(spec: str, name: str) -> None:
+    """Stop early, with a plain message, when ``name`` is written as a path that is not there.
+
+    Without this a missing directory reaches the hub client as a repo id, and its complaint
+    about repo-id characters hides the real problem.
+    """
+    from pathlib import Path
+
+    if name.startswith(("/", "./", "../", "~")) and not Path(name).expanduser().exists():
+        raise ConfigError(f"{spec}: no such model directory {name!r}")
 
 
 def error_response(request: Request, error: BaseException, *, latency_s: float = 0.0) -> Response:

@@ -38,11 +38,13 @@ import logging
 import re
 import time
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, AsyncIterator, Callable, Sequence
 
 from mmmu_eval.backends.chat import (
     Sampling,
     chat_messages,
+    check_local_path,
     error_response,
     load_images,
     resolve_sampling,
@@ -158,6 +160,7 @@ class HFBackend:
         if self._model is not None:
             return
         torch, transformers = _import_engine()
+        check_local_path(self.spec, self.name)
         if self.device == "cuda" and not torch.cuda.is_available():
             raise ConfigError(f"{self.spec}: --device cuda but torch sees no GPU; use --device cpu or auto")
         common = {"trust_remote_code": self.trust_remote_code}
@@ -167,8 +170,9 @@ class HFBackend:
         if self.device == "auto" and torch.cuda.is_available():
             model_kwargs["device_map"] = "auto"  # spread a large model over every visible GPU
         try:
-            processor = transformers.AutoProcessor.from_pretrained(self.name, **common)
-            model = transformers.AutoModelForImageTextToText.from_pretrained(self.name, **common, **model_kwargs)
+            name = str(Path(self.name).expanduser()) if self.name.startswith("~") else self.name
+            processor = transformers.AutoProcessor.from_pretrained(name, **common)
+            model = transformers.AutoModelForImageTextToText.from_pretrained(name, **common, **model_kwargs)
         except ImportError as exc:
             raise ConfigError(
                 f"{self.spec}: the model's processor needs a package that is missing ({exc}); "

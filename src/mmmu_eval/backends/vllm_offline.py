@@ -38,6 +38,7 @@ from typing import Any, AsyncIterator, Callable, Sequence
 from mmmu_eval.backends.chat import (
     Sampling,
     chat_messages,
+    check_local_path,
     decode_image,
     error_response,
     resolve_sampling,
@@ -199,6 +200,7 @@ class VLLMBackend:
     def _start(self, requests: Sequence[Request]) -> None:
         if self._llm is not None:
             return
+        check_local_path(self.spec, self.name)
         kwargs = engine_kwargs(self.name, self.config, requests)
         log.info("starting vLLM for %s with %s", self.spec, kwargs)
         try:
