@@ -34,6 +34,7 @@ What was tested where (transformers 5.24, torch 2.13):
 from __future__ import annotations
 
 import asyncio
+import importlib.util
 import logging
 import re
 import time
@@ -167,8 +168,14 @@ class HFBackend:
         # transformers renamed torch_dtype to dtype in 4.56; the extra allows older releases.
         dtype_key = "dtype" if _version(transformers.__version__) >= (4, 56) else "torch_dtype"
         model_kwargs: dict[str, Any] = {dtype_key: "auto" if self.dtype == "auto" else getattr(torch, self.dtype)}
+        to_cuda = self.device == "cuda"
         if self.device == "auto" and torch.cuda.is_available():
-            model_kwargs["device_map"] = "auto"  # spread a large model over every visible GPU
+            # Spread a large model over every visible GPU; transformers 4.x needs accelerate for
+            # that, and without it the model goes to the first GPU whole.
+            if _version(transformers.__version__) >= (5,) or importlib.util.find_spec("accelerate"):
+                model_kwargs["device_map"] = "auto"
+            else:
+                to_cuda = True
         try:
             name = str(Path(self.name).expanduser()) if self.name.startswith("~") else self.name
             processor = transformers.AutoProcessor.from_pretrained(name, **common)
@@ -184,7 +191,7 @@ class HFBackend:
                 "local directory, or a hub id with network access; a model shipping its own code "
                 "needs --trust-remote-code"
             ) from exc
-        if self.device == "cuda":
+        if to_cuda:
             model = model.to("cuda")
         model.eval()
         tokenizer = getattr(processor, "tokenizer", None)
