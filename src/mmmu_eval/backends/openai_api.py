@@ -6,9 +6,10 @@ Built on the ``openai`` SDK's ``AsyncOpenAI``. What it does, and why:
   dataset's stored bytes, untouched (see ``backends/images.py``); text parts stay text.
 - **Saturates the server, keeps memory flat.** Each endpoint gets ``concurrency`` workers (one
   limit per endpoint); workers pull the next request from one shared queue, so several
-  ``--base-url`` spread the load and a fast server takes more. A worker builds a request's body
-  (image bytes -> base64) in a small thread pool just before sending it, so the event loop only
-  moves bytes, and only requests in flight hold encoded images.
+  ``--base-url`` spread the load and a fast server takes more. Request bodies (image bytes ->
+  base64 -> JSON) are built by a small thread pool just ahead of need, into a short bounded
+  queue, so the event loop only moves bytes and a worker sends its next request the moment an
+  answer arrives; only requests in flight or about to be sent hold encoded images.
 - **Survives faults.** Failures are classified here (``classify_error``) and retried by the one
   loop in ``backends/retry.py``. An item that never gets an answer becomes a Response with
   status ``error`` and the last error message; an error is never turned into answer text.
@@ -63,8 +64,9 @@ DEFAULT_MAX_ATTEMPTS = 6
 DEFAULT_REQUEST_TIMEOUT = 600.0
 #: Sent as the key to loopback servers when no key is set; they do not check it.
 LOCAL_PLACEHOLDER_KEY = "EMPTY"
-#: Threads that turn image bytes into request bodies (base64 releases no GIL; more would not help).
-BODY_THREADS = 4
+#: Threads that build request bodies ahead of need (reading images, base64). Base64 holds the GIL,
+#: so more threads only contend with the event loop; two overlap reading with encoding.
+BODY_THREADS = 2
 #: Connections per HTTP client. httpcore's pool scans every connection on every request event
 #: (quadratic in the pool size: one pool of 64 cost 18 ms of CPU per item, eight of 8 cost 2), so an
 #: endpoint's connections are split over several small clients, each driven by its own workers.
@@ -269,21 +271,32 @@ class OpenAIBackend:
     # ----------------------------------------------------------------------------- generate
 
     async def generate(self, requests: Sequence[Request]) -> AsyncIterator[Response]:
-        """Yield one Response per request as each finishes (any order); see the module doc."""
+        """Yield one Response per request as each finishes (any order); see the module doc.
+
+        Bodies are built ahead by ``BODY_THREADS`` preparers into a small bounded queue, so a
+        worker whose answer arrives sends its next request at once: building a body (reading
+        and base64-encoding the images) never sits between one answer and the next request.
+        Memory stays flat: bodies exist only in flight, in the queue, or in a preparer's hands.
+        """
         if not requests:
             return
         if self._pool is None:
             self._pool = ThreadPoolExecutor(BODY_THREADS, thread_name_prefix="mmmu-eval-body")
-        pending = iter(requests)  # shared by all workers: each request is taken exactly once
+        pending = iter(requests)  # shared by the preparers: each request is taken exactly once
+        total_workers = min(self.concurrency, len(requests)) * len(self._clients)
+        ready: asyncio.Queue[tuple[Request, bytes, tuple[str, ...]] | None] = asyncio.Queue(
+            maxsize=max(BODY_THREADS, total_workers // 8)
+        )
         done: asyncio.Queue[Response | BaseException] = asyncio.Queue()
         per_endpoint = min(self.concurrency, len(requests))
         # Workers are started endpoint by endpoint in turn, so a small run spreads too; worker w
         # of an endpoint uses that endpoint's client w // POOL_SLICE.
         workers = [
-            asyncio.ensure_future(self._worker(clients[w // POOL_SLICE], pending, done))
+            asyncio.ensure_future(self._worker(clients[w // POOL_SLICE], ready, done))
             for w in range(per_endpoint)
             for clients in self._clients
         ]
+        feeder = asyncio.ensure_future(self._feed(pending, ready, done, len(workers)))
         try:
             for _ in range(len(requests)):
                 got = await done.get()
@@ -291,27 +304,44 @@ class OpenAIBackend:
                     raise got
                 yield got
         finally:
-            for task in workers:
+            for task in (feeder, *workers):
                 task.cancel()
-            await asyncio.gather(*workers, return_exceptions=True)
+            await asyncio.gather(feeder, *workers, return_exceptions=True)
 
-    async def _worker(self, client: openai.AsyncOpenAI, pending, done: asyncio.Queue) -> None:
+    async def _feed(self, pending, ready: asyncio.Queue, done: asyncio.Queue, workers: int) -> None:
+        """Prepare bodies with BODY_THREADS preparers, then tell each worker to stop."""
         try:
-            for request in pending:
-                done.put_nowait(await self._answer(client, request))
+            await asyncio.gather(*(self._prepare(pending, ready, done) for _ in range(BODY_THREADS)))
+            for _ in range(workers):
+                await ready.put(None)
         except asyncio.CancelledError:
             raise
         except BaseException as exc:  # a bug: surface it through generate(), do not hang
             done.put_nowait(exc)
 
-    async def _answer(self, client: openai.AsyncOpenAI, request: Request) -> Response:
+    async def _prepare(self, pending, ready: asyncio.Queue, done: asyncio.Queue) -> None:
         loop = asyncio.get_running_loop()
+        for request in pending:
+            try:
+                body, notes = await loop.run_in_executor(self._pool, self.encode_body, request)
+            except (MmmuEvalError, ValueError, OSError) as exc:
+                log.warning("%s: request not sent: %s", request.item_id, exc)
+                # Preparing it was the one attempt: never sent, and resume retries it.
+                done.put_nowait(Response(request.item_id, "error", attempts=1, error=_with_id(request.item_id, exc)))
+                continue
+            await ready.put((request, body, notes))  # waits while the queue is full
+
+    async def _worker(self, client: openai.AsyncOpenAI, ready: asyncio.Queue, done: asyncio.Queue) -> None:
         try:
-            body, notes = await loop.run_in_executor(self._pool, self.encode_body, request)
-        except (MmmuEvalError, ValueError, OSError) as exc:
-            log.warning("%s: request not sent: %s", request.item_id, exc)
-            # Preparing it was the one attempt: the request was never sent, and resume retries it.
-            return Response(request.item_id, "error", attempts=1, error=_with_id(request.item_id, exc))
+            while (job := await ready.get()) is not None:
+                done.put_nowait(await self._answer(client, *job))
+        except asyncio.CancelledError:
+            raise
+        except BaseException as exc:  # a bug: surface it through generate(), do not hang
+            done.put_nowait(exc)
+
+    async def _answer(self, client: openai.AsyncOpenAI, request: Request, body: bytes,
+                      notes: tuple[str, ...]) -> Response:
         start = self._clock()
 
         async def attempt() -> Response:
