@@ -432,3 +432,30 @@ def test_base_url_from_environment_and_key_never_described(monkeypatch):
 def test_bad_base_url_is_a_config_error():
     with pytest.raises(ConfigError, match="is not an http"):
         OpenAIBackend("m", base_urls=["127.0.0.1:8000"], api_key="k")
+
+
+async def test_images_are_read_just_ahead_of_sending_not_all_up_front():
+    """Memory stays flat: at any time only requests in flight or queued hold image bytes."""
+    from mmmu_eval.backends.openai_api import BODY_THREADS
+
+    loaded = served = peak = 0
+
+    def loader() -> bytes:
+        nonlocal loaded, peak
+        loaded += 1
+        peak = max(peak, loaded - served)
+        return PNG
+
+    async def handler(request: httpx.Request) -> httpx.Response:
+        nonlocal served
+        await asyncio.sleep(0.002)
+        served += 1
+        return httpx.Response(200, json=completion())
+
+    b = OpenAIBackend("m", base_urls=["http://127.0.0.1:1/v1"], api_key="k", concurrency=4,
+                      transport=httpx.MockTransport(handler))
+    requests = [Request(f"i{n}", parts=(ImagePart(ImageRef("image_1", loader)),)) for n in range(150)]
+    out = await run_all(b, requests)
+    assert len(out) == 150 and loaded == 150
+    in_flight, queued, being_built = 4, BODY_THREADS, BODY_THREADS
+    assert peak <= in_flight + queued + being_built + 1
