@@ -24,10 +24,13 @@ from __future__ import annotations
 import asyncio
 import logging
 import random
+import sys
 from dataclasses import dataclass
 from typing import Awaitable, Callable, Generic, Literal, TypeVar
 
 log = logging.getLogger(__name__)
+
+_HAS_TIMEOUT = sys.version_info >= (3, 11)
 
 T = TypeVar("T")
 FailureKind = Literal["rate_limit", "temporary", "malformed", "final"]
@@ -120,6 +123,9 @@ async def call_with_retries(
         try:
             if policy.timeout is None:
                 value = await call()
+            elif _HAS_TIMEOUT:  # no extra task per attempt, unlike wait_for
+                async with asyncio.timeout(policy.timeout):
+                    value = await call()
             else:
                 value = await asyncio.wait_for(call(), policy.timeout)
             return Outcome(value, attempt, last)
