@@ -69,7 +69,7 @@ def main(args: argparse.Namespace) -> int:
     console = Console(highlight=False)
     if out is not None and (Path(out) / MANIFEST).exists() and "resume" not in overrides:
         overrides["resume"] = True
-        console.print(f"continuing the run in {escape(str(out))} (only failed and missing items are asked)")
+        console.print(f"continuing the run in {escape(str(out))} (only failed and missing items are asked)", soft_wrap=True)
     try:
         result = evaluate(**overrides)
     except RunInterrupted as exc:
@@ -107,7 +107,7 @@ def print_headline(result: Any, console: Console) -> None:
         counts.add_column(key, justify="right")
     counts.add_row(*(str(result.counts[k]) for k in ("items", "ok", "truncated", "error", "missing")))
     console.print(counts)
-    console.print(f"run directory: {escape(str(result.run_dir))}")
+    console.print(f"run directory: {escape(str(result.run_dir))}", soft_wrap=True)
 
 
 # -- flag types -------------------------------------------------------------------------------
