@@ -1,7 +1,24 @@
-"""mmmu-eval: evaluate vision-language models on MMMU and MMMU-Pro, the official way."""
+"""mmmu-eval: evaluate vision-language models on MMMU and MMMU-Pro, the official way.
 
+The notebook surface, in pipeline order::
+
+    import mmmu_eval
+    result = mmmu_eval.evaluate(benchmark="mmmu", split="validation", data="sample", model="random")
+    print(result.accuracy, result.run_dir)
+
+    ds = mmmu_eval.load_dataset("mmmu-pro", setting="standard-10", data="sample")
+    protocol = mmmu_eval.EvalProtocol.from_config(mmmu_eval.RunConfig(model="random", benchmark="mmmu-pro"))
+    request = mmmu_eval.build_request(ds.items[0], protocol)
+
+Everything else lives in the stage packages (dataset, prompt, backends, store, score, report).
+"""
+
+from mmmu_eval.api import RunResult, evaluate, evaluate_async
+from mmmu_eval.backends.base import Backend
 from mmmu_eval.config import RunConfig
+from mmmu_eval.dataset.load import Dataset, load_dataset
 from mmmu_eval.errors import BackendError, ConfigError, DataError, MmmuEvalError, StoreError
+from mmmu_eval.prompt.protocol import EvalProtocol, build_request, prompt_text
 from mmmu_eval.records import (
     GenerationSettings,
     ImagePart,
@@ -12,13 +29,17 @@ from mmmu_eval.records import (
     TextPart,
     Verdict,
 )
+from mmmu_eval.score.scorer import Scoring, score_responses
 
 __version__ = "0.1.0"
 
 __all__ = [
+    "Backend",
     "BackendError",
     "ConfigError",
     "DataError",
+    "Dataset",
+    "EvalProtocol",
     "GenerationSettings",
     "ImagePart",
     "ImageRef",
@@ -27,8 +48,16 @@ __all__ = [
     "Request",
     "Response",
     "RunConfig",
+    "RunResult",
+    "Scoring",
     "StoreError",
     "TextPart",
     "Verdict",
     "__version__",
+    "build_request",
+    "evaluate",
+    "evaluate_async",
+    "load_dataset",
+    "prompt_text",
+    "score_responses",
 ]
