@@ -165,6 +165,26 @@ def child(port: int, concurrency: int, items: int, image_dir: str) -> None:
     print(json.dumps(figures), flush=True)
 
 
+def measure(port: int, concurrency: int, items: int, image_dir: Path) -> dict[str, float]:
+    """One run in a fresh process: its rate, start-up, CPU per item, memory and the server's CPU."""
+    get(port, "/reset")
+    spawned = time.monotonic()
+    out = subprocess.run(
+        [sys.executable, __file__, "--child", str(port), str(concurrency), str(items), str(image_dir)],
+        check=True, capture_output=True, text=True,
+    )
+    figures = json.loads(out.stdout.strip().splitlines()[-1])
+    stats = get(port, "/stats")
+    assert figures["ok"] == items and stats["chat"] == items + 1, (figures, stats)  # + the probe
+    return {
+        "rate": items / figures["elapsed"],
+        "startup": stats["first_chat"][1] - spawned,  # [0] is the preflight probe
+        "cpu_ms": 1000 * figures["cpu"] / items,
+        "rss_mb": figures["rss_mb"],
+        "server_cpu_ms": 1000 * stats["cpu"] / items,
+    }
+
+
 def make_images(directory: Path, count: int = 16) -> int:
     """MMMU-sized PNGs: 800x600, a gradient with noise over part of it (about 300 KB each)."""
     import numpy as np
@@ -192,6 +212,7 @@ def main() -> None:
     parser.add_argument("--items-at-1", type=int, default=50,
                         help="items at concurrency 1 (900 would take 3 minutes at the bound)")
     parser.add_argument("--latency", type=float, default=0.2)
+    parser.add_argument("--repeat", type=int, default=3, help="runs per concurrency; the median is shown")
     parser.add_argument("--child", nargs=4, metavar=("PORT", "CONCURRENCY", "ITEMS", "IMAGES"), help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
@@ -213,26 +234,19 @@ def main() -> None:
             port = int(port_file.read_text())
             print(f"{args.items} items, one 800x600 PNG each (mean {mean_size / 1024:.0f} KB), "
                   f"server latency {args.latency} s, {os.cpu_count()} CPUs")
-            print(f"{'concurrency':>11} {'items':>6} {'items/s':>8} {'bound':>7} {'of bound':>8} "
+            print(f"median of {args.repeat} runs per row; 'range' is the slowest and fastest run")
+            print(f"{'concurrency':>11} {'items':>6} {'items/s':>8} {'range':>9} {'bound':>7} {'of bound':>8} "
                   f"{'start-up s':>10} {'CPU ms/item':>11} {'peak RSS MB':>11} {'server CPU ms/item':>18}")
             for concurrency in args.concurrency:
                 items = args.items_at_1 if concurrency == 1 else args.items
-                get(port, "/reset")
-                spawned = time.monotonic()
-                out = subprocess.run(
-                    [sys.executable, __file__, "--child", str(port), str(concurrency), str(items), str(image_dir)],
-                    check=True, capture_output=True, text=True,
-                )
-                figures = json.loads(out.stdout.strip().splitlines()[-1])
-                stats = get(port, "/stats")
-                assert figures["ok"] == items and stats["chat"] == items + 1, (figures, stats)
-                rate = items / figures["elapsed"]
+                runs = sorted((measure(port, concurrency, items, image_dir) for _ in range(args.repeat)),
+                              key=lambda run: run["rate"])
+                median = runs[len(runs) // 2]
                 bound = concurrency / args.latency
-                startup = stats["first_chat"][1] - spawned
-                print(f"{concurrency:>11} {items:>6} {rate:>8.1f} {bound:>7.0f} {rate / bound:>8.0%} "
-                      f"{startup:>10.2f} {1000 * figures['cpu'] / items:>11.2f} {figures['rss_mb']:>11.0f} "
-                      f"{1000 * stats['cpu'] / items:>18.2f}",
-                      flush=True)
+                spread = f"{runs[0]['rate']:.0f}-{runs[-1]['rate']:.0f}"
+                print(f"{concurrency:>11} {items:>6} {median['rate']:>8.1f} {spread:>9} {bound:>7.0f} "
+                      f"{median['rate'] / bound:>8.0%} {median['startup']:>10.2f} {median['cpu_ms']:>11.2f} "
+                      f"{median['rss_mb']:>11.0f} {median['server_cpu_ms']:>18.2f}", flush=True)
         finally:
             server.kill()
             server.wait()
