@@ -416,7 +416,7 @@ def test_loopback_server_needs_no_key_and_config_is_read(monkeypatch):
         "backend": "openai", "model": "m",
         "base_urls": ["http://localhost:8000/v1", "http://127.0.0.1:8001/v1"],
         "concurrency_per_endpoint": 8, "max_attempts": 2, "request_timeout_s": 30.0,
-        "max_image_pixels": 1000000,
+        "max_image_pixels": 1000000, "api_key_env": None,
     }
     assert b.spec == "openai:m"
 
@@ -426,6 +426,7 @@ def test_base_url_from_environment_and_key_never_described(monkeypatch):
     monkeypatch.setenv("OPENAI_API_KEY", "sk-secret-123")
     b = OpenAIBackend.from_config("m", RunConfig(model="openai:m"), [])
     assert b.describe()["base_urls"] == ["https://api.example.com/v1"]
+    assert b.describe()["api_key_env"] == "OPENAI_API_KEY", "the variable's name, never its value"
     assert "sk-secret-123" not in json.dumps(b.describe())
 
 

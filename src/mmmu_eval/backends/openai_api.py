@@ -115,6 +115,8 @@ class OpenAIBackend:
         self.concurrency = concurrency
         self.policy = policy
         self.max_image_pixels = max_image_pixels
+        self.api_key_env: str | None = None
+        """The variable the key came from (for the manifest); None when given directly or not needed."""
         self._clock = clock
         self._sleep = sleep
         self._rng = rng or random.Random()
@@ -172,7 +174,7 @@ class OpenAIBackend:
             max_attempts=config.max_attempts or DEFAULT_MAX_ATTEMPTS,
             timeout=config.request_timeout or DEFAULT_REQUEST_TIMEOUT,
         )
-        return cls(
+        backend = cls(
             name,
             base_urls=urls,
             api_key=key,
@@ -180,6 +182,8 @@ class OpenAIBackend:
             policy=policy,
             max_image_pixels=config.max_image_pixels,
         )
+        backend.api_key_env = env if os.environ.get(env) else None  # None: a loopback server, no key
+        return backend
 
     def describe(self) -> dict[str, object]:
         """For the manifest: where and how requests went. Never the key."""
@@ -191,6 +195,7 @@ class OpenAIBackend:
             "max_attempts": self.policy.max_attempts,
             "request_timeout_s": self.policy.timeout,
             "max_image_pixels": self.max_image_pixels,
+            "api_key_env": self.api_key_env,
         }
 
     # ----------------------------------------------------------------------------- preflight
