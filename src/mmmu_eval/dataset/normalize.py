@@ -51,7 +51,9 @@ def to_item(row: RawRow, *, benchmark: str, split: str, setting: str | None, fol
     notes: list[str] = []
     vision = setting == "vision"
 
-    for column in ("image",) if vision else ("question", "options"):
+    # ``answer`` is required even on the test split (which holds "?" there): a file without the
+    # column would otherwise load as if every answer were withheld and score nothing, silently.
+    for column in ("image", "answer") if vision else ("question", "options", "answer"):
         if column not in row.columns:
             raise DataError(f"the file {row.file} has no {column!r} column", item_id)
 

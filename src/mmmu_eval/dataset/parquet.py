@@ -127,7 +127,12 @@ def check_image(data: bytes, column: str, label: str) -> None:
             with Image.open(io.BytesIO(data)) as img:
                 img.load()
     except Exception as exc:  # PIL raises many types for bad data; all mean "unusable image"
-        raise DataError(f"{column} is not a readable image ({type(exc).__name__}: {exc})", label) from exc
+        # PIL's own message for unknown bytes names a BytesIO object and its address; the first
+        # bytes of the cell say more (and keep the message the same from run to run).
+        reason = f"{type(exc).__name__}: {exc}" if "BytesIO" not in str(exc) else "not a format PIL knows"
+        raise DataError(
+            f"{column} is not a readable image ({reason}; its {len(data)} bytes start {data[:16]!r})", label
+        ) from exc
 
 
 def clear_cache() -> None:

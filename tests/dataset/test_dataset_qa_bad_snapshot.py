@@ -1,0 +1,43 @@
+"""Regressions found by hand-corrupting a copy of the bundled sample (second-wave QA)."""
+
+from __future__ import annotations
+
+import pytest
+
+from fakes.parquet_rows import drop_column, image_cell, mmmu_row, vision_row, write_mmmu, write_pro
+from mmmu_eval.dataset import load_dataset
+from mmmu_eval.dataset.schema import MMMU_COLUMNS, PRO_VISION_COLUMNS
+from mmmu_eval.errors import DataError
+
+
+def test_a_missing_answer_column_is_a_problem_not_silently_withheld_answers(snap):
+    """A validation file without its ``answer`` column loaded as if every answer were withheld
+    (answer None), so its items were asked and then silently left unscored."""
+    write_mmmu(snap, "Art", "validation", [mmmu_row("validation_Art_1")], columns=drop_column(MMMU_COLUMNS, "answer"))
+    write_mmmu(snap, "Math", "validation", [mmmu_row("validation_Math_1")])
+    ds = load_dataset("mmmu", data=snap)
+    assert [i.id for i in ds.items] == ["validation_Math_1"]
+    assert [str(p) for p in ds.problems] == [
+        "validation_Art_1: the file Art/validation-00000-of-00001.parquet has no 'answer' column"
+    ]
+
+
+def test_a_vision_file_without_answers_is_a_problem_too(snap):
+    """The same silent loss for the MMMU-Pro vision setting."""
+    write_pro(snap, "vision", [vision_row("test_Art_1")], columns=drop_column(PRO_VISION_COLUMNS, "answer"))
+    ds = load_dataset("mmmu-pro", setting="vision", data=snap)
+    assert ds.items == ()
+    assert "has no 'answer' column" in str(ds.problems[0])
+
+
+def test_garbage_image_bytes_are_named_without_a_memory_address(snap):
+    """PIL's message for unknown bytes carried ``<_io.BytesIO object at 0x7f...>``: noise that
+    changed on every run and said nothing about the image."""
+    write_mmmu(snap, "Art", "validation", [mmmu_row("validation_Art_1", image_1=image_cell(b"this is not a png"))])
+    item = load_dataset("mmmu", data=snap).items[0]
+    with pytest.raises(DataError) as caught:
+        item.images[0].load()
+    message = str(caught.value)
+    assert message.startswith("validation_Art_1: image_1 is not a readable image")
+    assert "0x" not in message and "BytesIO" not in message
+    assert "17 bytes start b'this is not a pn'" in message
