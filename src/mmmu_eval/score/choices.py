@@ -1,11 +1,16 @@
-"""What both official multiple-choice parsers share: letters, the punctuation strip, the tie rule.
+"""What both official multiple-choice parsers share, step for step.
 
 The MMMU parser (``mmmu_parser``) and the MMMU-Pro parser (``mmmu_pro_parser``) are different
-functions (official-protocol.md 10.1); only these three steps are identical in both.
+functions (official-protocol.md 10.1): the MMMU-Pro one reads the last ``Answer:`` first, and
+their spaced-letter passes differ. The steps here are the ones that are identical in both
+official scripts: the letters, the punctuation strip, the ``(L)`` pass, the content pass, the
+last-position tie rule and the random fallback. Each parser calls them in its own order, so that
+what differs between the two stays written out in the parser itself.
 """
 
 from __future__ import annotations
 
+import random
 from collections.abc import Callable, Mapping, Sequence
 
 from mmmu_eval.records import letters
@@ -46,8 +51,49 @@ def last_mentioned(candidates: Sequence[str], position: Callable[[str], int]) ->
     return best
 
 
+def bracket_pass(padded: str, choices: Sequence[str]) -> str | None:
+    """The ``(L)`` pass: of the letters written as ``(L)``, the one whose last mention is latest."""
+    candidates = [c for c in choices if f"({c})" in padded]
+    if not candidates:
+        return None
+    return last_mentioned(candidates, lambda c: padded.rfind(f"({c})"))
+
+
+def content_pass(padded: str, index2ans: Mapping[str, object]) -> str | None:
+    """The content pass, tried only on a response of more than 5 tokens.
+
+    Of the letters whose option text occurs in the response (case-insensitively), the one whose
+    text occurs last. None when the response is short or names no option.
+
+    Raises:
+        OfficialCrash: an option is not text (see ``content_candidates``).
+    """
+    if len(padded.split()) <= 5:
+        return None
+    candidates = content_candidates(padded, index2ans)
+    if not candidates:
+        return None
+    lowered = padded.lower()
+    return last_mentioned(candidates, lambda c: lowered.rfind(str(index2ans[c]).lower()))
+
+
+def or_random_choice(
+    letter: str | None, choices: Sequence[str], rng: random.Random | None
+) -> tuple[str | None, bool]:
+    """``(letter, fell_back)``: the parsed letter, else one ``rng.choice(choices)`` draw.
+
+    Both official scorers call ``random.choice(all_choices)`` once per unparseable answer. With
+    ``rng`` None (the ``none`` fallback policy) an unparseable answer gives ``(None, True)``.
+    """
+    if letter is not None:
+        return letter, False
+    if rng is None or not choices:
+        return None, True
+    return rng.choice(list(choices)), True
+
+
 def content_candidates(padded: str, index2ans: Mapping[str, object]) -> list[str]:
-    """The content pass: letters whose option text occurs (case-insensitively) in the response.
+    """The content pass's candidates: letters whose option text occurs (case-insensitively) in the response.
 
     Raises OfficialCrash when an option is not a string: the official code calls ``.lower()`` on
     it and stops there (MMMU-Pro ``validation_Accounting_29`` has a nested list).

@@ -18,7 +18,14 @@ from __future__ import annotations
 import random
 from collections.abc import Mapping, Sequence
 
-from mmmu_eval.score.choices import OfficialCrash, content_candidates, last_mentioned, strip_and_pad
+from mmmu_eval.score.choices import (
+    OfficialCrash,
+    bracket_pass,
+    content_pass,
+    last_mentioned,
+    or_random_choice,
+    strip_and_pad,
+)
 
 
 def parse_mmmu_choice(response: str, choices: Sequence[str], index2ans: Mapping[str, object]) -> str | None:
@@ -40,18 +47,14 @@ def parse_mmmu_choice(response: str, choices: Sequence[str], index2ans: Mapping[
     if not isinstance(response, str):
         raise OfficialCrash(f"the response is {type(response).__name__}, not text; the official parser would crash")
     padded = strip_and_pad(response)
-    candidates = [c for c in choices if f"({c})" in padded]
-    if candidates:
-        return last_mentioned(candidates, lambda c: padded.rfind(f"({c})"))
+    bracketed = bracket_pass(padded, choices)
+    if bracketed is not None:
+        return bracketed
+    # The spaced pass: a letter with a space on both sides.
     candidates = [c for c in choices if f" {c} " in padded]
     if candidates:
         return last_mentioned(candidates, lambda c: padded.rfind(f" {c} "))
-    if len(padded.split()) > 5:
-        candidates = content_candidates(padded, index2ans)
-        if candidates:
-            lowered = padded.lower()
-            return last_mentioned(candidates, lambda c: lowered.rfind(str(index2ans[c]).lower()))
-    return None
+    return content_pass(padded, index2ans)
 
 
 def pick_mmmu_choice(
@@ -62,9 +65,4 @@ def pick_mmmu_choice(
     With ``rng`` None (the ``none`` fallback policy) an unparseable answer gives ``(None, True)``.
     One call draws at most once, exactly as the official ``random.choice(all_choices)`` does.
     """
-    letter = parse_mmmu_choice(response, choices, index2ans)
-    if letter is not None:
-        return letter, False
-    if rng is None or not choices:
-        return None, True
-    return rng.choice(list(choices)), True
+    return or_random_choice(parse_mmmu_choice(response, choices, index2ans), choices, rng)

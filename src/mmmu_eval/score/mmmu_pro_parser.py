@@ -22,7 +22,14 @@ from __future__ import annotations
 import random
 from collections.abc import Mapping, Sequence
 
-from mmmu_eval.score.choices import OfficialCrash, content_candidates, last_mentioned, strip_and_pad
+from mmmu_eval.score.choices import (
+    OfficialCrash,
+    bracket_pass,
+    content_pass,
+    last_mentioned,
+    or_random_choice,
+    strip_and_pad,
+)
 
 ANSWER_MARK = "Answer:"
 
@@ -53,18 +60,14 @@ def parse_pro_choice(response: object, choices: Sequence[str], index2ans: Mappin
         if len(matching) == 1:
             return matching[0]
     padded = strip_and_pad(response)
-    candidates = [c for c in choices if f"({c})" in padded]
-    if candidates:
-        return last_mentioned(candidates, lambda c: padded.rfind(f"({c})"))
+    bracketed = bracket_pass(padded, choices)
+    if bracketed is not None:
+        return bracketed
+    # Unlike MMMU: "L " with no leading space, then "L."; yet the tie rule still looks for " L ".
     candidates = [c for c in choices if f"{c} " in padded] or [c for c in choices if f"{c}." in padded]
     if candidates:
         return last_mentioned(candidates, lambda c: padded.rfind(f" {c} "))
-    if len(padded.split()) > 5:
-        candidates = content_candidates(padded, index2ans)
-        if candidates:
-            lowered = padded.lower()
-            return last_mentioned(candidates, lambda c: lowered.rfind(str(index2ans[c]).lower()))
-    return None
+    return content_pass(padded, index2ans)
 
 
 def pick_pro_choice(
@@ -74,9 +77,4 @@ def pick_pro_choice(
 
     With ``rng`` None (the ``none`` policy) an unparseable answer gives ``(None, True)``.
     """
-    letter = parse_pro_choice(response, choices, index2ans)
-    if letter is not None:
-        return letter, False
-    if rng is None or not choices:
-        return None, True
-    return rng.choice(list(choices)), True
+    return or_random_choice(parse_pro_choice(response, choices, index2ans), choices, rng)
