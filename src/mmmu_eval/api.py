@@ -39,6 +39,7 @@ from mmmu_eval.report.html import render_html
 from mmmu_eval.report.results import build_results
 from mmmu_eval.report.submission import apply_answers, load_answer_dict, submission
 from mmmu_eval.runner import run_requests
+from mmmu_eval.score.judge import default_parsers
 from mmmu_eval.score.scorer import Scoring, predictions_rows, score_responses
 from mmmu_eval.store.rundir import RunStore
 
@@ -74,18 +75,35 @@ class RunResult:
         return self.counts["error"] + self.counts["missing"]
 
     @property
+    def data_problems(self) -> tuple[str, ...]:
+        """Dataset rows that could not become items (bad options, no id ...), so are in no count.
+
+        Empty when ``--ids`` chose the items: the rows left out are then not part of the run.
+        """
+        if (self.manifest.get("config") or {}).get("ids"):
+            return ()
+        return tuple((self.manifest.get("dataset") or {}).get("problems") or ())
+
+    @property
     def exit_status(self) -> int:
-        """0 when every item has an answer; 1 when some remain for ``--resume``."""
-        return 1 if self.unfinished else 0
+        """0 when every item has an answer; 1 when some remain for ``--resume`` or rows were unreadable."""
+        return 1 if self.unfinished or self.data_problems else 0
 
     def message(self) -> str | None:
-        """What to tell the user when items remain, else None."""
-        if not self.unfinished:
-            return None
-        return (
-            f"{self.counts['error']} item(s) failed and {self.counts['missing']} were not asked; they are "
-            f"not scored. Run the same command again (or add --resume) to retry them: {self.run_dir}"
-        )
+        """What to tell the user when items remain or dataset rows were left out, else None."""
+        lines = []
+        if self.data_problems:
+            shown = "; ".join(self.data_problems[:3]) + ("; ..." if len(self.data_problems) > 3 else "")
+            lines.append(
+                f"{len(self.data_problems)} dataset row(s) could not be read and are not in this run ({shown}). "
+                f"Fix the data, then run the same command again to ask them (all are in {self.run_dir}/manifest.json)"
+            )
+        if self.unfinished:
+            lines.append(
+                f"{self.counts['error']} item(s) failed and {self.counts['missing']} were not asked; they are "
+                f"not scored. Run the same command again (or add --resume) to retry them: {self.run_dir}"
+            )
+        return "\n".join(lines) or None
 
     def __repr__(self) -> str:
         return f"RunResult({str(self.run_dir)!r}, accuracy={self.accuracy:.4f}, counts={self.counts})"
@@ -162,7 +180,9 @@ async def evaluate_async(config: RunConfig | None = None, /, **overrides: Any) -
 
     scored_items = gold_items(items, config)
     responses = stored_responses(store, items)
-    scoring = score_responses(scored_items, responses, fallback_seed=config.fallback_seed)
+    scoring = score_responses(
+        scored_items, responses, parsers=default_parsers(protocol.mode), fallback_seed=config.fallback_seed
+    )
     result = report(store, config, protocol, scored_items, responses, scoring)
     log.info("%s: finished, %s", result.run_dir, result.counts)
     return result

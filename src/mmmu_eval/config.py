@@ -14,13 +14,13 @@ from typing import Literal
 
 from mmmu_eval.errors import ConfigError
 
-PromptMode = Literal["direct", "cot", "ocr"]
+PromptMode = Literal["direct", "cot", "boxed", "ocr"]
 ImageLayout = Literal["interleaved", "images-first", "text-then-images"]
 
 BENCHMARKS = ("mmmu", "mmmu-pro")
 MMMU_SPLITS = ("dev", "validation", "test")
 PRO_SETTINGS = ("standard-10", "standard-4", "vision")
-PROMPT_MODES = ("direct", "cot", "ocr")
+PROMPT_MODES = ("direct", "cot", "boxed", "ocr")
 IMAGE_LAYOUTS = ("interleaved", "images-first", "text-then-images")
 
 
@@ -32,7 +32,7 @@ class RunConfig:
     benchmark: str = field(default="mmmu", metadata={"help": "mmmu or mmmu-pro"})
     split: str | None = field(default=None, metadata={"help": "MMMU split: dev, validation (default) or test"})
     setting: str | None = field(default=None, metadata={"help": "MMMU-Pro setting: standard-10 (default), standard-4, vision"})
-    prompt: str = field(default="direct", metadata={"help": "prompt mode: direct, cot, or ocr (vision only; not official)"})
+    prompt: str = field(default="direct", metadata={"help": "prompt mode: direct, cot, boxed (final letter in \\boxed{}; not official), or ocr (vision only; not official)"})
     data: str = field(default="hub", metadata={"help": "hub, sample (bundled), or a local snapshot directory"})
     revision: str | None = field(default=None, metadata={"help": "dataset revision on the hub; None means the pinned default"})
     subjects: tuple[str, ...] | None = field(default=None, metadata={"help": "subjects to keep (long or short names); None means all 30"})
@@ -75,8 +75,8 @@ class RunConfig:
                 raise ConfigError("--setting applies to mmmu-pro only; MMMU has splits (--split)")
             if self.split is not None and self.split not in MMMU_SPLITS:
                 raise ConfigError(f"--split {self.split!r} is not one of {', '.join(MMMU_SPLITS)}")
-            if self.prompt not in ("direct", "cot"):
-                raise ConfigError(f"--prompt {self.prompt!r}: MMMU has the official direct prompt (and cot)")
+            if self.prompt not in ("direct", "cot", "boxed"):
+                raise ConfigError(f"--prompt {self.prompt!r}: MMMU has the official direct prompt (and cot, boxed)")
         else:
             if self.setting is not None and self.setting not in PRO_SETTINGS:
                 raise ConfigError(f"--setting {self.setting!r} is not one of {', '.join(PRO_SETTINGS)}")

@@ -75,3 +75,35 @@ def test_cot_keeps_the_question_and_options_and_is_not_official(item_factory):
 def test_cot_open_asks_for_an_answer_line(item_factory):
     text = prompt_text(item_factory("What is x?", []), COT)
     assert text.startswith("What is x?\n") and "'Answer: $ANSWER'" in text
+
+
+# The boxed prompts (ours, not official), copied by hand rather than from the module.
+BOXED = EvalProtocol("mmmu", None, "boxed")
+BOXED_CHOICE_INSTRUCTION = (
+    "Think step by step to solve the multiple-choice question above. Give your final answer as "
+    "\\boxed{LETTER}, where LETTER is the letter of the correct option and nothing else."
+)
+
+
+def test_boxed_multiple_choice_keeps_the_official_option_block(item_factory):
+    item = item_factory("How much is <image 1>?", ["$6", "$7", "$8"])
+    assert prompt_text(item, BOXED) == "How much is <image 1>?\n(A) $6\n(B) $7\n(C) $8\n\n" + BOXED_CHOICE_INSTRUCTION
+
+
+def test_boxed_open_asks_for_the_short_answer_in_a_box(item_factory):
+    assert prompt_text(item_factory("What is x?", []), BOXED) == (
+        "What is x?\nThink step by step to answer the question above. Give your final answer as "
+        "\\boxed{ANSWER}, where ANSWER is a single word, phrase or number and nothing else."
+    )
+
+
+def test_boxed_prompt_writes_single_braces_and_keeps_braces_in_the_question(item_factory):
+    """The template is a str.format string: its own braces are doubled, the question's are data."""
+    text = prompt_text(item_factory("Set {x} or {0}?", ["{a}", "b"]), BOXED)
+    assert text == "Set {x} or {0}?\n(A) {a}\n(B) b\n\n" + BOXED_CHOICE_INSTRUCTION
+    assert text.count("\\boxed{LETTER}") == 1 and "{{" not in text
+
+
+def test_boxed_is_not_official(item_factory):
+    assert BOXED.official is False
+    assert any("boxed" in note for note in BOXED.describe()["notes"])

@@ -89,3 +89,31 @@ def test_ocr_prompt_is_ours_and_ends_with_the_official_answer_line(item_factory)
                          "'Answer: $LETTER' (without quotes) where LETTER is one of options.")
     assert protocol.official is False
     assert any("ocr" in note for note in protocol.describe()["notes"])
+
+
+# The boxed instructions (ours, not official), copied by hand rather than from the module.
+BOXED_STANDARD = (
+    "Think step by step to solve the multiple-choice question above. Give your final answer as "
+    "\\boxed{LETTER}, where LETTER is the letter of the correct option and nothing else."
+)
+BOXED_VISION = (
+    "The image shows a multiple-choice question and its options. Read it, then think step by step "
+    "to solve it. Give your final answer as \\boxed{LETTER}, where LETTER is the letter of the "
+    "correct option and nothing else."
+)
+
+
+@pytest.mark.parametrize("setting", ["standard-10", "standard-4"])
+def test_standard_boxed_uses_the_official_frame_with_the_boxed_instruction(item_factory, setting):
+    item = pro_item(item_factory, "See <image 1>: how much?", ["$6", "<image 1>"], setting=setting)
+    protocol = EvalProtocol("mmmu-pro", setting, "boxed")
+    assert prompt_text(item, protocol) == "See <image>: how much?\nA. $6\nB. <image>\n" + BOXED_STANDARD
+    assert protocol.official is False
+
+
+def test_vision_boxed_is_the_boxed_instruction_alone(item_factory):
+    item = pro_item(item_factory, "Q", ["a", "b"], setting="vision", images=("image",))
+    protocol = EvalProtocol("mmmu-pro", "vision", "boxed")
+    assert prompt_text(item, protocol) == BOXED_VISION
+    assert build_request(item, protocol).parts == (TextPart(BOXED_VISION), ImagePart(item.images[0]))
+    assert protocol.official is False

@@ -55,6 +55,9 @@ def test_request_carries_choices_system_and_generation(item_factory):
         (EvalProtocol("mmmu-pro", "standard-4", "cot"), True),
         (EvalProtocol("mmmu-pro", "vision", "cot"), True),
         (EvalProtocol("mmmu-pro", "vision", "ocr"), False),
+        (EvalProtocol("mmmu", None, "boxed"), False),
+        (EvalProtocol("mmmu-pro", "standard-10", "boxed"), False),
+        (EvalProtocol("mmmu-pro", "vision", "boxed"), False),
         (EvalProtocol("mmmu-pro", "vision", "direct", image_layout="images-first"), True),
     ],
 )
@@ -97,6 +100,7 @@ def test_fingerprint_is_stable_and_a_sha256():
         {"setting": "standard-4"},
         {"setting": "vision"},
         {"mode": "cot"},
+        {"mode": "boxed"},
         {"image_layout": "text-then-images"},
         {"image_layout": "images-first"},
         {"system": "You are helpful."},
@@ -121,6 +125,8 @@ def test_fingerprint_changes_with_every_setting(change):
         (EvalProtocol("mmmu", None, "direct"), mmmu, "OPTION_LINE"),
         (EvalProtocol("mmmu", None, "cot"), mmmu, "COT_MULTI_CHOICE_FORMAT"),
         (EvalProtocol("mmmu", None, "cot"), mmmu, "COT_SHORT_ANSWER_FORMAT"),
+        (EvalProtocol("mmmu", None, "boxed"), mmmu, "BOXED_MULTI_CHOICE_FORMAT"),
+        (EvalProtocol("mmmu", None, "boxed"), mmmu, "BOXED_SHORT_ANSWER_FORMAT"),
         (BASE, mmmu_pro, "STANDARD_FORMAT"),
         (BASE, mmmu_pro, "OPTION_LINE"),
         (BASE, mmmu_pro, "OPTION_SEPARATOR"),
@@ -167,3 +173,54 @@ def test_describe_records_what_the_manifest_needs():
     assert record["image_token"] == r"<image\s+(\d+)>"
     import json
     json.dumps(record)  # manifest-ready
+
+
+@pytest.mark.parametrize(("setting", "kind"), [("standard-10", "standard"), ("vision", "vision")])
+def test_fingerprint_changes_with_every_boxed_instruction(monkeypatch, setting, kind):
+    protocol = EvalProtocol("mmmu-pro", setting, "boxed")
+    before = protocol.fingerprint()
+    monkeypatch.setattr(mmmu_pro, "BOXED_INSTRUCTIONS", {**mmmu_pro.BOXED_INSTRUCTIONS, kind: "changed"})
+    assert protocol.fingerprint() != before
+
+
+@pytest.mark.parametrize("setting", ["standard-10", "standard-4", "vision"])
+def test_boxed_fingerprint_differs_from_every_other_mode(setting):
+    """A boxed run must never resume into a direct or CoT run directory, nor the reverse."""
+    boxed = EvalProtocol("mmmu-pro", setting, "boxed").fingerprint()
+    assert boxed not in {EvalProtocol("mmmu-pro", setting, mode).fingerprint() for mode in ("direct", "cot")}
+
+
+@pytest.mark.parametrize(
+    "settings",
+    [
+        {"benchmark": "mmmu"},
+        {"benchmark": "mmmu", "split": "dev"},
+        {"benchmark": "mmmu-pro"},
+        {"benchmark": "mmmu-pro", "setting": "standard-4"},
+        {"benchmark": "mmmu-pro", "setting": "vision"},
+    ],
+)
+def test_run_config_accepts_the_boxed_prompt_everywhere(settings):
+    config = RunConfig(model="random", prompt="boxed", **settings)
+    protocol = EvalProtocol.from_config(config)
+    assert protocol.mode == "boxed" and protocol.official is False
+
+
+@pytest.mark.parametrize(
+    ("settings", "message"),
+    [
+        ({"benchmark": "mmmu", "prompt": "Boxed"}, "--prompt 'Boxed'"),
+        ({"benchmark": "mmmu-pro", "prompt": "box"}, "--prompt 'box' is not one of direct, cot, boxed, ocr"),
+        ({"benchmark": "mmmu", "prompt": "ocr"}, "--prompt 'ocr'"),
+    ],
+)
+def test_run_config_refuses_unknown_prompt_modes(settings, message):
+    with pytest.raises(ConfigError, match=message):
+        RunConfig(model="random", **settings)
+
+
+def test_describe_says_a_boxed_protocol_is_ours():
+    record = EvalProtocol("mmmu-pro", "vision", "boxed").describe()
+    assert record["official"] is False and record["mode"] == "boxed"
+    assert "\\boxed{LETTER}" in record["templates"]["instruction"]
+    assert any("boxed prompt is ours" in note for note in record["notes"])

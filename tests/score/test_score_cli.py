@@ -93,3 +93,39 @@ def test_score_summary_for_test_split_predictions(make_item, response):
     lines = summary_lines(score_responses(items, responses), len(items), 5)
     assert any("2 predictions without a gold answer (test split; 1 of them fallbacks)" in line for line in lines)
     assert not any(line.startswith("parser ") for line in lines)
+
+
+@pytest.mark.parametrize(
+    "manifest_extra",
+    [{"protocol": {"mode": "boxed"}}, {}],
+    ids=["protocol-mode", "config-prompt-only"],
+)
+def test_score_of_a_boxed_run_defaults_to_boxed_then_official(tmp_path, capsys, manifest_extra):
+    """A run asked with --prompt boxed is scored the way it asked, the official parser beside it."""
+    from mmmu_eval.dataset.load import load_dataset
+    from mmmu_eval.store.rundir import RunStore
+
+    items = load_dataset("mmmu", split="validation", data="sample").items
+    config = {"model": "scripted", "benchmark": "mmmu", "split": "validation", "data": "sample", "prompt": "boxed"}
+    store = RunStore.open(tmp_path / "run", {"config": config, **manifest_extra}, resume=False)
+    for item in items:
+        store.append(Response(item.id, "ok", "Reasoning... \\boxed{B}"))
+    store.close()
+    assert main(["score", str(tmp_path / "run"), "--bootstrap", "0"]) == 0
+    results = json.loads((tmp_path / "run" / "results.json").read_text())
+    assert list(results["parsers"]) == ["boxed", "official"]
+    predictions = [json.loads(line) for line in (tmp_path / "run" / "predictions.jsonl").read_text().splitlines()]
+    mc = {it.id for it in items if it.question_type == "multiple-choice"}
+    assert {p["pred"] for p in predictions if p["id"] in mc} == {"B"}
+    assert main(["score", str(tmp_path / "run"), "--parser", "strict", "--bootstrap", "0"]) == 0
+    assert list(json.loads((tmp_path / "run" / "results.json").read_text())["parsers"]) == ["strict"]
+
+
+@pytest.mark.parametrize(
+    ("mode", "parsers"),
+    [("boxed", ("boxed", "official")), ("direct", ("official",)), ("cot", ("official",)), ("ocr", ("official",)), (None, ("official",))],
+)
+def test_default_parsers_follow_the_prompt_mode(mode, parsers):
+    from mmmu_eval.score.judge import default_parsers
+
+    assert default_parsers(mode) == parsers

@@ -31,7 +31,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     p.add_argument("run_dir", metavar="RUN_DIR", help="the run directory")
     p.add_argument("--parser", action="append", choices=PARSERS, metavar="NAME",
-                   help=f"parser to apply, repeatable; the first is the headline (default official; one of {', '.join(PARSERS)})")
+                   help=("parser to apply, repeatable; the first is the headline (default official, or boxed then "
+                         f"official for a run asked with --prompt boxed; one of {', '.join(PARSERS)})"))
     p.add_argument("--fallback", choices=("official", "none"), default="official",
                    help="unparseable multiple choice: seeded random letter (official, default) or wrong (none)")
     p.add_argument("--seed", type=int, default=None,
@@ -48,6 +49,7 @@ def run(args: argparse.Namespace) -> int:
     from mmmu_eval.report.results import build_results
     from mmmu_eval.report.rundata import run_items
     from mmmu_eval.report.submission import apply_answers, load_answer_dict
+    from mmmu_eval.score.judge import default_parsers
     from mmmu_eval.score.run import score_run
     from mmmu_eval.store.rundir import RunStore
 
@@ -60,7 +62,8 @@ def run(args: argparse.Namespace) -> int:
     if args.answers:
         items = apply_answers(items, load_answer_dict(args.answers))
     seed = args.seed if args.seed is not None else _manifest_seed(manifest)
-    scored = score_run(items, responses, parsers=tuple(args.parser or ("official",)),
+    parsers = tuple(args.parser or default_parsers(_manifest_mode(manifest)))
+    scored = score_run(items, responses, parsers=parsers,
                        fallback=args.fallback, fallback_seed=seed)
     scoring = scored.scoring
 
@@ -111,6 +114,15 @@ def summary_lines(scoring, n_items: int, show: int) -> list[str]:
         if len(scoring.disagreements) > show:
             lines.append(f"  ... {len(scoring.disagreements) - show} more")
     return lines
+
+
+def _manifest_mode(manifest: dict) -> str | None:
+    """The prompt mode the run was asked with: the protocol's, else the configuration's."""
+    for section, key in (("protocol", "mode"), ("config", "prompt")):
+        part = manifest.get(section)
+        if isinstance(part, dict) and isinstance(part.get(key), str):
+            return part[key]
+    return None
 
 
 def _manifest_seed(manifest: dict) -> int:

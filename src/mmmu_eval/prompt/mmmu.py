@@ -18,7 +18,7 @@ What the official code does, and so what this module does:
 
 Anything that is not a multiple-choice item is open, as in the official ``evaluate()``.
 
-The chain-of-thought templates below are **not official**: MMMU's code has no CoT prompt.
+The chain-of-thought and boxed templates below are **not official**: MMMU's code has neither.
 They are ours, and a protocol that uses them says so (``EvalProtocol.official`` is False).
 """
 
@@ -48,6 +48,22 @@ COT_SHORT_ANSWER_FORMAT = (
 )
 
 
+# --- Not official: our own boxed-answer variants (the reinforcement-learning protocol). --------
+# The option block is the official one; only the closing instruction changes. These are
+# ``str.format`` templates like the ones above, so the braces of ``\boxed{}`` are doubled here
+# and come out single in the prompt.
+#: Multiple choice, boxed (ours): reason, then the letter alone in ``\boxed{}``.
+BOXED_MULTI_CHOICE_FORMAT = (
+    "{}\n{}\nThink step by step to solve the multiple-choice question above. Give your final "
+    "answer as \\boxed{{LETTER}}, where LETTER is the letter of the correct option and nothing else."
+)
+#: Open question, boxed (ours): reason, then the short answer alone in ``\boxed{}``.
+BOXED_SHORT_ANSWER_FORMAT = (
+    "{}\nThink step by step to answer the question above. Give your final answer as "
+    "\\boxed{{ANSWER}}, where ANSWER is a single word, phrase or number and nothing else."
+)
+
+
 def templates(mode: str) -> dict[str, str]:
     """The template texts the given mode uses, by name (they go into the protocol fingerprint)."""
     if mode == "direct":
@@ -62,7 +78,13 @@ def templates(mode: str) -> dict[str, str]:
             "short_answer_format": COT_SHORT_ANSWER_FORMAT,
             "option_line": OPTION_LINE,
         }
-    raise ValueError(f"MMMU has no {mode!r} prompt (direct, or cot which is not official)")
+    if mode == "boxed":
+        return {
+            "multi_choice_format": BOXED_MULTI_CHOICE_FORMAT,
+            "short_answer_format": BOXED_SHORT_ANSWER_FORMAT,
+            "option_line": OPTION_LINE,
+        }
+    raise ValueError(f"MMMU has no {mode!r} prompt (direct; cot and boxed, which are not official)")
 
 
 def raw_prompt(item: Item, mode: str) -> str:
@@ -70,7 +92,7 @@ def raw_prompt(item: Item, mode: str) -> str:
 
     Args:
         item: an MMMU item.
-        mode: ``direct`` (official) or ``cot`` (ours).
+        mode: ``direct`` (official), ``cot`` or ``boxed`` (ours).
 
     Returns:
         The prompt, e.g. ``"Cost?\\n(A) $6\\n(B) $7\\n\\nAnswer with the option's letter ..."``.

@@ -14,9 +14,10 @@ What the official code does, and so what this module does:
 * vision: the instruction alone, with no question or option text, plus the single image.
 * direct and CoT differ only in the instruction; both are official.
 
-The OCR instruction below is **not official**: the official code has no OCR prompt (the
-paper's "w/ OCR" analysis is not in the repository). It is ours, and a protocol that uses it
-says so (``EvalProtocol.official`` is False).
+The OCR and boxed instructions below are **not official**: the official code has no OCR prompt
+(the paper's "w/ OCR" analysis is not in the repository), and the boxed one is the protocol of
+reinforcement-learning environments, not of the benchmark. They are ours, and a protocol that
+uses them says so (``EvalProtocol.official`` is False).
 """
 
 from __future__ import annotations
@@ -58,6 +59,22 @@ OCR_VISION_INSTRUCTION = (
     "following format: 'Answer: $LETTER' (without quotes) where LETTER is one of options."
 )
 
+# --- Not official: our own boxed-answer instructions (the reinforcement-learning protocol). -----
+#: By ``standard`` / ``vision``. Reason first, then the letter alone in ``\boxed{}``; the
+#: ``boxed`` parser takes the last box, so an early box in the reasoning does not count.
+#: Plain strings (never ``str.format`` templates), so the braces are written once.
+BOXED_INSTRUCTIONS: dict[str, str] = {
+    "standard": (
+        "Think step by step to solve the multiple-choice question above. Give your final answer "
+        "as \\boxed{LETTER}, where LETTER is the letter of the correct option and nothing else."
+    ),
+    "vision": (
+        "The image shows a multiple-choice question and its options. Read it, then think step by "
+        "step to solve it. Give your final answer as \\boxed{LETTER}, where LETTER is the letter "
+        "of the correct option and nothing else."
+    ),
+}
+
 #: Section 6.3, step 1: question, option block and instruction, each separated by one newline.
 STANDARD_FORMAT = "{question}\n{options}\n{instruction}"
 #: One option line; the lines are joined by ``OPTION_SEPARATOR`` (no trailing newline).
@@ -74,10 +91,12 @@ def instruction(setting: str, mode: str) -> str:
         if kind != "vision":
             raise ValueError("the ocr prompt applies to the vision setting only")
         return OCR_VISION_INSTRUCTION
+    if mode == "boxed":
+        return BOXED_INSTRUCTIONS[kind]
     try:
         return INSTRUCTIONS[mode][kind]
     except KeyError:
-        raise ValueError(f"MMMU-Pro has no {mode!r} prompt (direct, cot, or ocr for vision)") from None
+        raise ValueError(f"MMMU-Pro has no {mode!r} prompt (direct, cot, boxed, or ocr for vision)") from None
 
 
 def templates(setting: str, mode: str) -> dict[str, str]:
@@ -99,7 +118,7 @@ def raw_prompt(item: Item, setting: str, mode: str) -> str:
     Args:
         item: an MMMU-Pro item of that setting.
         setting: ``standard-10``, ``standard-4`` or ``vision``.
-        mode: ``direct``, ``cot``, or ``ocr`` (vision only; not official).
+        mode: ``direct``, ``cot``, ``boxed`` (not official), or ``ocr`` (vision only; not official).
 
     Returns:
         For standard, ``"{question}\\nA. opt\\nB. opt\\n{instruction}"``; for vision, the

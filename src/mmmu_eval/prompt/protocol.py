@@ -15,7 +15,7 @@ import hashlib
 import json
 from dataclasses import asdict, dataclass, field
 
-from mmmu_eval.config import IMAGE_LAYOUTS, PRO_SETTINGS, RunConfig
+from mmmu_eval.config import IMAGE_LAYOUTS, PRO_SETTINGS, PROMPT_MODES, RunConfig
 from mmmu_eval.errors import ConfigError, DataError
 from mmmu_eval.prompt import layout, mmmu, mmmu_pro
 from mmmu_eval.records import GenerationSettings, Item, Request
@@ -42,7 +42,7 @@ class EvalProtocol:
     setting: str | None
     """MMMU-Pro: ``standard-10``, ``standard-4`` or ``vision``; None for MMMU."""
     mode: str
-    """``direct``; ``cot``; ``ocr`` (MMMU-Pro vision only). Official: MMMU direct, MMMU-Pro direct and cot."""
+    """``direct``; ``cot``; ``boxed``; ``ocr`` (MMMU-Pro vision only). Official: MMMU direct, MMMU-Pro direct and cot."""
     image_layout: str = "interleaved"
     """``interleaved``, ``images-first`` or ``text-then-images`` (see ``prompt/layout.py``)."""
     system: str | None = None
@@ -54,13 +54,13 @@ class EvalProtocol:
         if self.benchmark == "mmmu":
             if self.setting is not None:
                 raise ConfigError("MMMU has no settings; the protocol's setting must be None")
-            if self.mode not in ("direct", "cot"):
-                raise ConfigError(f"--prompt {self.mode!r}: MMMU has the official direct prompt (and cot)")
+            if self.mode not in ("direct", "cot", "boxed"):
+                raise ConfigError(f"--prompt {self.mode!r}: MMMU has the official direct prompt (and cot, boxed)")
         elif self.benchmark == "mmmu-pro":
             if self.setting not in PRO_SETTINGS:
                 raise ConfigError(f"--setting {self.setting!r} is not one of {', '.join(PRO_SETTINGS)}")
-            if self.mode not in ("direct", "cot", "ocr"):
-                raise ConfigError(f"--prompt {self.mode!r} is not one of direct, cot, ocr")
+            if self.mode not in PROMPT_MODES:
+                raise ConfigError(f"--prompt {self.mode!r} is not one of {', '.join(PROMPT_MODES)}")
             if self.mode == "ocr" and self.setting != "vision":
                 raise ConfigError("--prompt ocr applies to --setting vision only")
         else:
@@ -94,12 +94,12 @@ class EvalProtocol:
     def official(self) -> bool:
         """True when the prompt texts are the official code's.
 
-        False for the OCR prompt and for MMMU CoT, which the official code does not have.
+        False for the OCR and boxed prompts and for MMMU CoT, which the official code does not have.
         Image placement, system message and sampling vary between the official scripts
         themselves (the GPT script sends text then images, LLaVA an image then text), so they
         are recorded but do not clear this flag.
         """
-        if self.mode == "ocr":
+        if self.mode in ("ocr", "boxed"):
             return False
         if self.benchmark == "mmmu" and self.mode == "cot":
             return False
@@ -143,6 +143,11 @@ class EvalProtocol:
         notes = []
         if self.mode == "ocr":
             notes.append("the ocr prompt is ours: the official code has no OCR prompt")
+        if self.mode == "boxed":
+            notes.append(
+                "the boxed prompt is ours, the protocol of reinforcement-learning environments: the "
+                "boxed parser is the headline, with the official parser reported beside it"
+            )
         if self.benchmark == "mmmu" and self.mode == "cot":
             notes.append("the MMMU cot prompt is ours: the official MMMU code has no CoT prompt")
         if self.image_layout == "text-then-images":

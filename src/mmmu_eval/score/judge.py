@@ -35,6 +35,19 @@ from mmmu_eval.score.strict import strict_choice, strict_open
 PARSERS: tuple[str, ...] = ("official", "mmmu", "mmmu-pro", "boxed", "strict", "eval-only")
 #: The parsers that fall back to a random letter (under the ``official`` policy).
 RANDOM_FALLBACK: frozenset[str] = frozenset(("official", "mmmu", "mmmu-pro"))
+#: Parsers a run is scored with when none are named, by prompt mode; the first is the headline.
+#: A run whose prompt asked for ``\boxed{}`` is judged the way it was asked, and the official
+#: parser stands beside it so that the gap between the two protocols is always visible.
+_PARSERS_BY_MODE: dict[str, tuple[str, ...]] = {"boxed": ("boxed", "official")}
+
+
+def default_parsers(prompt_mode: str | None) -> tuple[str, ...]:
+    """The parsers for a run asked with ``prompt_mode``: ``("official",)`` unless the mode says otherwise.
+
+    >>> default_parsers("boxed"), default_parsers("cot")
+    (('boxed', 'official'), ('official',))
+    """
+    return _PARSERS_BY_MODE.get(prompt_mode or "", ("official",))
 
 
 def judge(item: Item, text: str, parser: str, rng: random.Random | None) -> Verdict:

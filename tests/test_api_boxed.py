@@ -1,0 +1,63 @@
+"""evaluate(prompt="boxed"): the boxed protocol end to end, from the prompt to results.json.
+
+A scripted model answers ``\\boxed{B}`` to everything. The boxed parser, the headline of a boxed
+run, reads B and credits exactly the items whose gold answer is B; the official parser, reported
+beside it, finds no letter in ``\\boxed{B}`` and falls back to its seeded random pick, so the two
+disagree on items and the disagreements are in the results.
+"""
+
+import json
+
+import pytest
+
+from mmmu_eval.api import evaluate
+from mmmu_eval.dataset.load import load_dataset
+from mmmu_eval.progress import NullDisplay
+
+from fakes.scripted_backend import ScriptedBackend
+
+ANSWER = "Let me think. \\boxed{B}"
+
+RUNS = [
+    pytest.param({"benchmark": "mmmu-pro", "setting": "standard-10"}, id="pro-standard-10"),
+    pytest.param({"benchmark": "mmmu-pro", "setting": "vision"}, id="pro-vision"),
+    pytest.param({"benchmark": "mmmu", "split": "dev"}, id="mmmu-dev"),
+]
+
+
+def sample_items(run):
+    where = {"setting": run["setting"]} if "setting" in run else {"split": run["split"]}
+    return load_dataset(run["benchmark"], data="sample", **where).items
+
+
+@pytest.mark.parametrize("run", RUNS)
+def test_a_boxed_run_scores_with_the_boxed_parser_first_and_official_beside_it(tmp_path, run):
+    items = sample_items(run)
+    backend = ScriptedBackend([ANSWER] * len(items))
+    result = evaluate(model=backend, prompt="boxed", data="sample", out=tmp_path / "run",
+                      display=NullDisplay(), html=False, **run)
+
+    # Every request carried the boxed instruction.
+    assert len(backend.asked) == len(items)
+    assert all("\\boxed{" in request.text for request in backend.asked)
+
+    manifest = json.loads((result.run_dir / "manifest.json").read_text())
+    assert manifest["config"]["prompt"] == "boxed"
+    assert manifest["protocol"]["mode"] == "boxed" and manifest["protocol"]["official"] is False
+
+    results = json.loads((result.run_dir / "results.json").read_text())
+    assert list(results["parsers"]) == ["boxed", "official"]
+    gold_b = sum(1 for it in items if it.answer == "B")
+    assert results["overall"]["correct"] == gold_b
+    assert results["parsers"]["boxed"] == {
+        "n": len(items), "correct": gold_b, "accuracy": gold_b / len(items), "fallbacks": 0,
+    }
+    assert result.accuracy == gold_b / len(items)
+
+    # The official parser finds no letter in "\boxed{B}": every multiple-choice answer is a fallback.
+    multiple_choice = sum(1 for it in items if it.question_type == "multiple-choice")
+    assert results["parsers"]["official"]["fallbacks"] == multiple_choice
+    assert results["disagreements"] > 0  # with seed 42 the random picks do not match the boxed verdicts item for item
+
+    predictions = [json.loads(line) for line in (result.run_dir / "predictions.jsonl").read_text().splitlines()]
+    assert {row["pred"] for row in predictions} == {"B"}  # the headline parser's reading, open items too
