@@ -104,7 +104,7 @@ def load_dataset(
     items, problems = _read(selection, files)
     digest = _digest(path for _, path in files)
     for problem in problems:
-        log.warning("skipped a row: %s", problem)
+        log.warning("%s; the row is left out of the run", problem)
     return Dataset(
         items=tuple(items),
         benchmark=selection.benchmark,
