@@ -111,6 +111,12 @@ def _discipline(subject: str) -> str:
         return "Other"
 
 
+def _where(results: Results) -> str:
+    """``mmmu validation`` or ``mmmu-pro standard-10``: what a run's ids refer to."""
+    where = results.get("setting") or results.get("split") or ""
+    return f"{results['benchmark']} {where}".strip()
+
+
 def compare_runs(
     a: Results,
     b: Results,
@@ -130,14 +136,23 @@ def compare_runs(
         resamples, seed: paired bootstrap settings.
 
     Raises:
-        ConfigError: the protocol fingerprints differ and that was not allowed.
+        ConfigError: the benchmarks, splits, settings or protocol fingerprints differ and that was
+            not allowed; or the runs share no scored item.
 
     >>> c = compare_runs(read_results("runs/a"), read_results("runs/b"))
     >>> c.difference, c.ci95, c.p_value
     """
     warnings: list[str] = []
+    where_a, where_b = _where(a), _where(b)
+    if where_a != where_b:
+        # Named before the fingerprint: "different benchmarks" is what the user needs to read, and
+        # the same ids then hold different questions (MMMU-Pro reuses MMMU's ids).
+        message = f"{label_a} is {where_a} but {label_b} is {where_b}, so their items are not the same questions"
+        if not allow_different_protocols:
+            raise ConfigError(message + "; compare runs of one benchmark and split, or pass --allow-different-protocols")
+        warnings.append(message)
     fa, fb = a["run"]["protocol_fingerprint"], b["run"]["protocol_fingerprint"]
-    if fa != fb:
+    if fa != fb and where_a == where_b:
         message = (
             f"{label_a} and {label_b} used different protocols (prompt fingerprint "
             f"{(fa or 'unknown')[:12]} vs {(fb or 'unknown')[:12]}): their prompts or settings differ"
@@ -149,13 +164,14 @@ def compare_runs(
         ra, rb = a["run"][key], b["run"][key]  # type: ignore[literal-required]
         if ra != rb:
             warnings.append(f"different {what}: {ra} vs {rb}; the same ids may hold different questions or answers")
-    if (a["benchmark"], a["setting"]) != (b["benchmark"], b["setting"]):
-        warnings.append(
-            f"different benchmarks: {a['benchmark']} {a['setting'] or ''} vs {b['benchmark']} {b['setting'] or ''}".replace("  ", " ")
-        )
 
     va, vb = a["verdicts"], b["verdicts"]
     shared = sorted(va.keys() & vb.keys())
+    if not shared:
+        raise ConfigError(
+            f"{label_a} and {label_b} have no scored item in common ({len(va)} and {len(vb)} scored items); "
+            "compare runs over the same items"
+        )
     subjects = {i: va[i]["subject"] for i in shared}
     ca = {i: va[i]["correct"] for i in shared}
     cb = {i: vb[i]["correct"] for i in shared}
