@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 from mmmu_eval.dataset.subjects import DISCIPLINES
-from mmmu_eval.errors import ConfigError
+from mmmu_eval.errors import ConfigError, DataError
 
 EPILOG = """examples:
   mmmu-eval rescore ../shared/fidelity/mmmu/qwen_vl --format official-mmmu
@@ -79,6 +79,12 @@ def run(args: argparse.Namespace) -> int:
         except OSError as exc:
             raise ConfigError(f"--json {out}: cannot write ({exc})") from None
         print(f"wrote {out}")
+    if not doc["overall"]["total"]:
+        # Nothing scored is a failed rescore (a wrong file or format), not an accuracy of 0.
+        raise DataError(
+            f"{args.path}: no row could be scored ({len(problems)} problem(s)); "
+            f"check that it is an {args.format} file (see --help for the formats)"
+        )
     return 0
 
 
