@@ -85,6 +85,8 @@ _CHECKS: dict[str, tuple[Callable[[Any], bool], str]] = {
     "notes": (lambda v: isinstance(v, list) and all(isinstance(x, str) for x in v), "a list of strings"),
 }
 _FIELDS = tuple(f.name for f in fields(Response))
+# What to do about a damaged line of responses.jsonl, said after every such error.
+_DAMAGED = "; fix or delete that line, then run the same command again (an item whose line is gone is asked again)"
 _REQUIRED = ("item_id", "status")
 
 
@@ -255,8 +257,12 @@ class RunStore:
                     if not raw.endswith(b"\n"):  # only the last line can lack its newline
                         log.warning("%s is an unfinished record (the run stopped mid-write); ignored", where)
                         return
-                    raise StoreError(f"{where}: not valid JSON ({exc}); the file is damaged") from exc
-                yield response_from_json(value, where)
+                    raise StoreError(f"{where}: not valid JSON ({exc}){_DAMAGED}") from exc
+                try:
+                    response = response_from_json(value, where)
+                except StoreError as exc:
+                    raise StoreError(f"{exc}{_DAMAGED}") from exc
+                yield response
 
     def _count_lines(self) -> int:
         file = self.path / RESPONSES
