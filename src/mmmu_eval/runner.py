@@ -99,7 +99,9 @@ async def run_requests(
         counts[response.status] += 1
         display.advance(response)
         if response.status == "error":
-            log.warning("%s: %s", response.item_id, response.error)
+            error = response.error or "failed"
+            # Stored errors already start with the item id (house style); don't say it twice.
+            log.warning("%s", error if error.startswith(response.item_id) else f"{response.item_id}: {error}")
 
     interrupted = False
     try:

@@ -41,3 +41,15 @@ def test_garbage_image_bytes_are_named_without_a_memory_address(snap):
     assert message.startswith("validation_Art_1: image_1 is not a readable image")
     assert "0x" not in message and "BytesIO" not in message
     assert "17 bytes start b'this is not a pn'" in message
+
+
+def test_a_truncated_parquet_file_is_one_error_naming_it_and_the_fix(tmp_path):
+    """A half-written parquet file stopped the load with the file's name but no way forward."""
+    (path,) = write_mmmu(tmp_path / "snap", "Art", "dev", [mmmu_row("dev_Art_1")])
+    path.write_bytes(path.read_bytes()[: path.stat().st_size // 2])
+    with pytest.raises(DataError) as caught:
+        load_dataset("mmmu", split="dev", data=tmp_path / "snap")
+    message = str(caught.value)
+    assert message.startswith("Art/dev-00000-of-00001.parquet: not a readable parquet file (")
+    assert message.endswith("; download it again (delete it, then `mmmu-eval data download`, or --data hub)")
+    assert "\n" not in message

@@ -75,7 +75,10 @@ def read_rows(path: Path, rel: str) -> Iterator[RawRow]:
         table = pf.read(columns=wanted)
         group_of = _row_groups(pf)
     except (OSError, pa.ArrowException) as exc:
-        raise DataError(f"{rel}: not a readable parquet file ({exc})") from exc
+        raise DataError(
+            f"{rel}: not a readable parquet file ({exc}); download it again "
+            "(delete it, then `mmmu-eval data download`, or --data hub)"
+        ) from exc
     presence = {c: table.column(c).is_null().to_pylist() for c in image_cols}
     texts = table.select(text_cols).to_pylist()
     del table
