@@ -58,7 +58,7 @@ def run(args: argparse.Namespace) -> int:
     store = RunStore.read(args.run_dir)
     manifest = store.manifest()
     responses = store.responses()
-    items = run_items(manifest, responses)
+    items = run_items(manifest, responses, manifest_path=store.path / "manifest.json")
     if args.answers:
         items = apply_answers(items, load_answer_dict(args.answers))
     seed = args.seed if args.seed is not None else _manifest_seed(manifest)

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from mmmu_eval.errors import MmmuEvalError
+from mmmu_eval.errors import MmmuEvalError, StoreError
 from mmmu_eval.records import Item, Response
 from mmmu_eval.report.results import Results, build_results, lookup, read_results
 from mmmu_eval.report.stats import RESAMPLES
@@ -48,7 +48,9 @@ def _config(manifest: Mapping) -> Mapping:
     return config if isinstance(config, Mapping) else manifest
 
 
-def run_items(manifest: Mapping, responses: Mapping[str, Response]) -> tuple[Item, ...]:
+def run_items(
+    manifest: Mapping, responses: Mapping[str, Response], *, manifest_path: str | Path | None = None
+) -> tuple[Item, ...]:
     """The items a run evaluated, loaded again as its manifest describes them.
 
     Items come from the same data source; an explicit ``item_ids`` list in the manifest wins.
@@ -57,6 +59,14 @@ def run_items(manifest: Mapping, responses: Mapping[str, Response]) -> tuple[Ite
     """
     from mmmu_eval.dataset.load import load_dataset
 
+    if not isinstance(manifest.get("config"), Mapping) and "benchmark" not in manifest:
+        # Without this, every setting fell back to its default and an offline run was looked up
+        # on the hub: a network error that said nothing about the damaged manifest.
+        raise StoreError(
+            "has no 'config', so which data the run used is unknown; "
+            "restore it from a copy, or run the evaluation again with a new --out",
+            manifest_path,
+        )
     config = _config(manifest)
     benchmark = str(config.get("benchmark") or lookup(manifest, "benchmark") or "mmmu")
     data = config.get("data") or "hub"
@@ -122,7 +132,7 @@ def load_run(
     from mmmu_eval.score.scorer import score_responses
 
     responses = store.responses()
-    items = run_items(manifest, responses)
+    items = run_items(manifest, responses, manifest_path=Path(store.path) / "manifest.json")
     if answers:
         items = apply_answers(items, answers)
     config = _config(manifest)

@@ -85,6 +85,8 @@ _CHECKS: dict[str, tuple[Callable[[Any], bool], str]] = {
     "notes": (lambda v: isinstance(v, list) and all(isinstance(x, str) for x in v), "a list of strings"),
 }
 _FIELDS = tuple(f.name for f in fields(Response))
+# What to do about a damaged manifest.json: without it the run's data and protocol are unknown.
+_NO_MANIFEST = "; restore it from a copy, or start again with a new --out (a run cannot go on without it)"
 # What to do about a damaged line of responses.jsonl, said after every such error.
 _DAMAGED = "; fix or delete that line, then run the same command again (an item whose line is gone is asked again)"
 _REQUIRED = ("item_id", "status")
@@ -222,9 +224,9 @@ class RunStore:
         except FileNotFoundError as exc:
             raise StoreError(f"has no {MANIFEST}", self.path) from exc
         except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-            raise StoreError(f"cannot be read: {exc}", file) from exc
+            raise StoreError(f"cannot be read ({exc}){_NO_MANIFEST}", file) from exc
         if not isinstance(data, dict):
-            raise StoreError("must hold a JSON object", file)
+            raise StoreError(f"must hold a JSON object, found {type(data).__name__}{_NO_MANIFEST}", file)
         return data
 
     def responses(self) -> dict[str, Response]:
