@@ -53,3 +53,19 @@ def test_a_truncated_parquet_file_is_one_error_naming_it_and_the_fix(tmp_path):
     assert message.startswith("Art/dev-00000-of-00001.parquet: not a readable parquet file (")
     assert message.endswith("; download it again (delete it, then `mmmu-eval data download`, or --data hub)")
     assert "\n" not in message
+
+
+def test_finding_an_unreadable_row_says_why_not_that_the_id_is_unknown(snap):
+    """`data show validation_Art_2` of a row with bad options answered "no item with this id ...;
+    did you mean validation_Art_1?", though the row is right there."""
+    from mmmu_eval.dataset import find_item
+
+    write_mmmu(snap, "Art", "validation", [mmmu_row("validation_Art_1"), mmmu_row("validation_Art_2", options="A) red, B) blue")])
+    ds = load_dataset("mmmu", data=snap)
+    with pytest.raises(DataError) as caught:
+        find_item(ds, "validation_Art_2")
+    assert str(caught.value) == (
+        "validation_Art_2: options 'A) red, B) blue' do not parse as a list (SyntaxError)"
+        " (the row is in the data but cannot be used)"
+    )
+    assert caught.value.item_id == "validation_Art_2"

@@ -128,6 +128,12 @@ def find_item(dataset_or_items: Dataset | Iterable[Item], item_id: str) -> Item:
     for item in items:
         if item.id == item_id:
             return item
+    if isinstance(dataset_or_items, Dataset):
+        # The row is there but could not become an item: say why, not "no item with this id".
+        for problem in dataset_or_items.problems:
+            if problem.item_id == item_id:
+                message = str(problem)
+                raise DataError(message.removeprefix(f"{item_id}: ") + " (the row is in the data but cannot be used)", item_id)
     close = difflib.get_close_matches(item_id, [i.id for i in items], n=3, cutoff=0.6)
     hint = f"; did you mean {', '.join(close)}?" if close else ""
     raise DataError(f"no item with this id among {len(items)} items{hint}", item_id)
