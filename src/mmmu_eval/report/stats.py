@@ -64,6 +64,24 @@ def _quantiles(samples: np.ndarray, level: float) -> tuple[float, float]:
     return float(low), float(high)
 
 
+def _pool_singletons(strata: list) -> list:
+    """Strata of one item merged into one stratum (Stratum or PairedStratum lists).
+
+    Resampling one item from a stratum of one always draws that item, so a selection with one
+    item per subject (``--limit``, ``--ids``, a small sample) got an interval of zero width: a
+    claim of certainty. Pooled, those items vary as the items of one larger stratum do. Full
+    subjects (30 items and more) are never singletons, so their intervals are unchanged.
+    """
+    singles = [s for s in strata if s.n == 1]
+    if len(singles) < 2:
+        return strata
+    rest = [s for s in strata if s.n != 1]
+    if isinstance(singles[0], PairedStratum):
+        pooled = PairedStratum(*(sum(getattr(s, f) for s in singles) for f in ("both", "a_only", "b_only", "neither")))
+        return rest + [pooled]
+    return rest + [Stratum(len(singles), sum(s.correct for s in singles))]
+
+
 def bootstrap_ci(
     strata: Iterable[Stratum],
     *,
@@ -85,7 +103,7 @@ def bootstrap_ci(
     >>> bootstrap_ci([Stratum(30, 30)])
     (1.0, 1.0)
     """
-    kept = [s for s in strata if s.n > 0]
+    kept = _pool_singletons([s for s in strata if s.n > 0])
     total = sum(s.n for s in kept)
     if total == 0:
         return 0.0, 0.0
@@ -117,7 +135,7 @@ def paired_bootstrap_ci(
     >>> paired_bootstrap_ci([PairedStratum(both=10, a_only=0, b_only=0, neither=5)])
     (0.0, 0.0)
     """
-    kept = [s for s in strata if s.n > 0]
+    kept = _pool_singletons([s for s in strata if s.n > 0])
     total = sum(s.n for s in kept)
     if total == 0:
         return 0.0, 0.0
