@@ -70,7 +70,7 @@ def _pct(x: float) -> str:
 def _headline(results: Results) -> str:
     overall = results["overall"]
     low, high = overall["ci95"]
-    what = results["benchmark"].upper() + (f" {results['setting']}" if results["setting"] else "")
+    what = ("MMMU-Pro" if results["benchmark"] == "mmmu-pro" else "MMMU") + (f" {results['setting']}" if results["setting"] else "")
     what += f" {results['split']}"
     model = results["run"]["model"] or "unknown model"
     return (
