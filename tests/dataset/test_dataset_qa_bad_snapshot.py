@@ -69,3 +69,16 @@ def test_finding_an_unreadable_row_says_why_not_that_the_id_is_unknown(snap):
         " (the row is in the data but cannot be used)"
     )
     assert caught.value.item_id == "validation_Art_2"
+
+
+def test_a_subject_the_snapshot_lacks_names_the_snapshot_and_what_it_holds(snap):
+    """`--subjects Basic_Medical_Science --data sample` said "MMMU/MMMU has no validation file",
+    naming the hub repository, not the snapshot or the subjects it does hold."""
+    write_mmmu(snap, "Art", "validation", [mmmu_row("validation_Art_1")])
+    with pytest.raises(DataError) as caught:
+        load_dataset("mmmu", data=snap, subjects=["Basic_Medical_Science"])
+    message = str(caught.value)
+    assert message.startswith(f"--data {snap}: MMMU/MMMU has no validation file for 'Basic_Medical_Science'")
+    assert message.endswith("(it holds: Art)")
+    with pytest.raises(DataError, match=r"^--data sample \(a few subjects only\): .*\(it holds: Accounting, Art, "):
+        load_dataset("mmmu", data="sample", subjects=["Basic_Medical_Science"])

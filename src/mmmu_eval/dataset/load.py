@@ -148,7 +148,7 @@ def _locate(
     if revision is not None:
         raise ConfigError(f"--revision {revision} applies to --data hub only (got --data {data})")
     if isinstance(data, str) and data == "sample":
-        found = snapshot.locate(sample.SAMPLE_ROOT, selection, partial_ok=True)
+        found = snapshot.locate(sample.SAMPLE_ROOT, selection, partial_ok=True, name="--data sample (a few subjects only)")
         return "sample", sample.sample_revision(), found.files
     found = snapshot.locate(data, selection)
     return str(Path(data)), found.commit or "local", found.files

@@ -33,9 +33,12 @@ class SnapshotFiles:
     """The hub commit recorded by ``hub.download``; None when the snapshot does not say."""
 
 
-def locate(root: str | Path, selection: Selection, *, partial_ok: bool = False) -> SnapshotFiles:
+def locate(
+    root: str | Path, selection: Selection, *, partial_ok: bool = False, name: str | None = None
+) -> SnapshotFiles:
     """Find the selection's files under ``root``; DataError saying what is there when none match.
 
+    ``name`` is how messages refer to the snapshot (default ``--data ROOT``).
     Without a subject filter a snapshot may hold only some MMMU subjects; that is logged as a
     warning unless ``partial_ok`` (the bundled sample is partial by design).
     """
@@ -45,9 +48,13 @@ def locate(root: str | Path, selection: Selection, *, partial_ok: bool = False) 
     nested = root / selection.repo.split("/", 1)[1]
     base = nested if nested.is_dir() else root
     available = sorted(p.relative_to(base).as_posix() for p in base.rglob("*.parquet"))
-    names = layout.pick_files(selection, available, strict=selection.filtered)
+    folders = sorted({a.split("/", 1)[0] for a in available if "/" in a})
+    try:
+        names = layout.pick_files(selection, available, strict=selection.filtered)
+    except DataError as exc:
+        # A subject the snapshot lacks: say which snapshot, and what it does hold.
+        raise DataError(f"{name or f'--data {root}'}: {exc} (it holds: {', '.join(folders) or 'no parquet files'})") from None
     if not names:
-        folders = sorted({a.split("/", 1)[0] for a in available if "/" in a})
         raise DataError(
             f"{base} has no {selection.split} files for {selection.repo}"
             + (f" {selection.setting}" if selection.setting else "")
