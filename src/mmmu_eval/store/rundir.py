@@ -417,6 +417,15 @@ def _check_same_run(path: Path, old: Mapping[str, Any], new: Mapping[str, Any]) 
             "with new ones: use a new --out for this protocol, or rerun with the old settings to continue",
             path,
         )
+    old_data, new_data = _data_of(old), _data_of(new)
+    if old_data and new_data and old_data != new_data:
+        # Answers to one dataset revision scored with another's items would mix two datasets.
+        # A fixed file in the same snapshot keeps its source and revision, so it may continue.
+        raise StoreError(
+            f"holds a run on data {old_data[0]} at revision {old_data[1]}, not {new_data[0]} at "
+            f"{new_data[1]}; use a new --out for other data, or rerun with the old --data/--revision to continue",
+            path,
+        )
     old_config = old.get("config") if isinstance(old.get("config"), Mapping) else {}
     new_config = new.get("config") if isinstance(new.get("config"), Mapping) else {}
     for key in SAME_RUN:
@@ -426,6 +435,18 @@ def _check_same_run(path: Path, old: Mapping[str, Any], new: Mapping[str, Any]) 
                 "use a new --out for a different run",
                 path,
             )
+
+
+def _data_of(manifest: Mapping[str, Any]) -> tuple[str, str] | None:
+    """(source kind, revision) of a manifest's dataset: ``hub``, ``sample`` or ``a snapshot``.
+
+    A snapshot counts by kind, not path, so a run directory still continues after ``cd``.
+    """
+    dataset = manifest.get("dataset")
+    if not isinstance(dataset, Mapping) or "source" not in dataset or "revision" not in dataset:
+        return None
+    source = str(dataset["source"])
+    return (source if source in ("hub", "sample") else "a snapshot directory"), str(dataset["revision"])
 
 
 def _differences(old: Mapping[str, Any], new: Mapping[str, Any], prefix: str = "") -> list[str]:
