@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import logging
+import os
 import sys
 
 from rich.console import Console
@@ -70,6 +71,12 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         err.print("interrupted")
         return 130
+    except BrokenPipeError:
+        # `mmmu-eval data list | head`: the reader left. Not an error worth a traceback; point
+        # stdout at /dev/null so the interpreter's final flush does not raise again. Status 1,
+        # as rich's own console gives when the same happens inside a table.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
 
 
 if __name__ == "__main__":
