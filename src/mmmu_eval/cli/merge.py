@@ -17,6 +17,9 @@ import argparse
 import importlib.util
 from pathlib import Path
 
+from rich.console import Console
+from rich.markup import escape
+
 from mmmu_eval.store.merge import merge_runs
 from mmmu_eval.store.rundir import RunStore
 
@@ -46,14 +49,26 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def _merge(args: argparse.Namespace) -> int:
     out = merge_runs(args.runs, args.out)
     print(f"merged {len(args.runs)} shards into {out}")
-    for warning in RunStore.read(out).manifest().get("merge_warnings", []):
+    store = RunStore.read(out)
+    for warning in store.manifest().get("merge_warnings", []):
         print(f"warning: {warning}")
+    failed = [item_id for item_id, r in store.responses().items() if r.status == "error"]
+    status = 0
     if not args.score:
         print(f"score it with: mmmu-eval score {out}")
-        return 0
-    if importlib.util.find_spec("mmmu_eval.cli.score") is None:
+    elif importlib.util.find_spec("mmmu_eval.cli.score") is None:
         print(f"scoring is not available in this install; run `mmmu-eval score {out}` later")
-        return 0
-    from mmmu_eval.cli.main import main  # the score subcommand, exactly as a user would run it
+    else:
+        from mmmu_eval.cli.main import main  # the score subcommand, exactly as a user would run it
 
-    return main(["score", str(out)])
+        status = main(["score", str(out)])
+    if failed and status == 0:
+        # Like `run`: a merged run that still holds failed items is not finished.
+        shown = ", ".join(failed[:5]) + (", ..." if len(failed) > 5 else "")
+        Console(stderr=True, highlight=False).print(
+            f"[red]{len(failed)} item(s) failed in the shards and are not scored ({escape(shown)}). "
+            "Run each shard's command again (it retries them), then merge into a new --out.[/red]",
+            soft_wrap=True,
+        )
+        status = 1
+    return status
