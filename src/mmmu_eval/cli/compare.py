@@ -47,6 +47,8 @@ def run(args: argparse.Namespace) -> int:
 
     if len(args.runs) < 2:
         raise ConfigError("compare needs at least two run directories (RUN_A RUN_B)")
+    if args.flips < 0 or args.bootstrap < 0:
+        raise ConfigError("--flips and --bootstrap must be 0 or more")
     console = Console(highlight=False)
     runs = [load_run(path, bootstrap=args.bootstrap, seed=args.seed) for path in args.runs]
     base = runs[0]

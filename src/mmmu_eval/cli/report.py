@@ -51,11 +51,14 @@ def run(args: argparse.Namespace) -> int:
     from mmmu_eval.report.rundata import load_run, prompts_for, writer
     from mmmu_eval.report.submission import load_answer_dict, submission
     from mmmu_eval.report.terminal import official_table_text, print_pro_headline, print_results
+    from mmmu_eval.store.rundir import RunStore
 
     if args.image_budget_mb < 0:
         raise ConfigError("--image-budget-mb must be 0 or more")
     console = Console(highlight=False)
     err = Console(stderr=True, highlight=False)
+    for path in args.runs:  # every directory checked before the first report is printed
+        RunStore.read(path)
     answers = load_answer_dict(args.answers) if args.answers else None
     details = args.html or args.submission
     loaded = []
@@ -82,8 +85,9 @@ def run(args: argparse.Namespace) -> int:
             )
             err.print(f"wrote {escape(str(out.write_text('report.html', page)))}")
         if args.submission:
-            if one.results["split"] != "test":
-                err.print(f"[yellow]{escape(str(one.path))}: not a test-split run; no submission.json written[/yellow]")
+            if one.results["split"] != "test" or one.results["benchmark"] != "mmmu":
+                # MMMU-Pro's answers are public and it has no EvalAI server: only MMMU test is submitted.
+                err.print(f"[yellow]{escape(str(one.path))}: not an MMMU test-split run; no submission.json written[/yellow]", soft_wrap=True)
             else:
                 assert one.scoring is not None and one.items is not None
                 sub = submission(one.scoring, one.items)
