@@ -78,9 +78,11 @@ class RunResult:
     def data_problems(self) -> tuple[str, ...]:
         """Dataset rows that could not become items (bad options, no id ...), so are in no count.
 
-        Empty when ``--ids`` chose the items: the rows left out are then not part of the run.
+        Empty when ``--ids`` or ``--limit`` chose the items: which items a bad row would have
+        been is then unknown, so it is not counted against this run.
         """
-        if (self.manifest.get("config") or {}).get("ids"):
+        config = self.manifest.get("config") or {}
+        if config.get("ids") or config.get("limit"):
             return ()
         return tuple((self.manifest.get("dataset") or {}).get("problems") or ())
 

@@ -51,3 +51,11 @@ def test_ids_that_skip_the_bad_row_exit_0(tmp_path, capsys):
     argv = ["run", "--split", "dev", "--data", str(_snapshot(tmp_path)), "--model", "random",
             "--ids", "dev_Art_1", "--out", str(tmp_path / "run")]
     assert main(argv) == 0
+
+
+def test_a_limit_that_stops_before_the_bad_row_exits_0(tmp_path, capsys):
+    """`--limit 1` asked only dev_Art_1 and finished it, but exited 1 for a bad row it never
+    reached (found by trying --limit on a corrupted snapshot)."""
+    argv = ["run", "--split", "dev", "--data", str(_snapshot(tmp_path)), "--model", "random",
+            "--limit", "1", "--out", str(tmp_path / "run")]
+    assert main(argv) == 0
