@@ -33,9 +33,10 @@ import json
 import logging
 import os
 import tempfile
+from contextlib import contextmanager
 from dataclasses import fields
 from pathlib import Path
-from typing import IO, Any, Callable, Iterable, Mapping
+from typing import IO, Any, Callable, Iterable, Iterator, Mapping
 
 from mmmu_eval.errors import StoreError
 from mmmu_eval.records import Response
@@ -176,9 +177,10 @@ class RunStore:
             merged["sessions"] = int(old.get("sessions", 1)) + 1
             store._write_manifest(merged)
         else:
-            path.mkdir(parents=True, exist_ok=True)
-            store._write_manifest({**manifest, "sessions": 1})
-            (path / RESPONSES).touch()
+            with _writing(path):
+                path.mkdir(parents=True, exist_ok=True)
+                store._write_manifest({**manifest, "sessions": 1})
+                (path / RESPONSES).touch()
         return store
 
     @classmethod
@@ -282,11 +284,12 @@ class RunStore:
         fsync per line) survives a killed process; ``close`` fsyncs for a power cut.
         """
         self._require_writable()
-        if self._file is None:
-            self._file = (self.path / RESPONSES).open("a", encoding="utf-8")
         line = json.dumps(response_to_json(response), ensure_ascii=False, separators=(",", ":"))
-        self._file.write(line + "\n")
-        self._file.flush()
+        with _writing(self.path / RESPONSES):
+            if self._file is None:
+                self._file = (self.path / RESPONSES).open("a", encoding="utf-8")
+            self._file.write(line + "\n")
+            self._file.flush()
 
     def update_manifest(self, **fields_: Any) -> None:
         """Set top-level manifest fields, rewriting the file atomically."""
@@ -309,7 +312,12 @@ class RunStore:
         if Path(name).name != name or name in (MANIFEST, RESPONSES):
             raise StoreError(f"cannot write {name!r}: only plain file names other than {MANIFEST} and {RESPONSES}", self.path)
         target = self.path / name
-        fd, tmp = tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp", dir=self.path)
+        with _writing(target):
+            self._write_atomically(target, text)
+        return target
+
+    def _write_atomically(self, target: Path, text: str) -> None:
+        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=self.path)
         try:
             with os.fdopen(fd, "w", encoding="utf-8") as fh:
                 fh.write(text)
@@ -319,7 +327,6 @@ class RunStore:
         except BaseException:
             Path(tmp).unlink(missing_ok=True)
             raise
-        return target
 
     def close(self) -> None:
         """Flush and close responses.jsonl (appending again reopens it)."""
@@ -330,6 +337,10 @@ class RunStore:
             self._file = None
 
     def _write_manifest(self, manifest: Mapping[str, Any]) -> None:
+        with _writing(self.path / MANIFEST):
+            self._write_manifest_file(manifest)
+
+    def _write_manifest_file(self, manifest: Mapping[str, Any]) -> None:
         # Same atomic path as the other files, but under the reserved name.
         fd, tmp = tempfile.mkstemp(prefix=f".{MANIFEST}.", suffix=".tmp", dir=self.path)
         try:
@@ -435,6 +446,23 @@ def _check_same_run(path: Path, old: Mapping[str, Any], new: Mapping[str, Any]) 
                 "use a new --out for a different run",
                 path,
             )
+
+
+@contextmanager
+def _writing(path: Path) -> Iterator[None]:
+    """OS errors while writing (no such folder, read-only, disk full) as one StoreError line.
+
+    What was stored before stays: each write is a whole line or an atomic rename.
+    """
+    try:
+        yield
+    except OSError as exc:
+        reason = exc.strerror or str(exc)
+        raise StoreError(
+            f"cannot write ({reason}); choose a writable --out, or free space and run the same command "
+            "again (what is stored is kept)",
+            path,
+        ) from exc
 
 
 def _data_of(manifest: Mapping[str, Any]) -> tuple[str, str] | None:
