@@ -24,6 +24,23 @@ PROMPT_MODES = ("direct", "cot", "boxed", "ocr")
 IMAGE_LAYOUTS = ("interleaved", "images-first", "text-then-images")
 
 
+#: (field, type, lower bound, bound allowed): checked when a RunConfig is built.
+_NUMBER_RULES: tuple[tuple[str, type | tuple[type, ...], float, bool], ...] = (
+    ("limit", int, 1, True),
+    ("max_tokens", int, 1, True),
+    ("temperature", (int, float), 0, True),
+    ("top_p", (int, float), 0, False),
+    ("seed", int, 0, True),
+    ("concurrency", int, 1, True),
+    ("max_attempts", int, 1, True),
+    ("request_timeout", (int, float), 0, False),
+    ("max_image_pixels", int, 1, True),
+    ("batch_size", int, 1, True),
+    ("tensor_parallel_size", int, 1, True),
+    ("fallback_seed", int, 0, True),
+)
+
+
 @dataclass(frozen=True)
 class RunConfig:
     """Everything that defines a run. Defaults reproduce the official protocol."""
@@ -92,8 +109,27 @@ class RunConfig:
             k, n = self.shard
             if not (n >= 1 and 1 <= k <= n):
                 raise ConfigError(f"--shard {k}/{n}: need 1 <= K <= N")
-        if self.limit is not None and self.limit < 1:
-            raise ConfigError("--limit must be at least 1")
+        self._check_numbers()
+
+    def _check_numbers(self) -> None:
+        """Numbers in range and of the right kind, so a bad value stops the run before a request.
+
+        A Python caller may pass ``limit="5"``; the CLI already converts. Zero is refused where
+        it would mean "nothing" rather than silently replaced by a default.
+        """
+        for name, kind, low, inclusive in _NUMBER_RULES:
+            value = getattr(self, name)
+            if value is None:
+                continue
+            flag = "--" + name.replace("_", "-")
+            if isinstance(value, bool) or not isinstance(value, kind):
+                expected = "a whole number" if kind is int else "a number"
+                raise ConfigError(f"{flag} must be {expected}, not {value!r}")
+            if value < low or (value == low and not inclusive):
+                bound = f"at least {low}" if inclusive else f"greater than {low}"
+                raise ConfigError(f"{flag} must be {bound}, not {value!r}")
+        if self.top_p is not None and self.top_p > 1:
+            raise ConfigError(f"--top-p must be at most 1, not {self.top_p!r}")
 
     @property
     def resolved_split(self) -> str:
