@@ -36,7 +36,7 @@ def test_the_same_out_again_continues_the_run(tmp_path, capsys):
     assert main(argv) == 0
     before = (out / "responses.jsonl").read_text()
     assert main(argv) == 0
-    assert "continuing the run in" in capsys.readouterr().out
+    assert "continued the run in" in capsys.readouterr().out
     assert (out / "responses.jsonl").read_text() == before  # every item was ok: nothing asked again
     assert not (out / "report.html").exists()
 
@@ -87,3 +87,15 @@ def test_no_resume_on_an_existing_run_is_refused_not_continued(tmp_path, capsys)
     assert main(argv) == 0
     assert main([*argv, "--no-resume"]) == 1
     assert "already holds a run" in capsys.readouterr().err
+
+
+def test_a_refused_resume_never_claims_to_continue(tmp_path, capsys):
+    """`run` used to print 'continuing the run in X' just before refusing to resume it."""
+    out = tmp_path / "run"
+    base = ["run", "--split", "dev", "--data", "sample", "--model", "random", "--out", str(out), "--no-html"]
+    assert main(base) == 0
+    capsys.readouterr()
+    assert main([*base, "--prompt", "cot"]) == 2
+    captured = capsys.readouterr()
+    assert "continued" not in captured.out + captured.err
+    assert "cot" in captured.err

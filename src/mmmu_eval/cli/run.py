@@ -67,14 +67,17 @@ def main(args: argparse.Namespace) -> int:
     overrides = config_overrides(args)
     out = overrides.get("out")
     console = Console(highlight=False)
-    if out is not None and (Path(out) / MANIFEST).exists() and "resume" not in overrides:
+    continued = out is not None and (Path(out) / MANIFEST).exists() and overrides.get("resume") is not False
+    if continued and "resume" not in overrides:
         overrides["resume"] = True
-        console.print(f"continuing the run in {escape(str(out))} (only failed and missing items are asked)", soft_wrap=True)
     try:
         result = evaluate(**overrides)
     except RunInterrupted as exc:
         Console(stderr=True, highlight=False).print(f"[yellow]{escape(str(exc))}[/yellow]", soft_wrap=True)
         return 130
+    if continued:
+        # Said after evaluate accepted the directory: a refused resume must not first claim to continue.
+        console.print(f"continued the run in {escape(str(out))} (only failed and missing items were asked)", soft_wrap=True)
     print_headline(result, console)
     message = result.message()
     if message:
