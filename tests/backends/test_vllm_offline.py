@@ -135,13 +135,14 @@ def test_engine_kwargs_from_the_run_configuration():
     assert "seed" not in defaults
 
 
-@pytest.mark.parametrize(
-    "config, flag",
-    [(RunConfig(model="vllm:m", dtype="int3"), "--dtype"), (RunConfig(model="vllm:m", tensor_parallel_size=0), "--tensor-parallel-size")],
-)
-def test_bad_engine_settings_name_their_flag(config, flag):
-    with pytest.raises(ConfigError, match=flag):
-        engine_kwargs("m", config, [])
+def test_a_bad_dtype_names_its_flag():
+    with pytest.raises(ConfigError, match="--dtype"):
+        engine_kwargs("m", RunConfig(model="vllm:m", dtype="int3"), [])
+
+
+def test_a_zero_tensor_parallel_size_is_refused_with_the_configuration():
+    with pytest.raises(ConfigError, match="--tensor-parallel-size"):
+        RunConfig(model="vllm:m", tensor_parallel_size=0)
 
 
 @pytest.mark.parametrize(
