@@ -273,6 +273,55 @@ async def test_rate_limit_is_retried_after_the_servers_wait_and_recorded():
     assert r.error.startswith("malformed answer: the answer has no choices"), "last retried error kept"
 
 
+async def test_chat_requests_carry_the_sdk_clients_own_url_headers_and_timeout():
+    """Chat bodies bypass client.post for speed; what goes on the wire besides the body is the SDK's."""
+    seen: list[httpx.Request] = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        seen.append(request)
+        return httpx.Response(200, json=completion())
+
+    b = OpenAIBackend("m", base_urls=["http://127.0.0.1:9/v1"], api_key="sk-test",
+                      transport=httpx.MockTransport(handler), policy=RetryPolicy(timeout=30.0))
+    await run_all(b, [Request("i", parts=(TextPart("q"),))])
+    sdk = openai.AsyncOpenAI(base_url="http://127.0.0.1:9/v1", api_key="sk-test", max_retries=0, timeout=30.0,
+                             http_client=httpx.AsyncClient(transport=httpx.MockTransport(handler),
+                                                           timeout=httpx.Timeout(30.0)))
+    await sdk.post("/chat/completions", content=seen[0].content, cast_to=httpx.Response)
+    await sdk.close()
+    ours, theirs = seen
+    assert ours.url == theirs.url and ours.method == theirs.method == "POST"
+    assert sorted(ours.headers.multi_items()) == sorted(theirs.headers.multi_items())
+    assert ours.headers["authorization"] == "Bearer sk-test"
+    assert ours.extensions["timeout"] == theirs.extensions["timeout"]
+
+
+async def test_failures_are_raised_as_the_sdk_raises_them():
+    from mmmu_eval.backends.openai_api import _Sender
+
+    script = [httpx.Response(429, json={"error": {"message": "slow", "code": "insufficient_quota"}}),
+              httpx.ReadTimeout("slow"), httpx.ConnectError("refused")]
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        step = script.pop(0)
+        if isinstance(step, Exception):
+            raise step
+        return step
+
+    http = httpx.AsyncClient(transport=httpx.MockTransport(handler))
+    sdk = openai.AsyncOpenAI(base_url="http://127.0.0.1:9/v1", api_key="k", max_retries=0, http_client=http)
+    sender = _Sender(sdk, http, 10.0)
+    with pytest.raises(openai.RateLimitError) as caught:
+        await sender.post(b"{}")
+    assert classify_error(caught.value).kind == "final", "exhausted quota read from the SDK's error body"
+    with pytest.raises(openai.APITimeoutError):
+        await sender.post(b"{}")
+    with pytest.raises(openai.APIConnectionError) as caught:
+        await sender.post(b"{}")
+    assert classify_error(caught.value).message.startswith("connection failed: refused")
+    await sdk.close()
+
+
 async def test_final_client_error_is_an_error_response_never_answer_text():
     server = Server([httpx.Response(400, json={"error": {"message": "At most 1 image(s) may be provided"}})])
     out = await run_all(backend(server), [Request("i", parts=(TextPart("q"),))])
@@ -325,7 +374,7 @@ async def test_concurrency_is_bounded_per_endpoint_and_load_is_spread():
     requests = [Request(f"i{n}", parts=(TextPart(f"q{n}"),)) for n in range(120)]
     out = await run_all(b, requests)
     assert sorted(out) == sorted(r.item_id for r in requests)
-    # 11 spans two connection pools (POOL_SLICE 8 + 3): the limit is per endpoint, not per pool.
+    # 11 workers per endpoint, one connection each: the limit is per endpoint.
     assert peak == {"127.0.0.1": 11, "127.0.0.2": 11}
     assert served["127.0.0.1"] + served["127.0.0.2"] == 120 and min(served.values()) >= 40
 
