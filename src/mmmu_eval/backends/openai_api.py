@@ -72,6 +72,9 @@ DEFAULT_BASE_URL = "https://api.openai.com/v1"
 DEFAULT_CONCURRENCY = 64
 DEFAULT_MAX_ATTEMPTS = 6
 DEFAULT_REQUEST_TIMEOUT = 600.0
+#: The start-up probe tries at most this often, and waits at most this long for /models.
+PREFLIGHT_MAX_ATTEMPTS = 3
+PREFLIGHT_LISTING_TIMEOUT = 30.0
 #: Sent as the key to loopback servers when no key is set; they do not check it.
 LOCAL_PLACEHOLDER_KEY = "EMPTY"
 #: Threads that build request bodies ahead of need (reading images, base64). Base64 holds the GIL,
@@ -183,14 +186,14 @@ class OpenAIBackend:
             else:
                 raise ConfigError(f"{env} is not set (needed by openai:{name}, named by --api-key-env); set it")
         policy = RetryPolicy(
-            max_attempts=config.max_attempts or DEFAULT_MAX_ATTEMPTS,
-            timeout=config.request_timeout or DEFAULT_REQUEST_TIMEOUT,
+            max_attempts=_given(config.max_attempts, DEFAULT_MAX_ATTEMPTS),
+            timeout=_given(config.request_timeout, DEFAULT_REQUEST_TIMEOUT),
         )
         backend = cls(
             name,
             base_urls=urls,
             api_key=key,
-            concurrency=config.concurrency or DEFAULT_CONCURRENCY,
+            concurrency=_given(config.concurrency, DEFAULT_CONCURRENCY),
             policy=policy,
             max_image_pixels=config.max_image_pixels,
         )
@@ -231,14 +234,17 @@ class OpenAIBackend:
         widest: Request | None, extra: dict[str, Any],
     ) -> None:
         shown = _without_credentials(url)
+        # The probe must fail fast: a server that accepts connections but never answers would
+        # otherwise hold the run silent for the full request timeout times every attempt.
         policy = RetryPolicy(
-            max_attempts=self.policy.max_attempts,
+            max_attempts=min(PREFLIGHT_MAX_ATTEMPTS, self.policy.max_attempts),
             base_delay=self.policy.base_delay,
             max_delay=min(10.0, self.policy.max_delay),
             timeout=self.policy.timeout,
         )
+        listing_policy = dataclasses.replace(policy, timeout=min(PREFLIGHT_LISTING_TIMEOUT, policy.timeout))
         listing = await call_with_retries(
-            lambda: client.models.list(), _classify_preflight, policy=policy,
+            lambda: client.models.list(), _classify_preflight, policy=listing_policy,
             item_id=f"preflight {shown}", sleep=self._sleep, rng=self._rng,
         )
         if listing.failure is not None and listing.value is None:
@@ -345,7 +351,7 @@ class OpenAIBackend:
             try:
                 body, notes = await loop.run_in_executor(self._pool, self.encode_body, request)
             except (MmmuEvalError, ValueError, OSError) as exc:
-                log.warning("%s: request not sent: %s", request.item_id, exc)
+                # No log line here: the runner logs each stored error once, with its id.
                 # Preparing it was the one attempt: never sent, and resume retries it.
                 done.put_nowait(Response(request.item_id, "error", attempts=1, error=_with_id(request.item_id, exc)))
                 continue
@@ -713,3 +719,8 @@ def _without_credentials(url: str) -> str:
         netloc = host + (f":{parts.port}" if parts.port else "")
         return urlunsplit((parts.scheme, netloc, parts.path, parts.query, parts.fragment))
     return url
+
+
+def _given(value: Any, default: Any) -> Any:
+    """The configured value, or the default only when none was given (0 is not "not given")."""
+    return default if value is None else value
