@@ -60,6 +60,11 @@ from urllib.parse import urlsplit, urlunsplit
 import httpx
 import openai
 
+try:  # about 2.5x faster than the standard library on a 300 KB image; same bytes
+    from pybase64 import b64encode
+except ImportError:  # pragma: no cover - pybase64 is a dependency, but keep working without it
+    from base64 import b64encode
+
 from mmmu_eval.backends.images import image_data_url, prepare_image, tiny_png
 from mmmu_eval.backends.retry import Failure, RetryPolicy, call_with_retries
 from mmmu_eval.config import RunConfig
@@ -410,7 +415,7 @@ class OpenAIBackend:
         for n, (payload, media_type) in enumerate(images):
             before, found, text = text.partition(f"{self._marker}{n:04d}")
             assert found, "every image placeholder is in the body"
-            chunks += [before.encode(), b"data:", media_type.encode(), b";base64,", base64.b64encode(payload)]
+            chunks += [before.encode(), b"data:", media_type.encode(), b";base64,", b64encode(payload)]
         chunks.append(text.encode())
         return b"".join(chunks), notes
 
