@@ -1,14 +1,29 @@
-"""Suite-wide settings: no test may reach the Hugging Face hub."""
+"""Suite-wide settings (no test may reach the Hugging Face hub) and the shared real server."""
 
 import os
+import sys
+from pathlib import Path
+
+import pytest
 
 # Without these a missing hub id waits minutes on the network before it fails.
 os.environ["HF_HUB_OFFLINE"] = "1"
 os.environ["HF_DATASETS_OFFLINE"] = "1"
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
-import sys
-from pathlib import Path
-
 # Shared fakes (fault-injection server, tiny models, parquet writers) import as `fakes.<name>`.
 sys.path.insert(0, str(Path(__file__).parent))
+
+
+@pytest.fixture(scope="session")
+def served_tiny_llava(tmp_path_factory):
+    """(model directory, base URL) of one `transformers serve` of the tiny LLaVA, shared by the
+    tests that need a real OpenAI-compatible server (starting one costs several seconds)."""
+    pytest.importorskip("torch")
+    pytest.importorskip("fastapi")
+    from fakes.served_model import transformers_serve
+    from fakes.tiny_models import build_tiny_llava
+
+    model = build_tiny_llava(tmp_path_factory.mktemp("served") / "llava")
+    with transformers_serve(model, tmp_path_factory.mktemp("serve-log") / "serve.log") as url:
+        yield str(model), url

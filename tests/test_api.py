@@ -9,7 +9,6 @@ from mmmu_eval.config import RunConfig
 from mmmu_eval.dataset.load import load_dataset
 from mmmu_eval.errors import BackendError, ConfigError, StoreError
 from mmmu_eval.progress import NullDisplay
-from mmmu_eval.records import Response
 from mmmu_eval.store.rundir import RunStore
 
 from fakes.parquet_rows import mmmu_row, write_mmmu

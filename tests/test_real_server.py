@@ -10,16 +10,10 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
-import socket
 import subprocess
 import sys
-import time
-import urllib.request
-from pathlib import Path
 
 import pytest
-from fakes.tiny_models import build_tiny_llava
 
 from mmmu_eval.backends.images import tiny_png
 from mmmu_eval.backends.openai_api import OpenAIBackend
@@ -30,49 +24,10 @@ from mmmu_eval.records import GenerationSettings, ImagePart, ImageRef, Request, 
 pytestmark = pytest.mark.slow
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-@pytest.fixture(scope="module")
-def served(tmp_path_factory):
-    """(model path, base URL) of a running ``transformers serve``; stopped after the module."""
-    cli = shutil.which("transformers", path=str(Path(sys.executable).parent)) or shutil.which("transformers")
-    if cli is None:
-        pytest.skip("the transformers CLI is missing: pip install 'mmmu-eval[serve]'")
-    model = build_tiny_llava(tmp_path_factory.mktemp("tiny-llava"))
-    port = free_port()
-    log_path = tmp_path_factory.mktemp("serve") / "serve.log"
-    env = {**os.environ, "HF_HUB_OFFLINE": "1", "TOKENIZERS_PARALLELISM": "false"}
-    with open(log_path, "wb") as log:
-        process = subprocess.Popen(
-            [cli, "serve", str(model), "--host", "127.0.0.1", "--port", str(port), "--device", "cpu"],
-            stdout=log, stderr=subprocess.STDOUT, env=env,
-        )
-    try:
-        deadline = time.monotonic() + 90
-        while True:
-            if process.poll() is not None:
-                pytest.fail(f"transformers serve exited ({process.returncode}):\n{log_path.read_text()[-3000:]}")
-            try:
-                with urllib.request.urlopen(f"http://127.0.0.1:{port}/health", timeout=1) as answer:
-                    if answer.status == 200:
-                        break
-            except OSError:
-                pass
-            if time.monotonic() > deadline:
-                pytest.fail(f"transformers serve not healthy after 90 s:\n{log_path.read_text()[-3000:]}")
-            time.sleep(0.3)
-        yield str(model), f"http://127.0.0.1:{port}/v1"
-    finally:
-        process.terminate()
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
+@pytest.fixture
+def served(served_tiny_llava):
+    """(model path, base URL) of the session's ``transformers serve`` (tests/conftest.py)."""
+    return served_tiny_llava
 
 
 def image(n: int) -> ImagePart:
