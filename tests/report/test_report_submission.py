@@ -96,3 +96,21 @@ def test_an_answer_that_is_no_letter_of_the_item_is_kept_and_logged(test_items, 
         fixed = apply_answers(test_items[:1], {"test_Art_1": ("multiple-choice", "Z")})
     assert fixed[0].answer == "Z"
     assert "test_Art_1: the answer file gives 'Z', not one of the letters A, B, C, D" in caplog.text
+
+
+def test_a_gold_answer_the_file_changes_is_named(items, caplog):
+    """`report --answers` on a run that had gold answers replaced them silently when ids collided."""
+    first = items[0]
+    other = "B" if first.answer != "B" else "C"
+    with caplog.at_level(logging.WARNING):
+        fixed = apply_answers(items[:1], {first.id: ("multiple-choice", other)})
+    assert fixed[0].answer == other
+    assert "1 items already had a different gold answer" in caplog.text
+    assert f"{first.id}: dataset {first.answer!r}, answer file {other!r}" in caplog.text
+
+
+def test_the_same_gold_answer_is_not_reported(items, caplog):
+    first = items[0]
+    with caplog.at_level(logging.WARNING):
+        apply_answers(items[:1], {first.id: (first.question_type, first.answer)})
+    assert "different gold answer" not in caplog.text

@@ -98,6 +98,7 @@ def apply_answers(items: Sequence[Item], answers: Mapping[str, Answer]) -> tuple
     """
     out: list[Item] = []
     absent: list[str] = []
+    replaced: list[str] = []
     for item in items:
         entry = answers.get(item.id)
         if entry is None:
@@ -105,6 +106,8 @@ def apply_answers(items: Sequence[Item], answers: Mapping[str, Answer]) -> tuple
             out.append(item)
             continue
         qtype, truth = entry
+        if item.answer is not None and _as_tuple(item.answer) != _as_tuple(truth):
+            replaced.append(f"{item.id}: dataset {item.answer!r}, answer file {truth!r}")
         if qtype != item.question_type:
             log.warning("%s: the answer file says %s, the dataset %s; using the answer file's", item.id, qtype, item.question_type)
         fixed = dataclasses.replace(item, answer=truth, question_type=qtype)
@@ -117,4 +120,18 @@ def apply_answers(items: Sequence[Item], answers: Mapping[str, Answer]) -> tuple
         out.append(fixed)
     if absent:
         log.warning("%d items have no entry in the answer file (e.g. %s); they keep no gold answer", len(absent), absent[0])
+    if replaced:
+        # Silent replacement hid mismatches such as the hub's 2024-2026 answer fixes, which the
+        # official answer_dict_val.json predates, or an answer file of another dataset.
+        log.warning(
+            "%d items already had a different gold answer; the answer file's is used (e.g. %s)",
+            len(replaced), "; ".join(replaced[:3]),
+        )
     return tuple(out)
+
+
+def _as_tuple(answer: object) -> tuple[str, ...]:
+    """An answer as a tuple of strings, so a one-element list equals its string."""
+    if isinstance(answer, (list, tuple)):
+        return tuple(str(a) for a in answer)
+    return (str(answer),)
