@@ -31,15 +31,22 @@ async def test_random_is_the_same_for_the_same_seed_and_differs_for_another():
     assert {text for _, text in first} <= {"A", "B", "C", "D"}
 
 
-async def test_random_draws_from_one_generator_in_request_order():
-    """The documented scheme: random.Random(seed), one choice per request, in order."""
+async def test_random_draws_per_item_from_the_seed_and_the_id():
+    """The documented scheme: random.Random("{seed}:{id}").choice(choices), one per item."""
     import random
 
-    rng = random.Random(0)
     requests = [request(1, "AB"), request(2, "ABCDEFGHIJ"), request(3, "ABC")]
-    expected = [rng.choice(r.choices) for r in requests]
+    expected = [random.Random(f"0:{r.item_id}").choice(r.choices) for r in requests]
     got = [text for _, text in await answers(RandomBackend(), requests)]
     assert got == expected
+
+
+async def test_random_answers_an_item_the_same_in_a_subset_or_another_order():
+    """Drawing from one generator in request order gave shards and resumed runs other picks."""
+    requests = [request(i) for i in range(30)]
+    whole = dict(await answers(RandomBackend(3), requests))
+    shard = dict(await answers(RandomBackend(3), requests[1::3][::-1]))
+    assert shard == {item_id: whole[item_id] for item_id in shard}
 
 
 async def test_random_answers_open_questions_with_nothing_to_match():

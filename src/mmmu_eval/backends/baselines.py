@@ -5,11 +5,11 @@ and "Frequent Choice", and MMMU-Pro filtered out questions that text-only models
 These backends reproduce those measurements through the ordinary pipeline, so their numbers are
 computed by exactly the prompts, parser and report a real model gets.
 
-- ``random``: a letter drawn uniformly from the item's choices, from one ``random.Random``
-  seeded by ``--seed`` (default 0) and drawn in request order. The same seed and item selection
-  give the same answers; a resumed or sharded run asks fewer items per session and so draws a
-  different sequence. Open questions get an empty answer: there is nothing to choose from, and
-  an empty string can never match a gold answer (the official open-answer matcher looks for the
+- ``random``: a letter drawn uniformly from the item's choices, by a ``random.Random`` seeded
+  with ``"{seed}:{item id}"`` (``--seed``, default 0). Each item's draw depends only on the seed
+  and its id, so a resumed, sharded or subset run answers every item exactly as a whole run
+  does (shards merged equal the unsharded run). Open questions get an empty answer: there is
+  nothing to choose from, and an empty string can never match a gold answer (the official open-answer matcher looks for the
   gold text *inside* the response, so a placeholder such as "no answer" could match the gold
   "no"). Random Choice therefore scores 0 on open questions, as chance does.
 - ``frequent``: the papers' "Frequent Choice": the answer letter most frequent among the gold
@@ -47,7 +47,6 @@ class RandomBackend:
     def __init__(self, seed: int = DEFAULT_SEED) -> None:
         self.spec = "random"
         self.seed = seed
-        self._rng = random.Random(seed)  # one generator per run, drawn in request order
 
     @classmethod
     def from_config(cls, name: str, config: RunConfig, items: Sequence[Item] = ()) -> "RandomBackend":
@@ -60,7 +59,8 @@ class RandomBackend:
 
     async def generate(self, requests: Sequence[Request]) -> AsyncIterator[Response]:
         for request in requests:
-            text = self._rng.choice(request.choices) if request.choices else ""
+            # A string seed goes through SHA-512: stable across runs and Python versions.
+            text = random.Random(f"{self.seed}:{request.item_id}").choice(request.choices) if request.choices else ""
             yield Response(request.item_id, "ok", text=text, finish_reason="stop")
 
     async def aclose(self) -> None:
