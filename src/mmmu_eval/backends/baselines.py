@@ -9,9 +9,10 @@ computed by exactly the prompts, parser and report a real model gets.
   with ``"{seed}:{item id}"`` (``--seed``, default 0). Each item's draw depends only on the seed
   and its id, so a resumed, sharded or subset run answers every item exactly as a whole run
   does (shards merged equal the unsharded run). Open questions get an empty answer: there is
-  nothing to choose from, and an empty string can never match a gold answer (the official open-answer matcher looks for the
-  gold text *inside* the response, so a placeholder such as "no answer" could match the gold
-  "no"). Random Choice therefore scores 0 on open questions, as chance does.
+  nothing to choose from, and an empty string can never match a gold answer (the official
+  open-answer matcher looks for the gold text *inside* the response, so a placeholder such as
+  "no answer" could match the gold "no"). Random Choice therefore scores 0 on open questions,
+  as chance does.
 - ``frequent``: the papers' "Frequent Choice": the answer letter most frequent among the gold
   answers of the multiple-choice items being evaluated (ties go to the earlier letter). An item
   that does not offer that letter (fewer options) gets its own most frequent letter by the same
