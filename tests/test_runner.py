@@ -136,3 +136,32 @@ def test_the_bar_is_drawn_on_a_terminal():
 @pytest.mark.parametrize("seconds, shown", [(None, "?"), (42.4, "42s"), (185, "3m05s"), (3720, "1h02m")])
 def test_durations_read_like_a_clock(seconds, shown):
     assert format_duration(seconds) == shown
+
+
+def _gave_up(attempts: int = 6) -> Response:
+    return Response("x", "error", error="HTTP 503: service unavailable", attempts=attempts)
+
+
+async def test_a_dead_endpoint_stops_the_session_and_leaves_the_rest_unasked(store):
+    """A server that died mid-run used to cost every remaining item its full retries before the
+    run ended; now the session stops after a run of retried failures, keeping what is done."""
+    from mmmu_eval.runner import STOP_AFTER_FAILED_IN_A_ROW as limit
+
+    ids = [f"dev_Art_{n}" for n in range(1, limit + 12)]
+    backend = ScriptedBackend(["A", "B", *[_gave_up()] * limit, *["A"] * 9])
+    summary = await run_requests(backend, requests(ids), store)
+    stored = RunStore.read(store.path).responses()
+    assert len(stored) == 2 + limit and summary.errors == limit
+    assert summary.stopped_early is not None and "9 items not asked" in summary.stopped_early
+    assert "run the same command again" in summary.stopped_early
+    assert not set(ids[2 + limit:]) & set(stored)  # left for --resume, not stored as errors
+
+
+async def test_item_errors_on_the_first_attempt_and_answered_items_keep_the_run_going(store):
+    from mmmu_eval.runner import STOP_AFTER_FAILED_IN_A_ROW as limit
+
+    script = [*[_gave_up(attempts=1)] * (limit + 1), *[_gave_up()] * (limit - 1), "A", *[_gave_up()] * (limit - 1)]
+    ids = [f"dev_Art_{n}" for n in range(1, len(script) + 1)]
+    summary = await run_requests(ScriptedBackend(script), requests(ids), store)
+    assert summary.stopped_early is None
+    assert summary.answered == len(script)

@@ -13,6 +13,10 @@ backend's. What the runner adds:
 - **One bad item does not stop the run.** A backend that raises a DataError naming one of the
   items (an image that cannot be read) gets that item stored as an ``error`` response and is
   started again on the items still pending.
+- **A dead endpoint does.** ``STOP_AFTER_FAILED_IN_A_ROW`` responses in a row that failed after
+  retries (a server that went away mid-run, a key that ran out of quota) stop the session
+  instead of spending every remaining item's retries on it; the items not yet answered are left
+  unasked, so the same command (``--resume``) takes them up once the server is back.
 
 >>> summary = await run_requests(backend, requests, store, display=ProgressDisplay())
 >>> summary.ok, summary.errors
@@ -36,6 +40,15 @@ __all__ = ["RunSummary", "run_requests"]
 
 log = logging.getLogger(__name__)
 
+#: Consecutive ``error`` responses that each took more than one attempt before the session stops.
+#: Errors on the first attempt (an unreadable image, a request the server rejects as malformed)
+#: are item problems and never count; any answered item resets the count.
+STOP_AFTER_FAILED_IN_A_ROW = 32
+
+
+class _StopEarly(Exception):
+    """Raised inside the drain loop when the endpoint looks dead; carries the reason."""
+
 
 @dataclass(frozen=True)
 class RunSummary:
@@ -51,6 +64,8 @@ class RunSummary:
     """True when Ctrl-C or a cancellation stopped the session early."""
     elapsed_s: float
     """Seconds from the first request to the end of the session."""
+    stopped_early: str | None = None
+    """Why the session stopped with items unasked (a dead endpoint); None when it ran through."""
 
     @property
     def answered(self) -> int:
@@ -94,20 +109,38 @@ async def run_requests(
         raise ValueError("run_requests: two requests share an item id")
     display.start(already_done + len(requests), done=already_done, errors=already_errors)
 
+    failed_in_a_row = 0
+
     def record(response: Response) -> None:
+        nonlocal failed_in_a_row
         store.append(response)
         counts[response.status] += 1
         display.advance(response)
-        if response.status == "error":
-            error = response.error or "failed"
-            # Stored errors already start with the item id (house style); don't say it twice.
-            log.warning("%s", error if error.startswith(response.item_id) else f"{response.item_id}: {error}")
+        if response.status != "error":
+            failed_in_a_row = 0
+            return
+        error = response.error or "failed"
+        # Stored errors already start with the item id (house style); don't say it twice.
+        log.warning("%s", error if error.startswith(response.item_id) else f"{response.item_id}: {error}")
+        if response.attempts > 1:
+            failed_in_a_row += 1
+            if failed_in_a_row >= STOP_AFTER_FAILED_IN_A_ROW and pending:
+                raise _StopEarly(
+                    f"the last {failed_in_a_row} items all failed after retries (last: {error}); "
+                    f"stopping with {len(pending)} items not asked. Fix the server or key, then run the "
+                    "same command again (or add --resume): only failed and unasked items are asked"
+                )
 
     interrupted = False
+    stopped_early: str | None = None
     try:
         while pending:
             try:
                 await _drain(backend, list(pending.values()), pending, record)
+            except _StopEarly as stop:
+                stopped_early = str(stop)
+                log.error("%s", stopped_early)
+                break
             except DataError as exc:
                 if exc.item_id not in pending:
                     raise
@@ -135,6 +168,7 @@ async def run_requests(
             errors=counts["error"],
             interrupted=interrupted,
             elapsed_s=clock() - started,
+            stopped_early=stopped_early,
         )
     return summary
 

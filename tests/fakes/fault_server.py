@@ -96,6 +96,7 @@ class FaultServer:
         self.stall = stall
         self.retry_after = retry_after
         self.always_fail = always_fail
+        self.broken = False
         self.model = model
         self.seed = seed
         self.attempts: Counter[str] = Counter()
@@ -133,9 +134,14 @@ class FaultServer:
     def __exit__(self, *exc: object) -> None:
         self.stop()
 
+    def break_down(self) -> None:
+        """From now on answer every chat request with HTTP 500, as a server whose engine died
+        (``/models`` still answers, and open keep-alive connections stay up)."""
+        self.broken = True
+
     def plan(self, key: str, attempt: int) -> str | None:
         """The fault for attempt number ``attempt`` (0-based) of ``key``, or None to answer."""
-        if key in self.always_fail:
+        if self.broken or key in self.always_fail:
             return "500"
         malformed_run = 0
         for k in range(min(attempt + 1, self.max_faults)):
