@@ -11,9 +11,9 @@ from mmmu_eval.backends.chat import (
     error_response,
     load_images,
     resolve_sampling,
-    split_reasoning,
     template_kwargs,
 )
+from mmmu_eval.backends.reasoning import split_reasoning
 from mmmu_eval.errors import DataError
 from mmmu_eval.records import GenerationSettings, ImagePart, ImageRef, Request, TextPart
 

@@ -189,21 +189,6 @@ def chat_messages(
     return messages
 
 
-def split_reasoning(text: str) -> tuple[str, str | None]:
-    """Split ``<think>`` reasoning off a completion: (the answer that is parsed, the reasoning).
-
-    The same rule as the API backend's (one rule for every backend, so a model scores the same
-    served or in-process): a closed block anywhere, a closing tag whose opening tag was in the
-    prompt, or an unclosed block cut by the token limit (then there is no answer).
-
-    >>> split_reasoning("<think>hmm</think> B")
-    ('B', 'hmm')
-    """
-    from mmmu_eval.backends.openai_api import split_reasoning as shared_rule
-
-    return shared_rule(text)
-
-
 def check_local_path(spec: str, name: str) -> None:
     """Stop early, with a plain message, when ``name`` is written as a path that is not there.
 

@@ -49,9 +49,9 @@ from mmmu_eval.backends.chat import (
     error_response,
     load_images,
     resolve_sampling,
-    split_reasoning,
     template_kwargs,
 )
+from mmmu_eval.backends.reasoning import split_reasoning
 from mmmu_eval.config import RunConfig
 from mmmu_eval.errors import ConfigError, DataError
 from mmmu_eval.records import Item, Request, Response

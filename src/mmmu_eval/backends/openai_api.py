@@ -48,7 +48,6 @@ import json
 import logging
 import os
 import random
-import re
 import ssl
 import time
 import uuid
@@ -66,6 +65,7 @@ except ImportError:  # pragma: no cover - pybase64 is a dependency, but keep wor
     from base64 import b64encode
 
 from mmmu_eval.backends.images import image_data_url, prepare_image, tiny_png
+from mmmu_eval.backends.reasoning import split_reasoning
 from mmmu_eval.backends.retry import Failure, RetryPolicy, call_with_retries
 from mmmu_eval.config import RunConfig
 from mmmu_eval.errors import BackendError, ConfigError, MmmuEvalError
@@ -529,34 +529,6 @@ def _data_url(payload: bytes, media_type: str) -> str:
 
 
 # -------------------------------------------------------------------------------- responses
-
-_THINK = re.compile(r"<think>(.*?)</think>", re.DOTALL)
-
-
-def split_reasoning(text: str) -> tuple[str, str | None]:
-    """Split a model's text into (the answer that is parsed, the reasoning), at ``<think>`` tags.
-
-    Handles a closed block, a closing tag whose opening was in the prompt (chat templates of
-    Qwen3 and DeepSeek-R1 put ``<think>`` there), and a block cut off by the token limit
-    (no answer at all). Text without tags comes back unchanged.
-    """
-    if "<think>" not in text and "</think>" not in text:
-        return text, None
-    found: list[str] = []
-
-    def keep(match: re.Match[str]) -> str:
-        found.append(match.group(1).strip())
-        return ""
-
-    answer = _THINK.sub(keep, text)
-    if "</think>" in answer:
-        before, _, answer = answer.rpartition("</think>")
-        found.insert(0, before.replace("<think>", "").strip())
-    elif "<think>" in answer:
-        answer, _, unfinished = answer.partition("<think>")
-        found.append(unfinished.strip())
-    return answer.strip(), "\n\n".join(r for r in found if r) or None
-
 
 def parse_completion(item_id: str, data: Any, *, notes: tuple[str, ...] = ()) -> Response:
     """A Response from a chat completion's JSON.

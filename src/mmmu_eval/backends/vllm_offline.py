@@ -42,10 +42,10 @@ from mmmu_eval.backends.chat import (
     decode_image,
     error_response,
     resolve_sampling,
-    split_reasoning,
     template_kwargs,
 )
 from mmmu_eval.backends.images import image_data_url
+from mmmu_eval.backends.reasoning import split_reasoning
 from mmmu_eval.config import RunConfig
 from mmmu_eval.errors import ConfigError, DataError
 from mmmu_eval.records import Item, Request, Response
