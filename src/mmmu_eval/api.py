@@ -37,10 +37,9 @@ from mmmu_eval.prompt.protocol import EvalProtocol, build_request, prompt_text
 from mmmu_eval.records import Item, Request, Response
 from mmmu_eval.report.html import render_html
 from mmmu_eval.report.results import build_results
-from mmmu_eval.report.submission import apply_answers, load_answer_dict, submission
+from mmmu_eval.report.submission import submission
 from mmmu_eval.runner import run_requests
-from mmmu_eval.score.judge import default_parsers
-from mmmu_eval.score.scorer import Scoring, predictions_rows, score_responses
+from mmmu_eval.score.scorer import Scoring, predictions_rows
 from mmmu_eval.store.rundir import RunStore
 
 __all__ = ["RunInterrupted", "RunResult", "evaluate", "evaluate_async", "select_items"]
@@ -180,11 +179,10 @@ async def evaluate_async(config: RunConfig | None = None, /, **overrides: Any) -
     finally:
         await backend.aclose()
 
-    scored_items = gold_items(items, config)
+    spec = config.scoring()
+    scored_items = spec.gold_items(items)
     responses = stored_responses(store, items)
-    scoring = score_responses(
-        scored_items, responses, parsers=default_parsers(protocol.mode), fallback_seed=config.fallback_seed
-    )
+    scoring = spec.score(scored_items, responses)
     result = report(store, config, protocol, scored_items, responses, scoring)
     log.info("%s: finished, %s", result.run_dir, result.counts)
     return result
@@ -207,7 +205,7 @@ def resolve_config(config: RunConfig | None, overrides: Mapping[str, Any]) -> tu
     model: str | Backend | None = overrides.get("model")
     if model is not None and not isinstance(model, str):
         overrides["model"] = str(getattr(model, "spec", type(model).__name__))
-    for key in ("subjects", "ids", "base_urls"):
+    for key in ("subjects", "ids", "base_urls", "parsers"):
         if isinstance(overrides.get(key), str):
             overrides[key] = tuple(v for v in overrides[key].split(",") if v)
         elif isinstance(overrides.get(key), (list, tuple)):
@@ -291,6 +289,7 @@ def run_manifest(config: RunConfig, protocol: EvalProtocol, dataset: Dataset, it
         "started_at": _now(),
         "config": config.to_manifest(),
         "protocol": protocol.describe(),
+        "scoring": config.scoring().to_manifest(),
         "dataset": {
             "benchmark": dataset.benchmark,
             "split": dataset.split,
@@ -339,13 +338,6 @@ async def run(
         selected = [r.item_id for r in requests] + [f.item_id for f in failures]
         store.update_manifest(status="interrupted", ended_at=_now(), counts=count_statuses_by_id(selected, store.responses()))
         raise
-
-
-def gold_items(items: Sequence[Item], config: RunConfig) -> tuple[Item, ...]:
-    """The items with gold answers from ``--answers`` when given (the test split), else as loaded."""
-    if config.answers is None:
-        return tuple(items)
-    return apply_answers(items, load_answer_dict(config.answers))
 
 
 def stored_responses(store: RunStore, items: Sequence[Item]) -> dict[str, Response]:

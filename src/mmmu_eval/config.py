@@ -10,9 +10,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, fields
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from mmmu_eval.errors import ConfigError
+
+if TYPE_CHECKING:
+    from mmmu_eval.score.spec import ScoringSpec
 
 PromptMode = Literal["direct", "cot", "boxed", "ocr"]
 ImageLayout = Literal["interleaved", "images-first", "text-then-images"]
@@ -79,7 +82,9 @@ class RunConfig:
     device: str | None = field(default=None, metadata={"help": "hf device: auto, cuda, cpu"})
     trust_remote_code: bool = field(default=False, metadata={"help": "let hf/vllm run the model repo's own code"})
     tensor_parallel_size: int | None = field(default=None, metadata={"help": "vLLM tensor parallel size"})
-    # Scoring and reporting
+    # Scoring and reporting (recorded in manifest.json as the run's ``scoring``; see score/spec.py)
+    parsers: tuple[str, ...] | None = field(default=None, metadata={"help": "parsers to score with, the first gives the headline; None: official (boxed then official for --prompt boxed)"})
+    fallback: str | None = field(default=None, metadata={"help": "unparseable multiple choice: official (seeded random letter; the default) or none (counted wrong)"})
     fallback_seed: int = field(default=42, metadata={"help": "seed of the official random fallback (42, as the official scorer)"})
     answers: Path | None = field(default=None, metadata={"help": "answer file (official answer-dict format) for the test split"})
     html: bool = field(default=True, metadata={"help": "write report.html at the end of the run"})
@@ -110,6 +115,16 @@ class RunConfig:
             if not (n >= 1 and 1 <= k <= n):
                 raise ConfigError(f"--shard {k}/{n}: need 1 <= K <= N")
         self._check_numbers()
+        self.scoring()  # unknown parsers or fallback policy stop the run before a request
+
+    def scoring(self) -> ScoringSpec:
+        """How this run is scored: the record ``run`` writes into manifest.json (score/spec.py)."""
+        from mmmu_eval.score.spec import ScoringSpec
+
+        return ScoringSpec.for_mode(
+            self.prompt, parsers=self.parsers, fallback=self.fallback,
+            fallback_seed=self.fallback_seed, answers=self.answers,
+        )
 
     def _check_numbers(self) -> None:
         """Numbers in range and of the right kind, so a bad value stops the run before a request.

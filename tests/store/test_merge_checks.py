@@ -152,3 +152,11 @@ def test_merged_manifest_drops_the_shard_and_lists_the_sources():
     assert [s["responses"] for s in m["merged_from"]] == [3, 2, 2]
     assert m["merge_warnings"] == ["a warning"]
     assert shards[0].manifest["config"]["shard"] == [1, 3]  # the shard's own manifest is untouched
+
+
+def test_shards_scored_differently_are_refused_by_name():
+    """The merged run is scored once; a shard recorded with other parsers would be rescored silently."""
+    shards = three()
+    shards[2].manifest["scoring"] = {"parsers": ["boxed", "official"], "fallback": "official", "fallback_seed": 42}
+    with pytest.raises(StoreError, match=r"s3.*scored with parsers boxed, official.*runs/s1 with parsers official"):
+        check_same_evaluation(shards)

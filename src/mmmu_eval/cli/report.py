@@ -67,7 +67,7 @@ def run(args: argparse.Namespace) -> int:
         loaded.append(one)
         out = writer(one)
         # Saved like `mmmu-eval score` saves it: not with --answers, not for an ungraded test run.
-        if one.rebuilt and not answers and one.results["gold_available"] and not (one.path / "results.json").exists():
+        if one.rebuilt and not answers and one.results["gold_available"]:
             out.write_json("results.json", one.results)
             err.print(f"rebuilt and saved {escape(str(one.path / 'results.json'))}")
         if args.official_table:

@@ -21,6 +21,8 @@ from rich.table import Table
 
 from mmmu_eval.config import RunConfig, help_of
 from mmmu_eval.errors import ConfigError
+from mmmu_eval.score.judge import PARSERS
+from mmmu_eval.score.scorer import FALLBACK_POLICIES
 from mmmu_eval.store.rundir import MANIFEST
 
 EXAMPLES = """examples:
@@ -30,7 +32,7 @@ EXAMPLES = """examples:
 """
 
 # Flags whose shape is not the field's plain type.
-_SPECIAL = {"base_urls", "extra_body", "shard", "subjects", "ids", "model"}
+_SPECIAL = {"base_urls", "extra_body", "shard", "subjects", "ids", "model", "parsers", "fallback"}
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -48,6 +50,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--shard", type=_shard, metavar="K/N", help=help_of("shard").replace("(K, N)", "K/N"))
     parser.add_argument("--subjects", nargs="+", type=_comma_list, metavar="SUBJECT", help=help_of("subjects"))
     parser.add_argument("--ids", nargs="+", type=_comma_list, metavar="ID", help=help_of("ids"))
+    parser.add_argument("--parser", dest="parsers", action="append", choices=PARSERS, metavar="NAME",
+                        help=help_of("parsers") + f" (repeat the flag for several; one of {', '.join(PARSERS)})")
+    parser.add_argument("--fallback", choices=FALLBACK_POLICIES, default=None, help=help_of("fallback"))
     hints = typing.get_type_hints(RunConfig)
     for f in fields(RunConfig):
         if f.name in _SPECIAL:
@@ -94,7 +99,7 @@ def config_overrides(args: argparse.Namespace) -> dict[str, Any]:
             continue
         if name in ("subjects", "ids"):
             value = tuple(v for group in value for v in group)
-        elif name == "base_urls":
+        elif name in ("base_urls", "parsers"):
             value = tuple(value)
         out[name] = value
     return out

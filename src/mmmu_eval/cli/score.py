@@ -16,6 +16,7 @@ EPILOG = """examples:
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     from mmmu_eval.score.judge import PARSERS
+    from mmmu_eval.score.scorer import FALLBACK_POLICIES
 
     p = subparsers.add_parser(
         "score",
@@ -33,11 +34,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--parser", action="append", choices=PARSERS, metavar="NAME",
                    help=("parser to apply, repeatable; the first is the headline (default official, or boxed then "
                          f"official for a run asked with --prompt boxed; one of {', '.join(PARSERS)})"))
-    p.add_argument("--fallback", choices=("official", "none"), default="official",
-                   help="unparseable multiple choice: seeded random letter (official, default) or wrong (none)")
+    p.add_argument("--fallback", choices=FALLBACK_POLICIES, default=None,
+                   help="unparseable multiple choice: seeded random letter (official) or wrong (none); default: the run's")
     p.add_argument("--seed", type=int, default=None,
                    help="seed of the random fallback (default: the run's fallback_seed, else 42)")
     p.add_argument("--answers", metavar="FILE", help="official answer dict to score a test-split run against")
+    # What is set here becomes the run's scoring (manifest.json), so that report, compare and the
+    # HTML report show the headline this command printed.
     p.add_argument("--show-disagreements", type=int, default=20, metavar="N",
                    help="print at most N disagreeing items (default 20)")
     p.add_argument("--bootstrap", type=int, default=1000, metavar="N", help="bootstrap resamples for results.json (default 1000)")
@@ -48,34 +51,33 @@ def run(args: argparse.Namespace) -> int:
     # The run directory and the dataset are read the same way the report reads them back.
     from mmmu_eval.report.results import build_results
     from mmmu_eval.report.rundata import run_items
-    from mmmu_eval.report.submission import apply_answers, load_answer_dict
-    from mmmu_eval.score.judge import default_parsers
-    from mmmu_eval.score.run import score_run
+    from mmmu_eval.score.scorer import predictions_rows
+    from mmmu_eval.score.spec import MANIFEST_KEY, ScoringSpec
     from mmmu_eval.store.rundir import RunStore
 
     if args.show_disagreements < 0:
         raise ConfigError("--show-disagreements must be 0 or more")
     store = RunStore.read(args.run_dir)
     manifest = store.manifest()
+    recorded = ScoringSpec.from_manifest(manifest)
+    spec = recorded.replace(parsers=args.parser, fallback=args.fallback, fallback_seed=args.seed, answers=args.answers)
     responses = store.responses()
-    items = run_items(manifest, responses, manifest_path=store.path / "manifest.json")
-    if args.answers:
-        items = apply_answers(items, load_answer_dict(args.answers))
-    seed = args.seed if args.seed is not None else _manifest_seed(manifest)
-    parsers = tuple(args.parser or default_parsers(_manifest_mode(manifest)))
-    scored = score_run(items, responses, parsers=parsers,
-                       fallback=args.fallback, fallback_seed=seed)
-    scoring = scored.scoring
+    items = spec.gold_items(run_items(manifest, responses, manifest_path=store.path / "manifest.json"))
+    scoring = spec.score(items, responses)
 
     # RunStore.read is read-only; derived files go through a writable store on the same
     # directory (write_* never touches manifest.json or responses.jsonl), as the report does.
     out = RunStore(Path(store.path), writable=True)
-    written = [out.write_jsonl("predictions.jsonl", scored.predictions)]
-    if not scoring.ungraded or args.answers:
+    written = [out.write_jsonl("predictions.jsonl", predictions_rows(scoring, responses))]
+    if not scoring.ungraded or spec.answers:
         results = build_results(scoring, items, manifest, bootstrap=args.bootstrap, responses=responses)
         written.append(out.write_json("results.json", results))
+    if spec != recorded or MANIFEST_KEY not in store.manifest():
+        out.update_manifest(**{MANIFEST_KEY: spec.to_manifest()})
     for line in summary_lines(scoring, len(items), args.show_disagreements):
         print(line)
+    if spec != recorded:
+        print(f"the run's scoring is now: {spec.describe()} (recorded in manifest.json; report and compare follow it)")
     for path in written:
         print(f"wrote {path}")
     return 0
@@ -114,18 +116,3 @@ def summary_lines(scoring, n_items: int, show: int) -> list[str]:
         if len(scoring.disagreements) > show:
             lines.append(f"  ... {len(scoring.disagreements) - show} more")
     return lines
-
-
-def _manifest_mode(manifest: dict) -> str | None:
-    """The prompt mode the run was asked with: the protocol's, else the configuration's."""
-    for section, key in (("protocol", "mode"), ("config", "prompt")):
-        part = manifest.get(section)
-        if isinstance(part, dict) and isinstance(part.get(key), str):
-            return part[key]
-    return None
-
-
-def _manifest_seed(manifest: dict) -> int:
-    config = manifest.get("config") if isinstance(manifest.get("config"), dict) else manifest
-    value = config.get("fallback_seed", manifest.get("fallback_seed"))
-    return 42 if value is None else int(value)

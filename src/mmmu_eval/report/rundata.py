@@ -23,6 +23,7 @@ from mmmu_eval.report.submission import Answer, apply_answers
 
 if TYPE_CHECKING:
     from mmmu_eval.score.scorer import Scoring
+    from mmmu_eval.score.spec import ScoringSpec
     from mmmu_eval.store.rundir import RunStore
 
 log = logging.getLogger(__name__)
@@ -123,32 +124,39 @@ def load_run(
     """
     from mmmu_eval.store.rundir import RunStore
 
+    from mmmu_eval.score.spec import ScoringSpec
+
     store = RunStore.read(path)
     manifest = dict(store.manifest())
+    spec = ScoringSpec.from_manifest(manifest)  # the run's own scoring, as `run` and `score` use it
     stored = None if answers else read_results(store.path)
+    if stored is not None and not scored_by(stored, spec):
+        log.warning(
+            "%s: results.json was not scored as the run's scoring says (%s); it is rebuilt",
+            store.path, spec.describe(),
+        )
+        stored = None
     if stored is not None and not details:
         return LoadedRun(Path(store.path), store, manifest, stored)
 
-    from mmmu_eval.score.scorer import score_responses
-
     responses = store.responses()
     items = run_items(manifest, responses, manifest_path=Path(store.path) / "manifest.json")
-    if answers:
-        items = apply_answers(items, answers)
-    config = _config(manifest)
-    parsers = lookup(manifest, "parsers")
-    seed_value = config.get("fallback_seed")
-    scoring = score_responses(
-        items,
-        responses,
-        parsers=tuple(parsers) if isinstance(parsers, (list, tuple)) and parsers else ("official",),
-        fallback=str(config.get("fallback") or "official"),
-        fallback_seed=42 if seed_value is None else int(seed_value),
-    )
+    items = apply_answers(items, answers) if answers else spec.gold_items(items)
+    scoring = spec.score(items, responses)
     results = stored if stored is not None else build_results(
         scoring, items, manifest, bootstrap=bootstrap, seed=seed, responses=responses
     )
     return LoadedRun(Path(store.path), store, manifest, results, items, responses, scoring, rebuilt=stored is None)
+
+
+def scored_by(results: Results, spec: ScoringSpec) -> bool:
+    """Whether ``results`` came from scoring by ``spec`` (same parsers in order, same fallback)."""
+    parse = results.get("parse") or {}
+    return (
+        list(results.get("parsers") or ()) == list(spec.parsers)
+        and parse.get("fallback_policy") == spec.fallback
+        and (spec.fallback != "official" or parse.get("fallback_seed") == spec.fallback_seed)
+    )
 
 
 def writer(loaded: LoadedRun) -> RunStore:

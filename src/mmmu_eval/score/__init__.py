@@ -8,5 +8,6 @@ One file per piece (docs/scoring.md has the whole story):
 - ``judge``: parser name -> one item's Verdict; ``scorer``: a run's Scoring (fallback policy);
 - ``aggregate``: tallies per subject, discipline and the other breakdowns;
 - ``headline``: the MMMU-Pro headline; ``rescore``: official output files from elsewhere;
-- ``run``: ``score_run``, the pure step behind ``mmmu-eval score``.
+- ``spec``: ``ScoringSpec``, how a run is scored (parsers, fallback, seed, answers), recorded in
+  manifest.json by ``run`` and read back by every command that scores a run directory.
 """

@@ -160,7 +160,9 @@ def item_ids_of(manifest: Mapping[str, Any]) -> list[str] | None:
 # -- checks ---------------------------------------------------------------------------------
 
 def check_same_evaluation(shards: Sequence[ShardRun]) -> None:
-    """Every shard ran the same protocol, model and item selection."""
+    """Every shard ran the same protocol, model and item selection, and is scored the same way."""
+    from mmmu_eval.score.spec import ScoringSpec
+
     first = shards[0]
     for shard in shards[1:]:
         a, b = fingerprint_of(first.manifest), fingerprint_of(shard.manifest)
@@ -176,6 +178,14 @@ def check_same_evaluation(shards: Sequence[ShardRun]) -> None:
                 raise StoreError(f"{key} is {y!r} but {x!r} in {first.path}: not shards of one evaluation", shard.path)
         if shard.n != first.n:
             raise StoreError(f"is shard {shard.k}/{shard.n} but {first.path} is {first.k}/{first.n}", shard.path)
+        x, y = ScoringSpec.from_manifest(first.manifest), ScoringSpec.from_manifest(shard.manifest)
+        if x != y:
+            # The merged run is scored once, by one record; picking one shard's would hide the other's.
+            raise StoreError(
+                f"is scored with {y.describe()} but {first.path} with {x.describe()}; make them agree "
+                f"(e.g. `mmmu-eval score {shard.path} --parser ...`) before merging",
+                shard.path,
+            )
 
 
 def check_complete_set(shards: Sequence[ShardRun]) -> None:

@@ -1,0 +1,193 @@
+"""How a run is scored, decided once: parsers in order, fallback policy and seed, answers file.
+
+``run`` writes this into ``manifest.json`` (key ``scoring``) and every command that scores a run
+directory again (``score``, ``report``, ``report --html``, ``compare``, ``merge``) reads it back
+from there, so the headline of a run is the same whichever command prints it. Before this
+record existed each command rebuilt the parsers its own way, and a boxed run was scored with
+``[boxed, official]`` by ``run`` but with ``[official]`` by ``report``.
+
+A run directory written before the record existed is scored as ``run`` would score it now:
+the prompt mode's default parsers, the recorded ``fallback_seed`` (42 when absent), the official
+fallback policy and the recorded answers file.
+
+>>> spec = ScoringSpec.for_mode("boxed")
+>>> spec.parsers, spec.to_manifest()["fallback"]
+(('boxed', 'official'), 'official')
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from mmmu_eval.errors import ConfigError, StoreError
+from mmmu_eval.score.judge import PARSERS, default_parsers
+from mmmu_eval.score.scorer import FALLBACK_POLICIES, OFFICIAL_SEED, Scoring, score_responses
+
+if TYPE_CHECKING:
+    from mmmu_eval.records import Item, Response
+
+#: The manifest key that holds the record.
+MANIFEST_KEY = "scoring"
+
+
+@dataclass(frozen=True)
+class ScoringSpec:
+    """Everything that turns a run's stored responses into its scores."""
+
+    parsers: tuple[str, ...]
+    """Parser names from ``judge.PARSERS``, in order; the first gives the headline."""
+    fallback: str = "official"
+    """``official`` (seeded random letter for an unparseable multiple-choice answer) or ``none`` (wrong)."""
+    fallback_seed: int = OFFICIAL_SEED
+    """Seed of each parser's fallback generator."""
+    answers: str | None = None
+    """Absolute path of the official answer-dict file the gold answers come from; None: the dataset's."""
+
+    def __post_init__(self) -> None:
+        if not self.parsers:
+            raise ConfigError("--parser: name at least one parser")
+        unknown = [p for p in self.parsers if p not in PARSERS]
+        if unknown:
+            raise ConfigError(f"--parser {unknown[0]!r} is not one of {', '.join(PARSERS)}")
+        if len(set(self.parsers)) != len(self.parsers):
+            raise ConfigError(f"--parser: {', '.join(self.parsers)} names a parser twice")
+        if self.fallback not in FALLBACK_POLICIES:
+            raise ConfigError(f"--fallback {self.fallback!r} is not one of {', '.join(FALLBACK_POLICIES)}")
+        if isinstance(self.fallback_seed, bool) or not isinstance(self.fallback_seed, int) or self.fallback_seed < 0:
+            raise ConfigError(f"--fallback-seed must be a whole number of at least 0, not {self.fallback_seed!r}")
+
+    # -- building ---------------------------------------------------------------------------
+
+    @classmethod
+    def for_mode(
+        cls,
+        prompt_mode: str | None,
+        *,
+        parsers: Sequence[str] | None = None,
+        fallback: str | None = None,
+        fallback_seed: int | None = None,
+        answers: str | Path | None = None,
+    ) -> ScoringSpec:
+        """The record for a run asked with ``prompt_mode``; None for any field means its default.
+
+        Args:
+            prompt_mode: the protocol's prompt mode (``direct``, ``cot``, ``boxed``, ``ocr``).
+            parsers: parsers in order; None: the mode's defaults (``judge.default_parsers``).
+            fallback: ``official`` or ``none``; None: ``official``.
+            fallback_seed: None: 42, the official seed.
+            answers: an answer-dict file; stored as an absolute path so that the run directory
+                can be reported from another working directory.
+        """
+        return cls(
+            parsers=tuple(parsers) if parsers else default_parsers(prompt_mode),
+            fallback=fallback or "official",
+            fallback_seed=OFFICIAL_SEED if fallback_seed is None else fallback_seed,
+            answers=_absolute(answers),
+        )
+
+    @classmethod
+    def from_manifest(cls, manifest: Mapping[str, Any]) -> ScoringSpec:
+        """The record a run directory's manifest holds, or the defaults ``run`` gives its settings.
+
+        Raises:
+            StoreError: the manifest has a ``scoring`` entry that is not a valid record.
+        """
+        recorded = manifest.get(MANIFEST_KEY)
+        if recorded is not None:
+            if not isinstance(recorded, Mapping):
+                raise StoreError(f"manifest.json's {MANIFEST_KEY!r} is {type(recorded).__name__}, not an object; "
+                                 "delete the entry to score the run with its mode's defaults")
+            try:
+                return cls(
+                    parsers=tuple(recorded.get("parsers") or ()),
+                    fallback=str(recorded.get("fallback", "official")),
+                    fallback_seed=recorded.get("fallback_seed", OFFICIAL_SEED),
+                    answers=recorded.get("answers"),
+                )
+            except (ConfigError, TypeError) as exc:
+                raise StoreError(f"manifest.json's {MANIFEST_KEY!r} entry is not valid ({exc}); "
+                                 "delete the entry to score the run with its mode's defaults") from exc
+        config = manifest.get("config") if isinstance(manifest.get("config"), Mapping) else manifest
+        seed = config.get("fallback_seed")
+        return cls.for_mode(
+            _prompt_mode(manifest),
+            parsers=config.get("parsers") or None,
+            fallback=config.get("fallback") or None,
+            fallback_seed=None if seed is None else int(seed),
+            answers=config.get("answers") or None,
+        )
+
+    def replace(
+        self,
+        *,
+        parsers: Sequence[str] | None = None,
+        fallback: str | None = None,
+        fallback_seed: int | None = None,
+        answers: str | Path | None = None,
+    ) -> ScoringSpec:
+        """This record with the values a command's flags set; None keeps the recorded value."""
+        changes: dict[str, Any] = {}
+        if parsers:
+            changes["parsers"] = tuple(parsers)
+        if fallback is not None:
+            changes["fallback"] = fallback
+        if fallback_seed is not None:
+            changes["fallback_seed"] = fallback_seed
+        if answers is not None:
+            changes["answers"] = _absolute(answers)
+        return dataclasses.replace(self, **changes) if changes else self
+
+    # -- using ------------------------------------------------------------------------------
+
+    def to_manifest(self) -> dict[str, Any]:
+        """The ``scoring`` entry of manifest.json."""
+        return {
+            "parsers": list(self.parsers),
+            "fallback": self.fallback,
+            "fallback_seed": self.fallback_seed,
+            "answers": self.answers,
+        }
+
+    def gold_items(self, items: Sequence[Item]) -> tuple[Item, ...]:
+        """The items with their gold answers from ``answers`` when it is set, else as loaded.
+
+        Raises:
+            ConfigError: the answers file cannot be read (named, with what to do).
+        """
+        if self.answers is None:
+            return tuple(items)
+        from mmmu_eval.report.submission import apply_answers, load_answer_dict
+
+        return apply_answers(items, load_answer_dict(self.answers))
+
+    def score(self, items: Sequence[Item], responses: Mapping[str, Response]) -> Scoring:
+        """Score ``responses`` to ``items`` (gold answers as they are in ``items``) by this record."""
+        return score_responses(
+            items, responses, parsers=self.parsers, fallback=self.fallback, fallback_seed=self.fallback_seed
+        )
+
+    def describe(self) -> str:
+        """One line for the terminal: ``parsers boxed, official; fallback official (seed 42)``."""
+        text = f"parsers {', '.join(self.parsers)}; fallback {self.fallback}"
+        if self.fallback == "official":
+            text += f" (seed {self.fallback_seed})"
+        if self.answers:
+            text += f"; answers {self.answers}"
+        return text
+
+
+def _prompt_mode(manifest: Mapping[str, Any]) -> str | None:
+    """The prompt mode the run was asked with: the protocol's, else the configuration's."""
+    for section, key in (("protocol", "mode"), ("config", "prompt")):
+        part = manifest.get(section)
+        if isinstance(part, Mapping) and isinstance(part.get(key), str):
+            return part[key]
+    return None
+
+
+def _absolute(path: str | Path | None) -> str | None:
+    return None if path is None else str(Path(path).expanduser().resolve())
