@@ -32,6 +32,7 @@ import threading
 import time
 from collections import Counter
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Callable
 
 FAULTS = ("429", "500", "503", "not-json", "empty-choices", "drop", "stall")
 MALFORMED = frozenset({"not-json", "empty-choices"})
@@ -78,6 +79,7 @@ class FaultServer:
         model: str = "fake-model",
         seed: int = 0,
         port: int = 0,
+        answer: Callable[[dict], str] | None = None,
     ) -> None:
         """
         Args:
@@ -88,6 +90,7 @@ class FaultServer:
             retry_after: the Retry-After header sent with 429.
             always_fail: keys that get HTTP 500 on every attempt (the client must give up).
             model: the one model ``/v1/models`` lists.
+            answer: the answer text for a request body; None answers ``expected_answer(key)``.
         """
         self.fault_rate = fault_rate
         self.max_faults = max_faults
@@ -99,6 +102,9 @@ class FaultServer:
         self.broken = False
         self.model = model
         self.seed = seed
+        self.answer = answer
+        self.bodies: list[dict] = []
+        """Every chat request body received, in arrival order."""
         self.attempts: Counter[str] = Counter()
         self.answered: Counter[str] = Counter()
         self.stats: Counter[str] = Counter()
@@ -190,6 +196,7 @@ class _Handler(BaseHTTPRequestHandler):
             return
         key = request_key(body)
         with owner._lock:
+            owner.bodies.append(body)
             attempt = owner.attempts[key]
             owner.attempts[key] += 1
         fault = owner.plan(key, attempt)
@@ -213,7 +220,7 @@ class _Handler(BaseHTTPRequestHandler):
         else:
             if owner.latency:
                 owner._stopping.wait(owner.latency)
-            text = expected_answer(key)
+            text = owner.answer(body) if owner.answer else expected_answer(key)
             with owner._lock:
                 owner.answered[key] += 1
             self._json(200, {

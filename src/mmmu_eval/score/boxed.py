@@ -3,7 +3,8 @@
 The prompt asks for the final letter inside ``\\boxed{}``; the parser takes the LAST boxed
 answer, and the item earns a reward of 1.0 when it equals the gold answer case-insensitively
 (after trimming surrounding whitespace) and 0.0 otherwise. Nothing else in the response counts,
-and there is no random fallback: no box means reward 0.0.
+and there is no random fallback: no box means reward 0.0. For an open MMMU question the box
+holds the answer text, and ``judge`` matches it with the official open-answer matching.
 
 >>> last_boxed(r"First \\boxed{A}, no: \\boxed{ c }")
 'c'

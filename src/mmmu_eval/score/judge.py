@@ -8,7 +8,7 @@ name     multiple choice                                  open questions
 official the benchmark's own parser (MMMU or MMMU-Pro)    official open parse and match
 mmmu     the MMMU parser, whatever the benchmark          official open parse and match
 mmmu-pro the MMMU-Pro parser, whatever the benchmark      official open parse and match
-boxed    last ``\\boxed{}``, exact, case-insensitive      the same
+boxed    last ``\\boxed{}``, exact, case-insensitive      last box, official matching
 strict   explicit ``Answer: X`` or boxed letter only      last ``Answer:`` line or box, matched
 eval-only the text as it is, compared exactly (no parsing)  official open parse and match
 ======== ================================================ =====================================
@@ -97,8 +97,10 @@ def _judge_choice(item: Item, text: str, parser: str, rng: random.Random | None)
 
 def _judge_open(item: Item, text: str, parser: str) -> Verdict:
     if parser == "boxed":
+        # The box holds the answer; whether it is right is the official open matching's call
+        # (gold "36" accepts "36 watts" and "36.0"), as for strict. The box is the prediction.
         pred = last_boxed(text)
-        correct = item.answer is not None and boxed_reward(text, item.answer) == 1.0
+        correct = item.answer is not None and pred is not None and eval_open(item.answer, parse_open(pred))
         return Verdict(item.id, parser, pred, correct)
     if parser == "strict":
         stated = strict_open(text)

@@ -1,0 +1,55 @@
+"""The environments for verifiers' classic API (up to 0.3): a ``SingleTurnEnv`` over the same examples.
+
+The classic ``vf-eval mmmu-pro -a '{"mode": "vision"}'`` imports the module the id names and
+calls its ``load_environment(**args)``; this builds the environment from ``examples`` (the
+dataset: ``prompt``, ``answer``, ``info``, ``task``) and a rubric of ``rewards.scores``: the
+reward ``boxed_correct`` (weight 1) and the metrics ``official_correct`` and ``boxed_found``
+(weight 0, reported beside it). Items that cannot be asked are logged with their id and left out.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from mmmu_eval.environments.examples import examples
+from mmmu_eval.environments.rewards import scores
+
+
+def boxed_correct(completion: Any, info: Any = None, **_: Any) -> float:
+    """1.0 when the last ``\\boxed{}`` holds the gold answer (the ``boxed`` parser), else 0.0."""
+    return scores(completion, {"info": _info(info)})["boxed_correct"]
+
+
+def official_correct(completion: Any, info: Any = None, **_: Any) -> float:
+    """The official parser's verdict, deterministic (an unparseable answer counts 0)."""
+    return scores(completion, {"info": _info(info)})["official_correct"]
+
+
+def boxed_found(completion: Any, info: Any = None, **_: Any) -> float:
+    """1.0 when the completion has a closed ``\\boxed{}``."""
+    return scores(completion, {"info": _info(info)})["boxed_found"]
+
+
+def load_environment(env_id: str, **args: Any) -> Any:
+    """A ``verifiers.SingleTurnEnv`` of the benchmark ``env_id`` names, over ``examples(**args)``."""
+    import verifiers as vf
+    from datasets import Dataset
+
+    rows = [
+        {
+            "prompt": example["prompt"],
+            # One type per column: an open question's several accepted answers travel as JSON.
+            "answer": example["answer"] if isinstance(example["answer"], str) else json.dumps(example["answer"]),
+            "info": json.dumps(example["info"]),
+            "task": env_id,
+        }
+        for example in examples(env_id, **args)
+    ]
+    rubric = vf.Rubric(funcs=[boxed_correct, official_correct, boxed_found], weights=[1.0, 0.0, 0.0])
+    return vf.SingleTurnEnv(eval_dataset=Dataset.from_list(rows), rubric=rubric)
+
+
+def _info(info: Any) -> dict[str, Any]:
+    """The example's info, which travels through the dataset as JSON (its fields vary in type)."""
+    return json.loads(info) if isinstance(info, str) else dict(info or {})
