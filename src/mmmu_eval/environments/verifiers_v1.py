@@ -185,7 +185,10 @@ class MMMUTaskset(_ItemsTaskset, vf.Taskset[ItemTask, MMMUConfig]):
 def _task(example: dict[str, Any] | DataError, config: vf.TaskConfig) -> ItemTask:
     if isinstance(example, DataError):
         item_id = example.item_id or str(example).split(":", 1)[0]
-        return ItemTask(ItemData(id=item_id, name=item_id, problem=str(example)), config)
+        # verifiers refuses a task without a prompt before its setup runs; the prompt is never
+        # sent, because the setup fails first with the problem.
+        problem = str(example)
+        return ItemTask(ItemData(id=item_id, name=item_id, prompt=problem, problem=problem), config)
     data = ItemData(id=example["id"], name=example["id"], prompt=example["prompt"],
                     answer=example["answer"], info=example["info"])
     return ItemTask(data, config)

@@ -1,0 +1,70 @@
+"""reward() and scores(): the boxed parser's verdict, with the official one and the format beside it."""
+
+from __future__ import annotations
+
+import pytest
+
+from mmmu_eval.environments import reward, scores
+
+
+def example(answer, question_type="multiple-choice", options=("red", "green", "blue", "grey"), benchmark="mmmu-pro"):
+    answers = [answer] if isinstance(answer, str) else list(answer)
+    return {
+        "id": "x", "answer": answer,
+        "info": {"id": "validation_Art_1", "benchmark": benchmark, "split": "test", "subject": "Art",
+                 "setting": "standard-10" if benchmark == "mmmu-pro" else None, "discipline": "Art and Design",
+                 "question_type": question_type, "options": list(options) if question_type != "open" else [],
+                 "answers": answers},
+    }
+
+
+# completion, gold, expected (boxed_correct, official_correct, boxed_found), why
+CHOICE_ROWS = [
+    ("so \\boxed{B}", "B", (1.0, 0.0, 1.0), "the box holds the gold; the official parser reads no letter in a box"),
+    ("so \\boxed{b}", "B", (1.0, 0.0, 1.0), "case-insensitive"),
+    ("\\boxed{A} no wait \\boxed{ B }", "B", (1.0, 1.0, 1.0), "the last box counts, trimmed; official reads the spaced B"),
+    ("Answer: B", "B", (0.0, 1.0, 0.0), "no box: no reward, though the official parser is right"),
+    ("The answer is (C).", "B", (0.0, 0.0, 0.0), "wrong everywhere"),
+    ("\\boxed{B", "B", (0.0, 1.0, 0.0), "a box never closed is no box (the official parser reads the trailing B)"),
+    ("nothing to parse here", "B", (0.0, 0.0, 0.0), "the official fallback counts 0, never a random letter"),
+    ("<think>\\boxed{B}</think> The answer is \\boxed{C}", "B", (0.0, 0.0, 1.0), "the think block is removed first"),
+    ("<think>\\boxed{B}</think>", "B", (0.0, 0.0, 0.0), "a box only inside the think block does not count"),
+]
+
+OPEN_ROWS = [
+    ("\\boxed{36 watts}", "36", (1.0, 1.0, 1.0), "the box's text goes to the official open matching"),
+    ("\\boxed{36.0}", "36", (1.0, 1.0, 1.0), "numbers match after rounding"),
+    ("\\boxed{42}", "36", (0.0, 0.0, 1.0), "a box with the wrong number"),
+    ("The answer is 36", "36", (0.0, 1.0, 0.0), "the official matcher reads it; no box, no reward"),
+    ("\\boxed{Paris, France}", ["Paris", "paris, france"], (1.0, 1.0, 1.0), "any accepted answer"),
+]
+
+
+@pytest.mark.parametrize("completion,gold,expected,why", CHOICE_ROWS)
+def test_multiple_choice_rows(completion, gold, expected, why):
+    got = scores(completion, example(gold))
+    assert (got["boxed_correct"], got["official_correct"], got["boxed_found"]) == expected, why
+    assert reward(completion, example(gold)) == expected[0]
+
+
+@pytest.mark.parametrize("completion,gold,expected,why", OPEN_ROWS)
+def test_open_rows(completion, gold, expected, why):
+    got = scores(completion, example(gold, question_type="open", benchmark="mmmu"))
+    assert (got["boxed_correct"], got["official_correct"], got["boxed_found"]) == expected, why
+
+
+@pytest.mark.parametrize("completion", [
+    "\\boxed{B}",
+    {"role": "assistant", "content": "\\boxed{B}"},
+    [{"role": "user", "content": "q"}, {"role": "assistant", "content": "\\boxed{A}"},
+     {"role": "assistant", "content": [{"type": "text", "text": "\\boxed{"}, {"type": "text", "text": "B}"}]}],
+], ids=["text", "message", "conversation"])
+def test_every_completion_shape_reads_the_last_assistant_text(completion):
+    assert reward(completion, example("B")) == 1.0
+
+
+def test_an_official_parser_crash_scores_official_zero_not_an_exception():
+    """A nested option list makes the official content pass crash; the reward still comes back."""
+    bad = example("A", options=("a", ["nested", "list"], "c"))
+    assert scores("well, it is somewhere in this long text", bad) == {
+        "boxed_correct": 0.0, "official_correct": 0.0, "boxed_found": 0.0}

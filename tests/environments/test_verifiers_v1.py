@@ -1,0 +1,130 @@
+"""The verifiers (0.4+) environments: found by name, prompts as ``--prompt boxed``, rewards as our parsers.
+
+The evaluation runs through verifiers' own ``vf-eval`` command against the fake OpenAI-compatible
+server, which answers each item in or out of a box (its answer is a function of the request);
+every saved rollout is then checked against ``judge`` on the text the server sent.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+
+import pytest
+
+vf = pytest.importorskip("verifiers.v1", reason="needs the verifiers extra (pip install 'mmmu-eval[verifiers]')")
+
+from environments.conftest import BAD  # noqa: E402
+from fakes.fault_server import FaultServer  # noqa: E402
+from fakes.verifiers_eval import vf_eval  # noqa: E402
+from mmmu_eval.environments import examples  # noqa: E402
+from mmmu_eval.environments.examples import item_from_info  # noqa: E402
+from mmmu_eval.errors import ConfigError  # noqa: E402
+from mmmu_eval.score.judge import judge  # noqa: E402
+
+import mmmu  # noqa: E402
+import mmmu_pro  # noqa: E402
+
+pytestmark = pytest.mark.slow
+
+ANSWERS = (
+    "Reasoning... so the answer is \\boxed{{{letter}}}",  # boxed
+    "The answer is ({letter}).",                          # the official format, no box
+    "\\boxed{{{letter}}} hmm, or maybe \\boxed{{B}}",     # the last box counts
+    "I cannot tell.",                                     # nothing to parse: official counts 0
+    "\\boxed{{36 watts}}",                                # an open-style box
+)
+
+
+def scripted(body: dict) -> str:
+    """An answer derived from the request's text: one of ANSWERS, with a letter A-D."""
+    digest = hashlib.sha256(json.dumps(body["messages"], sort_keys=True).encode()).digest()
+    return ANSWERS[digest[0] % len(ANSWERS)].format(letter="ABCD"[digest[1] % 4])
+
+
+def tasks_of(env) -> list:
+    return list(env.taskset)
+
+
+@pytest.mark.parametrize("module,env_id,kwargs", [
+    (mmmu_pro, "mmmu-pro", {"mode": "standard"}),
+    (mmmu_pro, "mmmu-pro", {"mode": "vision"}),
+    (mmmu_pro, "mmmu-pro", {"setting": "standard-4"}),
+    (mmmu, "mmmu", {"split": "validation"}),
+    (mmmu, "mmmu", {"split": "dev"}),
+])
+def test_load_environment_on_the_sample_gives_the_examples_as_tasks(module, env_id, kwargs):
+    env = module.load_environment(data="sample", **kwargs)
+    assert isinstance(env, vf.Env)
+    tasks = tasks_of(env)
+    expected = list(examples(env_id, data="sample", **kwargs))
+    assert [t.data.id for t in tasks] == [e["id"] for e in expected] and tasks
+    for task, example in zip(tasks, expected):
+        wire = [vf.dialects.chat.message_to_wire(m) for m in task.data.prompt]
+        assert json.dumps(wire) == json.dumps(example["prompt"])
+        assert task.data.answer == example["answer"] and task.data.info == example["info"]
+        assert task.key == example["id"]
+
+
+def test_verifiers_finds_both_environments_by_name():
+    from verifiers.v1.utils.loaders import default_harness_id, environment_class, taskset_class
+
+    assert taskset_class("mmmu-pro").__name__ == "MMMUProTaskset"
+    assert taskset_class("mmmu").__name__ == "MMMUTaskset"
+    assert environment_class("mmmu-pro").__name__ == "SingleTurnEnv"
+    assert default_harness_id("mmmu-pro") == "mmmu-pro"  # the taskset's own single-turn harness
+
+
+def test_wrong_arguments_are_one_config_error():
+    with pytest.raises(ConfigError, match="contradicts"):
+        mmmu_pro.load_environment(mode="vision", setting="standard-10", data="sample")
+    with pytest.raises(ConfigError, match="split"):
+        mmmu.load_environment(split="train", data="sample")
+
+
+@pytest.mark.parametrize("env_id,taskset,where", [
+    ("mmmu-pro", {"mode": "vision"}, {"setting": "vision"}),
+    ("mmmu-pro", {"mode": "standard"}, {"setting": "standard-10"}),
+    ("mmmu", {"split": "validation", "subset": "Accounting"}, {"split": "validation"}),
+], ids=["pro-vision", "pro-standard-10", "mmmu-validation"])
+def test_vf_eval_rewards_equal_our_parsers_on_the_same_responses(tmp_path, snapshot, env_id, taskset, where):
+    with FaultServer(fault_rate=0.0, answer=scripted) as server:
+        run = vf_eval(env_id, server.url, tmp_path, data=snapshot, **taskset)
+        bodies = list(server.bodies)
+    episodes = run.episodes
+    good = {e["id"]: e for e in examples(env_id, data=snapshot, on_problem=lambda _: None,
+                                          **{k: v for k, v in taskset.items()})}
+    bad = BAD[where.get("setting") or where["split"]]
+    assert {ep["task"]["data"]["id"] for ep in episodes} == set(good) | set(bad)
+    assert len(bodies) == len(good)  # bad items never reach the model
+
+    # What reached the server is the --prompt boxed request, byte for byte.
+    sent = {json.dumps(b["messages"]) for b in bodies}
+    assert sent == {json.dumps(e["prompt"]) for e in good.values()}
+
+    verdicts = set()
+    for episode in episodes:
+        item_id = episode["task"]["data"]["id"]
+        trace = episode["traces"][0]
+        if item_id in bad:
+            assert not episode["ok"] and bad[item_id] in json.dumps(trace["errors"] or episode["errors"])
+            assert item_id in json.dumps(trace["errors"] or episode["errors"])
+            continue
+        assert episode["ok"] and trace["task"]["data"]["info"]["id"] == item_id
+        reply = trace["nodes"][-1]["message"]["content"]
+        item = item_from_info(trace["task"]["data"]["info"])
+        assert trace["rewards"]["boxed_correct"]["score"] == float(judge(item, reply, "boxed", None).correct)
+        official = judge(item, reply, "official", None)
+        assert trace["metrics"]["official_correct"] == float(official.correct)
+        assert trace["metrics"]["boxed_found"] == float("\\boxed{" in reply and "}" in reply.split("\\boxed{")[-1])
+        verdicts.add(trace["rewards"]["boxed_correct"]["score"])
+    assert verdicts <= {0.0, 1.0} and len(good) >= 2
+
+
+def test_vf_eval_on_the_bundled_sample_saves_every_item_with_its_id(tmp_path):
+    with FaultServer(fault_rate=0.0, answer=scripted) as server:
+        run = vf_eval("mmmu-pro", server.url, tmp_path, mode="vision", data="sample")
+    ids = [ep["task"]["data"]["id"] for ep in run.episodes]
+    assert sorted(ids) == sorted(e["id"] for e in examples("mmmu-pro", mode="vision", data="sample"))
+    assert all(ep["ok"] for ep in run.episodes)
+    assert (run.run_dir / "configs" / "resolved" / "eval.json").is_file()
