@@ -4,15 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from fakes.parquet_rows import LocalHub
-from mmmu_eval.dataset import hub, parquet
-
-
-@pytest.fixture(autouse=True)
-def _fresh_image_cache():
-    parquet.clear_cache()
-    yield
-    parquet.clear_cache()
+from fakes.parquet_rows import LocalHub, fresh_image_cache  # noqa: F401 (autouse)
+from mmmu_eval.dataset import hub
 
 
 @pytest.fixture

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from fakes.parquet_rows import image_cell, mmmu_row, png, pro_row, vision_row, write_mmmu, write_pro
-from mmmu_eval.dataset import parquet
+from fakes.parquet_rows import (  # noqa: F401 (fresh_image_cache is autouse)
+    fresh_image_cache, image_cell, mmmu_row, png, pro_row, vision_row, write_mmmu, write_pro,
+)
 
 #: A distinct PNG per image field, so a test can tell which image went where.
 IMAGES = {n: png((40 * n, 255 - 30 * n, 17 * n)) for n in range(1, 8)}
@@ -25,13 +26,6 @@ BAD = {
 
 def images(*numbers: int) -> dict[str, object]:
     return {f"image_{n}": image_cell(IMAGES[n], f"img{n}.png") for n in numbers}
-
-
-@pytest.fixture(autouse=True)
-def _fresh_image_cache():
-    parquet.clear_cache()
-    yield
-    parquet.clear_cache()
 
 
 @pytest.fixture

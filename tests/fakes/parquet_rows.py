@@ -17,9 +17,11 @@ from pathlib import Path
 from typing import Iterable, Mapping
 
 import pyarrow as pa
+import pytest
 import pyarrow.parquet as pq
 from PIL import Image
 
+from mmmu_eval.dataset import parquet
 from mmmu_eval.dataset.layout import PRO_CONFIGS
 from mmmu_eval.dataset.schema import (
     MMMU_COLUMNS,
@@ -177,3 +179,12 @@ __all__ = [
     "LocalHub", "Row", "drop_column", "image_cell", "is_image_column", "mmmu_row", "png", "pro_row",
     "vision_row", "write_mmmu", "write_parquet", "write_pro",
 ]
+
+
+@pytest.fixture(autouse=True)
+def fresh_image_cache():
+    """Import into a conftest: every test there starts and ends with an empty image cache, so
+    files a test rewrites are read again."""
+    parquet.clear_cache()
+    yield
+    parquet.clear_cache()

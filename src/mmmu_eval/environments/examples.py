@@ -129,24 +129,21 @@ def examples(
 def iter_examples(
     benchmark: str,
     *,
-    setting: str | None = None,
-    mode: str | None = None,
-    data: str | Path = "hub",
-    subset: str | Sequence[str] | None = None,
-    split: str | None = None,
-    revision: str | None = None,
     seed: int | None = None,
     limit: int | None = None,
     image_layout: str = "interleaved",
     max_image_pixels: int | None = None,
+    **selection: Any,
 ) -> Iterator[Union[Example, DataError]]:
     """As ``examples``, but each item that cannot be asked is yielded as its DataError.
+
+    ``selection`` is ``examples``' setting, mode, data, subset, split and revision.
 
     Rows the dataset could not read at all come first (they have no place in the order),
     then the selected items in order, each an example or the error that stopped it. An
     adapter that records failures (the verifiers taskset) keeps every one as a task.
     """
-    dataset = _load(benchmark, setting, mode, data, subset, split, revision)
+    dataset = _load(benchmark, **selection)
     protocol = EvalProtocol(dataset.benchmark, dataset.setting, PROMPT_MODE, image_layout=image_layout)
     yield from dataset.problems
     items = list(dataset.items)
@@ -221,8 +218,8 @@ def item_from_info(info: dict[str, Any]) -> Item:
 
 
 def _load(
-    benchmark: str, setting: str | None, mode: str | None, data: str | Path,
-    subset: str | Sequence[str] | None, split: str | None, revision: str | None,
+    benchmark: str, *, setting: str | None = None, mode: str | None = None, data: str | Path = "hub",
+    subset: str | Sequence[str] | None = None, split: str | None = None, revision: str | None = None,
 ) -> Dataset:
     resolved = resolve_setting(benchmark, setting, mode)
     if benchmark == "mmmu":
