@@ -70,3 +70,104 @@ def published_for(key: str) -> list[Published]:
         if key in e["scores"]
     ]
     return sorted(rows, key=lambda p: -p.percent)
+
+
+# -- the MMMU human experts -------------------------------------------------------------------
+
+#: What ``expert_levels`` says of each level: the whole interval at or above it, wholly below, or neither.
+REACHES = ("yes", "no", "within interval")
+_EPSILON = 1e-9
+
+
+@dataclass(frozen=True, slots=True)
+class ExpertLevel:
+    """One tier of the MMMU human experts on the validation set."""
+
+    name: str
+    """``Human Expert (Low)``, as the leaderboard names it."""
+    level: str
+    """``low``, ``medium`` or ``high``."""
+    percent: float
+    """Validation accuracy in percent, as published."""
+
+
+def experts() -> tuple[ExpertLevel, ...]:
+    """The three expert tiers, lowest first (published.json ``experts``)."""
+    return tuple(ExpertLevel(e["name"], e["level"], float(e["percent"])) for e in _data()["experts"]["levels"])
+
+
+def experts_source() -> Source:
+    """Where the expert figures come from (the MMMU leaderboard, 2024-01-31)."""
+    return sources()[_data()["experts"]["source"]]
+
+
+def expert_levels(accuracy: float, ci95: tuple[float, float] | None) -> list[dict]:
+    """Place an MMMU validation accuracy against the three human-expert tiers.
+
+    A tier is reached ("yes") only when the whole 95% interval is at or above it, and missed
+    ("no") only when the whole interval is below it; otherwise the data cannot tell
+    ("within interval"). Without an interval the point estimate decides.
+
+    Args:
+        accuracy: the model's MMMU validation accuracy as a fraction in [0, 1] (as results.json).
+        ci95: its 95% interval ``(low, high)`` as fractions, or None.
+
+    Returns:
+        One dict per tier, lowest first: ``name``, ``level``, ``percent`` (published, in %),
+        ``score`` (the same as a fraction), ``reaches`` (one of ``REACHES``).
+
+    Raises:
+        ValueError: a value outside [0, 1] (a percentage passed by mistake).
+
+    >>> [x["reaches"] for x in expert_levels(0.80, (0.77, 0.83))]
+    ['yes', 'within interval', 'no']
+    """
+    low, high = (accuracy, accuracy) if ci95 is None else (float(ci95[0]), float(ci95[1]))
+    for value in (accuracy, low, high):
+        if not 0.0 <= value <= 1.0:
+            raise ValueError(f"expert_levels takes fractions in [0, 1], not {value!r} (a percentage?)")
+    out = []
+    for tier in experts():
+        score = tier.percent / 100
+        if low >= score - _EPSILON:  # so that 381/500 = 0.762 reaches 76.2 despite float rounding
+            reaches = "yes"
+        elif high < score - _EPSILON:
+            reaches = "no"
+        else:
+            reaches = "within interval"
+        out.append({"name": tier.name, "level": tier.level, "percent": tier.percent, "score": round(score, 6), "reaches": reaches})
+    return out
+
+
+def expert_line(accuracy: float, ci95: tuple[float, float] | None) -> str:
+    """One plain sentence: which expert tiers the model reaches, misses, or cannot be told from.
+
+    >>> expert_line(0.80, (0.77, 0.83))
+    'MMMU validation 80.0% (95% CI 77.0-83.0%) against human experts (Low 76.2%, Medium 82.6%, High 88.6%; MMMU leaderboard, 2024-01-31): reaches Low; Medium lies within the interval (undecided); below High.'
+    """
+    levels = expert_levels(accuracy, ci95)
+    where = f"{100 * accuracy:.1f}%"
+    if ci95 is not None:
+        where += f" (95% CI {100 * ci95[0]:.1f}-{100 * ci95[1]:.1f}%)"
+    tiers = ", ".join(f"{x['level'].capitalize()} {x['percent']:.1f}%" for x in levels)
+    by = {r: [x["level"].capitalize() for x in levels if x["reaches"] == r] for r in REACHES}
+    if len(by["yes"]) == len(levels):
+        verdict = "reaches all three tiers"
+    elif len(by["no"]) == len(levels):
+        verdict = "below all three tiers"
+    else:
+        parts = []
+        if by["yes"]:
+            parts.append("reaches " + _and(by["yes"]))
+        if by["within interval"]:
+            inside = by["within interval"]
+            verb = "lies" if len(inside) == 1 else "lie"
+            parts.append(f"{_and(inside)} {verb} within the interval (undecided)")
+        if by["no"]:
+            parts.append("below " + _and(by["no"]))
+        verdict = "; ".join(parts)
+    return f"MMMU validation {where} against human experts ({tiers}; MMMU leaderboard, 2024-01-31): {verdict}."
+
+
+def _and(names: list[str]) -> str:
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
