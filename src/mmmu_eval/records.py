@@ -198,6 +198,8 @@ class Response:
     """Why the item failed (status ``error``), or the last retried error; None otherwise."""
     notes: tuple[str, ...] = ()
     """Per-item remarks such as image down-scaling."""
+    reasoning_tokens: int | None = None
+    """Of ``completion_tokens``, those spent reasoning, where the server reports it; None otherwise."""
 
     @property
     def scorable(self) -> bool:

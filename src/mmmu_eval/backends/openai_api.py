@@ -559,8 +559,15 @@ def parse_completion(item_id: str, data: Any, *, notes: tuple[str, ...] = ()) ->
         finish_reason=finish,
         prompt_tokens=_int_or_none(usage.get("prompt_tokens")),
         completion_tokens=_int_or_none(usage.get("completion_tokens")),
+        reasoning_tokens=reasoning_tokens(usage),
         notes=notes,
     )
+
+
+def reasoning_tokens(usage: dict[str, Any]) -> int | None:
+    """``usage.completion_tokens_details.reasoning_tokens``, where the server reports it."""
+    details = usage.get("completion_tokens_details")
+    return _int_or_none(details.get("reasoning_tokens")) if isinstance(details, dict) else None
 
 
 def _int_or_none(value: object) -> int | None:

@@ -80,6 +80,7 @@ _CHECKS: dict[str, tuple[Callable[[Any], bool], str]] = {
     "finish_reason": (_opt_str, "a string or null"),
     "prompt_tokens": (lambda v: v is None or _count(v), "a whole number >= 0 or null"),
     "completion_tokens": (lambda v: v is None or _count(v), "a whole number >= 0 or null"),
+    "reasoning_tokens": (lambda v: v is None or _count(v), "a whole number >= 0 or null"),
     "latency_s": (_seconds, "a number of seconds >= 0"),
     "attempts": (lambda v: _count(v) and v >= 1, "a whole number >= 1"),
     "error": (_opt_str, "a string or null"),

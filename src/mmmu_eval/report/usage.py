@@ -1,0 +1,161 @@
+"""What a run (or a suite of runs) cost: requests, retries, tokens, latency, and dollars.
+
+``usage_summary`` reads nothing but Response records, so a run sums its own responses and a
+suite sums the responses of all its runs together. Token counts are what the servers reported
+(``usage`` of each completion); a server that reports none leaves the count None rather than a
+guessed zero. Reasoning tokens are part of the completion tokens (OpenAI's
+``completion_tokens_details.reasoning_tokens``), so they are shown, never added again.
+
+An item whose request could not be built (a missing image) is stored as an ``error`` response
+with the note ``NOT_SENT``: it is counted among the errors, but no request went out for it.
+
+>>> usage_summary(store.responses().values(), price_input=2.5, price_output=10.0)["cost"]["total_usd"]
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+from typing import TypedDict
+
+from mmmu_eval.records import Response
+
+__all__ = ["NOT_SENT", "Cost", "Latency", "Usage", "cost", "percentile", "usage_summary"]
+
+#: The note on a stored error whose request was never sent (it could not be built).
+NOT_SENT = "not sent: the request could not be built"
+
+#: Prices are per this many tokens.
+PER = 1_000_000
+
+
+class Latency(TypedDict):
+    """Seconds from a request's first attempt to its final answer, over the answered requests."""
+
+    p50: float
+    p95: float
+    max: float
+
+
+class Cost(TypedDict):
+    """Dollars at the prices the user gave; a part is None when its price or its tokens are unknown."""
+
+    price_input_per_million: float | None
+    price_output_per_million: float | None
+    input_usd: float | None
+    """prompt_tokens x price_input / 1e6."""
+    output_usd: float | None
+    """completion_tokens (reasoning included) x price_output / 1e6."""
+    total_usd: float | None
+    """input_usd + output_usd, when both are known."""
+
+
+class Usage(TypedDict):
+    """The ``usage`` section of results.json (and, summed over runs, of suite.json)."""
+
+    requests: int
+    """Requests sent: one per response, less those never sent (``not_sent``)."""
+    attempts: int
+    """Tries over those requests (a request retried twice counts 3)."""
+    retries: int
+    """attempts - requests."""
+    errors: int
+    """Responses with status ``error`` (never sent ones included)."""
+    not_sent: int
+    """Items whose request could not be built, so nothing was sent."""
+    prompt_tokens: int | None
+    """Sum over the responses that reported it; None when none did."""
+    completion_tokens: int | None
+    reasoning_tokens: int | None
+    """Part of completion_tokens; None when no server reported it."""
+    responses_with_usage: int
+    """Responses that reported prompt or completion tokens (the sums cover only these)."""
+    latency_s: Latency | None
+    """None when no request was answered."""
+    cost: Cost | None
+    """None when no price was given."""
+
+
+def usage_summary(
+    responses: Iterable[Response], *, price_input: float | None = None, price_output: float | None = None
+) -> Usage:
+    """Sum the usage of ``responses`` and, when prices are given, their cost.
+
+    Args:
+        responses: the stored responses (one per item: the last record of each).
+        price_input: USD per million prompt tokens, or None.
+        price_output: USD per million completion tokens (reasoning included), or None.
+
+    Returns:
+        The Usage dict (see its fields). Latency percentiles are nearest-rank over the answered
+        (``ok`` and ``truncated``) responses, so each is a latency that really occurred.
+    """
+    requests = attempts = errors = not_sent = reported = 0
+    prompt: list[int] = []
+    completion: list[int] = []
+    reasoning: list[int] = []
+    latencies: list[float] = []
+    for r in responses:
+        if r.status == "error":
+            errors += 1
+        if NOT_SENT in r.notes:
+            not_sent += 1
+            continue
+        requests += 1
+        attempts += r.attempts
+        if r.prompt_tokens is not None or r.completion_tokens is not None:
+            reported += 1
+        if r.prompt_tokens is not None:
+            prompt.append(r.prompt_tokens)
+        if r.completion_tokens is not None:
+            completion.append(r.completion_tokens)
+        if r.reasoning_tokens is not None:
+            reasoning.append(r.reasoning_tokens)
+        if r.status != "error":
+            latencies.append(r.latency_s)
+    prompt_tokens = sum(prompt) if prompt else None
+    completion_tokens = sum(completion) if completion else None
+    latencies.sort()
+    latency: Latency | None = None
+    if latencies:
+        latency = {"p50": percentile(latencies, 50), "p95": percentile(latencies, 95), "max": latencies[-1]}
+    return {
+        "requests": requests,
+        "attempts": attempts,
+        "retries": attempts - requests,
+        "errors": errors,
+        "not_sent": not_sent,
+        "prompt_tokens": prompt_tokens,
+        "completion_tokens": completion_tokens,
+        "reasoning_tokens": sum(reasoning) if reasoning else None,
+        "responses_with_usage": reported,
+        "latency_s": latency,
+        "cost": cost(prompt_tokens, completion_tokens, price_input=price_input, price_output=price_output),
+    }
+
+
+def cost(
+    prompt_tokens: int | None, completion_tokens: int | None, *, price_input: float | None, price_output: float | None
+) -> Cost | None:
+    """Dollars for token counts at per-million prices; None when neither price is given."""
+    if price_input is None and price_output is None:
+        return None
+    input_usd = None if price_input is None or prompt_tokens is None else prompt_tokens * price_input / PER
+    output_usd = None if price_output is None or completion_tokens is None else completion_tokens * price_output / PER
+    return {
+        "price_input_per_million": price_input,
+        "price_output_per_million": price_output,
+        "input_usd": input_usd,
+        "output_usd": output_usd,
+        "total_usd": None if input_usd is None or output_usd is None else input_usd + output_usd,
+    }
+
+
+def percentile(ordered: list[float], p: float) -> float:
+    """The nearest-rank p-th percentile of an ascending, non-empty list.
+
+    >>> percentile([1.0, 2.0, 3.0, 4.0], 50)
+    2.0
+    """
+    rank = max(1, math.ceil(p / 100 * len(ordered)))
+    return ordered[rank - 1]
