@@ -25,6 +25,8 @@ MMMU_SPLITS = ("dev", "validation", "test")
 PRO_SETTINGS = ("standard-10", "standard-4", "vision")
 PROMPT_MODES = ("direct", "cot", "boxed", "ocr")
 IMAGE_LAYOUTS = ("interleaved", "images-first", "text-then-images")
+#: What happens to an image no ``<image N>`` token refers to: left out (the official scripts) or appended.
+UNREFERENCED_IMAGES = ("official", "append")
 
 
 #: (field, type, lower bound, bound allowed): checked when a RunConfig is built.
@@ -41,6 +43,8 @@ _NUMBER_RULES: tuple[tuple[str, type | tuple[type, ...], float, bool], ...] = (
     ("batch_size", int, 1, True),
     ("tensor_parallel_size", int, 1, True),
     ("fallback_seed", int, 0, True),
+    ("price_input", (int, float), 0, True),
+    ("price_output", (int, float), 0, True),
 )
 
 
@@ -62,6 +66,7 @@ class RunConfig:
     out: Path | None = field(default=None, metadata={"help": "run directory; None picks runs/<benchmark>-<model>-<time>"})
     resume: bool = field(default=False, metadata={"help": "continue the run in `out`, re-running only missing and failed items"})
     image_layout: str = field(default="interleaved", metadata={"help": "interleaved, images-first, or text-then-images (the official GPT script)"})
+    unreferenced_images: str = field(default="official", metadata={"help": "images no <image N> token refers to: official (not sent, as the official scripts) or append (sent after the referenced ones; not official)"})
     # Generation
     max_tokens: int | None = field(default=None, metadata={"help": "most new tokens per answer (tokens)"})
     temperature: float | None = field(default=None, metadata={"help": "sampling temperature; None leaves the backend default (greedy for hf)"})
@@ -88,6 +93,9 @@ class RunConfig:
     fallback_seed: int = field(default=42, metadata={"help": "seed of the official random fallback (42, as the official scorer)"})
     answers: Path | None = field(default=None, metadata={"help": "answer file (official answer-dict format) for the test split"})
     html: bool = field(default=True, metadata={"help": "write report.html at the end of the run"})
+    # Cost (recorded in manifest.json; results.json prices the run's token usage with them)
+    price_input: float | None = field(default=None, metadata={"help": "USD per million prompt tokens, to price the run"})
+    price_output: float | None = field(default=None, metadata={"help": "USD per million completion tokens (reasoning included), to price the run"})
 
     def __post_init__(self) -> None:
         if self.benchmark not in BENCHMARKS:
@@ -110,6 +118,10 @@ class RunConfig:
                 raise ConfigError("--prompt ocr applies to --setting vision only")
         if self.image_layout not in IMAGE_LAYOUTS:
             raise ConfigError(f"--image-layout {self.image_layout!r} is not one of {', '.join(IMAGE_LAYOUTS)}")
+        if self.unreferenced_images not in UNREFERENCED_IMAGES:
+            raise ConfigError(
+                f"--unreferenced-images {self.unreferenced_images!r} is not one of {', '.join(UNREFERENCED_IMAGES)}"
+            )
         if self.shard is not None:
             k, n = self.shard
             if not (n >= 1 and 1 <= k <= n):

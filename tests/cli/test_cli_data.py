@@ -138,10 +138,30 @@ def test_show_item_with_a_missing_image_prints_the_item_and_the_error(capsys, tm
     ])
     code, out, _ = run(capsys, "data", "show", "validation_Accounting_1", "--data", str(root))
     assert code == 1
-    assert "  image_1  8x6 PNG\n  image_2  5x4 PNG  (no token refers to it: sent after the referenced images)\n" in out
+    assert "  image_1  8x6 PNG\n  image_2  5x4 PNG  (no token refers to it: not sent, as the official scripts do; --unreferenced-images append sends it)\n" in out
     assert out.endswith(
         "prompt: cannot be built: validation_Accounting_1: the question refers to <image 3> but the item has 2 images\n"
     )
+
+
+def test_show_sends_only_the_images_tokens_refer_to_and_append_adds_the_others(capsys, tmp_path):
+    root = tmp_path / "snap"
+    write_mmmu(root, "Accounting", "validation", [
+        mmmu_row("validation_Accounting_1", question="Compare <image 2> with <image 1>.",
+                 image_2=image_cell(png(size=(5, 4)), "b.png"), image_3=image_cell(png(size=(3, 2)), "c.png")),
+    ])
+    code, out, _ = run(capsys, "data", "show", "validation_Accounting_1", "--data", str(root))
+    assert code == 0
+    assert "  image_3  3x2 PNG  (no token refers to it: not sent, as the official scripts do; " in out
+    assert "Compare [image 2: 5x4 PNG] with [image 1: 8x6 PNG].\n(A) red" in out
+    assert "[image 3" not in out and ", official, fingerprint" in out
+
+    code, out, _ = run(capsys, "data", "show", "validation_Accounting_1", "--data", str(root),
+                       "--unreferenced-images", "append")
+    assert code == 0
+    assert "  image_3  3x2 PNG  (no token refers to it: sent after the referenced images; --unreferenced-images append, not official)" in out
+    assert out.rstrip().endswith("directly.[image 3: 3x2 PNG]\n" + "-" * 72)
+    assert "NOT official" in out
 
 
 @pytest.fixture

@@ -6,7 +6,7 @@ import pytest
 
 from mmmu_eval.errors import DataError
 from mmmu_eval.prompt import EvalProtocol, build_request, prompt_text
-from mmmu_eval.prompt.layout import token_numbers
+from mmmu_eval.prompt.layout import loose_images, token_numbers
 from mmmu_eval.records import ImagePart, TextPart
 
 MMMU = EvalProtocol("mmmu", None, "direct")
@@ -26,7 +26,7 @@ def test_out_of_order_and_repeated_tokens_bind_in_textual_order(item_factory):
     """Token N is image_N wherever it appears; repeats are sent again (section 6.3)."""
     item = item_factory("Compare <image 3> with <image 1>, then <image 3> again.", [], images=(1, 2, 3))
     request = build_request(item, MMMU)
-    assert fields(request) == ["image_3", "image_1", "image_3", "image_2"]
+    assert fields(request) == ["image_3", "image_1", "image_3"]
     assert request.parts[:5] == (
         TextPart("Compare "),
         ImagePart(item.image(3)),
@@ -105,29 +105,51 @@ def test_interleaved_mmmu_replaces_each_token_by_its_image(item_factory):
     assert request.parts == (ImagePart(item.image(1)), TextPart("\n(A) "), ImagePart(item.image(1)), TextPart(MC_TAIL))
 
 
+@pytest.mark.parametrize("benchmark", ["mmmu", "mmmu-pro"])
 @pytest.mark.parametrize(
-    ("layout", "expected_kinds"),
+    ("layout", "official_kinds", "appended_kinds"),
     [
-        ("interleaved", ["text", "image_2", "text", "image_1", "image_3"]),
-        ("images-first", ["image_2", "image_1", "image_3", "text"]),
-        ("text-then-images", ["text", "image_2", "image_1", "image_3"]),
+        ("interleaved", ["text", "image_2", "text"], ["text", "image_2", "text", "image_1", "image_3"]),
+        ("images-first", ["image_2", "text"], ["image_2", "image_1", "image_3", "text"]),
+        ("text-then-images", ["text", "image_2"], ["text", "image_2", "image_1", "image_3"]),
     ],
 )
-def test_unreferenced_images_are_kept_after_the_referenced_ones(item_factory, layout, expected_kinds):
-    """No image is ever dropped: image_1 and image_3 have no token and still go, in field order."""
-    item = item_factory("Look at <image 2>.", ["a", "b"], images=(1, 2, 3))
-    request = build_request(item, EvalProtocol("mmmu", None, "direct", image_layout=layout))
-    kinds = ["text" if isinstance(p, TextPart) else p.image.field for p in request.parts]
-    assert kinds == expected_kinds
+def test_images_no_token_refers_to_are_left_out_unless_appending_is_asked(
+    item_factory, benchmark, layout, official_kinds, appended_kinds
+):
+    """image_1 and image_3 have no token: the official scripts leave them out; append sends them, in field order."""
+    setting = "standard-10" if benchmark == "mmmu-pro" else None
+    item = item_factory("Look at <image 2>.", ["a", "b"], images=(1, 2, 3), benchmark=benchmark, setting=setting,
+                        item_id="test_Economics_3" if setting else "validation_Economics_1")
+    for rule, expected in (("official", official_kinds), ("append", appended_kinds)):
+        protocol = EvalProtocol(benchmark, setting, "direct", image_layout=layout, unreferenced_images=rule)
+        request = build_request(item, protocol)
+        assert [("text" if isinstance(p, TextPart) else p.image.field) for p in request.parts] == expected, rule
+        texts = [p.text for p in request.parts if isinstance(p, TextPart)]
+        assert "".join(texts).count("Look at") == 1  # the text is the same under both rules
+    assert EvalProtocol(benchmark, setting, "direct").unreferenced_images == "official"
 
 
-def test_item_without_any_token_still_sends_its_image(item_factory):
+def test_an_item_without_any_token_sends_no_image_unless_appending(item_factory):
     item = item_factory("What does the chart show?", [], images=(1,))
-    request = build_request(item, MMMU)
-    assert request.parts == (
-        TextPart("What does the chart show?\nAnswer the question using a single word or phrase."),
-        ImagePart(item.image(1)),
-    )
+    text = TextPart("What does the chart show?\nAnswer the question using a single word or phrase.")
+    assert build_request(item, MMMU).parts == (text,)
+    appended = build_request(item, EvalProtocol("mmmu", None, "direct", unreferenced_images="append"))
+    assert appended.parts == (text, ImagePart(item.image(1)))
+
+
+@pytest.mark.parametrize("rule", ["official", "append"])
+@pytest.mark.parametrize("layout", ["interleaved", "images-first", "text-then-images"])
+def test_the_vision_screenshot_is_always_sent_under_either_rule(item_factory, rule, layout):
+    item = item_factory("", ["one", "two"], item_id="test_Economics_3", benchmark="mmmu-pro", setting="vision", images=("image",))
+    request = build_request(item, EvalProtocol("mmmu-pro", "vision", "direct", image_layout=layout, unreferenced_images=rule))
+    assert fields(request) == ["image"]
+    assert loose_images(item) == ()
+
+
+def test_loose_images_names_the_fields_no_token_mentions(item_factory):
+    item = item_factory("<image 3> or", ["<image 1>", "x"], images=(1, 2, 3, 4))
+    assert [ref.field for ref in loose_images(item)] == ["image_2", "image_4"]
 
 
 def test_text_only_item_has_only_text(item_factory):

@@ -111,6 +111,7 @@ def test_fingerprint_is_stable_and_a_sha256():
         {"generation": GenerationSettings(seed=0)},
         {"generation": GenerationSettings(extra_body=(("top_k", 1),))},
         {"benchmark": "mmmu", "setting": None},
+        {"unreferenced_images": "append"},
     ],
 )
 def test_fingerprint_changes_with_every_setting(change):
@@ -133,12 +134,19 @@ def test_fingerprint_changes_with_every_setting(change):
         (BASE, mmmu_pro, "IMAGE_TOKEN_REPLACEMENT"),
         (EvalProtocol("mmmu-pro", "vision", "ocr"), mmmu_pro, "OCR_VISION_INSTRUCTION"),
         (BASE, layout, "TOKEN_PATTERN"),
-        (BASE, layout, "UNREFERENCED_RULE"),
     ],
 )
 def test_fingerprint_changes_with_every_template_text(monkeypatch, protocol, module, name):
     before = protocol.fingerprint()
     monkeypatch.setattr(module, name, getattr(module, name) + " ")
+    assert protocol.fingerprint() != before
+
+
+@pytest.mark.parametrize("rule", ["official", "append"])
+def test_fingerprint_changes_with_the_text_of_the_image_rule_in_use(monkeypatch, rule):
+    protocol = dataclasses.replace(BASE, unreferenced_images=rule)
+    before = protocol.fingerprint()
+    monkeypatch.setitem(layout.UNREFERENCED_RULES, rule, layout.UNREFERENCED_RULES[rule] + " ")
     assert protocol.fingerprint() != before
 
 
@@ -224,3 +232,42 @@ def test_describe_says_a_boxed_protocol_is_ours():
     assert record["official"] is False and record["mode"] == "boxed"
     assert "\\boxed{LETTER}" in record["templates"]["instruction"]
     assert any("boxed prompt is ours" in note for note in record["notes"])
+
+
+#: Fingerprints of runs made before the official image rule became the default (computed by the
+#: code of that time). ``--unreferenced-images append`` must reproduce them, so those runs resume.
+BEFORE_THE_OFFICIAL_IMAGE_RULE = {
+    ("mmmu-pro", "standard-10"): "522e3eb84b94921dbb11641b5d8995877c13d3216f0054575264a607438fcdcb",
+    ("mmmu-pro", "standard-4"): "9eaad20ed3d01e06df5e499e990059de6ed12e9c07e1833219a83d2fd37eabcf",
+    ("mmmu", None): "e9e33a67e845ec47fd7589b68eb642f646924c8bad35330e3fb9ad10b1256437",
+}
+
+
+@pytest.mark.parametrize(("benchmark", "setting"), sorted(BEFORE_THE_OFFICIAL_IMAGE_RULE, key=str))
+def test_append_reproduces_the_fingerprint_of_runs_made_before_the_official_rule(benchmark, setting):
+    config = RunConfig(model="random", benchmark=benchmark, setting=setting)
+    official = EvalProtocol.from_config(config)
+    appended = EvalProtocol.from_config(dataclasses.replace(config, unreferenced_images="append"))
+    assert appended.fingerprint() == BEFORE_THE_OFFICIAL_IMAGE_RULE[(benchmark, setting)]
+    assert official.fingerprint() != appended.fingerprint()
+    assert (official.official, appended.official) == (True, False)
+    assert any("--unreferenced-images append is ours" in n for n in appended.describe()["notes"])
+    assert official.describe()["unreferenced_images"].startswith("not sent")
+
+
+def test_vision_is_untouched_by_the_image_rule():
+    """The screenshot is sent under either rule, so vision runs keep their fingerprint and stay official."""
+    config = RunConfig(model="random", benchmark="mmmu-pro", setting="vision", prompt="cot")
+    official = EvalProtocol.from_config(config)
+    appended = EvalProtocol.from_config(dataclasses.replace(config, unreferenced_images="append"))
+    assert official.fingerprint() == appended.fingerprint() == (
+        "6be5e864ce878d45c53a3677513be603f0f5da924571230e995545deca135638"
+    )
+    assert official.official and appended.official
+
+
+def test_an_unknown_image_rule_is_refused():
+    with pytest.raises(ConfigError, match="--unreferenced-images 'drop' is not one of official, append"):
+        RunConfig(model="random", unreferenced_images="drop")
+    with pytest.raises(ConfigError, match="--unreferenced-images"):
+        EvalProtocol("mmmu", None, "direct", unreferenced_images="drop")

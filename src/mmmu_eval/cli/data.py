@@ -15,10 +15,10 @@ import sys
 from collections import Counter
 from typing import TextIO
 
-from mmmu_eval.config import IMAGE_LAYOUTS, MMMU_SPLITS, PRO_SETTINGS, PROMPT_MODES
+from mmmu_eval.config import IMAGE_LAYOUTS, MMMU_SPLITS, PRO_SETTINGS, PROMPT_MODES, UNREFERENCED_IMAGES, help_of
 from mmmu_eval.errors import ConfigError, DataError
 from mmmu_eval.prompt import EvalProtocol, build_request, prompt_text
-from mmmu_eval.prompt.layout import token_numbers, unreferenced_images
+from mmmu_eval.prompt.layout import loose_images, token_numbers
 from mmmu_eval.records import ImagePart, ImageRef, Item, Request
 
 LIST_EXAMPLES = """examples:
@@ -75,6 +75,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         help="prompt mode: direct, cot, or ocr (mmmu-pro vision only; not official)")
     p_show.add_argument("--image-layout", choices=IMAGE_LAYOUTS, default="interleaved",
                         help="interleaved (default), images-first, or text-then-images (the official GPT script)")
+    p_show.add_argument("--unreferenced-images", choices=UNREFERENCED_IMAGES, default="official",
+                        help=help_of("unreferenced_images"))
     p_show.add_argument("--system-prompt", help="a system message to show with the request")
     p_show.add_argument("--text", action="store_true",
                         help="print only the prompt string as the official code builds it, with no newline added")
@@ -204,6 +206,7 @@ def run_show(args: argparse.Namespace, out: TextIO | None = None) -> int:
     protocol = EvalProtocol(
         benchmark, (args.setting or "standard-10") if benchmark == "mmmu-pro" else None,
         args.prompt, image_layout=args.image_layout, system=args.system_prompt,
+        unreferenced_images=args.unreferenced_images,
     )
     ds = load_dataset(benchmark, split=split, setting=args.setting, data=args.data,
                       revision=args.revision, subjects=subjects)
@@ -211,7 +214,7 @@ def run_show(args: argparse.Namespace, out: TextIO | None = None) -> int:
     if args.text:
         out.write(prompt_text(item, protocol))
         return 0
-    _show_item(item, ds.source, ds.revision, out)
+    _show_item(item, ds.source, ds.revision, out, appended=protocol.appends_loose_images)
     out.write("\n")
     try:
         request = build_request(item, protocol)
@@ -236,7 +239,7 @@ def _narrow_by_id(item_id: str, split: str | None, subjects: list[str] | None) -
     return split, subjects
 
 
-def _show_item(item: Item, source: str, revision: str, out: TextIO) -> None:
+def _show_item(item: Item, source: str, revision: str, out: TextIO, *, appended: bool = False) -> None:
     where = f"{item.benchmark} {item.setting or item.split}"
     out.write(f"{item.id}  ({where}, {source} @ {revision})\n")
     fields = [
@@ -257,10 +260,13 @@ def _show_item(item: Item, source: str, revision: str, out: TextIO) -> None:
         for label, option in zip(labels, item.options):
             out.write(f"  {label}  {_indent(option, 5)}\n")
     out.write("images\n" if item.images else "images      none\n")
-    text = "\n".join((item.question, *item.options))
-    loose = set() if item.setting == "vision" else {ref.field for ref in unreferenced_images(item, text)}
+    loose = {ref.field for ref in loose_images(item)}
+    if appended:
+        loose_remark = "  (no token refers to it: sent after the referenced images; --unreferenced-images append, not official)"
+    else:
+        loose_remark = "  (no token refers to it: not sent, as the official scripts do; --unreferenced-images append sends it)"
     for ref in item.images:
-        remark = "  (no token refers to it: sent after the referenced images)" if ref.field in loose else ""
+        remark = loose_remark if ref.field in loose else ""
         out.write(f"  {ref.field:<8} {_describe_image(ref)}{remark}\n")
     for note in item.notes:
         out.write(f"note        {note}\n")

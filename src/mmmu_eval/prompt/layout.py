@@ -11,12 +11,14 @@ Binding (the official rule of both benchmarks, official-protocol.md sections 3 a
   the token is and what the item does have ("the question refers to <image 3> but the item has
   2 images").
 
-Images no token refers to (an MMMU-Pro vision screenshot, a row whose text never mentions its
-image, an image referenced only by an option a 4-option item no longer has) are **never
-dropped**: they follow the referenced ones, once each, in field order. The official MMMU-Pro
-scripts would leave such an image out; we keep it and ``data show`` lists it, because a dropped
-image silently changes the question. For the vision setting this rule is exactly the official
-``[instruction, image]`` order.
+Images no token refers to (a row whose text mentions only ``<image 1>`` but which also has
+``image_2``, an image referenced only by an option a 4-option item no longer has) are **not
+sent** by default, exactly as the official MMMU-Pro scripts build their image list from the
+tokens alone. ``unreferenced_images="append"`` (``--unreferenced-images append``, the rule of
+earlier versions, not official) sends them after the referenced ones, once each, in field
+order. ``loose_images`` names them, so the manifest, ``data show`` and the report can say which
+items are affected. The MMMU-Pro vision screenshot has no token and is the whole question: it is
+always sent, after the instruction (the official ``[instruction, image]``), under either rule.
 
 Layouts, given the prompt text with its tokens still in place:
 
@@ -24,10 +26,10 @@ Layouts, given the prompt text with its tokens still in place:
     Each token's position in the text becomes that image's part: the text is cut at every
     token and the token itself removed, so ``"Compare <image 1> and <image 2>."`` becomes
     ``Text("Compare "), Image(1), Text(" and "), Image(2), Text(".")``. Empty text pieces are
-    left out. Images no token refers to come after the last text part. Showing each image
+    left out. Appended images (``trailing``) come after the last text part. Showing each image
     part as ``<image>`` (``Request.text``) gives back MMMU-Pro's official string exactly.
 ``images-first``
-    All images (referenced, then unreferenced), then one text part: the official prompt string.
+    All images (referenced, then any appended), then one text part: the official prompt string.
 ``text-then-images``
     One text part, the official prompt string, then all images. This is the official GPT
     script's layout (``content = [text, image1, image2, ...]``).
@@ -50,8 +52,13 @@ TOKEN = re.compile(TOKEN_PATTERN)
 
 LAYOUTS = ("interleaved", "images-first", "text-then-images")
 
-#: The rule for images no token refers to, recorded in the protocol and its fingerprint.
-UNREFERENCED_RULE = "kept: after the referenced images, in field order, once each"
+#: The rules for images no token refers to, as recorded in the protocol and its fingerprint.
+#: ``append``'s text is the one every run recorded before ``official`` became the default, so a
+#: run made then continues under ``--unreferenced-images append`` with its fingerprint unchanged.
+UNREFERENCED_RULES = {
+    "official": "not sent: only the images whose tokens occur, in token order (the official scripts)",
+    "append": "kept: after the referenced images, in field order, once each",
+}
 
 
 def token_numbers(text: str) -> list[int]:
@@ -84,7 +91,19 @@ def unreferenced_images(item: Item, text: str) -> tuple[ImageRef, ...]:
     return tuple(ref for ref in item.images if ref.number not in used)
 
 
-def arrange(item: Item, text: str, layout: str, *, shown_as: Callable[[str], str]) -> tuple[Part, ...]:
+def loose_images(item: Item) -> tuple[ImageRef, ...]:
+    """The item's images that no token of its question or options refers to, in field order.
+
+    Empty for an MMMU-Pro vision item: its screenshot is the question, not a loose image.
+    """
+    if item.setting == "vision":
+        return ()
+    return unreferenced_images(item, "\n".join((item.question, *item.options)))
+
+
+def arrange(
+    item: Item, text: str, layout: str, *, shown_as: Callable[[str], str], trailing: tuple[ImageRef, ...] = ()
+) -> tuple[Part, ...]:
     """Lay out a prompt's text and images as request parts.
 
     Args:
@@ -93,11 +112,13 @@ def arrange(item: Item, text: str, layout: str, *, shown_as: Callable[[str], str
         layout: ``interleaved``, ``images-first`` or ``text-then-images``.
         shown_as: turns ``text`` into the official prompt string (the text part of the two
             block layouts), e.g. replacing every token by ``<image>`` for MMMU-Pro.
+        trailing: images no token places, sent after the referenced ones (the vision
+            screenshot; loose images under ``--unreferenced-images append``).
 
     Returns:
         The parts in the order the model sees them.
     """
-    extra = tuple(ImagePart(ref) for ref in unreferenced_images(item, text))
+    extra = tuple(ImagePart(ref) for ref in trailing)
     if layout == "interleaved":
         parts: list[Part] = []
         start = 0

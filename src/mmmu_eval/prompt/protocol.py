@@ -13,9 +13,10 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 
-from mmmu_eval.config import IMAGE_LAYOUTS, PRO_SETTINGS, PROMPT_MODES, RunConfig
+from mmmu_eval.config import IMAGE_LAYOUTS, PRO_SETTINGS, PROMPT_MODES, UNREFERENCED_IMAGES, RunConfig
 from mmmu_eval.errors import ConfigError, DataError
 from mmmu_eval.prompt import layout, mmmu, mmmu_pro
 from mmmu_eval.records import GenerationSettings, Item, Request
@@ -49,6 +50,8 @@ class EvalProtocol:
     """A system message sent with every request; None sends none."""
     generation: GenerationSettings = field(default_factory=GenerationSettings)
     """Sampling settings; a None field leaves the backend's default."""
+    unreferenced_images: str = "official"
+    """Images no token refers to: ``official`` (not sent) or ``append`` (sent after the others; not official)."""
 
     def __post_init__(self) -> None:
         if self.benchmark == "mmmu":
@@ -67,6 +70,10 @@ class EvalProtocol:
             raise ConfigError(f"--benchmark {self.benchmark!r} is not one of mmmu, mmmu-pro")
         if self.image_layout not in IMAGE_LAYOUTS:
             raise ConfigError(f"--image-layout {self.image_layout!r} is not one of {', '.join(IMAGE_LAYOUTS)}")
+        if self.unreferenced_images not in UNREFERENCED_IMAGES:
+            raise ConfigError(
+                f"--unreferenced-images {self.unreferenced_images!r} is not one of {', '.join(UNREFERENCED_IMAGES)}"
+            )
 
     @classmethod
     def from_config(cls, config: RunConfig) -> "EvalProtocol":
@@ -88,6 +95,7 @@ class EvalProtocol:
                 seed=config.seed,
                 extra_body=extra,
             ),
+            unreferenced_images=config.unreferenced_images,
         )
 
     @property
@@ -103,7 +111,26 @@ class EvalProtocol:
             return False
         if self.benchmark == "mmmu" and self.mode == "cot":
             return False
+        if self.appends_loose_images:
+            return False
         return True
+
+    @property
+    def appends_loose_images(self) -> bool:
+        """True when images no token refers to are sent (``append``); never for vision, which has none."""
+        return self.unreferenced_images == "append" and self.setting != "vision"
+
+    @property
+    def image_rule(self) -> str:
+        """The rule for images no token refers to, as the fingerprint records it.
+
+        The vision screenshot has no token and is sent after the instruction under either
+        rule, so a vision protocol records that one rule whichever is chosen: its requests, and
+        so its fingerprint, are the same as before ``official`` became the default.
+        """
+        if self.setting == "vision":
+            return layout.UNREFERENCED_RULES["append"]
+        return layout.UNREFERENCED_RULES[self.unreferenced_images]
 
     def templates(self) -> dict[str, str]:
         """The template texts this protocol uses, by name."""
@@ -121,7 +148,7 @@ class EvalProtocol:
             "system": self.system,
             "generation": _generation_dict(self.generation),
             "image_token": layout.TOKEN_PATTERN,
-            "unreferenced_images": layout.UNREFERENCED_RULE,
+            "unreferenced_images": self.image_rule,
         }
 
     def fingerprint(self) -> str:
@@ -152,6 +179,13 @@ class EvalProtocol:
             notes.append("the MMMU cot prompt is ours: the official MMMU code has no CoT prompt")
         if self.image_layout == "text-then-images":
             notes.append("text-then-images is the official GPT script's layout")
+        if self.appends_loose_images:
+            notes.append(
+                "--unreferenced-images append is ours: images no <image N> token refers to are sent after the "
+                "referenced ones, where the official scripts leave them out"
+            )
+        if self.setting == "vision":
+            notes.append("vision: the screenshot is the whole question and is always sent, as the official scripts do")
         out["notes"] = notes
         return out
 
@@ -213,7 +247,13 @@ def build_request(item: Item, protocol: EvalProtocol) -> Request:
         def shown(text: str) -> str:
             return layout.TOKEN.sub(lambda _: mmmu_pro.IMAGE_TOKEN_REPLACEMENT, text)
 
-    parts = layout.arrange(item, raw, protocol.image_layout, shown_as=shown)
+    if protocol.setting == "vision":
+        trailing = item.images  # the screenshot: the instruction, then the image
+    elif protocol.appends_loose_images:
+        trailing = layout.unreferenced_images(item, raw)
+    else:
+        trailing = ()  # official: exactly the tokens' images
+    parts = layout.arrange(item, raw, protocol.image_layout, shown_as=shown, trailing=trailing)
     return Request(
         item_id=item.id,
         parts=parts,
@@ -221,6 +261,36 @@ def build_request(item: Item, protocol: EvalProtocol) -> Request:
         system=protocol.system,
         generation=protocol.generation,
     )
+
+
+def loose_images_record(items: Sequence[Item], protocol: EvalProtocol) -> dict[str, object]:
+    """Which items have images no token refers to, and whether this protocol sends them.
+
+    For ``manifest.json`` (``unreferenced_images``): ``rule`` (``official`` or ``append``),
+    ``sent``, ``count``, ``ids`` (dataset order) and ``fields`` (id -> the loose image fields).
+    """
+    fields = {it.id: [ref.field for ref in layout.loose_images(it)] for it in items}
+    fields = {item_id: names for item_id, names in fields.items() if names}
+    return {
+        "rule": protocol.unreferenced_images,
+        "sent": protocol.appends_loose_images,
+        "count": len(fields),
+        "ids": list(fields),
+        "fields": fields,
+    }
+
+
+def loose_images_line(record: dict[str, object], *, shown: int = 5) -> str | None:
+    """The one log line a run gives about its loose images; None when no item has any."""
+    ids = list(record["ids"])  # type: ignore[call-overload]
+    if not ids:
+        return None
+    first = ", ".join(ids[:shown]) + (", ..." if len(ids) > shown else "")
+    if record["sent"]:
+        what = "sent after the referenced ones (--unreferenced-images append; not official)"
+    else:
+        what = "not sent, as the official scripts do (--unreferenced-images append sends them)"
+    return f"{len(ids)} item(s) have images no <image N> token refers to, {what}: {first}"
 
 
 def _check_item(item: Item, protocol: EvalProtocol) -> None:
