@@ -5,6 +5,7 @@ The notebook surface, in pipeline order::
     import mmmu_eval
     result = mmmu_eval.evaluate(benchmark="mmmu", split="validation", data="sample", model="random")
     print(result.accuracy, result.run_dir)
+    print("\n".join(mmmu_eval.plan_run(mmmu_eval.RunConfig(model="openai:gpt-4o")).lines()))  # what it would send
 
     ds = mmmu_eval.load_dataset("mmmu-pro", setting="standard-10", data="sample")
     protocol = mmmu_eval.EvalProtocol.from_config(mmmu_eval.RunConfig(model="random", benchmark="mmmu-pro"))
@@ -13,7 +14,7 @@ The notebook surface, in pipeline order::
 Everything else lives in the stage packages (dataset, prompt, backends, store, score, report).
 """
 
-from mmmu_eval.api import RunResult, evaluate, evaluate_async
+from mmmu_eval.api import RunPlan, RunResult, evaluate, evaluate_async, plan_run
 from mmmu_eval.backends.base import Backend
 from mmmu_eval.config import RunConfig
 from mmmu_eval.dataset.load import Dataset, load_dataset
@@ -48,6 +49,7 @@ __all__ = [
     "Request",
     "Response",
     "RunConfig",
+    "RunPlan",
     "RunResult",
     "Scoring",
     "StoreError",
@@ -58,6 +60,7 @@ __all__ = [
     "evaluate",
     "evaluate_async",
     "load_dataset",
+    "plan_run",
     "prompt_text",
     "score_responses",
 ]

@@ -32,17 +32,19 @@ from mmmu_eval.backends.registry import make_backend
 from mmmu_eval.config import RunConfig
 from mmmu_eval.dataset.load import Dataset, find_item, load_dataset
 from mmmu_eval.errors import ConfigError, DataError
+from mmmu_eval.plan import RunPlan, check_run_dir, plan_run
 from mmmu_eval.progress import Display, ProgressDisplay
-from mmmu_eval.prompt.protocol import EvalProtocol, build_request, prompt_text
+from mmmu_eval.prompt.protocol import EvalProtocol, build_request, loose_images_line, loose_images_record, prompt_text
 from mmmu_eval.records import Item, Request, Response
 from mmmu_eval.report.html import render_html
 from mmmu_eval.report.results import build_results
+from mmmu_eval.report.usage import NOT_SENT
 from mmmu_eval.report.submission import submission
 from mmmu_eval.runner import run_requests
 from mmmu_eval.score.scorer import Scoring, predictions_rows
 from mmmu_eval.store.rundir import RunStore
 
-__all__ = ["RunInterrupted", "RunResult", "evaluate", "evaluate_async", "select_items"]
+__all__ = ["RunInterrupted", "RunPlan", "RunResult", "evaluate", "evaluate_async", "plan_run", "select_items"]
 
 log = logging.getLogger(__name__)
 
@@ -169,12 +171,15 @@ async def evaluate_async(config: RunConfig | None = None, /, **overrides: Any) -
     protocol = EvalProtocol.from_config(config)
     requests, failures = build_requests(items, protocol)
     manifest = run_manifest(config, protocol, dataset, items)
-    RunStore.check(config.out, manifest, resume=config.resume)  # before a model loads or a server is probed
+    check_run_dir(config, manifest)  # before a model loads or a server is probed
     backend = make_backend(model, config, items)
     try:
         await backend.preflight(requests)
         store = RunStore.open(config.out, with_backend(manifest, backend, config), resume=config.resume)
         log.info("%s: %d items of %r to %s", config.out, len(items), dataset, backend.spec)
+        loose = loose_images_line(manifest["unreferenced_images"])
+        if loose:
+            log.info("%s: %s", config.out, loose)
         await run(backend, requests, failures, store, display or ProgressDisplay())
     finally:
         await backend.aclose()
@@ -276,7 +281,7 @@ def build_requests(items: Sequence[Item], protocol: EvalProtocol) -> tuple[list[
             requests.append(build_request(item, protocol))
         except DataError as exc:
             message = str(exc) if str(exc).startswith(item.id) else f"{item.id}: {exc}"
-            failures.append(Response(item.id, "error", error=message))
+            failures.append(Response(item.id, "error", error=message, notes=(NOT_SENT,)))
             log.warning("%s", message)
     return requests, failures
 
@@ -302,6 +307,7 @@ def run_manifest(config: RunConfig, protocol: EvalProtocol, dataset: Dataset, it
         },
         "shard": list(config.shard) if config.shard else None,
         "item_ids": [it.id for it in items],
+        "unreferenced_images": loose_images_record(items, protocol),
     }
     return manifest
 

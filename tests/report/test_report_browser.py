@@ -131,3 +131,29 @@ def test_report_loads_offline_filters_work_and_hostile_text_is_inert(browser, pa
 
     assert problems == []
     assert requests == []
+
+
+def test_the_loose_image_filter_and_the_expert_and_cost_sections_render(browser, tmp_path, items, responses, manifest, build):
+    """Images no token refers to: a filter, a badge, and a caption saying they were not sent."""
+    loose = build.mc_item("validation_Art_9", "A", images=3, question="Only <image 2> counts.")
+    all_items = (*items, loose)
+    all_responses = dict(responses, validation_Art_9=Response("validation_Art_9", "ok", text="(A)", prompt_tokens=9))
+    scoring = build.score(all_items, all_responses)
+    results = build_results(scoring, all_items, manifest, bootstrap=200, responses=all_responses)
+    path = tmp_path / "report.html"
+    path.write_text(render_html(results, all_items, all_responses, scoring, manifest, prompts={}), encoding="utf-8")
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    problems: list[str] = []
+    page.on("console", lambda m: problems.append(f"console {m.type}: {m.text}") if m.type in ("error", "warning") else None)
+    page.on("pageerror", lambda e: problems.append(f"page error: {e}"))
+    page.goto(path.as_uri())
+    page.wait_for_function("document.querySelectorAll('#items article.item').length > 0")
+    page.select_option("#f-show", "loose")
+    assert _visible_ids(page) == ["validation_Art_9"]
+    card = page.locator('article[data-id="validation_Art_9"]')
+    assert "image no token refers to" in card.inner_text().lower()
+    assert card.locator("figure.loose").count() == 2
+    assert card.locator("figcaption.loose-note").first.inner_text() == "no token refers to it: not sent to the model"
+    assert page.locator("#experts svg").count() == 1 and "against human experts" in page.inner_text("#expert-line")
+    assert "prompt tokens" in page.inner_text("#usage-table")
+    assert problems == []

@@ -96,7 +96,7 @@ def test_an_unreadable_image_is_a_note_not_a_crash(items, responses, scoring):
 def test_page_has_headline_charts_published_and_breakdowns(results, items, responses, scoring, manifest):
     page = render_html(results, items, responses, scoring, manifest, prompts={})
     assert '<span class="big" id="headline">57.1%</span>' in page
-    assert page.count("<svg") == 3  # disciplines, subjects, published
+    assert page.count("<svg") == 4  # disciplines, subjects, human experts (MMMU validation), published
     assert "GPT-4o (0513)" in page and "arxiv.org/abs/2409.02813" in page
     assert "Random Choice" in page and "[1]" in page and "[2]" in page
     assert "Option count" in page and "Topic difficulty" in page

@@ -19,7 +19,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from mmmu_eval.config import RunConfig, help_of
+from mmmu_eval.config import UNREFERENCED_IMAGES, RunConfig, help_of
 from mmmu_eval.errors import ConfigError
 from mmmu_eval.score.judge import PARSERS
 from mmmu_eval.score.scorer import FALLBACK_POLICIES
@@ -29,10 +29,11 @@ EXAMPLES = """examples:
   mmmu-eval run --benchmark mmmu --split dev --data sample --model random
   mmmu-eval run --benchmark mmmu-pro --setting vision --data sample --model frequent
   mmmu-eval run --model openai:Qwen/Qwen2.5-VL-7B-Instruct --base-url http://localhost:8000/v1 --limit 50
+  mmmu-eval run --benchmark mmmu-pro --model openai:gpt-4o --price-input 2.5 --price-output 10 --dry-run
 """
 
 # Flags whose shape is not the field's plain type.
-_SPECIAL = {"base_urls", "extra_body", "shard", "subjects", "ids", "model", "parsers", "fallback"}
+_SPECIAL = {"base_urls", "extra_body", "shard", "subjects", "ids", "model", "parsers", "fallback", "unreferenced_images"}
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -53,6 +54,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--parser", dest="parsers", action="append", choices=PARSERS, metavar="NAME",
                         help=help_of("parsers") + f" (repeat the flag for several; one of {', '.join(PARSERS)})")
     parser.add_argument("--fallback", choices=FALLBACK_POLICIES, default=None, help=help_of("fallback"))
+    parser.add_argument("--unreferenced-images", choices=UNREFERENCED_IMAGES, default=None, help=help_of("unreferenced_images"))
+    parser.add_argument("--dry-run", action="store_true",
+                        help="print what would be sent (requests, images, bytes, a prompt-token estimate) and exit; "
+                             "no backend is created or called, nothing is written")
+    parser.add_argument("--json", dest="dry_run_json", action="store_true", help="with --dry-run: print the plan as JSON")
     hints = typing.get_type_hints(RunConfig)
     for f in fields(RunConfig):
         if f.name in _SPECIAL:
@@ -75,6 +81,8 @@ def main(args: argparse.Namespace) -> int:
     continued = out is not None and (Path(out) / MANIFEST).exists() and overrides.get("resume") is not False
     if continued and "resume" not in overrides:
         overrides["resume"] = True
+    if getattr(args, "dry_run", False):
+        return dry_run(overrides, as_json=args.dry_run_json)
     try:
         result = evaluate(**overrides)
     except RunInterrupted as exc:
@@ -88,6 +96,19 @@ def main(args: argparse.Namespace) -> int:
     if message:
         Console(stderr=True, highlight=False).print(f"[red]{escape(message)}[/red]", soft_wrap=True)
     return result.exit_status
+
+
+def dry_run(overrides: dict[str, Any], *, as_json: bool) -> int:
+    """Print the run's plan; 0, or 1 when the run would be refused before its first request."""
+    from mmmu_eval.api import plan_run, resolve_config
+
+    config, _ = resolve_config(None, overrides)
+    plan = plan_run(config)
+    if as_json:
+        print(json.dumps(plan.to_json(), indent=2))
+    else:
+        print("\n".join(plan.lines()))
+    return 1 if plan.refusal else 0
 
 
 def config_overrides(args: argparse.Namespace) -> dict[str, Any]:

@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING
 from mmmu_eval.errors import DataError
 from mmmu_eval.records import Item, Response, sniff_media_type
 from mmmu_eval.report.charts import ACCENT, DISCIPLINE_COLORS, NEUTRAL, Bar, bar_chart
+from mmmu_eval.report.html_sections import expert_section, mark_loose_images, usage_section
 from mmmu_eval.report.published import published_for, score_key, sources
 from mmmu_eval.report.results import Results, Row
 
@@ -294,10 +295,12 @@ def _browser(results: Results, rows: list[dict]) -> str:
         "error": sum(r["status"] == "error" for r in rows),
         "truncated": sum(r["status"] == "truncated" for r in rows),
         "missing": sum(r["status"] == "missing" for r in rows),
+        "loose": sum(bool(r.get("loose")) for r in rows),
     }
     labels = {
         "all": "All items", "wrong": "Wrong only", "correct": "Correct only", "fallback": "Random fallbacks",
         "disagree": "Parsers disagree", "error": "Errors", "truncated": "Truncated", "missing": "Missing",
+        "loose": "Images no token refers to",
     }
     show = "".join(f'<option value="{k}">{labels[k]} ({counts[k]})</option>' for k in labels)
     subjects = sorted({r["subject"] for r in rows})
@@ -342,6 +345,7 @@ def render_html(
     >>> store.write_text("report.html", html)
     """
     rows = item_rows(items, responses, scoring, prompts, images=images, image_budget=image_budget)
+    mark_loose_images(rows, items, manifest)
     script = _asset("report.js")
     digest = base64.b64encode(hashlib.sha256(script.encode("utf-8")).digest()).decode("ascii")
     csp = f"default-src 'none'; img-src data:; style-src 'unsafe-inline'; script-src 'sha256-{digest}'"
@@ -374,6 +378,7 @@ def render_html(
         '<a href="#disciplines">Disciplines</a><a href="#subjects">Subjects</a><a href="#published">Published</a>'
         '<a href="#breakdowns">Breakdowns</a><a href="#items-section">Items</a></div></nav><main>'
         + _hero(results)
+        + expert_section(results)
         + f'<section id="disciplines"><h2>By discipline</h2><div class="panel">{_discipline_chart(results)}'
         '<p class="src">Bars: accuracy; whiskers: 95% bootstrap interval stratified by subject.</p></div></section>'
         + f'<section id="subjects"><h2>By subject</h2><div class="panel">{_subject_chart(results)}</div></section>'
@@ -381,6 +386,7 @@ def render_html(
         + f'<section id="breakdowns"><h2>Breakdowns</h2><div class="grid2">{breakdowns}'
         + _table("Parsers (first = headline)", parser_rows)
         + "</div></section>"
+        + usage_section(results)
         + _browser(results, rows)
         + f'<footer><p>{footer}</p><details><summary>Run manifest</summary><pre class="resp">'
         f"{escape(json.dumps(manifest, indent=2, sort_keys=True, default=str))}</pre></details></footer></main>"

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, TypedDict
 from mmmu_eval.errors import StoreError
 from mmmu_eval.records import Item, Response
 from mmmu_eval.report.stats import RESAMPLES, Stratum, bootstrap_ci
+from mmmu_eval.report.usage import Usage, usage_summary
 
 if TYPE_CHECKING:
     from mmmu_eval.score.aggregate import Tally
@@ -194,6 +195,9 @@ class Results(TypedDict):
     """Items on which the parsers disagree about correctness."""
     verdicts: dict[str, ItemVerdict]
     """Item id -> headline verdict, for every scored item with a gold answer, in dataset order."""
+    usage: Usage | None
+    """Requests, retries, tokens, latency and cost of the run's responses (report/usage.py);
+    None when the responses were not given. Older files lack the key."""
 
 
 def _row(t: Tally) -> Row:
@@ -347,7 +351,19 @@ def build_results(
             for it in items
             if it.id in verdicts and it.answer is not None
         },
+        "usage": None if responses is None else run_usage(manifest, [responses[it.id] for it in items if it.id in responses]),
     }
+
+
+def run_usage(manifest: Mapping, responses: Sequence[Response]) -> Usage:
+    """The usage of a run's responses, priced at the prices its manifest records (if any)."""
+    return usage_summary(
+        responses, price_input=_price(lookup(manifest, "price_input")), price_output=_price(lookup(manifest, "price_output"))
+    )
+
+
+def _price(value: object | None) -> float | None:
+    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
 
 
 def _status(responses: Mapping[str, Response], item_id: str) -> str | None:

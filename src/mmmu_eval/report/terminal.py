@@ -17,7 +17,9 @@ from rich.markup import escape
 from rich.table import Table
 
 from mmmu_eval.dataset.subjects import DISCIPLINES
+from mmmu_eval.report.published import expert_line
 from mmmu_eval.report.results import Results, Row
+from mmmu_eval.report.usage import usage_rows
 
 
 def official_rows(results: Results) -> list[tuple[str, int, float]]:
@@ -140,12 +142,36 @@ def _parse_table(results: Results) -> Table:
     return table
 
 
+def expert_text(results: Results) -> str | None:
+    """The human-expert line for an MMMU validation run with gold answers; None for any other run."""
+    if results["benchmark"] != "mmmu" or results["split"] != "validation" or not results["gold_available"]:
+        return None
+    overall = results["overall"]
+    return expert_line(overall["accuracy"], (overall["ci95"][0], overall["ci95"][1]))
+
+
+def usage_table(results: Results) -> Table | None:
+    """Requests, retries, tokens, latency and cost (results.json ``usage``); None for older files."""
+    usage = results.get("usage")  # type: ignore[misc]
+    if not usage:
+        return None
+    table = Table(title="Cost and usage", title_justify="left", show_header=False)
+    table.add_column("what")
+    table.add_column("value", justify="right")
+    for name, value in usage_rows(usage):
+        table.add_row(name, escape(value))
+    return table
+
+
 def print_results(results: Results, console: Console) -> None:
     """Print the headline, the official table, the breakdowns and the parse statistics.
 
     >>> print_results(read_results("runs/sample-random"), Console())
     """
     console.print(_headline(results))
+    experts = expert_text(results)
+    if experts:
+        console.print(escape(experts), soft_wrap=True)
     if not results["gold_available"]:
         console.print(
             "[yellow]No gold answers: the test split's accuracies are void. Score it with "
@@ -167,6 +193,9 @@ def print_results(results: Results, console: Console) -> None:
     ]
     console.print(Columns(tables))
     console.print(_parse_table(results))
+    usage = usage_table(results)
+    if usage is not None:
+        console.print(usage)
 
 
 def print_pro_headline(headline: Mapping[str, Any], console: Console) -> None:

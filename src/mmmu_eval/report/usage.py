@@ -15,12 +15,12 @@ with the note ``NOT_SENT``: it is counted among the errors, but no request went 
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
-from typing import TypedDict
+from collections.abc import Iterable, Mapping
+from typing import Any, TypedDict
 
 from mmmu_eval.records import Response
 
-__all__ = ["NOT_SENT", "Cost", "Latency", "Usage", "cost", "percentile", "usage_summary"]
+__all__ = ["NOT_SENT", "Cost", "Latency", "Usage", "cost", "percentile", "usage_rows", "usage_summary"]
 
 #: The note on a stored error whose request was never sent (it could not be built).
 NOT_SENT = "not sent: the request could not be built"
@@ -151,6 +151,30 @@ def cost(
     }
 
 
+def usage_rows(usage: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """(label, value) lines of a usage section, shared by the terminal and the HTML report."""
+
+    def count(value: object) -> str:
+        return "not reported" if value is None else f"{value:,}"
+
+    rows = [
+        ("requests", f"{usage['requests']:,}"),
+        ("attempts (retries)", f"{usage['attempts']:,} ({usage['retries']:,})"),
+        ("errors", f"{usage['errors']:,}" + (f", {usage['not_sent']} never sent" if usage.get("not_sent") else "")),
+        ("prompt tokens", count(usage["prompt_tokens"])),
+        ("completion tokens", count(usage["completion_tokens"])),
+        ("of which reasoning", count(usage["reasoning_tokens"])),
+    ]
+    latency = usage.get("latency_s")
+    if latency:
+        rows.append(("latency p50 / p95 / max", f"{latency['p50']:.2f} / {latency['p95']:.2f} / {latency['max']:.2f} s"))
+    cost = usage.get("cost")
+    if cost:
+        prices = f"${_price(cost['price_input_per_million'])} in, ${_price(cost['price_output_per_million'])} out per million"
+        rows.append(("cost", f"{_usd(cost['total_usd'])} ({_usd(cost['input_usd'])} in + {_usd(cost['output_usd'])} out; {prices})"))
+    return rows
+
+
 def percentile(ordered: list[float], p: float) -> float:
     """The nearest-rank p-th percentile of an ascending, non-empty list.
 
@@ -159,3 +183,11 @@ def percentile(ordered: list[float], p: float) -> float:
     """
     rank = max(1, math.ceil(p / 100 * len(ordered)))
     return ordered[rank - 1]
+
+
+def _usd(value: float | None) -> str:
+    return "unknown" if value is None else f"${value:,.4f}"
+
+
+def _price(value: float | None) -> str:
+    return "?" if value is None else f"{value:g}"

@@ -27,7 +27,8 @@
     disagree: function (it) { return it.disagree; },
     error: function (it) { return it.status === "error"; },
     truncated: function (it) { return it.status === "truncated"; },
-    missing: function (it) { return it.status === "missing"; }
+    missing: function (it) { return it.status === "missing"; },
+    loose: function (it) { return it.loose && it.loose.length > 0; }
   };
 
   function matches(it) {
@@ -55,6 +56,7 @@
     if (it.fallback) head.appendChild(el("span", "badge b-fallback", "random fallback"));
     if (it.status === "truncated") head.appendChild(el("span", "badge b-truncated", "truncated"));
     if (it.disagree) head.appendChild(el("span", "badge b-fallback", "parsers disagree"));
+    if (it.loose && it.loose.length) head.appendChild(el("span", "badge b-loose", "image no token refers to"));
     head.appendChild(el("span", "subj", it.subject.replace(/_/g, " ") + " · " + it.discipline));
     art.appendChild(head);
 
@@ -89,6 +91,10 @@
           fig.appendChild(img);
         }
         fig.appendChild(el("figcaption", null, im.note ? im.field + ": " + im.note : im.field));
+        if (im.loose) {
+          fig.classList.add("loose");
+          fig.appendChild(el("figcaption", "loose-note", im.loose));
+        }
         imgs.appendChild(fig);
       });
       left.appendChild(imgs);

@@ -1,0 +1,312 @@
+"""``plan_run``: what a run would send, found without creating or calling any backend.
+
+``mmmu-eval run --dry-run`` prints it. The plan goes through the same stages as ``evaluate``
+up to the backend (load items, select, protocol, requests, the run directory's resume check),
+then counts instead of sending: requests, images, bytes, and an estimate of the prompt tokens.
+It writes nothing and imports no model code, so it is safe to run before a long or paid run.
+
+>>> plan = plan_run(RunConfig(model="openai:gpt-4o", benchmark="mmmu-pro", data="sample"))
+>>> print("\\n".join(plan.lines()))
+
+Why this module imports ``api`` inside ``plan_run``: ``api`` imports this module (to check a
+run directory the way a plan does, and to export ``plan_run``), and the stages live there.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import io
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from mmmu_eval.config import RunConfig
+from mmmu_eval.errors import DataError, StoreError
+from mmmu_eval.prompt.protocol import EvalProtocol, loose_images_record
+from mmmu_eval.records import ImagePart, ImageRef, Request, TextPart
+from mmmu_eval.report.usage import PER
+from mmmu_eval.store.rundir import MANIFEST, RunStore
+
+__all__ = ["CHARS_PER_TOKEN", "IMAGE_TOKEN_NOTE", "TOKEN_RULE", "RunPlan", "check_run_dir", "plan_run"]
+
+#: The prompt-token estimate: characters of text per token (English prose in common tokenizers).
+CHARS_PER_TOKEN = 4
+TOKEN_RULE = f"ceil(characters / {CHARS_PER_TOKEN}) of text per request (text parts and system message)"
+IMAGE_TOKEN_NOTE = (
+    "images are not in the estimate: their tokens depend on the model (e.g. Qwen2-VL about one per "
+    "28x28 pixels, GPT-4o 85 plus 170 per 512-pixel tile at high detail)"
+)
+
+
+@dataclass(frozen=True)
+class RunPlan:
+    """What one run would send, counted; ``lines()`` for people, ``to_json()`` for programs."""
+
+    run_dir: Path
+    """Where the run would write (nothing is written by the plan)."""
+    model: str
+    benchmark: str
+    split: str
+    setting: str | None
+    prompt_mode: str
+    fingerprint: str
+    """The protocol fingerprint the run would record."""
+    official: bool
+    items: int
+    """Items selected."""
+    already_answered: int
+    """Of those, items the run directory already holds an answer for (a resumed run skips them)."""
+    requests: int
+    """Requests the run would send: selected items, less those answered, less failures."""
+    images: int
+    """Image parts in those requests (an image a prompt shows twice counts twice)."""
+    text_chars: int
+    text_bytes: int
+    """UTF-8 bytes of the text parts and system messages."""
+    image_bytes: int
+    """Image bytes as stored, which is how they are sent (no re-encoding; see backends/images.py)."""
+    image_pixels: int
+    """Sum of width x height over the image parts (0 for an image whose size cannot be read)."""
+    estimated_prompt_tokens: int
+    """Text only, by ``TOKEN_RULE``."""
+    failures: tuple[tuple[str, str], ...]
+    """(item id, why) for items whose request cannot be built; a run stores each as an error."""
+    loose_images_sent: bool
+    """True under ``--unreferenced-images append``."""
+    loose_image_ids: tuple[str, ...]
+    """Items with images no token refers to (not sent by default)."""
+    images_withheld: bool = False
+    """``text-only:`` model: the requests carry no image."""
+    max_image_pixels: int | None = None
+    price_input: float | None = None
+    refusal: str | None = None
+    """Why the run would stop before its first request (the run directory holds another protocol), or None."""
+
+    @property
+    def request_bytes(self) -> int:
+        """Text plus image bytes of the requests to send."""
+        return self.text_bytes + self.image_bytes
+
+    @property
+    def estimated_input_usd(self) -> float | None:
+        """The text-only token estimate at ``--price-input``: a lower bound (images are extra)."""
+        return None if self.price_input is None else self.estimated_prompt_tokens * self.price_input / PER
+
+    def to_json(self) -> dict[str, Any]:
+        """The plan as JSON-ready data (``run --dry-run --json``)."""
+        out = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
+        out["run_dir"] = str(self.run_dir)
+        out["failures"] = [{"id": i, "reason": why} for i, why in self.failures]
+        out["loose_image_ids"] = list(self.loose_image_ids)
+        out["request_bytes"] = self.request_bytes
+        out["estimated_input_usd"] = self.estimated_input_usd
+        out["token_rule"] = f"{TOKEN_RULE}; {IMAGE_TOKEN_NOTE}"
+        return out
+
+    def lines(self) -> list[str]:
+        """The plan as plain lines, for the terminal."""
+        where = self.setting or self.split
+        official = "official" if self.official else "NOT official"
+        out = [
+            f"dry run: nothing is sent and nothing is written ({self.run_dir} would hold the run)",
+            f"{self.benchmark} {where}, prompt {self.prompt_mode}, {official}, fingerprint {self.fingerprint[:12]}, model {self.model}",
+            f"items        {self.items} selected"
+            + (f", {self.already_answered} already answered in the run directory" if self.already_answered else ""),
+            f"requests     {self.requests}",
+            f"images       {self.images} ({_size(self.image_bytes)}, {self.image_pixels / 1e6:.1f} megapixels)"
+            + (" - withheld: text-only model" if self.images_withheld else ""),
+            f"bytes        {_size(self.request_bytes)} (text {_size(self.text_bytes)} + images {_size(self.image_bytes)}; "
+            "base64 adds a third to images over HTTP)",
+            f"tokens       about {self.estimated_prompt_tokens:,} prompt tokens of text ({TOKEN_RULE}); {IMAGE_TOKEN_NOTE}",
+        ]
+        if self.max_image_pixels is not None:
+            out.append(f"note         image sizes are as stored; --max-image-pixels {self.max_image_pixels} "
+                       "down-scales larger ones when sent")
+        if self.estimated_input_usd is not None:
+            out.append(f"cost         at least ${self.estimated_input_usd:.4f} for the prompt text "
+                       f"(--price-input {self.price_input:g}; images and answers are extra)")
+        if self.loose_image_ids:
+            shown = ", ".join(self.loose_image_ids[:5]) + (" ..." if len(self.loose_image_ids) > 5 else "")
+            what = "sent after the referenced ones (--unreferenced-images append)" if self.loose_images_sent else "not sent (official rule)"
+            out.append(f"loose images {len(self.loose_image_ids)} item(s) have images no token refers to, {what}: {shown}")
+        for item_id, why in self.failures:
+            out.append(f"failure      {item_id}: {why}")
+        if self.refusal:
+            out.append(f"REFUSED      the run would stop before its first request: {self.refusal}")
+        return out
+
+
+def plan_run(config: RunConfig) -> RunPlan:
+    """Load items and build requests exactly as ``evaluate`` would, and count what would be sent.
+
+    No backend is created or called, and nothing is written. The model spec is checked (an
+    unknown one raises ConfigError as a run would), but no model module is imported.
+
+    Raises:
+        ConfigError, DataError: as ``evaluate`` would raise them before its first request.
+    """
+    from mmmu_eval import api  # see the module docstring: api imports this module
+    from mmmu_eval.backends.registry import parse_spec
+
+    config, _ = api.resolve_config(config, {})
+    withheld = config.model.startswith("text-only:")
+    parse_spec(config.model.removeprefix("text-only:") if withheld else config.model)
+    dataset = api.load_items(config)
+    items = api.select_items(dataset.items, config)
+    protocol = EvalProtocol.from_config(config)
+    requests, build_failures = api.build_requests(items, protocol)
+    manifest = api.run_manifest(config, protocol, dataset, items)
+    refusal = None
+    try:
+        check_run_dir(config, manifest)
+    except StoreError as exc:
+        refusal = str(exc)
+    answered = set() if refusal else _answered(Path(str(config.out)), [it.id for it in items])
+    if withheld:
+        from mmmu_eval.backends.baselines import TextOnlyBackend
+
+        requests = [TextOnlyBackend.strip(r) for r in requests]
+    counts = _Counts()
+    failures = [(f.item_id, _reason(f.item_id, f.error or "")) for f in build_failures if f.item_id not in answered]
+    for request in requests:
+        if request.item_id in answered:
+            continue
+        problem = counts.add(request)
+        if problem:
+            failures.append((request.item_id, problem))
+    loose = loose_images_record(items, protocol)
+    return RunPlan(
+        run_dir=Path(str(config.out)),
+        model=config.model,
+        benchmark=config.benchmark,
+        split=config.resolved_split,
+        setting=config.resolved_setting,
+        prompt_mode=protocol.mode,
+        fingerprint=protocol.fingerprint(),
+        official=protocol.official,
+        items=len(items),
+        already_answered=len(answered),
+        requests=counts.requests,
+        images=counts.images,
+        text_chars=counts.chars,
+        text_bytes=counts.text_bytes,
+        image_bytes=counts.image_bytes,
+        image_pixels=counts.pixels,
+        estimated_prompt_tokens=counts.tokens,
+        failures=tuple(failures),
+        loose_images_sent=protocol.appends_loose_images,
+        loose_image_ids=tuple(loose["ids"]),
+        images_withheld=withheld,
+        max_image_pixels=config.max_image_pixels,
+        price_input=config.price_input,
+        refusal=refusal,
+    )
+
+
+def check_run_dir(config: RunConfig, manifest: Mapping[str, Any]) -> None:
+    """Raise the StoreError a run would stop with in ``config.out``, with a hint where one helps.
+
+    A run directory made before the official image rule became the default recorded the rule
+    that appended loose images; ``--unreferenced-images append`` continues it as it was.
+    """
+    try:
+        RunStore.check(config.out or ".", manifest, resume=config.resume)
+    except StoreError as exc:
+        hint = _old_image_rule_hint(config, manifest)
+        if hint is None:
+            raise
+        raise StoreError(f"{exc}. {hint}") from exc
+
+
+def _old_image_rule_hint(config: RunConfig, manifest: Mapping[str, Any]) -> str | None:
+    from mmmu_eval.prompt.layout import UNREFERENCED_RULES
+
+    if config.unreferenced_images == "append":
+        return None
+    try:
+        old = RunStore.read(config.out or ".").manifest().get("protocol") or {}
+    except StoreError:
+        return None
+    if not isinstance(old, Mapping) or old.get("unreferenced_images") != UNREFERENCED_RULES["append"]:
+        return None
+    new = manifest.get("protocol") or {}
+    if new.get("unreferenced_images") == old.get("unreferenced_images"):
+        return None  # the rule is not what differs
+    as_before = EvalProtocol.from_config(dataclasses.replace(config, unreferenced_images="append"))
+    same = as_before.fingerprint() == old.get("fingerprint")
+    return (
+        "This run was made when images no <image N> token refers to were sent after the others "
+        "(the default before the official rule, which leaves them out). Add --unreferenced-images append "
+        + ("to continue it exactly as it was (marked not official)" if same else "and the run's other old settings to continue it")
+        + ", or use a new --out to run it under the official rule"
+    )
+
+
+def _answered(out: Path, ids: Sequence[str]) -> set[str]:
+    """Items the run directory already holds an answer for (none when it holds no run)."""
+    from mmmu_eval.api import FINISHED
+
+    if not (out / MANIFEST).is_file():
+        return set()
+    stored = RunStore.read(out).responses()
+    return {i for i in ids if i in stored and stored[i].status in FINISHED}
+
+
+def _reason(item_id: str, message: str) -> str:
+    return message.removeprefix(f"{item_id}: ")
+
+
+class _Counts:
+    """Running totals over the requests a run would send."""
+
+    def __init__(self) -> None:
+        self.requests = self.images = self.chars = self.text_bytes = self.image_bytes = self.pixels = self.tokens = 0
+        self._sizes: dict[tuple[str, str], tuple[int, int]] = {}
+
+    def add(self, request: Request) -> str | None:
+        """Count one request; the reason it would fail instead (an unreadable image), or None."""
+        texts = [p.text for p in request.parts if isinstance(p, TextPart)] + ([request.system] if request.system else [])
+        sizes = []
+        for part in request.parts:
+            if isinstance(part, ImagePart):
+                try:
+                    sizes.append(self._size(request.item_id, part.image))
+                except DataError as exc:
+                    return _reason(request.item_id, str(exc))
+        chars = sum(len(t) for t in texts)
+        self.requests += 1
+        self.images += len(sizes)
+        self.chars += chars
+        self.text_bytes += sum(len(t.encode("utf-8")) for t in texts)
+        self.image_bytes += sum(n for n, _ in sizes)
+        self.pixels += sum(p for _, p in sizes)
+        self.tokens += math.ceil(chars / CHARS_PER_TOKEN)
+        return None
+
+    def _size(self, item_id: str, ref: ImageRef) -> tuple[int, int]:
+        """(bytes, pixels) of one image, read once per item and field."""
+        key = (item_id, ref.field)
+        if key not in self._sizes:
+            data = ref.load()
+            self._sizes[key] = (len(data), _pixels(data))
+        return self._sizes[key]
+
+
+def _pixels(data: bytes) -> int:
+    """width x height from the image header (not decoded); 0 when Pillow cannot tell."""
+    from PIL import Image
+
+    try:
+        with Image.open(io.BytesIO(data)) as image:
+            return image.width * image.height
+    except Exception:  # a viewer's figure: an unreadable header is not a failure of the plan
+        return 0
+
+
+def _size(n: int) -> str:
+    for unit, scale in (("GB", 1e9), ("MB", 1e6), ("kB", 1e3)):
+        if n >= scale:
+            return f"{n / scale:.1f} {unit}"
+    return f"{n} B"
