@@ -110,3 +110,22 @@ async def test_a_run_made_under_the_old_default_is_refused_with_the_flag_that_co
                                  **settings(benchmark, root, out))
     assert again.exit_status == 0 and again.counts["ok"] == 2
     assert len([b for b in recorder.bodies if "Compare " in json.dumps(b)]) == 0  # the answered item is not asked again
+
+
+def test_merged_shards_name_every_affected_item_as_the_whole_run_does(tmp_path):
+    from mmmu_eval.api import evaluate
+    from mmmu_eval.cli.main import main
+    from mmmu_eval.store.rundir import RunStore
+
+    root = tmp_path / "snap"
+    loose = dict(question="Only <image 1>.", image_2=image_cell(GREEN, "g.png"))
+    write_mmmu(root, "Art", "validation", [
+        mmmu_row(f"validation_Art_{k}", **(loose if k % 2 else {})) for k in range(1, 8)
+    ])
+    common = dict(model="random", data=str(root), subjects=("Art",), html=False)
+    whole = evaluate(**common, out=tmp_path / "whole")
+    shards = [evaluate(**common, shard=(k, 3), out=tmp_path / f"s{k}") for k in (1, 2, 3)]
+    assert main(["merge", *(str(s.run_dir) for s in shards), "--out", str(tmp_path / "merged")]) == 0
+    merged = RunStore.read(tmp_path / "merged").manifest()["unreferenced_images"]
+    assert merged == whole.manifest["unreferenced_images"]
+    assert merged["ids"] == ["validation_Art_1", "validation_Art_3", "validation_Art_5", "validation_Art_7"]
