@@ -107,3 +107,8 @@ def test_dry_run_json_prints_the_plan(snapshot, tmp_path, capsys):
     plan = json.loads(capsys.readouterr().out)
     assert rc == 0 and plan["requests"] == 2 and plan["run_dir"] == str(tmp_path / "r")
     assert "ceil(characters / 4)" in plan["token_rule"]
+
+
+def test_json_without_dry_run_is_refused(capsys):
+    assert main(["run", "--model", "random", "--data", "sample", "--json"]) == 2
+    assert "--json applies to --dry-run only" in capsys.readouterr().err

@@ -83,6 +83,8 @@ def main(args: argparse.Namespace) -> int:
         overrides["resume"] = True
     if getattr(args, "dry_run", False):
         return dry_run(overrides, as_json=args.dry_run_json)
+    if getattr(args, "dry_run_json", False):
+        raise ConfigError("--json applies to --dry-run only (a run's results are in results.json; `mmmu-eval report --json`)")
     try:
         result = evaluate(**overrides)
     except RunInterrupted as exc:
