@@ -17,13 +17,13 @@ from mmmu_eval.errors import ConfigError
 if TYPE_CHECKING:
     from mmmu_eval.score.spec import ScoringSpec
 
-PromptMode = Literal["direct", "cot", "boxed", "ocr"]
+PromptMode = Literal["direct", "cot", "boxed", "ocr", "forced-choice"]
 ImageLayout = Literal["interleaved", "images-first", "text-then-images"]
 
 BENCHMARKS = ("mmmu", "mmmu-pro")
 MMMU_SPLITS = ("dev", "validation", "test")
 PRO_SETTINGS = ("standard-10", "standard-4", "vision")
-PROMPT_MODES = ("direct", "cot", "boxed", "ocr")
+PROMPT_MODES = ("direct", "cot", "boxed", "ocr", "forced-choice")
 IMAGE_LAYOUTS = ("interleaved", "images-first", "text-then-images")
 #: What happens to an image no ``<image N>`` token refers to: left out (the official scripts) or appended.
 UNREFERENCED_IMAGES = ("official", "append")
@@ -56,7 +56,7 @@ class RunConfig:
     benchmark: str = field(default="mmmu", metadata={"help": "mmmu or mmmu-pro"})
     split: str | None = field(default=None, metadata={"help": "MMMU split: dev, validation (default) or test"})
     setting: str | None = field(default=None, metadata={"help": "MMMU-Pro setting: standard-10 (default), standard-4, vision"})
-    prompt: str = field(default="direct", metadata={"help": "prompt mode: direct, cot, boxed (final letter in \\boxed{}; not official), or ocr (vision only; not official)"})
+    prompt: str = field(default="direct", metadata={"help": "prompt mode: direct, cot, boxed (final letter in \\boxed{}; not official), ocr (vision only; not official), or forced-choice (standard only: answer although the images are withheld; the harden filter's, not official)"})
     data: str = field(default="hub", metadata={"help": "hub, sample (bundled), or a local snapshot directory"})
     revision: str | None = field(default=None, metadata={"help": "dataset revision on the hub; None means the pinned default"})
     subjects: tuple[str, ...] | None = field(default=None, metadata={"help": "subjects to keep (long or short names); None means all 30"})
@@ -116,6 +116,8 @@ class RunConfig:
                 raise ConfigError(f"--prompt {self.prompt!r} is not one of {', '.join(PROMPT_MODES)}")
             if self.prompt == "ocr" and self.resolved_setting != "vision":
                 raise ConfigError("--prompt ocr applies to --setting vision only")
+            if self.prompt == "forced-choice" and self.resolved_setting == "vision":
+                raise ConfigError("--prompt forced-choice applies to the standard settings only (the text is what it shows)")
         if self.image_layout not in IMAGE_LAYOUTS:
             raise ConfigError(f"--image-layout {self.image_layout!r} is not one of {', '.join(IMAGE_LAYOUTS)}")
         if self.unreferenced_images not in UNREFERENCED_IMAGES:

@@ -14,10 +14,11 @@ What the official code does, and so what this module does:
 * vision: the instruction alone, with no question or option text, plus the single image.
 * direct and CoT differ only in the instruction; both are official.
 
-The OCR and boxed instructions below are **not official**: the official code has no OCR prompt
-(the paper's "w/ OCR" analysis is not in the repository), and the boxed one is the protocol of
-reinforcement-learning environments, not of the benchmark. They are ours, and a protocol that
-uses them says so (``EvalProtocol.official`` is False).
+The OCR, boxed and forced-choice instructions below are **not official**: the official code has
+no OCR prompt (the paper's "w/ OCR" analysis is not in the repository), the boxed one is the
+protocol of reinforcement-learning environments, not of the benchmark, and the forced-choice one
+is the text-only filter of ``mmmu-eval harden``. They are ours, and a protocol that uses them
+says so (``EvalProtocol.official`` is False).
 """
 
 from __future__ import annotations
@@ -75,6 +76,18 @@ BOXED_INSTRUCTIONS: dict[str, str] = {
     ),
 }
 
+# --- Not official: our own forced-choice instruction, the text-only filter of `harden`. --------
+#: MMMU-Pro's filter asked text-only models to answer "even when they say they need the image"
+#: (arXiv:2409.02813, section 2.2); the paper does not print its prompt, so this one is ours.
+#: It tells the model the images are withheld (the text still shows ``<image>`` where they
+#: were), forbids refusing, and ends with the official direct instruction, so the official
+#: MMMU-Pro parser reads the answer as it reads any direct answer.
+FORCED_CHOICE_INSTRUCTION = (
+    "The images of this question are not shown to you. Answer anyway: choose the one option you "
+    "think most likely correct, even if you are unsure or believe the image is needed, and never "
+    "reply that you cannot answer. Answer with the option letter from the given choices directly."
+)
+
 #: Section 6.3, step 1: question, option block and instruction, each separated by one newline.
 STANDARD_FORMAT = "{question}\n{options}\n{instruction}"
 #: One option line; the lines are joined by ``OPTION_SEPARATOR`` (no trailing newline).
@@ -93,6 +106,10 @@ def instruction(setting: str, mode: str) -> str:
         return OCR_VISION_INSTRUCTION
     if mode == "boxed":
         return BOXED_INSTRUCTIONS[kind]
+    if mode == "forced-choice":
+        if kind != "standard":
+            raise ValueError("the forced-choice prompt applies to the standard settings only")
+        return FORCED_CHOICE_INSTRUCTION
     try:
         return INSTRUCTIONS[mode][kind]
     except KeyError:
@@ -118,7 +135,8 @@ def raw_prompt(item: Item, setting: str, mode: str) -> str:
     Args:
         item: an MMMU-Pro item of that setting.
         setting: ``standard-10``, ``standard-4`` or ``vision``.
-        mode: ``direct``, ``cot``, ``boxed`` (not official), or ``ocr`` (vision only; not official).
+        mode: ``direct``, ``cot``, ``boxed`` (not official), ``ocr`` (vision only; not official), or
+            ``forced-choice`` (standard only; not official).
 
     Returns:
         For standard, ``"{question}\\nA. opt\\nB. opt\\n{instruction}"``; for vision, the

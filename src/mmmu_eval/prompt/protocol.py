@@ -43,7 +43,7 @@ class EvalProtocol:
     setting: str | None
     """MMMU-Pro: ``standard-10``, ``standard-4`` or ``vision``; None for MMMU."""
     mode: str
-    """``direct``; ``cot``; ``boxed``; ``ocr`` (MMMU-Pro vision only). Official: MMMU direct, MMMU-Pro direct and cot."""
+    """``direct``; ``cot``; ``boxed``; ``ocr`` (MMMU-Pro vision only); ``forced-choice`` (MMMU-Pro standard only). Official: MMMU direct, MMMU-Pro direct and cot."""
     image_layout: str = "interleaved"
     """``interleaved``, ``images-first`` or ``text-then-images`` (see ``prompt/layout.py``)."""
     system: str | None = None
@@ -66,6 +66,8 @@ class EvalProtocol:
                 raise ConfigError(f"--prompt {self.mode!r} is not one of {', '.join(PROMPT_MODES)}")
             if self.mode == "ocr" and self.setting != "vision":
                 raise ConfigError("--prompt ocr applies to --setting vision only")
+            if self.mode == "forced-choice" and self.setting == "vision":
+                raise ConfigError("--prompt forced-choice applies to the standard settings only")
         else:
             raise ConfigError(f"--benchmark {self.benchmark!r} is not one of mmmu, mmmu-pro")
         if self.image_layout not in IMAGE_LAYOUTS:
@@ -102,12 +104,12 @@ class EvalProtocol:
     def official(self) -> bool:
         """True when the prompt texts are the official code's.
 
-        False for the OCR and boxed prompts and for MMMU CoT, which the official code does not have.
+        False for the OCR, boxed and forced-choice prompts and for MMMU CoT, which the official code does not have.
         Image placement, system message and sampling vary between the official scripts
         themselves (the GPT script sends text then images, LLaVA an image then text), so they
         are recorded but do not clear this flag.
         """
-        if self.mode in ("ocr", "boxed"):
+        if self.mode in ("ocr", "boxed", "forced-choice"):
             return False
         if self.benchmark == "mmmu" and self.mode == "cot":
             return False
@@ -174,6 +176,11 @@ class EvalProtocol:
             notes.append(
                 "the boxed prompt is ours, the protocol of reinforcement-learning environments: the "
                 "boxed parser is the headline, with the official parser reported beside it"
+            )
+        if self.mode == "forced-choice":
+            notes.append(
+                "the forced-choice prompt is ours (the text-only filter of `mmmu-eval harden`): it tells the "
+                "model that the images are withheld and that it must pick an option anyway"
             )
         if self.benchmark == "mmmu" and self.mode == "cot":
             notes.append("the MMMU cot prompt is ours: the official MMMU code has no CoT prompt")
