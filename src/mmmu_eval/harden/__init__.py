@@ -1,0 +1,23 @@
+"""The MMMU-Pro construction method, on any multiple-choice set: filter, augment, render.
+
+MMMU-Pro (Yue et al., "MMMU-Pro: A More Robust Multi-discipline Multimodal Understanding
+Benchmark", arXiv:2409.02813, section 2.2) made MMMU robust in three steps, each a module here:
+
+- ``filter.py``: drop questions text-only models answer (trials through the ordinary runner),
+  then sample per subject -> ``standard (4 options)``;
+- ``augment.py``: an LLM proposes distractors, validated, shuffled, reviewed -> ``standard (10 options)``;
+- ``render.py``: each question as one screenshot in headless Chromium -> ``vision``.
+
+Each step reads ``--data`` (``source.py``) and writes ``--out`` in the hub's MMMU-Pro layout
+(``writer.py``, the only writer of dataset files) with ``harden.json`` (``record.py``) and a
+report (``report.py``); ``pipeline.py`` runs all three. The output is what ``mmmu-eval run
+--benchmark mmmu-pro --data OUT`` evaluates.
+
+>>> result = harden_filter("sample", "hard", models="frequent,frequent,frequent,random")
+>>> result.status, result.out
+"""
+
+from mmmu_eval.harden.filter import harden_filter, harden_filter_async
+from mmmu_eval.harden.outdir import StepResult
+
+__all__ = ["StepResult", "harden_filter", "harden_filter_async"]

@@ -1,0 +1,290 @@
+"""Step 2, ``augment``: grow each question's options to ten with LLM-proposed distractors.
+
+MMMU-Pro (arXiv:2409.02813, section 2.2) had a strong LLM propose distractors and experts review
+them. Here: the model named by ``model`` proposes the missing options for every question of the
+input's ``standard (4 options)`` (our prompt, ``prompt/distractors.py``), asked through the
+ordinary backends and runner (``proposals.py``); each reply is checked (``distractors.py``); the
+options are placed by a seeded shuffle that keeps position-dependent options meaningful
+(``shuffle.py``); the answer letter follows the correct option. The output gets
+``standard (10 options)``, ``review.jsonl`` and ``review.html`` (``review.py``), and is marked
+*unreviewed* until ``--apply DECISIONS`` applies a reviewer's decisions.
+
+Questions that cannot take text distractors keep their options unchanged in the 10-option
+config, with a note (options that are images; already ``options`` or more; a correct "All of
+the above"). A question whose proposals stay unusable after every attempt is left out of the
+10-option config and reported, never padded.
+
+When the input's record names filter models, they answer the augmented set text-only as well
+(``check``), for the third bar of Figure 5.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any, Sequence
+
+from mmmu_eval.backends.registry import make_backend
+from mmmu_eval.config import RunConfig
+from mmmu_eval.errors import ConfigError
+from mmmu_eval.harden.outdir import StepResult, config_entry, open_out, settle_later_steps
+from mmmu_eval.harden.problems import Problem
+from mmmu_eval.harden.proposals import ProposalSettings, propose
+from mmmu_eval.harden.record import Record, json_digest, versions
+from mmmu_eval.harden.report import write_report
+from mmmu_eval.harden.review import apply_decisions, read_decisions, write_review
+from mmmu_eval.harden.shuffle import POLICIES, arrange, shuffle_rng
+from mmmu_eval.harden.source import Source, content_digest, read_source
+from mmmu_eval.harden.trials import Model, TrialSettings, parse_models, run_trials
+from mmmu_eval.harden.writer import copy_config, standard_row, write_config
+from mmmu_eval.progress import Display
+from mmmu_eval.prompt.distractors import DISTRACTOR_TEMPLATE, template_fingerprint
+from mmmu_eval.prompt.layout import TOKEN
+from mmmu_eval.records import Item
+from mmmu_eval.store.rundir import MANIFEST, RunStore
+
+__all__ = ["OPTIONS", "harden_augment", "harden_augment_async"]
+
+#: Options per question after augmenting (the paper: 10).
+OPTIONS = 10
+#: Entry statuses whose question is in ``standard (10 options)``.
+IN_TEN = ("augmented", "unchanged")
+
+
+async def harden_augment_async(
+    data: str | Path,
+    out: str | Path,
+    *,
+    model: str | None = None,
+    options: int = OPTIONS,
+    attempts: int = 3,
+    seed: int = 0,
+    temperature: float | None = 0.7,
+    max_tokens: int | None = 1024,
+    base_urls: Sequence[str] | None = None,
+    run_settings: dict[str, Any] | None = None,
+    position_dependent: str = "keep",
+    apply: str | Path | None = None,
+    check_models: str | Sequence[str] | None = None,
+    check_trials: int | None = None,
+    split: str | None = None,
+    subjects: Sequence[str] | None = None,
+    limit: int | None = None,
+    default_subject: str | None = None,
+    display: Display | None = None,
+) -> StepResult:
+    """Augment ``data`` into ``out`` (module doc), or with ``apply`` apply a review's decisions.
+
+    Args:
+        model: the spec of the model that proposes distractors (not needed with ``apply``).
+        options: options per question after augmenting.
+        attempts: tries per question before its proposals count as failed.
+        seed: derives each attempt's generation seed and each question's shuffle.
+        temperature, max_tokens, base_urls, run_settings: how the model is asked.
+        position_dependent: ``keep`` (hold such options in place) or ``flag`` (leave those questions as they are).
+        apply: a decisions file downloaded from ``review.html``; ``data`` is then an augment output.
+        check_models: text-only models for the augmented set's check (default: the filter's;
+            ``""`` for none); check_trials: their trials (default: the filter's).
+
+    >>> result = harden_augment("hard", "hard", model="openai:gpt-4o")
+    """
+    if position_dependent not in POLICIES:
+        raise ConfigError(f"--position-dependent {position_dependent!r} is not one of {', '.join(POLICIES)}")
+    if options < 2:
+        raise ConfigError(f"--options must be at least 2, not {options}")
+    source = read_source(data, setting="standard-4", split=split, subjects=subjects, limit=limit, default_subject=default_subject)
+    if apply is not None:
+        return await _apply(source, out, Path(apply), check_models, check_trials, display)
+    if not model:
+        raise ConfigError("augment needs --model SPEC: the model that proposes the distractors (or --apply DECISIONS)")
+    out, record = open_out(out, source, "augment")
+    problems = list(source.problems)
+    if source.kind in ("harden", "mmmu-pro") and source.path is not None:
+        copy_config(source.path, out, "standard-4")
+        four_digest = content_digest(source.items)
+    else:
+        written4 = write_config(out, "standard-4", source.items, standard_row, step="input")
+        problems += written4.problems
+        four_digest = content_digest([it for it in source.items if it.id in set(written4.ids)])
+        record.set_left_out("input", [*source.problems, *written4.problems])
+    record.data["configs"].setdefault("standard (4 options)", config_entry(tuple(it.id for it in source.items), four_digest, step="input"))
+
+    settings = ProposalSettings(attempts, seed, temperature, max_tokens, (run_settings or {}).get("top_p"),
+                                tuple(sorted(((run_settings or {}).get("extra_body") or {}).items())))
+    plans = {it.id: _plan(it, options, position_dependent, seed) for it in source.items}
+    needs = {i: p["needed"] for i, p in plans.items() if p["status"] == "pending"}
+    section = {
+        "status": "running", "input": source.describe(), "model": model, "options": options, "attempts": attempts,
+        "seed": seed, "temperature": temperature, "max_tokens": max_tokens, "position_dependent": position_dependent,
+        "prompt": {"template": DISTRACTOR_TEMPLATE, "fingerprint": template_fingerprint(), "official": False},
+        "run": "runs/augment", "review": "unreviewed", "versions": versions(),
+    }
+    record.set_step("augment", section)
+    record.save(out)
+    if needs:
+        run_fields = {k: v for k, v in (run_settings or {}).items() if k not in ("top_p", "extra_body", "max_tokens")}
+        config = RunConfig(model=model, benchmark="mmmu-pro", setting="standard-10", base_urls=tuple(base_urls) if base_urls else None,
+                           temperature=temperature, seed=seed, max_tokens=max_tokens, **run_fields)
+        store_path = out / "runs" / "augment"
+        manifest = _manifest(config, source, settings, [i for i in needs])
+        RunStore.check(store_path, manifest, resume=(store_path / MANIFEST).exists())
+        backend = make_backend(model, config, ())
+        try:
+            store = RunStore.open(store_path, {**manifest, "backend": backend.describe()}, resume=(store_path / MANIFEST).exists())
+            results = await propose(source.items, needs, backend, store, settings, display=display)
+        finally:
+            await backend.aclose()
+        for item_id, got in results.items():
+            _settle(plans[item_id], got, source, item_id, position_dependent, seed)
+    for item in source.items:
+        entry = record.item(item.id)
+        entry["subject"] = item.subject
+        old = entry.get("augment") or {}
+        if old.get("options") == plans[item.id].get("options") and old.get("review"):
+            plans[item.id]["review"] = old["review"]  # a rerun keeps the decisions already applied
+        entry["augment"] = plans[item.id]
+    status = "incomplete" if any(p["status"] == "unasked" for p in plans.values()) else "complete"
+    return await _finish(out, record, source, problems, status, check_models, check_trials, display)
+
+
+async def _apply(source: Source, out: str | Path, decisions_file: Path, check_models, check_trials, display) -> StepResult:
+    if source.record is None or source.record.step("augment") is None:
+        raise ConfigError(f"--apply needs --data to be the output of an augment step (it holds review.jsonl); {source.data} is not")
+    out, record = open_out(out, source, "augment")
+    if Path(out).resolve() != Path(source.path or ".").resolve():
+        copy_config(source.path, out, "standard-4")
+    decisions = read_decisions(decisions_file)
+    review_problems, dropped = apply_decisions(record, source.items, decisions, lambda item, distractors: _arrangement(item, distractors, record))
+    if dropped:
+        kept = [it for it in source.items if it.id not in dropped]
+        written4 = write_config(out, "standard-4", kept, standard_row, step="review")
+        record.data["configs"]["standard (4 options)"] = config_entry(written4.ids, content_digest(kept), step="review")
+        source = Source(tuple(kept), source.problems, source.kind, source.data, source.path, source.revision, source.setting, record)
+    record.set_left_out("review", review_problems)
+    return await _finish(out, record, source, [*source.problems, *review_problems], "complete", check_models, check_trials, display)
+
+
+async def _finish(out: Path, record: Record, source: Source, problems: list[Problem], status: str,
+                  check_models, check_trials, display) -> StepResult:
+    """Write the 10-option config, the review files, the check, the record and the report."""
+    section = record.step("augment") or {}
+    entries = {it.id: record.item(it.id).get("augment") or {} for it in source.items}
+    ten = [it for it in source.items if entries[it.id].get("status") in IN_TEN and (entries[it.id].get("review") or {}).get("state") != "dropped"]
+    step_problems = [
+        Problem(i, "augment", f"{e['status']}: {e.get('error')}", "unusable proposals" if e["status"] == "unusable" else "model error")
+        for i, e in entries.items() if e.get("status") in ("unusable", "error")
+    ]
+    messages: list[str] = []
+    if status == "incomplete":
+        unasked = sum(1 for e in entries.values() if e.get("status") == "unasked")
+        messages.append(f"{unasked} question(s) were not asked (the model stopped answering); run the same command again to continue")
+        section["status"] = "incomplete"
+        record.save(out)
+        return StepResult(out, record, "augment", "incomplete", tuple(problems + step_problems), tuple(messages))
+    written = write_config(out, "standard-10", ten, lambda it: standard_row(it, entries[it.id]["options"], entries[it.id]["answer"]), step="augment")
+    digest = json_digest([[i, entries[i]["options"], entries[i]["answer"]] for i in written.ids])
+    settle_later_steps(out, record, "augment", digest)
+    review = write_review(out, record, source.items)
+    states = [(e.get("review") or {}).get("state", "unreviewed") for e in entries.values() if e.get("status") in IN_TEN]
+    unreviewed = states.count("unreviewed")
+    section.update(
+        status="complete", review=review["state"], review_files=["review.jsonl", "review.html"],
+        counts={
+            "input": len(source.items), "augmented": sum(e.get("status") == "augmented" for e in entries.values()),
+            "unchanged": sum(e.get("status") == "unchanged" for e in entries.values()),
+            "flagged": sum(bool(e.get("flag")) for e in entries.values()), "unusable": sum(e.get("status") == "unusable" for e in entries.values()),
+            "errors": sum(e.get("status") == "error" for e in entries.values()), "written": len(written.ids),
+            "unreviewed": unreviewed, "accepted": states.count("accepted"), "edited": states.count("edited"), "dropped": states.count("dropped"),
+        },
+    )
+    record.data["configs"]["standard (10 options)"] = config_entry(written.ids, digest, step="augment", review=review["state"])
+    record.set_left_out("augment", [*step_problems, *written.problems])
+    record.save(out)
+    check = await _check(out, record, digest, check_models, check_trials, display)
+    if check is not None:
+        section["check"] = check
+    record.save(out)
+    write_report(out, record)
+    if unreviewed:
+        messages.append(f"{unreviewed} question(s) are unreviewed: open {out / 'review.html'}, decide, download the decisions, "
+                        f"then: mmmu-eval harden augment --data {out} --out {out} --apply DECISIONS.json")
+    return StepResult(out, record, "augment", "complete", tuple(problems + step_problems + list(written.problems)), tuple(messages))
+
+
+def _plan(item: Item, options: int, policy: str, seed: int) -> dict[str, Any]:
+    """What augmenting ``item`` takes: its entry before any proposal."""
+    entry: dict[str, Any] = {"status": "pending", "needed": max(0, options - len(item.options)), "review": {"state": "unreviewed"}}
+    if all(TOKEN.fullmatch(o.strip()) for o in item.options):
+        return _unchanged(entry, item, "the options are images; text distractors cannot join them", flag=True)
+    if len(item.options) >= options:
+        return _unchanged(entry, item, f"already has {len(item.options)} options")
+    layout = arrange(item.options, str(item.answer), [], shuffle_rng(seed, item.id), policy=policy)
+    if layout.flag:
+        return _unchanged(entry, item, layout.flag, flag=True)
+    return entry
+
+
+def _unchanged(entry: dict[str, Any], item: Item, why: str, *, flag: bool = False) -> dict[str, Any]:
+    entry.update(status="unchanged", needed=0, note=why, options=list(item.options), answer=item.answer,
+                 sources=[chr(65 + k) for k in range(len(item.options))], flag=why if flag else None)
+    return entry
+
+
+def _settle(entry: dict[str, Any], got: Any, source: Source, item_id: str, policy: str, seed: int) -> None:
+    entry["attempts"] = got.attempts
+    if got.status != "ok":
+        entry.update(status=got.status, error=got.error)
+        return
+    item = next(it for it in source.items if it.id == item_id)
+    layout = arrange(item.options, str(item.answer), got.accepted, shuffle_rng(seed, item_id), policy=policy)
+    entry.update(status="augmented", distractors=list(got.accepted), options=list(layout.options), answer=layout.answer,
+                 sources=list(layout.sources), held=list(layout.held), flag=layout.flag, error=None)
+
+
+def _arrangement(item: Item, distractors: Sequence[str], record: Record) -> dict[str, Any]:
+    """A reviewer's edited distractors, placed as the step places the model's."""
+    section = record.step("augment") or {}
+    layout = arrange(item.options, str(item.answer), distractors, shuffle_rng(int(section.get("seed", 0)), item.id),
+                     policy=str(section.get("position_dependent", "keep")))
+    return {"options": list(layout.options), "answer": layout.answer, "sources": list(layout.sources), "held": list(layout.held)}
+
+
+def _manifest(config: RunConfig, source: Source, settings: ProposalSettings, ids: list[str]) -> dict[str, Any]:
+    protocol = {
+        "purpose": "harden augment: distractor proposals (not an evaluation; nothing here is scored)",
+        "templates": {"distractors": DISTRACTOR_TEMPLATE},
+        "generation": {"temperature": settings.temperature, "max_tokens": settings.max_tokens, "top_p": settings.top_p,
+                       "seed": settings.seed, "attempts": settings.attempts, "extra_body": dict(settings.extra_body)},
+        "official": False,
+    }
+    protocol["fingerprint"] = json_digest(protocol)
+    return {
+        "status": "running", "config": config.to_manifest(), "protocol": protocol,
+        "dataset": {"source": "harden", "revision": source.describe()["digest"]}, "item_ids": ids,
+    }
+
+
+async def _check(out: Path, record: Record, digest: str, check_models, check_trials, display) -> dict[str, Any] | None:
+    """The filter models' text-only accuracy on the augmented set (Figure 5's third bar)."""
+    filter_step = record.step("filter") or {}
+    if check_models == "" or (check_models is None and not filter_step.get("models")):
+        return None
+    if check_models is None:
+        models = tuple(Model(m["label"], m["spec"], tuple(m["base_urls"]) if m.get("base_urls") else None) for m in filter_step["models"])
+    else:
+        models = parse_models(check_models)
+    trials = check_trials or int(filter_step.get("trials") or 1)
+    settings = TrialSettings(trials, int(filter_step.get("seed", 0)), float(filter_step.get("temperature", 1.0)), dict(filter_step.get("run_settings") or {}))
+    root = out / "runs" / f"check-{digest[:12]}"
+    runs = await run_trials(out, "standard-10", models, settings, root, display=display)
+    return {
+        "models": [m.to_json() for m in models], "trials": trials, "digest": digest,
+        "accuracy": {m.label: runs.accuracy(m.label) for m in models},
+        "runs": [dict(r, path=str(Path(r["path"]).relative_to(out))) for r in runs.runs],
+        "unasked_trials": runs.unasked, "failed_trials": runs.failed,
+    }
+
+
+def harden_augment(data: str | Path, out: str | Path, **options: Any) -> StepResult:
+    """``harden_augment_async`` for scripts and the CLI (see it for the arguments)."""
+    return asyncio.run(harden_augment_async(data, out, **options))

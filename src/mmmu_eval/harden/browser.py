@@ -1,0 +1,118 @@
+"""Screenshots of HTML pages in headless Chromium: one browser, a few pages, reused.
+
+The Debian ``chromium`` package through Playwright (``executable_path``; never a browser
+download), with ``--no-sandbox`` and ``--disable-background-networking``, as the report's
+browser tests use it. ``workers`` pages take pages from one queue, so several screenshots are
+in flight while one is encoded. Determinism: no GPU, sRGB, no font hinting or sub-pixel text,
+device scale 1, and each page waits for its fonts and images before the capture, so the same
+page gives the same PNG bytes on the same machine.
+
+    async with Screenshotter(workers=4) as shots:
+        png = await shots.capture(html, width=800)
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from pathlib import Path
+from types import TracebackType
+from typing import Any
+
+from mmmu_eval.errors import ConfigError, DataError
+
+__all__ = ["CHROMIUM", "Screenshotter", "chromium_path"]
+
+#: Where Debian's chromium lives; ``MMMU_EVAL_CHROMIUM`` overrides it.
+CHROMIUM = "/usr/bin/chromium"
+ARGS = (
+    "--no-sandbox", "--disable-background-networking", "--disable-gpu", "--force-color-profile=srgb",
+    "--font-render-hinting=none", "--disable-font-subpixel-positioning", "--disable-lcd-text",
+    "--hide-scrollbars", "--mute-audio",
+)
+#: Seconds one page may take to load and be captured before it is that item's error.
+PAGE_TIMEOUT_S = 60.0
+
+
+def chromium_path() -> Path:
+    """The browser to drive.
+
+    Raises:
+        ConfigError: it is not installed (the message says how to install it).
+    """
+    path = Path(os.environ.get("MMMU_EVAL_CHROMIUM", CHROMIUM))
+    if not path.is_file():
+        raise ConfigError(
+            f"render needs Chromium at {path} (Debian: apt-get install chromium, or `make browser`; "
+            "set MMMU_EVAL_CHROMIUM to use another); a browser is never downloaded"
+        )
+    return path
+
+
+class Screenshotter:
+    """One headless browser and ``workers`` reusable pages."""
+
+    def __init__(self, *, workers: int = 4, executable: Path | None = None) -> None:
+        if workers < 1:
+            raise ConfigError(f"--workers must be at least 1, not {workers}")
+        self.workers = workers
+        self.executable = executable or chromium_path()
+        self.version = "unknown"
+        """The browser's version, once started."""
+        self._pw: Any = None
+        self._browser: Any = None
+        self._context: Any = None
+        self._pages: asyncio.Queue = asyncio.Queue()
+
+    async def __aenter__(self) -> "Screenshotter":
+        try:
+            from playwright.async_api import async_playwright
+        except ImportError:
+            raise ConfigError("render needs Playwright: pip install 'mmmu-eval[harden]'") from None
+        self._pw = await async_playwright().start()
+        try:
+            self._browser = await self._pw.chromium.launch(executable_path=str(self.executable), args=list(ARGS))
+            self.version = self._browser.version
+            self._context = await self._browser.new_context(device_scale_factor=1, viewport={"width": 800, "height": 600})
+            for _ in range(self.workers):
+                await self._pages.put(await self._context.new_page())
+        except Exception as exc:
+            await self.__aexit__(None, None, None)
+            if isinstance(exc, ConfigError):
+                raise
+            raise ConfigError(f"cannot start Chromium at {self.executable}: {exc}") from exc
+        return self
+
+    async def __aexit__(self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> None:
+        for closer in (self._context, self._browser):
+            if closer is not None:
+                try:
+                    await closer.close()
+                except Exception:  # the browser may already be gone; nothing left to release
+                    pass
+        if self._pw is not None:
+            await self._pw.stop()
+        self._pw = self._browser = self._context = None
+
+    async def capture(self, html: str, *, width: int, label: str) -> bytes:
+        """A PNG of the whole page at ``width`` pixels.
+
+        Raises:
+            DataError: naming ``label``, when the page fails or times out (its page is replaced).
+        """
+        page = await self._pages.get()
+        try:
+            await page.set_viewport_size({"width": width, "height": 200})
+            await page.set_content(html, wait_until="load", timeout=PAGE_TIMEOUT_S * 1000)
+            await page.evaluate("() => document.fonts.ready.then(() => true)")
+            png = await page.screenshot(full_page=True, type="png", animations="disabled", caret="hide", timeout=PAGE_TIMEOUT_S * 1000)
+        except Exception as exc:
+            try:
+                await page.close()
+            except Exception:  # a crashed page cannot be closed; it is dropped either way
+                pass
+            page = await self._context.new_page()
+            raise DataError(f"the page could not be rendered ({type(exc).__name__}: {str(exc).splitlines()[0][:200]})", label) from exc
+        finally:
+            await self._pages.put(page)
+        return png

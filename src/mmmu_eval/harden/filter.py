@@ -1,0 +1,266 @@
+"""Step 1, ``filter``: drop the questions text-only models answer, then sample per subject.
+
+MMMU-Pro (Yue et al., arXiv:2409.02813, section 2.2): four strong text-only LLMs answered every
+question ten times without its images; a question is *answerable* by a model right in more
+than half of its trials, and is *excluded* when at least three of the four models find it
+answerable; 60 questions per subject were then sampled from what remained.
+
+Here the same, with the numbers as settings: ``trials`` (10), ``min_models`` (default
+``ceil(3/4 x models)``: the paper's 3 of 4, and 1 of 1, 2 of 2, 3 of 3, 4 of 5, 5 of 6 ...),
+``per_subject`` (60; 0 keeps all) sampled with ``seed``. The trials are ordinary runs
+(``trials.py``), so a 460,000-request filter uses the runner's concurrency and endpoints and
+survives a restart.
+
+A trial that failed leaves its question *undecided* unless the other trials already settle it
+(more than half right, or too few left to get there); an undecided question is left out with
+its reason, and running the same command again asks the failed trials again. While any trial
+is unasked (a run stopped early) nothing is written but the record: the set is not finished.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import math
+import random
+from collections import defaultdict
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Sequence
+
+from mmmu_eval.errors import ConfigError
+from mmmu_eval.harden.outdir import STEP_CONFIG, StepResult, config_entry, open_out, settle_later_steps
+from mmmu_eval.harden.problems import Problem
+from mmmu_eval.harden.record import versions
+from mmmu_eval.harden.report import write_report
+from mmmu_eval.harden.source import content_digest, read_source
+from mmmu_eval.harden.trials import Model, Outcome, TrialSettings, parse_models, run_trials
+from mmmu_eval.harden.writer import config_file, standard_row, write_config
+from mmmu_eval.progress import Display
+from mmmu_eval.records import Item
+
+__all__ = ["FilterRule", "decide", "default_min_models", "harden_filter", "harden_filter_async", "sample_per_subject"]
+
+#: The paper's sample size per subject.
+PER_SUBJECT = 60
+
+
+def default_min_models(n_models: int) -> int:
+    """The paper's 3 of 4 scaled to ``n_models``: ``ceil(3 n / 4)``."""
+    return max(1, math.ceil(3 * n_models / 4))
+
+
+@dataclass(frozen=True)
+class FilterRule:
+    """When a model finds a question answerable, and when a question is excluded."""
+
+    trials: int
+    min_models: int
+    models: int
+
+    def __post_init__(self) -> None:
+        if not 1 <= self.min_models <= self.models:
+            raise ConfigError(f"--min-models must be between 1 and the number of models ({self.models}), not {self.min_models}")
+
+    def answerable(self, outcome: Outcome) -> bool | None:
+        """Right in more than half of the trials: True, False, or None while failed trials could tip it."""
+        need = self.trials // 2 + 1
+        if outcome.correct >= need:
+            return True
+        if outcome.correct + outcome.failed < need:
+            return False
+        return None
+
+    def describe(self) -> str:
+        scaled = self.min_models == default_min_models(self.models)
+        basis = (
+            "the paper's rule" if (self.models, self.min_models) == (4, 3)
+            else "the paper's 3 of 4 scaled: ceil(3/4 x models)" if scaled else "set by --min-models"
+        )
+        return (
+            f"answerable by a model right in more than {self.trials // 2} of {self.trials} trials; excluded "
+            f"when answerable by at least {self.min_models} of {self.models} models ({basis})"
+        )
+
+
+def decide(items: Sequence[Item], outcomes: dict[str, dict[str, Outcome]], rule: FilterRule) -> dict[str, dict[str, Any]]:
+    """Each question's filter entry: every model's trials and verdict, then kept, excluded or undecided."""
+    out: dict[str, dict[str, Any]] = {}
+    for item in items:
+        per_model = {}
+        votes: list[bool | None] = []
+        for label, per in outcomes.items():
+            o = per[item.id]
+            verdict = rule.answerable(o)
+            votes.append(verdict)
+            per_model[label] = {"preds": o.preds, "correct": o.correct, "answered": o.answered, "failed": o.failed, "answerable": verdict}
+        sure, unsure = votes.count(True), votes.count(None)
+        if sure >= rule.min_models:
+            decision, reason = "excluded", f"answerable without its images by {sure} of {rule.models} models (>= {rule.min_models})"
+        elif sure + unsure < rule.min_models:
+            decision, reason = "kept", f"answerable without its images by {sure} of {rule.models} models (< {rule.min_models})"
+        else:
+            failing = ", ".join(f"{label} {v['failed']} of {rule.trials}" for label, v in per_model.items() if v["answerable"] is None)
+            decision, reason = "undecided", f"trials failed ({failing}) and could tip the decision; run the same command again to ask them"
+        out[item.id] = {"models": per_model, "answerable_by": sure, "decision": decision, "reason": reason}
+    return out
+
+
+def sample_per_subject(items: Sequence[Item], per_subject: int | None, seed: int) -> tuple[set[str], dict[str, int]]:
+    """The ids kept by sampling ``per_subject`` per subject (all when None or 0), and each subject's count before.
+
+    Each subject draws from its own generator (``"{seed}:sample:{subject}"``), so a subject's
+    sample does not depend on the others.
+    """
+    by_subject: dict[str, list[str]] = defaultdict(list)
+    for item in items:
+        by_subject[item.subject].append(item.id)
+    chosen: set[str] = set()
+    for subject, ids in sorted(by_subject.items()):
+        if not per_subject or len(ids) <= per_subject:
+            chosen.update(ids)
+        else:
+            chosen.update(random.Random(f"{seed}:sample:{subject}").sample(ids, per_subject))
+    return chosen, {s: len(v) for s, v in sorted(by_subject.items())}
+
+
+async def harden_filter_async(
+    data: str | Path,
+    out: str | Path,
+    *,
+    models: str | Sequence[str] | Sequence[Model],
+    trials: int = 10,
+    min_models: int | None = None,
+    per_subject: int | None = PER_SUBJECT,
+    seed: int = 0,
+    temperature: float | None = None,
+    base_urls: Sequence[str] | None = None,
+    run_settings: dict[str, Any] | None = None,
+    split: str | None = None,
+    subjects: Sequence[str] | None = None,
+    limit: int | None = None,
+    default_subject: str | None = None,
+    display: Display | None = None,
+) -> StepResult:
+    """Filter ``data`` into ``out``; see the module doc. The synchronous face is ``harden_filter``.
+
+    Args:
+        data: ``sample``, ``hub``, a directory or a ``.jsonl`` file (``source.read_source``).
+        out: the output directory (``outdir.open_out`` says which may be used).
+        models: text-only models, as specs (``"openai:a,frequent"``) or Models.
+        trials, min_models, per_subject, seed: the rule and the sample (module doc).
+        temperature: sampling temperature of the trials (default 1.0).
+        base_urls: endpoints of ``openai:`` models that name none of their own.
+        run_settings: further RunConfig fields for every trial (concurrency, max_attempts ...).
+        split, subjects, limit, default_subject: what to read of ``data``.
+        display: progress over all trials (default a bar on stderr).
+
+    Returns:
+        The StepResult; ``exit_status`` 1 when trials remain or items were left out.
+
+    >>> result = harden_filter("sample", "hard", models="frequent,frequent,frequent,random")
+    """
+    chosen = models if models and isinstance(models, (list, tuple)) and isinstance(models[0], Model) else parse_models(models, base_urls)  # type: ignore[arg-type]
+    settings = TrialSettings(trials, seed, 1.0 if temperature is None else temperature, dict(run_settings or {}))
+    rule = FilterRule(trials, default_min_models(len(chosen)) if min_models is None else min_models, len(chosen))
+    if per_subject is not None and per_subject < 0:
+        raise ConfigError(f"--per-subject must be at least 0 (0 keeps every question), not {per_subject}")
+    source = read_source(data, split=split, subjects=subjects, limit=limit, default_subject=default_subject)
+    if not source.items:
+        raise ConfigError(f"--data {data}: no usable item ({len(source.problems)} left out: {'; '.join(map(str, source.problems[:3]))})")
+    out, record = open_out(out, source, "filter")
+
+    staging = out / "work" / "filter-input"
+    input_problems = list(source.problems)
+    digest = source.describe()["digest"]
+    previous = record.step("filter") or {}
+    if previous.get("input", {}).get("digest") != digest or not config_file(staging, "standard-4").exists():
+        written = write_config(staging, "standard-4", source.items, standard_row, step="input")
+        input_problems += written.problems
+    else:
+        input_problems += [p for p in record.left_out("input") if p not in input_problems]
+    section: dict[str, Any] = {
+        "status": "running",
+        "input": source.describe(),
+        "models": [m.to_json() for m in chosen],
+        "trials": trials,
+        "temperature": settings.temperature,
+        "seed": seed,
+        "prompt": "forced-choice (ours, not official: prompt/mmmu_pro.py FORCED_CHOICE_INSTRUCTION)",
+        "scoring": "official MMMU-Pro parser, no random fallback (an answer without a letter is wrong)",
+        "rule": rule.describe(),
+        "min_models": rule.min_models,
+        "per_subject": per_subject or None,
+        "sample_seed": seed,
+        "run_settings": dict(settings.run),
+        "versions": versions(),
+    }
+    record.set_step("filter", section)
+    record.set_left_out("input", input_problems)
+    record.save(out)
+
+    runs = await run_trials(staging, "standard-4", chosen, settings, out / "runs" / "filter", display=display)
+    section["runs"] = [dict(r, path=str(Path(r["path"]).relative_to(out))) for r in runs.runs]
+    if runs.unasked:
+        section.update(status="incomplete", unasked_trials=runs.unasked)
+        record.save(out)
+        message = (
+            f"{runs.unasked} trial(s) were not asked (a server stopped answering, or the run was stopped); "
+            f"nothing was decided. Run the same command again to continue: {out}"
+        )
+        return StepResult(out, record, "filter", "incomplete", tuple(input_problems), (message,))
+
+    decisions = decide(runs.items, runs.outcomes, rule)
+    candidates = [it for it in runs.items if decisions[it.id]["decision"] == "kept"]
+    sampled, before = sample_per_subject(candidates, per_subject, seed)
+    kept = [it for it in candidates if it.id in sampled]
+    for item in runs.items:
+        entry = record.item(item.id)
+        entry["subject"] = item.subject
+        decision = decisions[item.id]
+        if decision["decision"] == "kept" and item.id not in sampled:
+            decision["sampled"] = False
+            decision["reason"] += f"; not in the sample ({item.subject} had {before[item.subject]} kept, {per_subject} drawn)"
+        elif decision["decision"] == "kept":
+            decision["sampled"] = True
+        entry["filter"] = decision
+    undecided = [
+        Problem(i, "filter", d["reason"], "undecided") for i, d in decisions.items() if d["decision"] == "undecided"
+    ]
+    written = write_config(out, "standard-4", kept, standard_row, step="filter")
+    kept_ids = set(written.ids)
+    labels = [m.label for m in chosen]
+    section.update(
+        status="complete",
+        counts={
+            "asked": len(runs.items),
+            "excluded": sum(1 for d in decisions.values() if d["decision"] == "excluded"),
+            "undecided": len(undecided),
+            "kept_before_sampling": len(candidates),
+            "not_sampled": len(candidates) - len(kept),
+            "kept": len(written.ids),
+            "failed_trials": runs.failed,
+        },
+        kept_per_subject={s: sum(1 for it in kept if it.subject == s and it.id in kept_ids) for s in before},
+        accuracy={
+            label: {
+                "original": runs.accuracy(label),
+                "filtered": runs.accuracy(label, [i for i in written.ids]),
+            }
+            for label in labels
+        },
+    )
+    record.set_left_out("filter", [*undecided, *written.problems])
+    settle_later_steps(out, record, "filter", content_digest(kept))
+    record.data["configs"]["standard (4 options)"] = config_entry(written.ids, content_digest(kept), step="filter")
+    record.save(out)
+    write_report(out, record)
+    problems = (*input_problems, *undecided, *written.problems)
+    messages = []
+    if runs.failed:
+        messages.append(f"{runs.failed} trial(s) failed after their retries; run the same command again to ask them again")
+    return StepResult(out, record, "filter", "complete", problems, tuple(messages))
+
+
+def harden_filter(data: str | Path, out: str | Path, **options: Any) -> StepResult:
+    """``harden_filter_async`` for scripts and the CLI (see it for the arguments)."""
+    return asyncio.run(harden_filter_async(data, out, **options))

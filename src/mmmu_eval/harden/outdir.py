@@ -1,0 +1,121 @@
+"""The output directory of a step: when a step may write there, and what it leaves behind.
+
+Each step reads ``--data`` and writes ``--out`` as a complete MMMU-Pro-layout dataset: the
+configs the input already had (copied byte for byte) plus its own, its ``harden.json`` and its
+report. A step may write into:
+
+- a directory that does not exist or is empty;
+- its input itself, when that is a harden output (the step extends it: ``all`` works this way);
+- a directory that already holds this step's output from the same input (running the same
+  command again resumes it; the trial and proposal runs continue where they stopped).
+
+Anything else is refused before any work, so no earlier result is mixed with a new one. When a
+step's result changes (other settings, or a changed input), the configs and record sections of
+the steps after it are removed: they were built on the old result.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from mmmu_eval.dataset.layout import PRO_CONFIGS
+from mmmu_eval.errors import ConfigError
+from mmmu_eval.harden.problems import Problem, count_by_kind
+from mmmu_eval.harden.record import RECORD, STEPS, Record
+from mmmu_eval.harden.source import Source
+from mmmu_eval.harden.writer import remove_config
+
+__all__ = ["StepResult", "open_out", "settle_later_steps"]
+
+log = logging.getLogger(__name__)
+
+#: The config each step writes.
+STEP_CONFIG = {"filter": "standard-4", "augment": "standard-10", "render": "vision"}
+
+
+@dataclass(frozen=True)
+class StepResult:
+    """What one step (or ``all``) hands back."""
+
+    out: Path
+    """The output directory."""
+    record: Record
+    """harden.json as written."""
+    step: str
+    """``filter``, ``augment``, ``render`` or ``all``."""
+    status: str
+    """``complete``, or ``incomplete`` (something remains for a rerun)."""
+    problems: tuple[Problem, ...] = ()
+    """What this step (and its input) left out."""
+    messages: tuple[str, ...] = field(default_factory=tuple)
+    """What to tell the user: what remains and how to finish it."""
+
+    @property
+    def exit_status(self) -> int:
+        """0 when complete and nothing bad was left out; 1 otherwise (the record says what and why).
+
+        Open questions of an MMMU input are left out and counted, but are not bad input.
+        """
+        return 0 if self.status == "complete" and not any(p.bad for p in self.problems) else 1
+
+    def summary(self) -> str:
+        """``12 item(s) left out (no answer 3, image 9)``, or ``nothing left out``."""
+        if not self.problems:
+            return "nothing left out"
+        kinds = ", ".join(f"{k} {n}" for k, n in count_by_kind(self.problems).items())
+        return f"{len(self.problems)} item(s) left out ({kinds})"
+
+    def __repr__(self) -> str:
+        return f"StepResult({self.step}, {str(self.out)!r}, {self.status}, {self.summary()})"
+
+
+def open_out(out: str | Path, source: Source, step: str) -> tuple[Path, Record]:
+    """Check that ``step`` may write to ``out``; the record to build on.
+
+    The record is the output's own when the step resumes or extends it, else the input's (a
+    harden output) carried on, else a new one.
+
+    Raises:
+        ConfigError: ``out`` is a file, or holds something this step must not overwrite.
+    """
+    out = Path(out).expanduser()
+    if out.exists() and not out.is_dir():
+        raise ConfigError(f"--out {out} is a file; choose a directory")
+    extending = source.path is not None and out.exists() and source.path.is_dir() and out.resolve() == source.path.resolve()
+    if extending:
+        if source.record is None:
+            raise ConfigError(f"--out {out} is the input itself but not a harden output; write to a new directory")
+        return out, source.record
+    if (out / RECORD).exists():
+        existing = Record.load(out)
+        section = existing.step(step) or {}
+        same_input = (section.get("input") or {}).get("digest") == source.describe()["digest"]
+        if not same_input:
+            raise ConfigError(
+                f"--out {out} already holds a harden output "
+                + ("of another input" if section else f"without a {step} step")
+                + f"; choose a new --out (or the same --data as before to resume the {step} step)"
+            )
+        return out, existing
+    if out.exists() and any(out.iterdir()):
+        raise ConfigError(f"--out {out} is a non-empty directory without {RECORD}; choose a new one")
+    return out, source.record.copy() if source.record is not None else Record.new(source.describe())
+
+
+def settle_later_steps(out: Path, record: Record, step: str, digest: str) -> None:
+    """Record ``step``'s config digest; when it changed, drop the later steps built on the old one."""
+    name = PRO_CONFIGS[STEP_CONFIG[step]]
+    before = (record.data["configs"].get(name) or {}).get("digest")
+    if before is not None and before != digest:
+        for dropped in record.forget_after(step):
+            log.warning("the %s result changed, so the %s output in %s is stale: removed", step, dropped, out)
+        for later in STEPS[STEPS.index(step) + 1:]:
+            if remove_config(out, STEP_CONFIG[later]):
+                record.data["configs"].pop(PRO_CONFIGS[STEP_CONFIG[later]], None)
+
+
+def config_entry(ids: tuple[str, ...], digest: str, **extra: Any) -> dict[str, Any]:
+    return {"items": len(ids), "digest": digest, **extra}

@@ -1,0 +1,199 @@
+"""Step 3, ``render``: each question with its options and images as one screenshot: ``vision``.
+
+MMMU-Pro (arXiv:2409.02813, section 2.2) showed each question, options included, as a
+screenshot or photo, across varied backgrounds, font styles and font sizes. Here every question
+of the input (the 10-option config after ``augment``, else the 4-option one) becomes a page
+(``page.py``) in a style drawn from the seed, captured by headless Chromium (``browser.py``).
+The screenshots are kept under ``OUT/work/render`` as they finish, so a rerun renders only what
+is missing; then ``OUT/vision`` is written with the hub's columns plus each page's font, font
+size, page width and background, which ``harden.json`` records too. Items per second are
+printed and recorded.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import hashlib
+import json
+import logging
+import time
+from pathlib import Path
+from typing import Any, Sequence
+
+from rich.console import Console
+
+from mmmu_eval.errors import ConfigError, DataError
+from mmmu_eval.harden.browser import Screenshotter
+from mmmu_eval.harden.outdir import StepResult, config_entry, open_out, settle_later_steps
+from mmmu_eval.harden.page import BACKGROUNDS, FONT_SIZES, PAGE_WIDTHS, Style, choose_style, installed_fonts, page_html
+from mmmu_eval.harden.problems import Problem
+from mmmu_eval.harden.record import json_digest, versions
+from mmmu_eval.harden.report import write_report
+from mmmu_eval.harden.source import content_digest, has_config, read_source
+from mmmu_eval.harden.writer import copy_config, standard_row, vision_row, write_config
+from mmmu_eval.records import Item, sniff_media_type
+
+__all__ = ["harden_render", "harden_render_async", "render_item"]
+
+log = logging.getLogger(__name__)
+WORKERS = 4
+
+
+async def harden_render_async(
+    data: str | Path,
+    out: str | Path,
+    *,
+    seed: int = 0,
+    workers: int = WORKERS,
+    fonts: Sequence[str] | None = None,
+    font_sizes: tuple[int, int] = FONT_SIZES,
+    page_widths: tuple[int, int] = PAGE_WIDTHS,
+    backgrounds: Sequence[str] | None = None,
+    split: str | None = None,
+    subjects: Sequence[str] | None = None,
+    limit: int | None = None,
+    default_subject: str | None = None,
+    console: Console | None = None,
+) -> StepResult:
+    """Render ``data``'s questions into ``out/vision``; see the module doc.
+
+    Args:
+        seed: draws each page's style (``page.choose_style``).
+        workers: browser pages rendering side by side.
+        fonts: font families to draw from (default: every installed one of ``page.SERIF`` and ``page.SANS``).
+        font_sizes, page_widths: inclusive pixel ranges.
+        backgrounds: names from ``page.BACKGROUNDS`` (default all).
+
+    >>> result = harden_render("hard", "hard")
+    """
+    chosen_fonts = tuple(fonts) if fonts else installed_fonts()
+    if not chosen_fonts:
+        raise ConfigError("render found none of its fonts; install them: apt-get install fonts-dejavu-core fonts-liberation fonts-freefont-ttf (or `make browser`)")
+    missing = [f for f in chosen_fonts if fonts and f not in installed_fonts()]
+    if missing:
+        raise ConfigError(f"--fonts: {', '.join(missing)} not installed (fontconfig knows: {', '.join(installed_fonts()) or 'none of ours'})")
+    chosen_backgrounds = tuple(backgrounds) if backgrounds else tuple(BACKGROUNDS)
+    unknown = [b for b in chosen_backgrounds if b not in BACKGROUNDS]
+    if unknown:
+        raise ConfigError(f"--backgrounds: unknown {', '.join(unknown)} (known: {', '.join(BACKGROUNDS)})")
+    for name, (low, high) in (("--font-sizes", font_sizes), ("--page-widths", page_widths)):
+        if not 1 <= low <= high:
+            raise ConfigError(f"{name} must be LOW-HIGH with 1 <= LOW <= HIGH, not {low}-{high}")
+
+    probe = Path(str(data))
+    setting = "standard-10" if probe.is_dir() and has_config(probe, "standard-10") else None
+    source = read_source(data, setting=setting, split=split, subjects=subjects, limit=limit, default_subject=default_subject)
+    out, record = open_out(out, source, "render")
+    problems = list(source.problems)
+    if source.kind in ("harden", "mmmu-pro") and source.path is not None:
+        for config in ("standard-4", "standard-10"):
+            copy_config(source.path, out, config)
+    else:
+        written4 = write_config(out, "standard-4", source.items, standard_row, step="input")
+        problems += written4.problems
+        record.set_left_out("input", [*source.problems, *written4.problems])
+        record.data["configs"]["standard (4 options)"] = config_entry(written4.ids, content_digest(source.items), step="input")
+
+    styles = {it.id: choose_style(seed, it.id, chosen_fonts, font_sizes=font_sizes, page_widths=page_widths, backgrounds=chosen_backgrounds) for it in source.items}
+    work = out / "work" / "render"
+    work.mkdir(parents=True, exist_ok=True)
+    previous = record.step("render") or {}
+    section: dict[str, Any] = {
+        "status": "running", "input": source.describe(), "options_from": source.setting or "the input's options",
+        "seed": seed, "workers": workers, "fonts": list(chosen_fonts), "font_sizes": list(font_sizes),
+        "page_widths": list(page_widths), "backgrounds": list(chosen_backgrounds),
+        "versions": versions("playwright", "latex2mathml"),
+        "browser": previous.get("browser", "not started: every page was already rendered"),
+    }
+    record.set_step("render", section)
+    record.save(out)
+
+    todo = [it for it in source.items if not _cached(work, it, styles[it.id])]
+    failures: list[Problem] = []
+    started = time.monotonic()
+    console = console or Console(stderr=True, highlight=False)
+    if todo:
+        async with Screenshotter(workers=workers) as shots:
+            section["browser"] = f"Chromium {shots.version} (headless, {shots.executable})"
+            done = 0
+            ahead = asyncio.Semaphore(2 * workers)  # images of only a few items in memory at once
+
+            async def one(item: Item) -> None:
+                nonlocal done
+                try:
+                    async with ahead:
+                        png = await render_item(shots, item, item.options, styles[item.id])
+                except DataError as exc:
+                    failures.append(Problem.from_error(exc, "render", "render", where=item.id))
+                    return
+                _store(work, item, styles[item.id], png)
+                done += 1
+                if done % 50 == 0:
+                    console.print(f"rendered {done}/{len(todo)} · {done / (time.monotonic() - started):.1f} items/s")
+
+            await asyncio.gather(*(one(it) for it in todo))
+    elapsed = time.monotonic() - started
+    rate = (len(todo) - len(failures)) / elapsed if todo and elapsed > 0 else None
+    console.print(
+        f"rendered {len(todo) - len(failures)} page(s) in {elapsed:.1f} s"
+        + (f" ({rate:.1f} items/s, {workers} pages)" if rate else "")
+        + (f"; {len(source.items) - len(todo)} already rendered" if len(todo) < len(source.items) else "")
+    )
+    failed_ids = {p.where for p in failures}
+    rendered = [it for it in source.items if it.id not in failed_ids]
+    written = write_config(out, "vision", rendered, lambda it: vision_row(it, _png_path(work, it).read_bytes(), it.options, str(it.answer), styles[it.id].to_json()), step="render")
+    for item in rendered:
+        png = _png_path(work, item).read_bytes()
+        record.item(item.id).update(subject=item.subject)
+        record.item(item.id)["render"] = {**styles[item.id].to_json(), "sha256": hashlib.sha256(png).hexdigest(), "bytes": len(png)}
+    digest = json_digest([[i, record.item(i)["render"]["sha256"]] for i in written.ids])
+    settle_later_steps(out, record, "render", digest)
+    section.update(
+        status="complete", elapsed_s=round(elapsed, 3), items_per_s=round(rate, 2) if rate else None,
+        counts={"input": len(source.items), "rendered": len(written.ids), "failed": len(failures), "reused": len(source.items) - len(todo)},
+    )
+    record.data["configs"]["vision"] = config_entry(written.ids, digest, step="render")
+    record.set_left_out("render", [*failures, *written.problems])
+    record.save(out)
+    write_report(out, record)
+    return StepResult(out, record, "render", "complete", tuple(problems + failures + list(written.problems)))
+
+
+async def render_item(shots: Screenshotter, item: Item, options: Sequence[str], style: Style) -> bytes:
+    """The screenshot of one item in one style (DataError naming it when an image cannot be read)."""
+    images = {}
+    for ref in item.images:
+        data = await asyncio.to_thread(ref.load)
+        images[ref.field] = f"data:{sniff_media_type(data)};base64," + base64.b64encode(data).decode("ascii")
+    return await shots.capture(page_html(item, options, style, images), width=style.page_width, label=item.id)
+
+
+def _png_path(work: Path, item: Item) -> Path:
+    return work / f"{hashlib.sha256(item.id.encode()).hexdigest()[:24]}.png"
+
+
+def _key(item: Item, style: Style) -> str:
+    """What a cached screenshot was made from: the item's content and its style."""
+    return json_digest([content_digest([item]), style.to_json()])
+
+
+def _cached(work: Path, item: Item, style: Style) -> bool:
+    meta = _png_path(work, item).with_suffix(".json")
+    try:
+        return json.loads(meta.read_text()).get("key") == _key(item, style) and _png_path(work, item).exists()
+    except (OSError, ValueError):
+        return False
+
+
+def _store(work: Path, item: Item, style: Style, png: bytes) -> None:
+    path = _png_path(work, item)
+    tmp = path.with_suffix(".tmp")
+    tmp.write_bytes(png)
+    tmp.replace(path)
+    path.with_suffix(".json").write_text(json.dumps({"id": item.id, "key": _key(item, style)}))
+
+
+def harden_render(data: str | Path, out: str | Path, **options: Any) -> StepResult:
+    """``harden_render_async`` for scripts and the CLI (see it for the arguments)."""
+    return asyncio.run(harden_render_async(data, out, **options))

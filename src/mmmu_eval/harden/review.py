@@ -1,0 +1,187 @@
+"""The review of augmented options: ``review.jsonl``, ``review.html``, and applying decisions.
+
+MMMU-Pro's distractors were reviewed by experts. ``augment`` writes, next to the new config:
+
+- ``review.jsonl``: one line per question: its text, original options and answer, the ten
+  options with where each came from, the flags, and its current review state;
+- ``review.html``: one self-contained page (our own script, no network, images embedded up to a
+  budget) showing each question with its images, the old and new options, and per question
+  *accept*, *edit* (the new options, as text fields) or *drop*, with a note; the decisions are
+  kept in the browser as one works, and **Download decisions** saves them as a JSON file.
+
+``mmmu-eval harden augment --data OUT --out OUT --apply decisions.json`` applies such a file:
+accepted questions are marked reviewed, edited ones get their edited options (checked by the
+same rules as the model's, and placed by the same seeded shuffle), dropped ones leave both
+standard configs. A decision for options other than the ones now in the output (the output
+changed since the review) is refused for that question, never applied blindly.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+from importlib import resources
+from pathlib import Path
+from typing import Any, Callable, Mapping, Sequence
+
+from mmmu_eval.errors import ConfigError, DataError
+from mmmu_eval.harden.distractors import check_options
+from mmmu_eval.harden.problems import Problem
+from mmmu_eval.harden.record import Record, json_digest
+from mmmu_eval.records import Item, sniff_media_type
+from mmmu_eval.report.html import script_json
+
+__all__ = ["DECISIONS_FORMAT", "apply_decisions", "read_decisions", "write_review"]
+
+DECISIONS_FORMAT = "mmmu-eval-review/1"
+ACTIONS = ("accept", "edit", "drop")
+#: Most bytes of images embedded in review.html; past it an image shows a note.
+IMAGE_BUDGET = 64 * 1024 * 1024
+_SHOWABLE = {"image/png", "image/jpeg", "image/gif", "image/webp"}
+
+
+def write_review(out: Path, record: Record, items: Sequence[Item], *, image_budget: int = IMAGE_BUDGET) -> dict[str, Any]:
+    """Write review.jsonl and review.html for the items that have an augment entry.
+
+    Returns ``{"state": "unreviewed" | "reviewed" | "partly reviewed (N unreviewed)", "items": N}``.
+    """
+    rows = [_row(item, record.item(item.id)["augment"]) for item in items if (record.item(item.id).get("augment") or {}).get("options")]
+    (out / "review.jsonl").write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
+    images = _images(items, {r["id"] for r in rows}, image_budget)
+    (out / "review.html").write_text(_page(rows, images, json_digest(rows)), encoding="utf-8")
+    undecided = sum(1 for r in rows if r["review"]["state"] == "unreviewed")
+    state = "unreviewed" if undecided == len(rows) else "reviewed" if undecided == 0 else f"partly reviewed ({undecided} unreviewed)"
+    return {"state": state, "items": len(rows)}
+
+
+def read_decisions(path: Path) -> dict[str, dict[str, Any]]:
+    """The decisions in a file downloaded from review.html, by item id.
+
+    Raises:
+        ConfigError: the file is unreadable, of another format, or a decision is malformed
+            (the message names the item).
+    """
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ConfigError(f"--apply {path}: cannot read the decisions ({exc})") from None
+    if not isinstance(data, dict) or data.get("format") != DECISIONS_FORMAT or not isinstance(data.get("decisions"), dict):
+        raise ConfigError(f"--apply {path}: not a decisions file of review.html (format {DECISIONS_FORMAT})")
+    out = {}
+    for item_id, decision in data["decisions"].items():
+        if not isinstance(decision, dict) or decision.get("action") not in ACTIONS:
+            raise ConfigError(f"--apply {path}: {item_id}: the action must be one of {', '.join(ACTIONS)}")
+        if decision["action"] == "edit" and not isinstance(decision.get("distractors"), list):
+            raise ConfigError(f"--apply {path}: {item_id}: an edit needs its list of new options ('distractors')")
+        out[str(item_id)] = decision
+    return out
+
+
+def apply_decisions(
+    record: Record,
+    items: Sequence[Item],
+    decisions: Mapping[str, Mapping[str, Any]],
+    place: Callable[[Item, Sequence[str]], dict[str, Any]],
+) -> tuple[list[Problem], set[str]]:
+    """Apply review decisions to the record's augment entries.
+
+    Args:
+        record: the augment output's record (changed in place).
+        items: the questions of its standard (4 options).
+        decisions: from ``read_decisions``.
+        place: arranges an edited list of distractors for an item (the step's seeded shuffle).
+
+    Returns:
+        The decisions that could not be applied (as problems naming the item) and the ids dropped.
+    """
+    by_id = {it.id: it for it in items}
+    problems: list[Problem] = []
+    for item_id, decision in decisions.items():
+        entry = (record.items.get(item_id) or {}).get("augment")
+        if item_id not in by_id or not entry or not entry.get("options"):
+            problems.append(Problem(item_id, "review", "not a question of this augment output; decision ignored", "review"))
+            continue
+        shown = decision.get("shown")
+        if shown is not None and list(shown) != list(entry["options"]):
+            problems.append(Problem(item_id, "review", "its options changed since the review; review it again (decision not applied)", "review"))
+            continue
+        note = str(decision.get("note") or "")
+        if decision["action"] == "edit":
+            needed = len(entry.get("distractors") or [])
+            if not needed:
+                problems.append(Problem(item_id, "review", "it has no new options to edit (its options were left unchanged); accept or drop it", "review"))
+                continue
+            checked = check_options(decision["distractors"], by_id[item_id], needed)
+            if checked.error or len(decision["distractors"]) != needed:
+                why = checked.error or f"{len(decision['distractors'])} options given, {needed} needed"
+                problems.append(Problem(item_id, "review", f"the edited options are not usable: {why} (decision not applied)", "review"))
+                continue
+            entry.update(place(by_id[item_id], checked.accepted), distractors=list(checked.accepted))
+        entry["review"] = {"state": {"accept": "accepted", "edit": "edited", "drop": "dropped"}[decision["action"]], "note": note}
+    dropped = {i for i, e in record.items.items() if ((e.get("augment") or {}).get("review") or {}).get("state") == "dropped"}
+    return problems, dropped
+
+
+def _row(item: Item, entry: Mapping[str, Any]) -> dict[str, Any]:
+    return {
+        "id": item.id,
+        "subject": item.subject,
+        "question": item.question,
+        "images": [ref.field for ref in item.images],
+        "original_options": list(item.options),
+        "original_answer": item.answer,
+        "options": entry.get("options"),
+        "answer": entry.get("answer"),
+        "sources": entry.get("sources"),
+        "distractors": entry.get("distractors") or [],
+        "status": entry.get("status"),
+        "note": entry.get("note") or "",
+        "flag": entry.get("flag") or "",
+        "held": entry.get("held") or [],
+        "review": entry.get("review") or {"state": "unreviewed"},
+    }
+
+
+def _images(items: Sequence[Item], wanted: set[str], budget: int) -> dict[str, dict[str, str]]:
+    """Item id -> image field -> data URL (or a note), within the byte budget."""
+    out: dict[str, dict[str, str]] = {}
+    spent = 0
+    for item in items:
+        if item.id not in wanted:
+            continue
+        for ref in item.images:
+            try:
+                data = ref.load()
+            except DataError as exc:
+                out.setdefault(item.id, {})[ref.field] = f"note:not shown ({exc})"
+                continue
+            media = sniff_media_type(data)
+            if media not in _SHOWABLE or spent + len(data) > budget:
+                out.setdefault(item.id, {})[ref.field] = "note:not embedded (" + ("format" if media not in _SHOWABLE else "image budget spent") + ")"
+                continue
+            spent += len(data)
+            out.setdefault(item.id, {})[ref.field] = f"data:{media};base64," + base64.b64encode(data).decode("ascii")
+    return out
+
+
+def _page(rows: list[dict[str, Any]], images: dict[str, dict[str, str]], digest: str) -> str:
+    script = resources.files("mmmu_eval.harden").joinpath("assets", "review.js").read_text(encoding="utf-8")
+    css = resources.files("mmmu_eval.harden").joinpath("assets", "review.css").read_text(encoding="utf-8")
+    sha = base64.b64encode(hashlib.sha256(script.encode("utf-8")).digest()).decode("ascii")
+    csp = f"default-src 'none'; img-src data:; style-src 'unsafe-inline'; script-src 'sha256-{sha}'"
+    return (
+        "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\">"
+        f'<meta http-equiv="Content-Security-Policy" content="{csp}">'
+        f"<title>mmmu-eval harden review ({len(rows)} questions)</title><style>{css}</style></head><body>"
+        '<header><h1>Review the augmented options</h1>'
+        "<p>For each question: <b>accept</b> the ten options, <b>edit</b> the new ones, or <b>drop</b> the question "
+        "(for instance when its image is not needed, or does not fit the text). Decisions are kept in this browser. "
+        "<b>Download decisions</b>, then run <code>mmmu-eval harden augment --data OUT --out OUT --apply decisions.json</code>.</p>"
+        '<div class="bar"><label>show <select id="show"><option value="all">all</option><option value="undecided">undecided</option>'
+        '<option value="flagged">flagged</option><option value="decided">decided</option></select></label>'
+        '<span id="progress"></span><button id="accept-shown" type="button">accept every undecided one shown</button>'
+        '<button id="download" type="button">Download decisions</button></div></header><main id="items"></main>'
+        f'<script type="application/json" id="review-data">{script_json({"digest": digest, "format": DECISIONS_FORMAT, "rows": rows, "images": images})}</script>'
+        f"<script>{script}</script></body></html>"
+    )

@@ -1,0 +1,262 @@
+"""Text-only trials: each model answers each question ``trials`` times with its images withheld.
+
+Every trial is an ordinary evaluation (``mmmu_eval.evaluate_async``): MMMU-Pro standard, the
+``forced-choice`` prompt (ours: the model is told the images are withheld and must pick an
+option anyway), the model wrapped in ``text-only:`` (image parts removed), sampling on, and a
+generation seed of its own per model and trial so the trials differ. So each trial is a run
+directory (``RUNS/<model label>/trial-NN``) with the runner's concurrency, retries, several
+endpoints and resume: running the same step again continues each run where it stopped, and
+``mmmu-eval report`` reads any of them. The models run side by side (one task each, trials in
+turn), so four models on four servers keep all four busy.
+
+A trial is scored by the official MMMU-Pro parser with no random fallback: an answer with no
+letter in it counts as wrong, never as a lucky draw (docs/harden.md).
+
+    runs = await run_trials(dataset_dir, "standard-4", parse_models("frequent,random"), TrialSettings(10))
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Awaitable, Mapping, Sequence
+
+from mmmu_eval.api import evaluate_async
+from mmmu_eval.dataset.load import load_dataset
+from mmmu_eval.errors import ConfigError
+from mmmu_eval.progress import Display, ProgressDisplay
+from mmmu_eval.records import Item, Response
+from mmmu_eval.score.scorer import score_responses
+from mmmu_eval.store.rundir import MANIFEST, RunStore
+
+__all__ = ["Model", "Outcome", "TrialRuns", "TrialSettings", "parse_models", "run_trials", "trial_seed"]
+
+#: The prompt mode of every trial (``prompt/mmmu_pro.py``, FORCED_CHOICE_INSTRUCTION).
+PROMPT = "forced-choice"
+#: Sampling temperature when none is given: the model's own distribution, so trials differ.
+DEFAULT_TEMPERATURE = 1.0
+_ENDPOINT = re.compile(r"@(?=https?://)")
+
+
+@dataclass(frozen=True)
+class Model:
+    """One text-only model of the filter."""
+
+    label: str
+    """``m1-frequent``: its position and a slug of its spec; names its run directories."""
+    spec: str
+    """The spec as given (``openai:gpt-4o``, ``frequent``)."""
+    base_urls: tuple[str, ...] | None = None
+    """Its own endpoints (``SPEC@URL@URL``); None uses ``--base-url``."""
+
+    @property
+    def text_only_spec(self) -> str:
+        return self.spec if self.spec.startswith("text-only:") else f"text-only:{self.spec}"
+
+    def to_json(self) -> dict[str, Any]:
+        return {"label": self.label, "spec": self.spec, "base_urls": list(self.base_urls) if self.base_urls else None}
+
+
+def parse_models(specs: str | Sequence[str], base_urls: Sequence[str] | None = None) -> tuple[Model, ...]:
+    """``"openai:a,openai:b@http://node2:8000/v1,frequent"`` -> Models, numbered from 1.
+
+    A spec may carry its own endpoints after ``@`` (several: ``@URL@URL``); the others use
+    ``base_urls``. The same spec may appear twice (two runs of one model count as two models).
+
+    Raises:
+        ConfigError: no model given, or an empty entry.
+    """
+    entries = [s.strip() for s in specs.split(",")] if isinstance(specs, str) else [s.strip() for s in specs]
+    if not entries or any(not e for e in entries):
+        raise ConfigError("--models: give one or more model specs separated by commas, e.g. openai:gpt-4o,frequent")
+    models = []
+    for index, entry in enumerate(entries, start=1):
+        spec, *urls = _ENDPOINT.split(entry)
+        slug = re.sub(r"[^A-Za-z0-9._-]+", "-", spec.removeprefix("text-only:")).strip("-")[:40] or "model"
+        own = tuple(urls) or (tuple(base_urls) if base_urls else None)
+        models.append(Model(f"m{index}-{slug}", spec, own))
+    return tuple(models)
+
+
+@dataclass(frozen=True)
+class TrialSettings:
+    """How the trials are asked."""
+
+    trials: int = 10
+    """Answers per model per question (the paper: 10)."""
+    seed: int = 0
+    """Derives every trial's generation seed (``trial_seed``)."""
+    temperature: float = DEFAULT_TEMPERATURE
+    """Sampling temperature of every trial."""
+    run: Mapping[str, Any] = field(default_factory=dict)
+    """Further RunConfig fields for every trial: concurrency, max_attempts, max_tokens, ..."""
+
+    def __post_init__(self) -> None:
+        if isinstance(self.trials, bool) or not isinstance(self.trials, int) or self.trials < 1:
+            raise ConfigError(f"--trials must be a whole number of at least 1, not {self.trials!r}")
+        if self.temperature is None or self.temperature < 0:
+            raise ConfigError(f"--temperature must be at least 0, not {self.temperature!r}")
+
+
+def trial_seed(seed: int, label: str, trial: int) -> int:
+    """The generation seed of one model's trial: distinct per model and trial, stable forever."""
+    digest = hashlib.sha256(f"{seed}:{label}:{trial}".encode()).digest()
+    return int.from_bytes(digest[:4], "big") % (2**31 - 1)
+
+
+@dataclass
+class Outcome:
+    """One model's trials on one question."""
+
+    preds: list[str | None] = field(default_factory=list)
+    """The letter parsed from each answered trial (None: no letter found), in trial order."""
+    correct: int = 0
+    """Answered trials whose letter is the gold answer."""
+    failed: int = 0
+    """Trials without an answer (a request that failed after its retries, or never asked)."""
+
+    @property
+    def answered(self) -> int:
+        return len(self.preds)
+
+
+@dataclass(frozen=True)
+class TrialRuns:
+    """Every trial of every model on one set."""
+
+    outcomes: dict[str, dict[str, Outcome]]
+    """Model label -> item id -> Outcome."""
+    runs: tuple[dict[str, Any], ...]
+    """Per run: model label, trial, seed, path, counts."""
+    items: tuple[Item, ...]
+    """The questions asked, as the trials read them."""
+
+    @property
+    def unasked(self) -> int:
+        """Trials never asked (a run stopped early or was interrupted): the set is not finished."""
+        return sum(int(r["counts"].get("missing", 0)) for r in self.runs)
+
+    @property
+    def failed(self) -> int:
+        return sum(int(r["counts"].get("error", 0)) for r in self.runs)
+
+    def accuracy(self, label: str, ids: Sequence[str] | None = None) -> float | None:
+        """Share of answered trials that were right, over ``ids`` (default: every question)."""
+        per = self.outcomes.get(label, {})
+        chosen = per.values() if ids is None else [per[i] for i in ids if i in per]
+        answered = sum(o.answered for o in chosen)
+        return sum(o.correct for o in chosen) / answered if answered else None
+
+
+async def run_trials(
+    data_dir: Path,
+    setting: str,
+    models: Sequence[Model],
+    settings: TrialSettings,
+    runs_root: Path,
+    *,
+    display: Display | None = None,
+) -> TrialRuns:
+    """Ask every model every question of ``data_dir``'s ``setting`` config ``settings.trials`` times.
+
+    Args:
+        data_dir: an MMMU-Pro-layout directory (the step's staging set or output).
+        setting: ``standard-4`` or ``standard-10``.
+        models: the text-only models.
+        settings: trials, seed, temperature and run knobs.
+        runs_root: the run directories go to ``runs_root/<label>/trial-NN``.
+        display: one progress display over all the trials.
+
+    Returns:
+        The outcomes; runs with failed or unasked items are in it, counted (see ``TrialRuns``).
+
+    Raises:
+        ConfigError: a model cannot be set up (unknown spec, unreachable server), before or
+            during the trials; the other models' runs are stopped, and keep what they stored.
+    """
+    items = load_dataset("mmmu-pro", setting=setting, data=data_dir).items
+    plan = [
+        (model, trial, runs_root / model.label / f"trial-{trial:02d}", trial_seed(settings.seed, model.label, trial))
+        for model in models for trial in range(1, settings.trials + 1)
+    ]
+    shared = display or ProgressDisplay(label="text-only trials")
+    shared.start(len(plan) * len(items), done=sum(_answered_before(path, items) for _, _, path, _ in plan))
+    forward = _Forward(shared)
+    runs: list[dict[str, Any]] = []
+
+    async def one_model(model: Model) -> None:
+        for m, trial, path, seed in plan:
+            if m is not model:
+                continue
+            result = await evaluate_async(
+                model=model.text_only_spec, benchmark="mmmu-pro", setting=setting, prompt=PROMPT,
+                data=str(data_dir), out=path, resume=(path / MANIFEST).exists(), seed=seed,
+                temperature=settings.temperature, base_urls=model.base_urls, html=False,
+                display=forward, **dict(settings.run),
+            )
+            runs.append({"model": model.label, "trial": trial, "seed": seed, "path": str(path), "counts": dict(result.counts)})
+
+    try:
+        await _all_or_none([one_model(m) for m in models])
+    finally:
+        shared.stop()
+    runs.sort(key=lambda r: (r["model"], r["trial"]))
+    return TrialRuns(_outcomes(items, models, runs), tuple(runs), tuple(items))
+
+
+def _outcomes(items: Sequence[Item], models: Sequence[Model], runs: Sequence[Mapping[str, Any]]) -> dict[str, dict[str, Outcome]]:
+    outcomes = {m.label: {it.id: Outcome() for it in items} for m in models}
+    for run in runs:
+        responses = RunStore.read(run["path"]).responses()
+        answered = {i: r for i, r in responses.items() if r.status != "error"}
+        verdicts = score_responses(items, answered, parsers=("official",), fallback="none").verdicts["official"]
+        per = outcomes[run["model"]]
+        for item in items:
+            verdict = verdicts.get(item.id)
+            if verdict is None:
+                per[item.id].failed += 1
+                continue
+            per[item.id].preds.append(verdict.pred)
+            per[item.id].correct += int(verdict.correct)
+    return outcomes
+
+
+def _answered_before(path: Path, items: Sequence[Item]) -> int:
+    """Items already answered in a run directory from an earlier session (0 when there is none)."""
+    if not (path / MANIFEST).exists():
+        return 0
+    stored = RunStore.read(path).responses()
+    return sum(1 for it in items if it.id in stored and stored[it.id].status != "error")
+
+
+class _Forward:
+    """One run's display calls, passed on to the display of all the trials."""
+
+    def __init__(self, shared: Display) -> None:
+        self.shared = shared
+
+    def start(self, total: int, done: int = 0, errors: int = 0) -> None:
+        return None
+
+    def advance(self, response: Response) -> None:
+        self.shared.advance(response)
+
+    def stop(self) -> None:
+        return None
+
+
+async def _all_or_none(jobs: Sequence[Awaitable[None]]) -> None:
+    """Run the jobs side by side; the first failure cancels the rest and is raised."""
+    tasks = [asyncio.ensure_future(job) for job in jobs]
+    try:
+        done, _ = await asyncio.wait(tasks, return_when=asyncio.FIRST_EXCEPTION)
+        for task in done:
+            if task.exception() is not None:
+                raise task.exception()  # type: ignore[misc]
+    finally:
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
