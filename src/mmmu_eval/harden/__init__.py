@@ -17,7 +17,22 @@ report (``report.py``); ``pipeline.py`` runs all three. The output is what ``mmm
 >>> result.status, result.out
 """
 
+from mmmu_eval.harden.augment import harden_augment, harden_augment_async
 from mmmu_eval.harden.filter import harden_filter, harden_filter_async
 from mmmu_eval.harden.outdir import StepResult
+from mmmu_eval.harden.pipeline import harden_all, harden_all_async
+from mmmu_eval.harden.record import Record
+from mmmu_eval.harden.render import harden_render, harden_render_async
 
-__all__ = ["StepResult", "harden_filter", "harden_filter_async"]
+__all__ = [
+    "Record",
+    "StepResult",
+    "harden_all",
+    "harden_all_async",
+    "harden_augment",
+    "harden_augment_async",
+    "harden_filter",
+    "harden_filter_async",
+    "harden_render",
+    "harden_render_async",
+]

@@ -170,10 +170,7 @@ async def _finish(out: Path, record: Record, source: Source, problems: list[Prob
     section = record.step("augment") or {}
     entries = {it.id: record.item(it.id).get("augment") or {} for it in source.items}
     ten = [it for it in source.items if entries[it.id].get("status") in IN_TEN and (entries[it.id].get("review") or {}).get("state") != "dropped"]
-    step_problems = [
-        Problem(i, "augment", f"{e['status']}: {e.get('error')}", "unusable proposals" if e["status"] == "unusable" else "model error")
-        for i, e in entries.items() if e.get("status") in ("unusable", "error")
-    ]
+    step_problems = [_problem(i, e) for i, e in entries.items() if e.get("status") in ("unusable", "error")]
     messages: list[str] = []
     if status == "incomplete":
         unasked = sum(1 for e in entries.values() if e.get("status") == "unasked")
@@ -209,6 +206,15 @@ async def _finish(out: Path, record: Record, source: Source, problems: list[Prob
         messages.append(f"{unreviewed} question(s) are unreviewed: open {out / 'review.html'}, decide, download the decisions, "
                         f"then: mmmu-eval harden augment --data {out} --out {out} --apply DECISIONS.json")
     return StepResult(out, record, "augment", "complete", tuple(problems + step_problems + list(written.problems)), tuple(messages))
+
+
+def _problem(item_id: str, entry: dict[str, Any]) -> Problem:
+    if entry["status"] == "unusable":
+        tries = len(entry.get("attempts") or [])
+        return Problem(item_id, "augment", f"no usable distractors after {tries} attempt(s), not padded (last: {entry.get('error')}); "
+                       "left out of standard (10 options); --attempts N asks more", "unusable proposals")
+    return Problem(item_id, "augment", f"the model request failed after its retries ({entry.get('error')}); "
+                   "run the same command again to ask it again", "model error")
 
 
 def _plan(item: Item, options: int, policy: str, seed: int) -> dict[str, Any]:
@@ -254,13 +260,15 @@ def _manifest(config: RunConfig, source: Source, settings: ProposalSettings, ids
         "purpose": "harden augment: distractor proposals (not an evaluation; nothing here is scored)",
         "templates": {"distractors": DISTRACTOR_TEMPLATE},
         "generation": {"temperature": settings.temperature, "max_tokens": settings.max_tokens, "top_p": settings.top_p,
-                       "seed": settings.seed, "attempts": settings.attempts, "extra_body": dict(settings.extra_body)},
+                       "seed": settings.seed, "extra_body": dict(settings.extra_body)},
         "official": False,
     }
     protocol["fingerprint"] = json_digest(protocol)
     return {
         "status": "running", "config": config.to_manifest(), "protocol": protocol,
         "dataset": {"source": "harden", "revision": source.describe()["digest"]}, "item_ids": ids,
+        # Not in the fingerprint: more attempts continue the same run (each attempt is its own record).
+        "attempts": settings.attempts,
     }
 
 

@@ -115,6 +115,7 @@ async def harden_render_async(
     console = console or Console(stderr=True, highlight=False)
     if todo:
         async with Screenshotter(workers=workers) as shots:
+            started = time.monotonic()  # items per second count rendering, not the browser's start
             section["browser"] = f"Chromium {shots.version} (headless, {shots.executable})"
             done = 0
             ahead = asyncio.Semaphore(2 * workers)  # images of only a few items in memory at once

@@ -1,0 +1,179 @@
+"""``mmmu-eval harden filter|augment|render|all``: the MMMU-Pro construction method on any set.
+
+Flags -> the ``mmmu_eval.harden`` API call -> the step table and what was left out. Each step
+reads ``--data`` (``sample``, ``hub``, a directory, or a ``.jsonl`` file) and writes ``--out``;
+a later step takes an earlier step's ``--out`` as its ``--data`` (or the same directory for
+both, to extend it). Running the same command again resumes the step.
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from rich.console import Console
+from rich.markup import escape
+
+from mmmu_eval.cli.run import _json_object
+from mmmu_eval.config import help_of
+
+EXAMPLES = """examples:
+  mmmu-eval harden filter --data sample --out hard --models frequent,frequent,frequent,random --trials 4
+  mmmu-eval harden augment --data hard --out hard --model openai:gpt-4o
+  mmmu-eval harden render --data hard --out hard
+  mmmu-eval harden all --data mmmu-data --out hard --models openai:a,openai:b,openai:c,openai:d --augment-model openai:gpt-4o
+  mmmu-eval run --benchmark mmmu-pro --setting vision --data hard --model random
+"""
+
+STEPS = {
+    "filter": "drop questions text-only models answer, sample per subject -> standard (4 options)",
+    "augment": "LLM-proposed distractors, checked, shuffled, reviewed -> standard (10 options)",
+    "render": "each question as one screenshot in headless Chromium -> vision",
+    "all": "filter, augment and render into one directory, with one report",
+}
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "harden", help="build an MMMU-Pro-style robust set from any multiple-choice set",
+        description="The MMMU-Pro construction method (filter, augment, render) on any multiple-choice set.",
+        epilog=EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    sub = parser.add_subparsers(dest="harden_step", metavar="STEP")
+    parser.set_defaults(func=lambda args: (parser.print_help(), 2)[1])
+    for step, summary in STEPS.items():
+        p = sub.add_parser(step, help=summary, description=summary, epilog=EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter)
+        _input_flags(p)
+        if step in ("filter", "all"):
+            _filter_flags(p)
+        if step in ("augment", "all"):
+            _augment_flags(p, all_steps=step == "all")
+        if step in ("render", "all"):
+            _render_flags(p)
+        if step != "render":
+            _model_flags(p)
+        p.set_defaults(func=main, harden_step=step)
+
+
+def _input_flags(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--data", required=True, help="sample, hub, a directory (MMMU or MMMU-Pro layout, or an earlier step's --out), or a .jsonl file")
+    p.add_argument("--out", required=True, help="the output directory (the same as --data extends a harden output)")
+    p.add_argument("--split", help="MMMU split to read from sample, hub or an MMMU directory (default validation)")
+    p.add_argument("--subjects", nargs="+", metavar="SUBJECT", help="keep only these subjects")
+    p.add_argument("--limit", type=int, help="keep the first N usable questions (to try a setting out)")
+    p.add_argument("--subject", dest="default_subject", metavar="SUBJECT", help="subject of JSONL rows that name none")
+    p.add_argument("--seed", type=int, default=0, help="seeds every draw: trial seeds, the sample, shuffles, page styles (default 0)")
+
+
+def _model_flags(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--base-url", dest="base_urls", action="append", metavar="URL", help=help_of("base_urls") + " (repeat the flag for several)")
+    p.add_argument("--concurrency", type=int, help=help_of("concurrency"))
+    p.add_argument("--max-attempts", type=int, help=help_of("max_attempts"))
+    p.add_argument("--request-timeout", type=float, help=help_of("request_timeout"))
+    p.add_argument("--api-key-env", help=help_of("api_key_env"))
+    p.add_argument("--extra-body", type=_json_object, metavar="JSON", help=help_of("extra_body") + ", as a JSON object")
+
+
+def _filter_flags(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--models", required=True, metavar="SPEC,SPEC,...",
+                   help="the text-only models, comma-separated; SPEC@URL gives one its own endpoint(s)")
+    p.add_argument("--trials", type=int, default=10, help="answers per model per question (default 10, the paper's)")
+    p.add_argument("--min-models", type=int, help="exclude a question answerable by at least this many models (default ceil(3/4 x models): 3 of 4)")
+    p.add_argument("--per-subject", type=int, default=60, help="questions sampled per subject from those kept (default 60; 0 keeps all)")
+    p.add_argument("--temperature", type=float, help="sampling temperature of the trials (default 1.0)")
+    p.add_argument("--max-tokens", type=int, help="most tokens per trial answer (default 4096, MMMU-Pro's)")
+
+
+def _augment_flags(p: argparse.ArgumentParser, *, all_steps: bool) -> None:
+    if all_steps:
+        p.add_argument("--augment-model", required=True, metavar="SPEC", help="the model that proposes distractors")
+        p.add_argument("--augment-base-url", dest="augment_base_urls", action="append", metavar="URL", help="its endpoint(s), when not --base-url")
+        p.add_argument("--augment-temperature", type=float, default=0.7, help="its sampling temperature (default 0.7)")
+    else:
+        p.add_argument("--model", metavar="SPEC", help="the model that proposes distractors (not with --apply)")
+        p.add_argument("--temperature", type=float, default=0.7, help="its sampling temperature (default 0.7)")
+        p.add_argument("--max-tokens", type=int, default=1024, help="most tokens per proposal (default 1024)")
+        p.add_argument("--apply", metavar="DECISIONS", help="apply a decisions file downloaded from review.html (--data: the augment output)")
+        p.add_argument("--check-models", metavar="SPEC,SPEC,...", help="text-only models for the augmented set (default: the filter's)")
+        p.add_argument("--no-check", dest="check_models", action="store_const", const="", help="skip the text-only check of the augmented set")
+    p.add_argument("--options", type=int, default=10, help="options per question after augmenting (default 10)")
+    p.add_argument("--attempts", type=int, default=3, help="tries per question before its proposals count as failed (default 3)")
+    p.add_argument("--position-dependent", choices=("keep", "flag"), default="keep",
+                   help="'Both A and B', 'None of the above': keep them meaningful in place (default) or leave those questions unaugmented, flagged")
+    p.add_argument("--check-trials", type=int, help="trials of the text-only check of the augmented set (default: the filter's)")
+
+
+def _render_flags(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--workers", type=int, default=4, help="browser pages rendering side by side (default 4)")
+    p.add_argument("--fonts", type=lambda t: tuple(x.strip() for x in t.split(",") if x.strip()), help="font families to draw from (default: every installed one of ours)")
+    p.add_argument("--font-sizes", type=_range, default=(16, 24), metavar="LOW-HIGH", help="font size range in pixels (default 16-24)")
+    p.add_argument("--page-widths", type=_range, default=(640, 980), metavar="LOW-HIGH", help="page width range in pixels (default 640-980)")
+    p.add_argument("--backgrounds", type=lambda t: tuple(x.strip() for x in t.split(",") if x.strip()), help="background names to draw from (default all)")
+
+
+def main(args: argparse.Namespace) -> int:
+    from mmmu_eval import harden
+    from mmmu_eval.harden.report import print_report
+
+    console = Console(highlight=False)
+    step = args.harden_step
+    common = {k: getattr(args, k) for k in ("split", "limit", "default_subject") if getattr(args, k, None) is not None}
+    if args.subjects:
+        common["subjects"] = tuple(s for group in args.subjects for s in group.split(",") if s)
+    run = {k: getattr(args, k) for k in ("concurrency", "max_attempts", "request_timeout", "api_key_env", "extra_body") if getattr(args, k, None) is not None}
+    if step == "filter":
+        if args.max_tokens is not None:
+            run["max_tokens"] = args.max_tokens
+        result = harden.harden_filter(args.data, args.out, **_filter_options(args), run_settings=run, **common)
+    elif step == "augment":
+        result = harden.harden_augment(
+            args.data, args.out, model=args.model, options=args.options, attempts=args.attempts, seed=args.seed,
+            temperature=args.temperature, max_tokens=args.max_tokens, base_urls=args.base_urls, run_settings=run,
+            position_dependent=args.position_dependent, apply=args.apply, check_models=args.check_models,
+            check_trials=args.check_trials, **common,
+        )
+    elif step == "render":
+        result = harden.harden_render(args.data, args.out, **_render_options(args), **common)
+    else:
+        if args.max_tokens is not None:
+            run["max_tokens"] = args.max_tokens
+        result = harden.harden_all(
+            args.data, args.out, **_filter_options(args), run_settings=run, augment_model=args.augment_model,
+            options=args.options, attempts=args.attempts, augment_temperature=args.augment_temperature,
+            augment_base_urls=args.augment_base_urls, position_dependent=args.position_dependent,
+            check_trials=args.check_trials, workers=args.workers,
+            render_options={k: v for k, v in _render_options(args).items() if k not in ("seed", "workers")}, **common,
+        )
+    print_report(result.record, console)
+    console.print(f"{step}: {result.status}, {escape(result.summary())} · output: {escape(str(result.out))}", soft_wrap=True)
+    err = Console(stderr=True, highlight=False)
+    for message in result.messages:
+        err.print(f"[yellow]{escape(message)}[/yellow]", soft_wrap=True)
+    shown = [p for p in result.problems if p.bad][:10]
+    for problem in shown:
+        err.print(f"[red]left out[/red] {escape(str(problem))}", soft_wrap=True)
+    if len([p for p in result.problems if p.bad]) > len(shown):
+        err.print(f"... and more: every one is in {escape(str(result.out / 'harden.json'))} (left_out)", soft_wrap=True)
+    return result.exit_status
+
+
+def _filter_options(args: argparse.Namespace) -> dict[str, Any]:
+    return {
+        "models": args.models, "trials": args.trials, "min_models": args.min_models, "per_subject": args.per_subject,
+        "seed": args.seed, "temperature": args.temperature, "base_urls": args.base_urls,
+    }
+
+
+def _render_options(args: argparse.Namespace) -> dict[str, Any]:
+    return {
+        "seed": args.seed, "workers": args.workers, "fonts": args.fonts, "font_sizes": args.font_sizes,
+        "page_widths": args.page_widths, "backgrounds": args.backgrounds,
+    }
+
+
+def _range(text: str) -> tuple[int, int]:
+    try:
+        low, high = (int(x) for x in text.split("-", 1)) if "-" in text else (int(text), int(text))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"write LOW-HIGH in whole pixels, e.g. 16-24 (got {text!r})") from None
+    return low, high
