@@ -24,14 +24,19 @@ $(VENV)/.installed: pyproject.toml
 # torch is pinned and installed first: a plain `torch` requirement pulls several GB of CUDA.
 $(VENV)/.test-installed: pyproject.toml $(VENV)/.installed
 	$(PY) -m pip install -q torch==2.13.0
-	$(PY) -m pip install -q -e '.[test,hf,serve]'
+	$(PY) -m pip install -q -e '.[test,hf,serve,harden]'
 	touch $@
 
-# Headless Chromium for the HTML report's browser test (Debian package; never `playwright install`).
+# Headless Chromium for the HTML report's browser test and `harden render` (Debian package; never
+# `playwright install`), the serif and sans fonts render draws from, and Tesseract, which reads
+# the rendered pages back in the tests.
+BROWSER_PACKAGES := chromium tesseract-ocr fonts-dejavu-core fonts-liberation fonts-freefont-ttf fonts-crosextra-caladea fonts-crosextra-carlito
 browser:
-	@command -v chromium >/dev/null 2>&1 || { \
-	  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && apt-get install -y -qq chromium >/dev/null; \
-	  else echo "chromium missing and not root: browser tests will skip"; fi; }
+	@command -v dpkg >/dev/null 2>&1 || { echo "not a Debian system: install $(BROWSER_PACKAGES) yourself"; exit 0; }; \
+	missing=$$(for p in $(BROWSER_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
+	if [ -n "$$missing" ]; then \
+	  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && apt-get install -y -qq $$missing >/dev/null; \
+	  else echo "missing and not root ($$missing): browser and OCR tests will skip"; fi; fi
 
 clean:
 	rm -rf $(VENV) runs .pytest_cache

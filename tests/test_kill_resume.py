@@ -9,16 +9,14 @@ again, and the final responses equal those of a run that was never interrupted.
 from __future__ import annotations
 
 import json
-import os
-import signal
 import subprocess
 import sys
-import time
 from collections import Counter
 from pathlib import Path
 
 import pytest
 from fakes.fault_server import FaultServer
+from fakes.processes import kill_when, offline_environment
 
 pytestmark = pytest.mark.slow
 
@@ -29,13 +27,6 @@ def command(url: str, out: Path, concurrency: int) -> list[str]:
     return [sys.executable, "-m", "mmmu_eval", "run", "--benchmark", "mmmu", "--split", "validation",
             "--data", "sample", "--model", "openai:fake-model", "--base-url", url,
             "--concurrency", str(concurrency), "--out", str(out)]
-
-
-def environment() -> dict[str, str]:
-    env = {**os.environ, "HF_HUB_OFFLINE": "1"}
-    env.pop("OPENAI_API_KEY", None)  # loopback: no key needed
-    env.pop("OPENAI_BASE_URL", None)
-    return env
 
 
 def stored(out: Path) -> list[dict]:
@@ -61,31 +52,17 @@ def test_sigkill_part_way_then_resume_equals_an_uninterrupted_run(tmp_path):
     pytest.importorskip("mmmu_eval.cli.run", reason="the runner's CLI has not landed yet")
     with FaultServer(latency=0.2, fault_rate=0.0) as server:
         reference = tmp_path / "reference"
-        done = subprocess.run(command(server.url, reference, 16), env=environment(),
+        done = subprocess.run(command(server.url, reference, 16), env=offline_environment(),
                               capture_output=True, text=True, timeout=120)
         assert done.returncode == 0, done.stderr[-3000:]
 
         out = tmp_path / "killed"
-        process = subprocess.Popen(command(server.url, out, 2), env=environment(),
-                                   stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-        try:
-            deadline = time.monotonic() + 60
-            while len(stored(out)) < 8:
-                assert process.poll() is None, process.stderr.read().decode()[-3000:]
-                assert time.monotonic() < deadline, "the run stored nothing within 60 s"
-                time.sleep(0.02)
-            process.send_signal(signal.SIGKILL)
-            process.wait(timeout=10)
-        finally:
-            if process.poll() is None:
-                process.kill()
-                process.wait()
-            process.stderr.close()
+        kill_when(command(server.url, out, 2), lambda: len(stored(out)) >= 8, what="the run stored nothing")
         before = {line["item_id"] for line in stored(out) if line["status"] == "ok"}
         assert 8 <= len(before) < SAMPLE_ITEMS, "killed part way"
         asked_before = Counter(server.attempts)
 
-        resumed = subprocess.run(command(server.url, out, 2), env=environment(),
+        resumed = subprocess.run(command(server.url, out, 2), env=offline_environment(),
                                  capture_output=True, text=True, timeout=120)
         assert resumed.returncode == 0, resumed.stderr[-3000:]
         asked_after = Counter(server.attempts)

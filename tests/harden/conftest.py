@@ -1,19 +1,11 @@
-"""Fixtures for the harden tests: a fresh image cache, the known-answer set, a quiet display."""
+"""Fixtures for the harden tests: the known-answer set and a quiet display."""
 
 from __future__ import annotations
 
 import pytest
 
 from fakes.mc_set import write_mmmu_set
-from mmmu_eval.dataset import parquet
 from mmmu_eval.progress import NullDisplay
-
-
-@pytest.fixture(autouse=True)
-def _fresh_image_cache():
-    parquet.clear_cache()
-    yield
-    parquet.clear_cache()
 
 
 @pytest.fixture

@@ -69,6 +69,7 @@
 
   function card(row) {
     var box = el("section", "card");
+    box.dataset.id = row.id;
     var head = el("h2", "", row.id + " · " + row.subject);
     box.appendChild(head);
     var state = row.review && row.review.state || "unreviewed";

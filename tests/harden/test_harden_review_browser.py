@@ -1,0 +1,78 @@
+"""review.html in headless Chromium: it loads offline without errors, hostile text stays inert, and
+the decisions it downloads are what ``augment --apply`` applies."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from fakes.fault_server import FaultServer
+from fakes.mc_set import Proposer, write_jsonl_set
+from mmmu_eval.dataset.load import load_dataset
+from mmmu_eval.harden import harden_augment
+
+CHROMIUM = Path("/usr/bin/chromium")
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(not CHROMIUM.exists(), reason="/usr/bin/chromium is missing: run `make browser`"),
+]
+HOSTILE = '</script><script>window.__pwned=1</script><img id="injected" src=x onerror="window.__pwned=2">'
+
+
+@pytest.fixture
+def review_dir(tmp_path):
+    data = write_jsonl_set(tmp_path / "set", [
+        {"id": "test_Art_1", "question": "apple: which colour? <image 1>", "options": ["red", "green", "blue", "grey"], "answer": "B", "image_1": "auto"},
+        {"id": "test_Art_2", "question": f"pear {HOSTILE}", "options": ["a", "b", "c", "d"], "answer": "A"},
+        {"id": "test_Art_3", "question": "plum: which shape?", "options": ["circle", "square", "star", "line"], "answer": "C"},
+    ])
+    with FaultServer(fault_rate=0.0, answer=Proposer({})) as server:
+        harden_augment(data, tmp_path / "hard", model="openai:fake-model", base_urls=[server.url])
+    return tmp_path / "hard"
+
+
+def test_review_page_decisions_download_and_apply(review_dir, tmp_path):
+    sync_api = pytest.importorskip("playwright.sync_api")
+    with sync_api.sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=str(CHROMIUM), args=["--no-sandbox", "--disable-background-networking", "--disable-gpu"])
+        page = browser.new_page(accept_downloads=True)
+        problems: list[str] = []
+        page.on("console", lambda m: problems.append(f"console {m.type}: {m.text}") if m.type in ("error", "warning") else None)
+        page.on("pageerror", lambda e: problems.append(f"page error: {e}"))
+        requests: list[str] = []
+        page.on("request", lambda r: requests.append(r.url) if not r.url.startswith(("file:", "data:")) else None)
+        page.goto((review_dir / "review.html").as_uri())
+        page.wait_for_selector("section.card")
+        assert page.locator("section.card").count() == 3
+        assert page.inner_text("#progress") == "0 of 3 decided"
+        assert page.evaluate("window.__pwned") is None and page.locator("#injected").count() == 0
+        assert HOSTILE in page.inner_text('section[data-id="test_Art_2"]')
+        assert page.evaluate("Array.from(document.images).every(i => i.complete && i.naturalWidth > 0)")
+
+        page.check('section[data-id="test_Art_1"] input[value="drop"]')
+        page.fill('section[data-id="test_Art_1"] .note-field', "image not needed")
+        page.check('section[data-id="test_Art_2"] input[value="edit"]')
+        page.fill('section[data-id="test_Art_2"] .edits input >> nth=0', "a brand new option")
+        page.select_option("#show", "undecided")
+        assert page.locator("section.card").count() == 1
+        page.click("#accept-shown")
+        page.select_option("#show", "all")
+        assert page.inner_text("#progress") == "3 of 3 decided"
+        with page.expect_download() as info:
+            page.click("#download")
+        decisions = tmp_path / "decisions.json"
+        info.value.save_as(decisions)
+        browser.close()
+    assert problems == [] and requests == []
+
+    saved = json.loads(decisions.read_text())
+    assert {i: d["action"] for i, d in saved["decisions"].items()} == {"test_Art_1": "drop", "test_Art_2": "edit", "test_Art_3": "accept"}
+    applied = harden_augment(review_dir, review_dir, apply=decisions)
+    assert applied.record.step("augment")["review"] == "reviewed"
+    entries = {i: e["augment"] for i, e in applied.record.items.items()}
+    assert entries["test_Art_1"]["review"] == {"state": "dropped", "note": "image not needed"}
+    assert "a brand new option" in entries["test_Art_2"]["options"]
+    ten = {it.id for it in load_dataset("mmmu-pro", setting="standard-10", data=review_dir).items}
+    assert ten == {"test_Art_2", "test_Art_3"}
