@@ -6,7 +6,6 @@ never ``playwright install``. MMMU_EVAL_KEEP_RENDER=DIR keeps the pages to look 
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import shutil

@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from mmmu_eval.errors import ConfigError
-from mmmu_eval.harden.outdir import STEP_CONFIG, StepResult, config_entry, open_out, settle_later_steps
+from mmmu_eval.harden.outdir import StepResult, config_entry, open_out, settle_later_steps
 from mmmu_eval.harden.problems import Problem
 from mmmu_eval.harden.record import versions
 from mmmu_eval.harden.report import write_report

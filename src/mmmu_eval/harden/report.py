@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections import Counter
 from html import escape
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 from rich.console import Console
 from rich.markup import escape as rich_escape
@@ -203,7 +203,3 @@ table{border-collapse:collapse;margin:8px 0;font-size:13px}th,td{border:1px soli
 th{background:#f5f7f8}.note{color:#607d8b;font-size:13px}code{background:#f5f7f8;padding:0 3px}
 """
 
-
-def step_accuracy_note(accuracy: Mapping[str, Any]) -> str:
-    """``m1-x 31.0%, m2-y 27.5%``: one line for a log."""
-    return ", ".join(f"{k} {_pct(v)}" for k, v in accuracy.items())
