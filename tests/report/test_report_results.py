@@ -93,6 +93,7 @@ def test_run_info_reads_the_manifest_wherever_fields_sit(results, manifest):
         "dataset_revision": "bundled-1",
         "dataset_digest": "d" * 64,
         "package_version": "0.1.0",
+        "rescored_from": None,
     }
     assert run_info({})["model"] is None
 

@@ -110,6 +110,6 @@ def test_eval_only_needs_answers_and_formats_are_checked(tmp_path):
     with pytest.raises(ConfigError, match="--answers"):
         rescore(tmp_path / "x.json", format="official-mmmu-eval-only")
     with pytest.raises(ConfigError, match="--format"):
-        rescore(tmp_path, format="lmms-eval")
+        rescore(tmp_path, format="lm-eval-harness")
     with pytest.raises(ConfigError, match="no <Subject>/output.json"):
         rescore(tmp_path, format="official-mmmu")

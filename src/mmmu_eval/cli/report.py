@@ -47,6 +47,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from mmmu_eval.report.harness import summary_lines as harness_lines
     from mmmu_eval.report.html import render_html
     from mmmu_eval.report.rundata import load_run, prompts_for, writer
     from mmmu_eval.report.submission import load_answer_dict, submission
@@ -76,12 +77,16 @@ def run(args: argparse.Namespace) -> int:
             if len(args.runs) > 1:
                 console.rule(escape(str(one.path)))
             print_results(one.results, console)
+            if one.results.get("harness"):
+                for line in harness_lines(one.results["harness"]):
+                    console.print(escape(line), soft_wrap=True)
         if args.html:
             assert one.items is not None and one.responses is not None and one.scoring is not None
             page = render_html(
                 one.results, one.items, one.responses, one.scoring, one.manifest,
-                prompts=prompts_for(one.items, one.manifest),
+                prompts=prompts_for(one.items, one.manifest, run_dir=one.path),
                 images=not args.no_images, image_budget=args.image_budget_mb * 1024 * 1024,
+                harness=one.results.get("harness"),
             )
             err.print(f"wrote {escape(str(out.write_text('report.html', page)))}")
         if args.submission:

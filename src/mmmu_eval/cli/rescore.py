@@ -1,4 +1,4 @@
-"""``mmmu-eval rescore PATH --format F``: score outputs produced elsewhere, the official way."""
+"""``mmmu-eval rescore PATH``: score another harness's outputs the official way, and explain the gap."""
 
 from __future__ import annotations
 
@@ -11,67 +11,91 @@ from mmmu_eval.errors import ConfigError, DataError
 
 EPILOG = """examples:
   mmmu-eval rescore ../shared/fidelity/mmmu/qwen_vl --format official-mmmu
-  mmmu-eval rescore ../shared/fidelity/mmmu/qwen_vl/total_val_output.json --format official-mmmu-eval-only \\
-      --answers ../shared/fidelity/mmmu/answer_dict_val.json
-  mmmu-eval rescore "gpt-4o_vision_cot.jsonl" --format official-mmmu-pro --parser official --parser strict --json out.json
+  mmmu-eval rescore logs/qwen2_vl/20250101_120000_samples_mmmu_val.jsonl --out runs/qwen-lmms-eval
+  mmmu-eval rescore outputs/GPT4o/GPT4o_MMMU_DEV_VAL.xlsx --data sample --json scores.json
+  mmmu-eval rescore answers.jsonl --format jsonl --benchmark mmmu-pro --setting vision
 """
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     from mmmu_eval.score.judge import PARSERS
-    from mmmu_eval.score.rescore import FORMATS
+    from mmmu_eval.score.readers import FORMATS
 
     p = subparsers.add_parser(
         "rescore",
-        help="score another harness's outputs in an official file format",
+        help="score another harness's outputs with the official parser and explain the difference",
         description=(
-            "Score model outputs written in one of the official formats, with the official parsers "
-            "reproduced exactly: official-mmmu (a folder of <Subject>/output.json), "
-            "official-mmmu-eval-only ({id: prediction} plus --answers) and official-mmmu-pro (JSONL rows "
-            "with id, options, answer, response). Malformed rows are reported and scored as the official "
-            "code scores them, or wrong where it would crash; they never stop the run. Unparseable "
-            "multiple-choice answers get the official seeded random letter (--fallback official, seed 42) "
-            "or count wrong (--fallback none); both the official and the deterministic accuracy are printed."
+            "Score model outputs written by another harness with the official parsers reproduced exactly, "
+            "and set the harness's own verdicts beside ours: lmms-eval (--log_samples logs), vlmevalkit "
+            "(prediction .xlsx/.tsv, with its result file), inspect (.eval/.json logs), verifiers (vf-eval "
+            "output), jsonl ({\"id\", \"response\"} rows) and the official repository's formats "
+            "(official-mmmu, official-mmmu-eval-only, official-mmmu-pro). --format auto (default) "
+            "recognises each. Rows are joined by id to our dataset (--data); rows that match no item are "
+            "named. The items where the verdicts differ are listed by cause. --out writes a normal run "
+            "directory (report, compare and the HTML report work on it)."
         ),
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("path", metavar="PATH", help="the output folder (official-mmmu) or file")
-    p.add_argument("--format", required=True, choices=FORMATS, help="the format of PATH")
+    p.add_argument("path", metavar="PATH", help="the harness's output file or folder")
+    p.add_argument("--format", default="auto", choices=FORMATS, help="the format of PATH (default auto)")
+    p.add_argument("--data", default="hub", metavar="hub|sample|DIR",
+                   help="the dataset the rows are joined to: hub at the pinned revision (default), sample, or a snapshot")
+    p.add_argument("--revision", help="hub revision to join to (default: the pinned one)")
+    p.add_argument("--benchmark", choices=("mmmu", "mmmu-pro"), help="what PATH holds, when its name and rows do not say")
+    p.add_argument("--split", choices=("dev", "validation", "test"),
+                   help="MMMU split; also chooses one split of a file that holds two (MMMU_DEV_VAL)")
+    p.add_argument("--setting", choices=("standard-10", "standard-4", "vision"), help="MMMU-Pro setting, when PATH does not say")
     p.add_argument("--answers", metavar="FILE", help="official answer dict (answer_dict_val.json); needed by official-mmmu-eval-only")
-    p.add_argument("--json", metavar="OUT", help="also write the scores, breakdowns and every item's verdict to OUT")
+    p.add_argument("--out", metavar="RUN_DIR", help="also write a run directory (results.json, predictions.jsonl, report.html)")
+    p.add_argument("--no-html", action="store_true", help="with --out: no report.html")
+    p.add_argument("--no-images", action="store_true", help="with --out: embed no images in report.html")
+    p.add_argument("--json", metavar="OUT", help="also write the scores, breakdowns, the harness and every item's verdict to OUT")
     p.add_argument("--parser", action="append", choices=PARSERS, metavar="NAME",
                    help=f"parser to apply, repeatable; the first is the headline (default official; one of {', '.join(PARSERS)})")
     p.add_argument("--fallback", choices=("official", "none"), default="official",
                    help="unparseable multiple choice: seeded random letter (official, default) or wrong (none)")
     p.add_argument("--seed", type=int, default=42, help="seed of the random fallback (default 42, the official one)")
     p.add_argument("--show-problems", type=int, default=10, metavar="N", help="print at most N problems (default 10)")
+    p.add_argument("--show-differences", type=int, default=20, metavar="N",
+                   help="print at most N items where the verdicts differ (default 20)")
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
+    from mmmu_eval.report.harness import summary_lines as harness_lines
+    from mmmu_eval.report.results import build_results
     from mmmu_eval.score.rescore import rescore
 
-    if args.show_problems < 0:
-        raise ConfigError("--show-problems must be 0 or more")
+    if args.show_problems < 0 or args.show_differences < 0:
+        raise ConfigError("--show-problems and --show-differences must be 0 or more")
     result = rescore(
-        args.path,
-        format=args.format,
-        answers=args.answers,
-        parsers=tuple(args.parser or ("official",)),
-        fallback=args.fallback,
-        fallback_seed=args.seed,
+        args.path, format=args.format, answers=args.answers, data=args.data, revision=args.revision,
+        benchmark=args.benchmark, split=args.split, setting=args.setting,
+        parsers=tuple(args.parser or ("official",)), fallback=args.fallback, fallback_seed=args.seed,
     )
     doc = result.to_json()
-    for line in summary_lines(doc, pro=args.format == "official-mmmu-pro"):
+    if result.detected:
+        print(f"format: {result.format} (recognised: {result.detected})")
+    if result.dataset is not None:
+        print(f"joined {len(result.items)} row(s) to {result.dataset!r}"
+              + (f"; {len(result.unjoined)} row(s) matched no item" if result.unjoined else ""))
+    for note in doc["notes"]:
+        print(f"note: {note}")
+    if not doc["overall"]["total"]:
+        # Nothing scored is a failed rescore (a wrong file or format), not an accuracy of 0.
+        raise DataError(
+            f"{args.path}: no row could be scored ({len(doc['problems'])} problem(s)); "
+            f"check that it is an {result.format} file (see --help for the formats)"
+        )
+    interval = build_results(result.scoring, result.items, {})["overall"]["ci95"]
+    for line in summary_lines(doc, pro=result.items[0].benchmark == "mmmu-pro", ci95=interval):
         print(line)
-    problems = doc["problems"]
-    if problems:
-        print(f"{len(problems)} problem(s):")
-        for problem in problems[: args.show_problems]:
-            print(f"  {problem}")
-        if len(problems) > args.show_problems:
-            print(f"  ... {len(problems) - args.show_problems} more (see --json)")
+    if doc["harness"] is not None:
+        for line in harness_lines(doc["harness"], show=args.show_differences):
+            print(line)
+    _listed("problem(s)", doc["problems"], args.show_problems)
+    _listed("row(s) that matched no item", doc["unjoined"], args.show_problems)
     if args.json:
         out = Path(args.json)
         try:
@@ -79,16 +103,28 @@ def run(args: argparse.Namespace) -> int:
         except OSError as exc:
             raise ConfigError(f"--json {out}: cannot write ({exc})") from None
         print(f"wrote {out}")
-    if not doc["overall"]["total"]:
-        # Nothing scored is a failed rescore (a wrong file or format), not an accuracy of 0.
-        raise DataError(
-            f"{args.path}: no row could be scored ({len(problems)} problem(s)); "
-            f"check that it is an {args.format} file (see --help for the formats)"
-        )
+    if args.out:
+        from mmmu_eval.rescoring import write_rescored_run
+
+        written = write_rescored_run(result, args.out, html=not args.no_html, images=not args.no_images)
+        if written.stored_as_errors:
+            print(f"{len(written.stored_as_errors)} response(s) that are not text are stored as errors in "
+                  f"{written.run_dir} and not scored there (e.g. {written.stored_as_errors[0]})")
+        print(f"wrote {written.run_dir} (mmmu-eval report {written.run_dir} --html; mmmu-eval compare RUN {written.run_dir})")
     return 0
 
 
-def summary_lines(doc: dict, *, pro: bool) -> list[str]:
+def _listed(what: str, entries: list[str], show: int) -> None:
+    if not entries:
+        return
+    print(f"{len(entries)} {what}:")
+    for entry in entries[:show]:
+        print(f"  {entry}")
+    if len(entries) > show:
+        print(f"  ... {len(entries) - show} more (see --json)")
+
+
+def summary_lines(doc: dict, *, pro: bool, ci95: list[float] | None = None) -> list[str]:
     """The printed result: the official table (MMMU) or the official accuracy line (MMMU-Pro), then parse figures."""
     lines: list[str] = []
     overall = doc["overall"]
@@ -105,12 +141,16 @@ def summary_lines(doc: dict, *, pro: bool) -> list[str]:
                 lines.append(f"{subject:<40} {sub['total']:>8} {sub['accuracy']:>6.3f}")
         lines.append(f"{'Overall':<40} {overall['total']:>8} {overall['accuracy']:>6.3f}")
     total = overall["total"] or 1
+    interval = f" (95% CI {ci95[0]:.4f}-{ci95[1]:.4f})" if ci95 else ""
     lines.append(
         f"parser {doc['parser']}, fallback {doc['fallback_policy']} (seed {doc['fallback_seed']}): "
-        f"{overall['correct']}/{overall['total']} correct; deterministic {doc['deterministic_correct']} "
-        f"({doc['deterministic_correct'] / total:.4f}); expected {doc['expected_correct']:.2f} "
-        f"({doc['expected_correct'] / total:.4f}); fallbacks {doc['fallbacks']} ({doc['fallbacks'] / total:.2%})"
+        f"{overall['correct']}/{overall['total']} correct = {overall['accuracy']:.4f}{interval}; deterministic "
+        f"{doc['deterministic_correct']} ({doc['deterministic_correct'] / total:.4f}); expected "
+        f"{doc['expected_correct']:.2f} ({doc['expected_correct'] / total:.4f}); fallbacks {doc['fallbacks']} "
+        f"({doc['fallbacks'] / total:.2%})"
     )
+    if doc.get("errors"):
+        lines.append(f"{len(doc['errors'])} failed request(s) the harness recorded: not scored (e.g. {doc['errors'][0]})")
     for name, row in doc["parsers"].items():
         if name != doc["parser"]:
             lines.append(f"parser {name}: {row['correct']}/{row['total']} correct ({row['accuracy']:.4f})")

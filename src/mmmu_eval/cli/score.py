@@ -49,6 +49,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     # The run directory and the dataset are read the same way the report reads them back.
+    from mmmu_eval.report.harness import harness_section
     from mmmu_eval.report.results import build_results
     from mmmu_eval.report.rundata import run_items
     from mmmu_eval.score.scorer import predictions_rows
@@ -70,7 +71,8 @@ def run(args: argparse.Namespace) -> int:
     out = RunStore(Path(store.path), writable=True)
     written = [out.write_jsonl("predictions.jsonl", predictions_rows(scoring, responses))]
     if not scoring.ungraded or spec.answers:
-        results = build_results(scoring, items, manifest, bootstrap=args.bootstrap, responses=responses)
+        harness = harness_section(store, manifest, items, scoring, responses)  # rescored runs only
+        results = build_results(scoring, items, manifest, bootstrap=args.bootstrap, responses=responses, harness=harness)
         written.append(out.write_json("results.json", results))
     if spec != recorded or MANIFEST_KEY not in store.manifest():
         out.update_manifest(**{MANIFEST_KEY: spec.to_manifest()})

@@ -5,7 +5,9 @@ separate intervals understates what the data can tell. Here the runs are paired 
 the difference in accuracy on the shared items, a paired bootstrap interval of it (stratified
 by subject), and the exact McNemar test on the items where exactly one run is right (the
 "flips", which are also listed). Runs of different protocols measure different things and are
-refused unless the caller says otherwise; a different dataset revision only warns.
+refused unless the caller says otherwise; a different dataset revision only warns. A run rescored
+from another harness's output (``mmmu-eval rescore --out``) has no protocol of ours: it is
+compared, with a warning that says what the difference then measures.
 """
 
 from __future__ import annotations
@@ -152,7 +154,21 @@ def compare_runs(
             raise ConfigError(message + "; compare runs of one benchmark and split, or pass --allow-different-protocols")
         warnings.append(message)
     fa, fb = a["run"]["protocol_fingerprint"], b["run"]["protocol_fingerprint"]
-    if fa != fb and where_a == where_b:
+    rescored = [(label, r["run"].get("rescored_from")) for label, r in ((label_a, a), (label_b, b))
+                if r["run"].get("rescored_from")]
+    if rescored and where_a == where_b:
+        # A rescored run has no protocol of ours: its prompts and generation were another harness's.
+        # Both sides are parsed by our scorer, so what the comparison measures is the rest.
+        for label, harness in rescored:
+            warnings.append(
+                f"{label} holds {harness} responses rescored here: their prompts and generation settings were "
+                f"{harness}'s, not an mmmu-eval protocol, while both runs' answers are parsed by mmmu-eval; "
+                "the difference measures what the model was asked and how it answered, not how answers were parsed"
+            )
+        pa, pb = a["parse"]["parser"], b["parse"]["parser"]
+        if pa != pb:
+            warnings.append(f"the headline parsers differ ({pa} vs {pb}); rescore or score both with the same --parser")
+    elif fa != fb and where_a == where_b:
         message = (
             f"{label_a} and {label_b} used different protocols (prompt fingerprint "
             f"{(fa or 'unknown')[:12]} vs {(fb or 'unknown')[:12]}): their prompts or settings differ"

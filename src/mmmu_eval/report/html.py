@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING
 from mmmu_eval.errors import DataError
 from mmmu_eval.records import Item, Response, sniff_media_type
 from mmmu_eval.report.charts import ACCENT, DISCIPLINE_COLORS, NEUTRAL, Bar, bar_chart
+from mmmu_eval.report.html_harness import annotate_rows, harness_html
 from mmmu_eval.report.html_sections import expert_section, mark_loose_images, usage_section
 from mmmu_eval.report.published import published_for, score_key, sources
 from mmmu_eval.report.results import Results, Row
@@ -302,6 +303,9 @@ def _browser(results: Results, rows: list[dict]) -> str:
         "disagree": "Parsers disagree", "error": "Errors", "truncated": "Truncated", "missing": "Missing",
         "loose": "Images no token refers to",
     }
+    if any("harness" in r for r in rows):  # a rescored run (html_harness.py)
+        counts["harness"] = sum(r["harness"]["differs"] for r in rows)
+        labels["harness"] = "Verdicts differ from the harness"
     show = "".join(f'<option value="{k}">{labels[k]} ({counts[k]})</option>' for k in labels)
     subjects = sorted({r["subject"] for r in rows})
     subject_opts = '<option value="">All subjects</option>' + "".join(
@@ -330,6 +334,7 @@ def render_html(
     prompts: Mapping[str, str],
     images: bool = True,
     image_budget: int = IMAGE_BUDGET,
+    harness: Mapping | None = None,
 ) -> str:
     """The whole report page as one string; write it with ``RunStore.write_text("report.html", ...)``.
 
@@ -340,12 +345,15 @@ def render_html(
         prompts: item id -> the prompt text the model saw (empty when unknown).
         images: embed the items' images (False: ``--no-images``).
         image_budget: most bytes of embedded images.
+        harness: a rescored run's ``harness`` section of results.json (``html_harness.py``).
 
     >>> html = render_html(results, items, responses, scoring, manifest, prompts={})
     >>> store.write_text("report.html", html)
     """
     rows = item_rows(items, responses, scoring, prompts, images=images, image_budget=image_budget)
     mark_loose_images(rows, items, manifest)
+    if harness:
+        annotate_rows(rows, harness)
     script = _asset("report.js")
     digest = base64.b64encode(hashlib.sha256(script.encode("utf-8")).digest()).decode("ascii")
     csp = f"default-src 'none'; img-src data:; style-src 'unsafe-inline'; script-src 'sha256-{digest}'"
@@ -387,6 +395,7 @@ def render_html(
         + _table("Parsers (first = headline)", parser_rows)
         + "</div></section>"
         + usage_section(results)
+        + (harness_html(harness) if harness else "")
         + _browser(results, rows)
         + f'<footer><p>{footer}</p><details><summary>Run manifest</summary><pre class="resp">'
         f"{escape(json.dumps(manifest, indent=2, sort_keys=True, default=str))}</pre></details></footer></main>"

@@ -23,6 +23,8 @@ from mmmu_eval.report.stats import RESAMPLES, Stratum, bootstrap_ci
 from mmmu_eval.report.usage import Usage, usage_summary
 
 if TYPE_CHECKING:
+    from typing import NotRequired  # Python 3.11; annotations are never evaluated here
+
     from mmmu_eval.score.aggregate import Tally
     from mmmu_eval.score.scorer import Scoring
 
@@ -80,6 +82,8 @@ class RunInfo(TypedDict):
     """sha256 over the parquet files read."""
     package_version: str | None
     """mmmu-eval version that made the run."""
+    rescored_from: str | None
+    """The harness format the responses were read from (``mmmu-eval rescore --out``); None for our runs."""
 
 
 class ParseStats(TypedDict):
@@ -198,6 +202,9 @@ class Results(TypedDict):
     usage: Usage | None
     """Requests, retries, tokens, latency and cost of the run's responses (report/usage.py);
     None when the responses were not given. Older files lack the key."""
+    harness: NotRequired[dict]
+    """Rescored runs only: the other harness's accuracy beside ours and the items where the
+    verdicts differ, by cause (``score.explain.Explanation.to_json``; docs/results-schema.md)."""
 
 
 def _row(t: Tally) -> Row:
@@ -241,6 +248,8 @@ def run_info(manifest: Mapping) -> RunInfo:
         "dataset_revision": _str_or_none(lookup(manifest, "revision", "dataset_revision")),
         "dataset_digest": _str_or_none(lookup(manifest, "digest", "dataset_digest")),
         "package_version": _str_or_none(lookup(manifest, "package_version", "version")),
+        "rescored_from": _str_or_none((manifest.get("rescored_from") or {}).get("format")
+                                      if isinstance(manifest.get("rescored_from"), Mapping) else None),
     }
 
 
@@ -252,6 +261,7 @@ def build_results(
     bootstrap: int = RESAMPLES,
     seed: int = 0,
     responses: Mapping[str, Response] | None = None,
+    harness: Mapping | None = None,
 ) -> Results:
     """Fill the results.json schema from a scoring of ``items``.
 
@@ -262,6 +272,7 @@ def build_results(
         bootstrap: resamples per interval (0 turns intervals into the point estimate).
         seed: bootstrap seed; the same seed gives the same intervals.
         responses: the run's responses, to count truncated answers; optional.
+        harness: a rescored run's ``harness`` section (``report.harness.harness_section``).
 
     Returns:
         The Results dict, ready for ``json.dump``.
@@ -295,7 +306,7 @@ def build_results(
         fallbacks = sum(1 for v in scoring.verdicts[name].values() if v.fallback)
         parsers[name] = {"n": tally.n, "correct": tally.correct, "accuracy": tally.accuracy, "fallbacks": fallbacks}
 
-    return {
+    results: Results = {
         "schema_version": SCHEMA_VERSION,
         "benchmark": first.benchmark if first else str(lookup(manifest, "benchmark") or scoring.benchmark),
         "split": first.split if first else str(lookup(manifest, "split") or ""),
@@ -353,6 +364,9 @@ def build_results(
         },
         "usage": None if responses is None else run_usage(manifest, [responses[it.id] for it in items if it.id in responses]),
     }
+    if harness is not None:
+        results["harness"] = dict(harness)
+    return results
 
 
 def run_usage(manifest: Mapping, responses: Sequence[Response]) -> Usage:

@@ -60,6 +60,9 @@ def run_items(
     """
     from mmmu_eval.dataset.load import load_dataset
 
+    dataset_record = manifest.get("dataset") if isinstance(manifest.get("dataset"), Mapping) else {}
+    if dataset_record.get("source") == "file" and manifest_path is not None:
+        return _file_items(Path(manifest_path).parent)
     if not isinstance(manifest.get("config"), Mapping) and "benchmark" not in manifest:
         # Without this, every setting fell back to its default and an offline run was looked up
         # on the hub: a network error that said nothing about the damaged manifest.
@@ -103,6 +106,17 @@ def run_items(
     return items
 
 
+def _file_items(run_dir: Path) -> tuple[Item, ...]:
+    """The items a run keeps itself (a rescore of the official output files: ``store/itemfile.py``)."""
+    from mmmu_eval.store.itemfile import ITEMS, item_from_json
+    from mmmu_eval.store.rundir import RunStore
+
+    rows = RunStore(run_dir, writable=False).read_jsonl(ITEMS)
+    if not rows:
+        raise StoreError(f"has no {ITEMS}, which holds this rescored run's items; rescore into a new --out", run_dir)
+    return tuple(item_from_json(row, where) for where, row in rows)
+
+
 def load_run(
     path: str | Path,
     *,
@@ -143,9 +157,13 @@ def load_run(
     items = run_items(manifest, responses, manifest_path=Path(store.path) / "manifest.json")
     items = apply_answers(items, answers) if answers else spec.gold_items(items)
     scoring = spec.score(items, responses)
-    results = stored if stored is not None else build_results(
-        scoring, items, manifest, bootstrap=bootstrap, seed=seed, responses=responses
-    )
+    if stored is not None:
+        results = stored
+    else:
+        from mmmu_eval.report.harness import harness_section
+
+        results = build_results(scoring, items, manifest, bootstrap=bootstrap, seed=seed, responses=responses,
+                                harness=harness_section(store, manifest, items, scoring, responses))
     return LoadedRun(Path(store.path), store, manifest, results, items, responses, scoring, rebuilt=stored is None)
 
 
@@ -172,13 +190,23 @@ def writer(loaded: LoadedRun) -> RunStore:
     return RunStore(loaded.path, writable=True)
 
 
-def prompts_for(items: Sequence[Item], manifest: Mapping) -> dict[str, str]:
+def prompts_for(items: Sequence[Item], manifest: Mapping, *, run_dir: str | Path | None = None) -> dict[str, str]:
     """The prompt text each item was sent with, rebuilt from the manifest's configuration.
 
-    Empty when the configuration cannot be rebuilt (an older manifest): the report then shows
-    no prompt rather than a wrong one.
+    A rescored run's prompts were the other harness's: those it recorded (``harness.jsonl`` in
+    ``run_dir``), never ours. Empty when the configuration cannot be rebuilt (an older manifest):
+    the report then shows no prompt rather than a wrong one.
     """
     from dataclasses import fields
+
+    from mmmu_eval.report.harness import load_harness, rescored_from
+
+    if rescored_from(manifest) is not None:
+        if run_dir is None:
+            return {}
+        from mmmu_eval.store.rundir import RunStore
+
+        return load_harness(RunStore(Path(run_dir), writable=False))[1]
 
     from mmmu_eval.config import RunConfig
     from mmmu_eval.prompt.protocol import EvalProtocol, prompt_text

@@ -1,71 +1,79 @@
-"""Rescore outputs produced elsewhere, in the official file formats, with our scorer.
+"""Rescore what another harness wrote, with the official parsers, and set its own verdicts beside ours.
 
-Three formats (official-protocol.md 5.9 and 6.4):
+    read (score/readers/) -> join to our items (score/join.py) -> score -> explain (score/explain.py)
 
-- ``official-mmmu``: a folder of ``<Subject>/output.json``, each a list of
-  ``{id, question_type, answer, [all_choices, index2ans], response}``: the official
-  parse-and-eval input. Subjects are read in alphabetical order, so the seeded fallback draws
-  follow the official sequence.
-- ``official-mmmu-eval-only``: ``{id: prediction}`` plus ``--answers`` in the official answer-dict
-  format; multiple-choice predictions are compared as they are, open ones parsed
-  (``main_eval_only.py``).
-- ``official-mmmu-pro``: JSONL rows with at least ``id``, ``options``, ``answer``, ``response``
-  (extra fields ignored; a ``response`` that is an object counts as ``""``, as in the official
-  ``evaluate.py``). Its score is the plain micro accuracy over all rows.
+Formats: the official repository's own (``official-mmmu``, ``official-mmmu-eval-only``,
+``official-mmmu-pro``: self-contained, the items are built from the rows, no dataset needed)
+and other harnesses' (``lmms-eval``, ``vlmevalkit``, ``inspect``, ``verifiers``, ``jsonl``: the
+rows are joined by id to our dataset's items, ``--data``). ``auto`` recognises each and says why.
 
-No dataset is needed: the items are built from the file rows (with no images). A malformed row is
-reported in ``problems`` and scored as the official code scores it, or wrong where the official
-code would crash; it never stops the rescore. Where a row's value is not text (a nested option, a
-null response) the item carries it as it is, so that the parser meets exactly what the official
-one met.
+A malformed row is reported in ``problems`` and nothing is scored from it (the official formats
+keep the official code's behaviour: such a row is scored as that code scores it, or wrong where
+it would crash). A row that matches no item is named in ``unjoined``.
 
 >>> result = rescore("example_outputs/qwen_vl", format="official-mmmu")
 >>> result.scoring.aggregates["official"].overall.correct
 325
+>>> result = rescore("logs/20250101_samples_mmmu_val.jsonl", data="hub")
+>>> result.explanation.by_cause.keys()
 """
 
 from __future__ import annotations
 
-import ast
-import json
-import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
-from mmmu_eval.dataset.subjects import DISCIPLINES, SUBJECTS
+from mmmu_eval.dataset.load import Dataset
 from mmmu_eval.errors import ConfigError
-from mmmu_eval.records import Item, Response, letters
+from mmmu_eval.records import Item, Response
 from mmmu_eval.score.aggregate import Tally
+from mmmu_eval.score.explain import Explanation, explain
+from mmmu_eval.score.join import join
+from mmmu_eval.score.readers import FORMATS, detect, read_foreign, reader
+from mmmu_eval.score.readers.base import ForeignFile, HarnessVerdict
+from mmmu_eval.score.readers.official import FORMATS as OFFICIAL_FORMATS
+from mmmu_eval.score.readers.official import PRO_ROWS, read_official
 from mmmu_eval.score.scorer import OFFICIAL_SEED, Scoring, score_responses
 
-FORMATS: tuple[str, ...] = ("official-mmmu", "official-mmmu-eval-only", "official-mmmu-pro")
-#: Rows per file the official MMMU-Pro scorer insists on (it skips other files).
-PRO_ROWS = 1730
-
-_DISCIPLINE_OF = {s: d for d, subs in DISCIPLINES.items() for s in subs}
-_PRO_ID = re.compile(r"^(?P<split>[^_]+)_(?P<subject>.+?)_\d+$")
+__all__ = ["FORMATS", "PRO_ROWS", "Rescore", "rescore"]
 
 
 @dataclass(frozen=True)
 class Rescore:
-    """A rescored file or folder: the items built from it, the Scoring, and what was wrong with it."""
+    """A rescored file or folder: the items, the Scoring, the harness's verdicts, what was wrong."""
 
     format: str
-    """One of FORMATS."""
+    """One of FORMATS (never ``auto``: the format it was read as)."""
     path: str
     """What was read."""
     items: tuple[Item, ...]
-    """One item per row (image-less), in file order."""
+    """The scored items: built from the rows (official formats) or joined from the dataset."""
     responses: dict[str, Response]
-    """Item id -> the row's response (or prediction) as a Response."""
+    """Item id -> the row's response (status ``error`` where the harness recorded a failure)."""
     scoring: Scoring
-    """The scorer's verdicts and tallies."""
+    """Our verdicts and tallies."""
     problems: tuple[str, ...]
-    """Malformed rows and official-code crashes, each naming the row or id."""
+    """Rows that could not be read, and inputs the official code would crash on, each named."""
+    detected: str | None = None
+    """Why ``auto`` chose the format; None when it was named."""
+    source: ForeignFile | None = None
+    """The harness's file as read (None for the official formats)."""
+    dataset: Dataset | None = None
+    """The dataset the rows were joined to (None for the official formats)."""
+    harness: dict[str, HarnessVerdict] = field(default_factory=dict)
+    """Item id -> the harness's own verdict, where it recorded one."""
+    prompts: dict[str, str] = field(default_factory=dict)
+    """Item id -> the prompt the harness sent, where it recorded it."""
+    unjoined: tuple[str, ...] = ()
+    """Rows that matched no item (or an item already taken), each named with the reason."""
+    notes: tuple[str, ...] = ()
+    """What the reader and the join decided that the user should know."""
+    explanation: Explanation | None = None
+    """The harness's accuracy beside ours and the differing items; None when it gave no verdicts."""
 
     def to_json(self) -> dict:
-        """The ``--json`` document: overall, fallback figures, breakdowns, problems and every item."""
+        """The ``--json`` document: overall, fallback figures, breakdowns, problems, every item, the harness."""
         scoring = self.scoring
         name = scoring.parsers[0]
         agg = scoring.aggregates[name]
@@ -74,6 +82,11 @@ class Rescore:
         return {
             "format": self.format,
             "path": self.path,
+            "detected": self.detected,
+            "dataset": None if self.dataset is None else {
+                "benchmark": self.dataset.benchmark, "split": self.dataset.split, "setting": self.dataset.setting,
+                "source": self.dataset.source, "revision": self.dataset.revision,
+            },
             "parser": name,
             "fallback_policy": scoring.fallback_policy,
             "fallback_seed": scoring.fallback_seed,
@@ -84,6 +97,7 @@ class Rescore:
             "expected_accuracy": scoring.expected_correct / total if total else 0.0,
             "fallbacks": scoring.fallbacks,
             "fallback_rate": scoring.fallbacks / total if total else 0.0,
+            "errors": list(scoring.errors),
             "by_discipline": {k: _row(t) for k, t in agg.by_discipline.items()},
             "by_subject": {k: _row(t) for k, t in agg.by_subject.items()},
             "by_img_type": {k: _row(t) for k, t in agg.by_img_type.items()},
@@ -93,6 +107,9 @@ class Rescore:
             "parsers": {p: _row(scoring.aggregates[p].overall) for p in scoring.parsers},
             "disagreements": list(scoring.disagreements),
             "problems": list(self.problems),
+            "unjoined": list(self.unjoined),
+            "notes": list(self.notes),
+            "harness": None if self.explanation is None else self.explanation.to_json(),
             "items": [
                 {"id": item_id, "pred": v.pred, "correct": bool(v.correct), "fallback": bool(v.fallback)}
                 for item_id, v in verdicts.items()
@@ -103,266 +120,61 @@ class Rescore:
 def rescore(
     path: str | Path,
     *,
-    format: str,
+    format: str = "auto",
     answers: str | Path | None = None,
+    data: str | Path = "hub",
+    revision: str | None = None,
+    benchmark: str | None = None,
+    split: str | None = None,
+    setting: str | None = None,
     parsers: Sequence[str] = ("official",),
     fallback: str = "official",
     fallback_seed: int = OFFICIAL_SEED,
 ) -> Rescore:
-    """Read an output file or folder in an official format and score it.
+    """Read another harness's output, score it the official way, and explain the difference.
 
     Args:
-        path: the folder (``official-mmmu``) or file (the other formats).
-        format: one of FORMATS.
+        path: the file or folder the harness wrote.
+        format: one of FORMATS; ``auto`` recognises it.
         answers: the answer dict, required by ``official-mmmu-eval-only``.
+        data, revision: the dataset the rows are joined to (``hub`` at the pinned revision, a
+            snapshot directory, or ``sample``); not used by the official formats.
+        benchmark, split, setting: what the file holds, where neither its name nor its rows say
+            (and ``split`` to choose one split of a file that holds two).
         parsers, fallback, fallback_seed: as for ``score_responses``. With
             ``official-mmmu-eval-only`` the headline parser is always ``eval-only``.
 
-    Returns:
-        The Rescore.
-
     Raises:
-        ConfigError: unknown format, missing ``--answers``, or a path that cannot be read at all.
+        ConfigError: an unknown or unrecognised format, missing ``--answers``, a file that mixes
+            benchmarks or settings, or a path that cannot be read at all.
+        DataError: a file of which no row could be read, or no row matches an item.
     """
     path = Path(path)
-    if format == "official-mmmu":
-        items, responses, problems = _read_mmmu_folder(path)
-    elif format == "official-mmmu-eval-only":
-        if answers is None:
-            raise ConfigError("--format official-mmmu-eval-only needs --answers FILE (the official answer_dict_*.json)")
-        items, responses, problems = _read_eval_only(path, Path(answers))
-        parsers = ("eval-only",) + tuple(p for p in parsers if p not in ("official", "eval-only"))
-    elif format == "official-mmmu-pro":
-        items, responses, problems = _read_pro_file(path)
-    else:
+    detected = None
+    if format == "auto":
+        format, detected = detect(path)
+    if format not in FORMATS:
         raise ConfigError(f"--format {format!r} is not one of {', '.join(FORMATS)}")
-    scoring = score_responses(items, responses, parsers=parsers, fallback=fallback, fallback_seed=fallback_seed)
-    return Rescore(format, str(path), tuple(items), responses, scoring, tuple(problems) + scoring.problems)
+    if format in OFFICIAL_FORMATS:
+        items, responses, problems, harness = read_official(path, format, Path(answers) if answers else None)
+        if format == "official-mmmu-eval-only":
+            parsers = ("eval-only",) + tuple(p for p in parsers if p not in ("official", "eval-only"))
+        scoring = score_responses(items, responses, parsers=parsers, fallback=fallback, fallback_seed=fallback_seed)
+        explanation = explain(items, scoring, harness, responses, recorded=None, harness_name=f"{format} (its own verdicts)") if harness else None
+        return Rescore(format, str(path), tuple(items), responses, scoring, tuple(problems) + scoring.problems,
+                       detected=detected, harness=harness, explanation=explanation)
 
-
-# --- official-mmmu -------------------------------------------------------------------------------
-
-
-def _read_mmmu_folder(folder: Path) -> tuple[list[Item], dict[str, Response], list[str]]:
-    if not folder.is_dir():
-        raise ConfigError(f"{folder}: not a folder; --format official-mmmu reads <Subject>/output.json files")
-    found = {p.parent.name: p for p in folder.glob("*/output.json")}
-    if not found:
-        raise ConfigError(f"{folder}: no <Subject>/output.json files in it")
-    # Alphabetical, like CAT_SHORT2LONG: this order fixes the sequence of random draws.
-    order = [s for s in SUBJECTS if s in found] + sorted(s for s in found if s not in SUBJECTS)
-    items: list[Item] = []
-    responses: dict[str, Response] = {}
-    problems: list[str] = []
-    for subject in order:
-        file = found[subject]
-        rows = _load_json(file, problems)
-        if not isinstance(rows, list):
-            if rows is not None:
-                problems.append(f"{file}: expected a list of rows, got {type(rows).__name__}; skipped")
-            continue
-        for index, row in enumerate(rows):
-            where = f"{file}[{index}]"
-            if not isinstance(row, dict) or not isinstance(row.get("id"), str):
-                problems.append(f"{where}: not a row with an id; skipped")
-                continue
-            item_id = row["id"]
-            if item_id in responses:
-                problems.append(f"{where} ({item_id}): a repeated id; only its first row is scored")
-                continue
-            mc = row.get("question_type") == "multiple-choice"
-            options: tuple = ()
-            if mc:
-                options = _mmmu_options(row, where, problems)
-            items.append(_item(item_id, "mmmu", subject, options, _gold(row, where, problems), mc,
-                               (), None))
-            responses[item_id] = _response(item_id, row, where, problems, dict_as_empty=False)
-    return items, responses, problems
-
-
-def _mmmu_options(row: dict, where: str, problems: list[str]) -> tuple:
-    """Options in letter order from the row's own ``all_choices``/``index2ans`` (as the official parse uses)."""
-    index2ans = row.get("index2ans")
-    choices = row.get("all_choices")
-    if not isinstance(index2ans, dict) or not isinstance(choices, list):
-        problems.append(f"{where} ({row['id']}): a multiple-choice row without all_choices/index2ans; scored wrong")
-        return ()
-    if list(choices) != list(letters(len(choices))) or set(index2ans) != set(choices):
-        problems.append(f"{where} ({row['id']}): all_choices {choices} are not A, B, ... matching index2ans")
-    return tuple(index2ans.get(c) for c in choices)
-
-
-# --- official-mmmu-eval-only ---------------------------------------------------------------------
-
-
-def _read_eval_only(file: Path, answers_file: Path) -> tuple[list[Item], dict[str, Response], list[str]]:
-    problems: list[str] = []
-    preds = _load_json(file, problems, required=True)
-    truth = _load_json(answers_file, problems, required=True)
-    if not isinstance(preds, dict):
-        raise ConfigError(f"{file}: expected a JSON object {{id: prediction}}")
-    if not isinstance(truth, dict):
-        raise ConfigError(f"--answers {answers_file}: expected a JSON object {{id: {{question_type, ground_truth}}}}")
-    items: list[Item] = []
-    responses: dict[str, Response] = {}
-    for item_id, pred in preds.items():
-        # main_eval_only groups by the category in the id: drop the first and last tokens.
-        subject = "_".join(item_id.split("_")[1:-1])
-        entry = truth.get(item_id)
-        if not isinstance(entry, dict) or "ground_truth" not in entry:
-            problems.append(f"{item_id}: not in the answer file (the official script raises KeyError); scored wrong")
-            gold: object = ()
-            mc = False
-        else:
-            mc = entry.get("question_type") == "multiple-choice"
-            gold = _gold({"answer": entry["ground_truth"], "id": item_id}, f"--answers {item_id}", problems)
-        items.append(_item(item_id, "mmmu", subject, (), gold, mc, (), None))
-        responses[item_id] = Response(item_id=item_id, status="ok", text=pred)  # type: ignore[arg-type]
-    # Official categories are evaluated in alphabetical order; keep that order for the items.
-    rank = {s: i for i, s in enumerate(SUBJECTS)}
-    items.sort(key=lambda it: rank.get(it.subject, len(rank)))
-    return items, responses, problems
-
-
-# --- official-mmmu-pro ---------------------------------------------------------------------------
-
-
-def _read_pro_file(file: Path) -> tuple[list[Item], dict[str, Response], list[str]]:
-    if not file.is_file():
-        raise ConfigError(f"{file}: no such file; --format official-mmmu-pro reads one JSONL file")
-    problems: list[str] = []
-    items: list[Item] = []
-    responses: dict[str, Response] = {}
-    setting = _pro_setting(file.name)
-    with file.open(encoding="utf-8") as fh:
-        for number, line in enumerate(fh, 1):
-            where = f"{file.name}:{number}"
-            if not line.strip():
-                continue
-            try:
-                row = json.loads(line)
-            except ValueError as exc:
-                problems.append(f"{where}: not JSON ({exc}); skipped")
-                continue
-            if not isinstance(row, dict) or not isinstance(row.get("id"), str):
-                problems.append(f"{where}: not a row with an id; skipped")
-                continue
-            item_id = row["id"]
-            if item_id in responses:
-                problems.append(f"{where} ({item_id}): a repeated id; the later row replaces the earlier")
-                items = [it for it in items if it.id != item_id]
-            match = _PRO_ID.match(item_id)
-            subject = row.get("subject") if isinstance(row.get("subject"), str) else (match["subject"] if match else "")
-            options = _pro_options(row, where, problems)
-            gold = row.get("answer")
-            if not isinstance(gold, str):
-                problems.append(f"{where} ({item_id}): answer {gold!r} is not a letter; it can never equal a prediction")
-                gold = ()
-            items.append(_item(item_id, "mmmu-pro", subject, options, gold, True,
-                               _img_types(row.get("img_type")), row.get("topic_difficulty"), setting))
-            responses[item_id] = _response(item_id, row, where, problems, dict_as_empty=True)
-    if len(items) != PRO_ROWS:
-        problems.append(f"{file.name}: {len(items)} rows, not {PRO_ROWS}; the official evaluate.py would skip this file")
-    return items, responses, problems
-
-
-def _pro_options(row: dict, where: str, problems: list[str]) -> tuple:
-    """``ast.literal_eval(str(options))``, as the official scorer decodes them."""
-    try:
-        options = ast.literal_eval(str(row.get("options")))
-    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
-        problems.append(f"{where} ({row['id']}): options {row.get('options')!r} do not decode (the official scorer would crash); scored wrong")
-        return ()
-    if not isinstance(options, (list, tuple)):
-        problems.append(f"{where} ({row['id']}): options decode to {type(options).__name__}, not a list; scored wrong")
-        return ()
-    if any(not isinstance(o, str) for o in options):
-        problems.append(f"{where} ({row['id']}): malformed options {options!r} (not a flat list of texts); scored as the official parser would")
-    return tuple(options)
-
-
-def _pro_setting(name: str) -> str | None:
-    lowered = name.lower()
-    if "vision" in lowered:
-        return "vision"
-    if "4 options" in lowered or "4opts" in lowered:
-        return "standard-4"
-    if "standard" in lowered:
-        return "standard-10"
-    return None
-
-
-def _img_types(value: object) -> tuple[str, ...]:
-    if isinstance(value, list):
-        return tuple(str(v) for v in value)
-    if isinstance(value, str) and value.strip():
-        try:
-            decoded = ast.literal_eval(value)
-        except (ValueError, SyntaxError):
-            return (value,)
-        if isinstance(decoded, (list, tuple)):
-            return tuple(str(v) for v in decoded)
-        return (str(decoded),)
-    return ()
-
-
-# --- shared ---------------------------------------------------------------------------------------
-
-
-def _item(item_id: str, benchmark: str, subject: str, options: tuple, gold: object, mc: bool,
-          img_type: tuple[str, ...], difficulty: object, setting: str | None = None) -> Item:
-    return Item(
-        id=item_id,
-        benchmark=benchmark,  # type: ignore[arg-type]
-        split=item_id.split("_", 1)[0],
-        setting=setting,  # type: ignore[arg-type]
-        subject=subject,
-        discipline=_DISCIPLINE_OF.get(subject, "Unknown"),
-        question="",
-        options=options,
-        answer=gold,  # type: ignore[arg-type]
-        question_type="multiple-choice" if mc else "open",
-        images=(),
-        img_type=img_type,
-        topic_difficulty=difficulty if isinstance(difficulty, str) else None,
+    source = read_foreign(path, format)
+    joined = join(source, reader(format), benchmark=benchmark, split=split, setting=setting, data=data, revision=revision)
+    scoring = score_responses(joined.items, joined.responses, parsers=parsers, fallback=fallback, fallback_seed=fallback_seed)
+    explanation = explain(joined.items, scoring, joined.harness, joined.responses,
+                          recorded=source.recorded, harness_name=format)
+    return Rescore(
+        format, str(path), joined.items, joined.responses, scoring, source.problems + scoring.problems,
+        detected=detected, source=source, dataset=joined.dataset, harness=joined.harness, prompts=joined.prompts,
+        unjoined=joined.unjoined, notes=source.notes + joined.notes, explanation=explanation,
     )
-
-
-def _gold(row: dict, where: str, problems: list[str]) -> object:
-    gold = row.get("answer")
-    if isinstance(gold, str):
-        return gold
-    if isinstance(gold, list) and all(isinstance(g, str) for g in gold):
-        return tuple(gold)
-    if isinstance(gold, (int, float)) and not isinstance(gold, bool):
-        return str(gold)
-    problems.append(f"{where} ({row.get('id')}): answer {gold!r} is not a string or a list of strings; scored wrong")
-    return ()
-
-
-def _response(item_id: str, row: dict, where: str, problems: list[str], *, dict_as_empty: bool) -> Response:
-    if "response" not in row:
-        problems.append(f"{where} ({item_id}): no response field (the official code would crash); scored wrong")
-        value: object = None
-    else:
-        value = row["response"]
-    if isinstance(value, dict) and dict_as_empty:
-        value = ""  # evaluate.py scores an API error record as an empty answer
-    elif not isinstance(value, str) and "response" in row:
-        problems.append(f"{where} ({item_id}): response is {type(value).__name__}, not text")
-    return Response(item_id=item_id, status="ok", text=value)  # type: ignore[arg-type]
-
-
-def _load_json(file: Path, problems: list[str], *, required: bool = False) -> object:
-    try:
-        return json.loads(file.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
-        if required:
-            raise ConfigError(f"{file}: cannot read JSON ({exc})") from None
-        problems.append(f"{file}: cannot read JSON ({exc}); skipped")
-        return None
 
 
 def _row(t: Tally) -> dict:
     return {"correct": t.correct, "total": t.n, "accuracy": t.accuracy}
-

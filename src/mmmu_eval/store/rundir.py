@@ -269,6 +269,25 @@ class RunStore:
                     raise StoreError(f"{exc}{_DAMAGED}") from exc
                 yield response
 
+    def read_jsonl(self, name: str) -> list[tuple[str, Any]]:
+        """``(where, value)`` for each line of a derived JSONL file (items.jsonl, harness.jsonl); [] when absent.
+
+        Raises:
+            StoreError: a line is not JSON (named), the file cannot be read.
+        """
+        file = self.path / name
+        if not file.exists():
+            return []
+        out = []
+        try:
+            with file.open(encoding="utf-8") as fh:
+                for number, line in enumerate(fh, start=1):
+                    if line.strip():
+                        out.append((f"{file} line {number}", json.loads(line)))
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+            raise StoreError(f"cannot be read ({exc}); restore it, or rescore into a new --out", file) from exc
+        return out
+
     def _count_lines(self) -> int:
         file = self.path / RESPONSES
         if not file.exists():

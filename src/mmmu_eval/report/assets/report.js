@@ -28,7 +28,8 @@
     error: function (it) { return it.status === "error"; },
     truncated: function (it) { return it.status === "truncated"; },
     missing: function (it) { return it.status === "missing"; },
-    loose: function (it) { return it.loose && it.loose.length > 0; }
+    loose: function (it) { return it.loose && it.loose.length > 0; },
+    harness: function (it) { return !!(it.harness && it.harness.differs); }
   };
 
   function matches(it) {
@@ -57,6 +58,7 @@
     if (it.status === "truncated") head.appendChild(el("span", "badge b-truncated", "truncated"));
     if (it.disagree) head.appendChild(el("span", "badge b-fallback", "parsers disagree"));
     if (it.loose && it.loose.length) head.appendChild(el("span", "badge b-loose", "image no token refers to"));
+    if (it.harness && it.harness.differs) head.appendChild(el("span", "badge b-fallback", it.harness.name + " differs: " + it.harness.cause));
     head.appendChild(el("span", "subj", it.subject.replace(/_/g, " ") + " · " + it.discipline));
     art.appendChild(head);
 
@@ -108,6 +110,10 @@
     Object.keys(it.parsers).forEach(function (name) {
       kv(dl, "Parser " + name, it.parsers[name] === null ? "(nothing)" : it.parsers[name]);
     });
+    if (it.harness && it.harness.differs) {
+      kv(dl, it.harness.name, (it.harness.pred === null ? "(nothing)" : it.harness.pred) + (it.harness.correct ? " (right)" : " (wrong)"));
+      kv(dl, "Why they differ", it.harness.detail);
+    }
     kv(dl, "Status", it.status + (it.finish ? " (" + it.finish + ")" : ""));
     kv(dl, "Error", it.error);
     kv(dl, "Tokens", it.tokens);

@@ -1,0 +1,164 @@
+"""``rescore --out``: another harness's output, rescored, as a normal run directory.
+
+    rescore (read -> join -> score -> explain)  ->  manifest  ->  store (responses, verdicts)
+            ->  score the stored responses  ->  results.json (+ harness), predictions.jsonl, report.html
+
+The directory is what ``mmmu-eval run`` leaves, so ``report``, ``report --html``, ``score`` and
+``compare`` work on it: ``manifest.json`` names the data the rows were joined to and the scoring
+record, and ``rescored_from`` says which harness file the responses came from (its path, digest,
+task, model and recorded accuracy). Two files are its own: ``harness.jsonl`` (the harness's
+verdicts and prompts, from which the ``harness`` section is rebuilt whenever the run is scored
+again) and, for the official formats whose items come from the file, ``items.jsonl``.
+
+>>> result = rescore("logs/20250101_samples_mmmu_val.jsonl", data="hub")
+>>> write_rescored_run(result, "runs/qwen-lmms-eval").results["harness"]["causes"]
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import hashlib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from mmmu_eval.api import count_statuses
+from mmmu_eval.records import Response
+from mmmu_eval.report.harness import HARNESS, MANIFEST_KEY, harness_rows, harness_section
+from mmmu_eval.report.html import render_html
+from mmmu_eval.report.results import build_results
+from mmmu_eval.report.submission import submission
+from mmmu_eval.score.rescore import Rescore
+from mmmu_eval.score.scorer import Scoring, predictions_rows
+from mmmu_eval.score.spec import ScoringSpec
+from mmmu_eval.store.itemfile import ITEMS, item_to_json
+from mmmu_eval.store.rundir import RunStore
+
+
+@dataclass(frozen=True)
+class RescoredRun:
+    """The run directory ``write_rescored_run`` wrote, and what it holds."""
+
+    run_dir: Path
+    manifest: dict[str, Any]
+    results: dict[str, Any]
+    """results.json, with its ``harness`` section."""
+    scoring: Scoring
+    """The scoring of the stored responses (what results.json says)."""
+    stored_as_errors: tuple[str, ...]
+    """Ids whose response was not text (official formats only): stored, and counted, as errors."""
+
+
+def write_rescored_run(result: Rescore, out: str | Path, *, html: bool = True, images: bool = True) -> RescoredRun:
+    """Write ``result`` as a run directory in ``out`` (which must not hold a run yet).
+
+    Raises:
+        StoreError: ``out`` holds a run or files, or cannot be written.
+    """
+    spec = ScoringSpec(parsers=result.scoring.parsers, fallback=result.scoring.fallback_policy,
+                       fallback_seed=result.scoring.fallback_seed)
+    manifest = rescored_manifest(result, spec)
+    store = RunStore.open(out, manifest, resume=False)
+    stored_as_errors = []
+    with store:
+        for item in result.items:
+            response = result.responses.get(item.id)
+            if response is None:
+                continue
+            if not isinstance(response.text, str):
+                # A run directory holds text; the official code would have crashed on this row.
+                response = Response(item.id, "error", error=f"the row's response is {type(response.text).__name__}, not text")
+                stored_as_errors.append(item.id)
+            store.append(response)
+    if manifest["dataset"]["source"] == "file":
+        store.write_jsonl(ITEMS, (item_to_json(it) for it in result.items))
+    store.write_jsonl(HARNESS, harness_rows(result.harness, result.prompts, [it.id for it in result.items]))
+
+    responses = store.responses()
+    items = result.items
+    scoring = spec.score(items, responses)
+    counts = count_statuses(items, responses)
+    store.update_manifest(status="complete" if not counts["error"] + counts["missing"] else "incomplete",
+                          ended_at=_now(), counts=counts)
+    manifest = store.manifest()
+    results = build_results(scoring, items, manifest, responses=responses,
+                            harness=harness_section(store, manifest, items, scoring, responses))
+    store.write_json("results.json", results)
+    store.write_jsonl("predictions.jsonl", predictions_rows(scoring, responses))
+    if items and items[0].benchmark == "mmmu" and items[0].split == "test":
+        store.write_json("submission.json", submission(scoring, items))
+    if html:
+        store.write_text("report.html", render_html(
+            results, items, responses, scoring, manifest, prompts=result.prompts, images=images,
+            harness=results.get("harness"),
+        ))
+    return RescoredRun(store.path, manifest, dict(results), scoring, tuple(stored_as_errors))
+
+
+def rescored_manifest(result: Rescore, spec: ScoringSpec) -> dict[str, Any]:
+    """What manifest.json says about a rescored run."""
+    import mmmu_eval
+
+    first = result.items[0] if result.items else None
+    benchmark = first.benchmark if first else "mmmu"
+    split = first.split if first and benchmark == "mmmu" else ("test" if benchmark == "mmmu-pro" else None)
+    setting = first.setting if first else None
+    source = result.source
+    model = (source.model if source and source.model else None) or Path(result.path).stem
+    mode = source.prompt_mode if source else None
+    dataset = result.dataset
+    if dataset is None:  # an official format: the items are the file's
+        data_block: dict[str, Any] = {"benchmark": benchmark, "split": split, "setting": setting, "source": "file",
+                                      "revision": None, "digest": None, "files": [ITEMS], "problems": []}
+        data, revision = "file", None
+    else:
+        data_block = {"benchmark": dataset.benchmark, "split": dataset.split, "setting": dataset.setting,
+                      "source": dataset.source, "revision": dataset.revision, "digest": dataset.digest,
+                      "files": list(dataset.files), "problems": [str(p) for p in dataset.problems]}
+        data = dataset.source if dataset.source in ("hub", "sample") else str(Path(dataset.source).resolve())
+        revision = dataset.revision if dataset.source == "hub" else None
+    recorded = source.recorded if source else None
+    sources = source.sources if source else (result.path,)
+    return {
+        "package_version": str(getattr(mmmu_eval, "__version__", "unknown")),
+        "status": "running",
+        "started_at": _now(),
+        "config": {
+            "model": f"{result.format}:{model}", "benchmark": benchmark, "split": split, "setting": setting,
+            "data": data, "revision": revision, "subjects": None, "prompt": mode,
+        },
+        "protocol": {
+            "benchmark": benchmark, "setting": setting, "mode": mode, "fingerprint": None,
+            "harness": result.format,
+            "notes": [f"prompts and generation were {result.format}'s; the responses are scored here"],
+        },
+        "scoring": spec.to_manifest(),
+        "dataset": data_block,
+        "shard": None,
+        "item_ids": [it.id for it in result.items],
+        MANIFEST_KEY: {
+            "format": result.format,
+            "path": str(Path(result.path).resolve()),
+            "detected": result.detected,
+            "task": source.task if source else None,
+            "model": source.model if source else None,
+            "files": [{"path": str(Path(p).resolve()), "sha256": _digest(Path(p))} for p in sources if Path(p).is_file()],
+            "recorded": None if recorded is None else {"accuracy": recorded.accuracy, "source": recorded.source, "n": recorded.n},
+            "problems": list(result.problems),
+            "unjoined": list(result.unjoined),
+            "notes": list(result.notes),
+        },
+    }
+
+
+def _digest(path: Path) -> str:
+    h = hashlib.sha256()
+    with path.open("rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def _now() -> str:
+    return _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
+

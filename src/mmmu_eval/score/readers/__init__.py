@@ -1,0 +1,112 @@
+"""Readers of other harnesses' output files, one module per format, and ``--format auto``.
+
+Each foreign-format module has the same small surface:
+
+- ``NAME``: the ``--format`` name;
+- ``sniff(path, first_line) -> str | None``: why ``path`` is in this format (for ``auto``);
+- ``read(path) -> ForeignFile``: its rows as the harness wrote them (``readers/base.py``);
+- optionally ``refine(verdict, item, response)``: what the harness's verdict needs the joined
+  item for (lmms-eval's unlogged random fallback).
+
+========== ==================================================================================
+format     reads
+========== ==================================================================================
+lmms-eval  ``--log_samples`` logs of the MMMU and MMMU-Pro tasks (``readers/lmms_eval.py``)
+vlmevalkit prediction files ``<model>_<dataset>.xlsx|tsv`` and their result files
+inspect    Inspect ``.eval`` / ``.json`` logs of inspect_evals' MMMU tasks
+verifiers  ``vf-eval`` outputs: ``traces.jsonl`` (0.4) or ``results.jsonl`` + ``metadata.json``
+jsonl      ``{"id", "response"}`` rows
+========== ==================================================================================
+
+The official repository's formats (``official-mmmu``, ``official-mmmu-eval-only``,
+``official-mmmu-pro``) carry their items in the rows and are read by ``readers/official.py``.
+
+>>> guess_format(Path("logs/20250101_samples_mmmu_val.jsonl"))
+('lmms-eval', 'a JSONL row with doc_id and filtered_resps')
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from types import ModuleType
+
+from mmmu_eval.errors import ConfigError
+from mmmu_eval.score.readers import inspect_log, lmms_eval, plain_jsonl, verifiers_output, vlmevalkit
+from mmmu_eval.score.readers.base import ForeignFile, first_json_line
+from mmmu_eval.score.readers.official import FORMATS as OFFICIAL_FORMATS
+
+#: The foreign formats, in the order ``auto`` tries them (the plainest last).
+READERS: dict[str, ModuleType] = {
+    m.NAME: m for m in (lmms_eval, vlmevalkit, inspect_log, verifiers_output, plain_jsonl)
+}
+#: Every ``--format`` value.
+FORMATS: tuple[str, ...] = ("auto", *OFFICIAL_FORMATS, *READERS)
+
+
+def guess_format(path: Path) -> tuple[str, str] | None:
+    """``(format, reason)`` for the first format that recognises ``path``, or None."""
+    path = Path(path)
+    if path.is_dir():
+        if any(path.glob("*/output.json")):
+            return "official-mmmu", "a folder of <Subject>/output.json"
+        first = None
+    elif path.suffix == ".jsonl":
+        first = first_json_line(path)
+    else:
+        first = None
+    for name, module in READERS.items():
+        reason = module.sniff(path, first)
+        if reason:
+            return name, reason
+    if first is not None and {"id", "options", "answer", "response"} <= set(first):
+        return "official-mmmu-pro", "a JSONL row with id, options, answer and response (the official MMMU-Pro output)"
+    if path.suffix == ".json" and path.is_file():
+        return _guess_json(path)
+    return None
+
+
+def detect(path: Path) -> tuple[str, str]:
+    """The format of ``path`` and why; one clear error when no reader recognises it.
+
+    Raises:
+        ConfigError: nothing recognises ``path`` (the error lists the formats).
+    """
+    path = Path(path)
+    if not path.exists():
+        raise ConfigError(f"{path}: no such file or folder")
+    guessed = guess_format(path)
+    if guessed is None:
+        what = "folder" if path.is_dir() else f"{path.suffix or 'extensionless'} file"
+        raise ConfigError(
+            f"{path}: --format auto does not recognise this {what}; name its format with --format "
+            f"(one of {', '.join(f for f in FORMATS if f != 'auto')})"
+        )
+    return guessed
+
+
+def read_foreign(path: Path, format: str) -> ForeignFile:
+    """Read ``path`` with the reader of ``format`` (not an official one).
+
+    Raises:
+        ConfigError: an unknown format.
+    """
+    module = READERS.get(format)
+    if module is None:
+        raise ConfigError(f"--format {format!r} is not one of {', '.join(FORMATS)}")
+    return module.read(Path(path))
+
+
+def reader(format: str) -> ModuleType | None:
+    """The module of a foreign format (None for the official ones)."""
+    return READERS.get(format)
+
+
+def _guess_json(path: Path) -> tuple[str, str] | None:
+    try:
+        value = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError):
+        return None
+    if isinstance(value, dict) and value and all(isinstance(k, str) and isinstance(v, str) for k, v in value.items()):
+        return "official-mmmu-eval-only", "a JSON object {id: prediction}"
+    return None

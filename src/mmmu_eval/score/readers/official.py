@@ -1,0 +1,293 @@
+"""Readers of the official repository's own output formats (official-protocol.md 5.9 and 6.4).
+
+These files carry everything the official scorer needs, so the items are built from their rows
+(with no images) instead of being joined to our dataset:
+
+- ``official-mmmu``: a folder of ``<Subject>/output.json``, each a list of
+  ``{id, question_type, answer, [all_choices, index2ans], response}``: the official
+  parse-and-eval input. Subjects are read in alphabetical order, so the seeded fallback draws
+  follow the official sequence.
+- ``official-mmmu-eval-only``: ``{id: prediction}`` plus ``--answers`` in the official answer-dict
+  format; multiple-choice predictions are compared as they are, open ones parsed
+  (``main_eval_only.py``).
+- ``official-mmmu-pro``: JSONL rows with at least ``id``, ``options``, ``answer``, ``response``
+  (extra fields ignored; a ``response`` that is an object counts as ``""``, as in the official
+  ``evaluate.py``). Rows that ``evaluate.py`` already scored (``pred_indexs``, ``if_right``) also
+  give that scorer's verdicts, to set beside ours.
+
+A malformed row is reported in ``problems`` and scored as the official code scores it, or wrong
+where the official code would crash; it never stops the rescore. Where a row's value is not text
+(a nested option, a null response) the item carries it as it is, so that the parser meets exactly
+what the official one met.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import re
+from pathlib import Path
+
+from mmmu_eval.dataset.subjects import DISCIPLINES, SUBJECTS
+from mmmu_eval.errors import ConfigError
+from mmmu_eval.records import Item, Response, letters
+from mmmu_eval.score.readers.base import HarnessVerdict
+
+FORMATS: tuple[str, ...] = ("official-mmmu", "official-mmmu-eval-only", "official-mmmu-pro")
+#: Rows per file the official MMMU-Pro scorer insists on (it skips other files).
+PRO_ROWS = 1730
+
+_DISCIPLINE_OF = {s: d for d, subs in DISCIPLINES.items() for s in subs}
+_PRO_ID = re.compile(r"^(?P<split>[^_]+)_(?P<subject>.+?)_\d+$")
+
+#: ``(items, responses, problems, harness verdicts by id)``: what an official reader returns.
+Official = tuple[list[Item], dict[str, Response], list[str], dict[str, HarnessVerdict]]
+
+
+def read_official(path: Path, format: str, answers: Path | None) -> Official:
+    """Read ``path`` in one of the official formats.
+
+    Raises:
+        ConfigError: an unknown format, missing ``--answers``, or a path that cannot be read at all.
+    """
+    if format == "official-mmmu":
+        return (*_read_mmmu_folder(path), {})
+    if format == "official-mmmu-eval-only":
+        if answers is None:
+            raise ConfigError("--format official-mmmu-eval-only needs --answers FILE (the official answer_dict_*.json)")
+        return (*_read_eval_only(path, answers), {})
+    if format == "official-mmmu-pro":
+        return _read_pro_file(path)
+    raise ConfigError(f"--format {format!r} is not one of {', '.join(FORMATS)}")
+
+
+# --- official-mmmu -------------------------------------------------------------------------------
+
+
+def _read_mmmu_folder(folder: Path) -> tuple[list[Item], dict[str, Response], list[str]]:
+    if not folder.is_dir():
+        raise ConfigError(f"{folder}: not a folder; --format official-mmmu reads <Subject>/output.json files")
+    found = {p.parent.name: p for p in folder.glob("*/output.json")}
+    if not found:
+        raise ConfigError(f"{folder}: no <Subject>/output.json files in it")
+    # Alphabetical, like CAT_SHORT2LONG: this order fixes the sequence of random draws.
+    order = [s for s in SUBJECTS if s in found] + sorted(s for s in found if s not in SUBJECTS)
+    items: list[Item] = []
+    responses: dict[str, Response] = {}
+    problems: list[str] = []
+    for subject in order:
+        file = found[subject]
+        rows = _load_json(file, problems)
+        if not isinstance(rows, list):
+            if rows is not None:
+                problems.append(f"{file}: expected a list of rows, got {type(rows).__name__}; skipped")
+            continue
+        for index, row in enumerate(rows):
+            where = f"{file}[{index}]"
+            if not isinstance(row, dict) or not isinstance(row.get("id"), str):
+                problems.append(f"{where}: not a row with an id; skipped")
+                continue
+            item_id = row["id"]
+            if item_id in responses:
+                problems.append(f"{where} ({item_id}): a repeated id; only its first row is scored")
+                continue
+            mc = row.get("question_type") == "multiple-choice"
+            options: tuple = ()
+            if mc:
+                options = _mmmu_options(row, where, problems)
+            items.append(_item(item_id, "mmmu", subject, options, _gold(row, where, problems), mc,
+                               (), None))
+            responses[item_id] = _response(item_id, row, where, problems, dict_as_empty=False)
+    return items, responses, problems
+
+
+def _mmmu_options(row: dict, where: str, problems: list[str]) -> tuple:
+    """Options in letter order from the row's own ``all_choices``/``index2ans`` (as the official parse uses)."""
+    index2ans = row.get("index2ans")
+    choices = row.get("all_choices")
+    if not isinstance(index2ans, dict) or not isinstance(choices, list):
+        problems.append(f"{where} ({row['id']}): a multiple-choice row without all_choices/index2ans; scored wrong")
+        return ()
+    if list(choices) != list(letters(len(choices))) or set(index2ans) != set(choices):
+        problems.append(f"{where} ({row['id']}): all_choices {choices} are not A, B, ... matching index2ans")
+    return tuple(index2ans.get(c) for c in choices)
+
+
+# --- official-mmmu-eval-only ---------------------------------------------------------------------
+
+
+def _read_eval_only(file: Path, answers_file: Path) -> tuple[list[Item], dict[str, Response], list[str]]:
+    problems: list[str] = []
+    preds = _load_json(file, problems, required=True)
+    truth = _load_json(answers_file, problems, required=True)
+    if not isinstance(preds, dict):
+        raise ConfigError(f"{file}: expected a JSON object {{id: prediction}}")
+    if not isinstance(truth, dict):
+        raise ConfigError(f"--answers {answers_file}: expected a JSON object {{id: {{question_type, ground_truth}}}}")
+    items: list[Item] = []
+    responses: dict[str, Response] = {}
+    for item_id, pred in preds.items():
+        # main_eval_only groups by the category in the id: drop the first and last tokens.
+        subject = "_".join(item_id.split("_")[1:-1])
+        entry = truth.get(item_id)
+        if not isinstance(entry, dict) or "ground_truth" not in entry:
+            problems.append(f"{item_id}: not in the answer file (the official script raises KeyError); scored wrong")
+            gold: object = ()
+            mc = False
+        else:
+            mc = entry.get("question_type") == "multiple-choice"
+            gold = _gold({"answer": entry["ground_truth"], "id": item_id}, f"--answers {item_id}", problems)
+        items.append(_item(item_id, "mmmu", subject, (), gold, mc, (), None))
+        responses[item_id] = Response(item_id=item_id, status="ok", text=pred)  # type: ignore[arg-type]
+    # Official categories are evaluated in alphabetical order; keep that order for the items.
+    rank = {s: i for i, s in enumerate(SUBJECTS)}
+    items.sort(key=lambda it: rank.get(it.subject, len(rank)))
+    return items, responses, problems
+
+
+# --- official-mmmu-pro ---------------------------------------------------------------------------
+
+
+def _read_pro_file(file: Path) -> Official:
+    if not file.is_file():
+        raise ConfigError(f"{file}: no such file; --format official-mmmu-pro reads one JSONL file")
+    problems: list[str] = []
+    items: list[Item] = []
+    responses: dict[str, Response] = {}
+    verdicts: dict[str, HarnessVerdict] = {}
+    setting = _pro_setting(file.name)
+    with file.open(encoding="utf-8") as fh:
+        for number, line in enumerate(fh, 1):
+            where = f"{file.name}:{number}"
+            if not line.strip():
+                continue
+            try:
+                row = json.loads(line)
+            except ValueError as exc:
+                problems.append(f"{where}: not JSON ({exc}); skipped")
+                continue
+            if not isinstance(row, dict) or not isinstance(row.get("id"), str):
+                problems.append(f"{where}: not a row with an id; skipped")
+                continue
+            item_id = row["id"]
+            if item_id in responses:
+                problems.append(f"{where} ({item_id}): a repeated id; the later row replaces the earlier")
+                items = [it for it in items if it.id != item_id]
+                verdicts.pop(item_id, None)
+            match = _PRO_ID.match(item_id)
+            subject = row.get("subject") if isinstance(row.get("subject"), str) else (match["subject"] if match else "")
+            options = _pro_options(row, where, problems)
+            gold = row.get("answer")
+            if not isinstance(gold, str):
+                problems.append(f"{where} ({item_id}): answer {gold!r} is not a letter; it can never equal a prediction")
+                gold = ()
+            items.append(_item(item_id, "mmmu-pro", subject, options, gold, True,
+                               _img_types(row.get("img_type")), row.get("topic_difficulty"), setting))
+            responses[item_id] = _response(item_id, row, where, problems, dict_as_empty=True)
+            if "if_right" in row:
+                # evaluate.py rewrites its input with its own verdict; its fallbacks were unseeded.
+                pred = row.get("pred_indexs")
+                verdicts[item_id] = HarnessVerdict(
+                    correct=bool(row["if_right"]), pred=pred if isinstance(pred, str) else None,
+                    gold=row.get("answer"), fallback=None,
+                )
+    if len(items) != PRO_ROWS:
+        problems.append(f"{file.name}: {len(items)} rows, not {PRO_ROWS}; the official evaluate.py would skip this file")
+    return items, responses, problems, verdicts
+
+
+def _pro_options(row: dict, where: str, problems: list[str]) -> tuple:
+    """``ast.literal_eval(str(options))``, as the official scorer decodes them."""
+    try:
+        options = ast.literal_eval(str(row.get("options")))
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+        problems.append(f"{where} ({row['id']}): options {row.get('options')!r} do not decode (the official scorer would crash); scored wrong")
+        return ()
+    if not isinstance(options, (list, tuple)):
+        problems.append(f"{where} ({row['id']}): options decode to {type(options).__name__}, not a list; scored wrong")
+        return ()
+    if any(not isinstance(o, str) for o in options):
+        problems.append(f"{where} ({row['id']}): malformed options {options!r} (not a flat list of texts); scored as the official parser would")
+    return tuple(options)
+
+
+def _pro_setting(name: str) -> str | None:
+    lowered = name.lower()
+    if "vision" in lowered:
+        return "vision"
+    if "4 options" in lowered or "4opts" in lowered:
+        return "standard-4"
+    if "standard" in lowered:
+        return "standard-10"
+    return None
+
+
+def _img_types(value: object) -> tuple[str, ...]:
+    if isinstance(value, list):
+        return tuple(str(v) for v in value)
+    if isinstance(value, str) and value.strip():
+        try:
+            decoded = ast.literal_eval(value)
+        except (ValueError, SyntaxError):
+            return (value,)
+        if isinstance(decoded, (list, tuple)):
+            return tuple(str(v) for v in decoded)
+        return (str(decoded),)
+    return ()
+
+
+# --- shared ---------------------------------------------------------------------------------------
+
+
+def _item(item_id: str, benchmark: str, subject: str, options: tuple, gold: object, mc: bool,
+          img_type: tuple[str, ...], difficulty: object, setting: str | None = None) -> Item:
+    return Item(
+        id=item_id,
+        benchmark=benchmark,  # type: ignore[arg-type]
+        split=item_id.split("_", 1)[0],
+        setting=setting,  # type: ignore[arg-type]
+        subject=subject,
+        discipline=_DISCIPLINE_OF.get(subject, "Unknown"),
+        question="",
+        options=options,
+        answer=gold,  # type: ignore[arg-type]
+        question_type="multiple-choice" if mc else "open",
+        images=(),
+        img_type=img_type,
+        topic_difficulty=difficulty if isinstance(difficulty, str) else None,
+    )
+
+
+def _gold(row: dict, where: str, problems: list[str]) -> object:
+    gold = row.get("answer")
+    if isinstance(gold, str):
+        return gold
+    if isinstance(gold, list) and all(isinstance(g, str) for g in gold):
+        return tuple(gold)
+    if isinstance(gold, (int, float)) and not isinstance(gold, bool):
+        return str(gold)
+    problems.append(f"{where} ({row.get('id')}): answer {gold!r} is not a string or a list of strings; scored wrong")
+    return ()
+
+
+def _response(item_id: str, row: dict, where: str, problems: list[str], *, dict_as_empty: bool) -> Response:
+    if "response" not in row:
+        problems.append(f"{where} ({item_id}): no response field (the official code would crash); scored wrong")
+        value: object = None
+    else:
+        value = row["response"]
+    if isinstance(value, dict) and dict_as_empty:
+        value = ""  # evaluate.py scores an API error record as an empty answer
+    elif not isinstance(value, str) and "response" in row:
+        problems.append(f"{where} ({item_id}): response is {type(value).__name__}, not text")
+    return Response(item_id=item_id, status="ok", text=value)  # type: ignore[arg-type]
+
+
+def _load_json(file: Path, problems: list[str], *, required: bool = False) -> object:
+    try:
+        return json.loads(file.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        if required:
+            raise ConfigError(f"{file}: cannot read JSON ({exc})") from None
+        problems.append(f"{file}: cannot read JSON ({exc}); skipped")
+        return None
