@@ -220,7 +220,7 @@ def _one(rows: Sequence[ForeignRow], field: str, path: str) -> str | None:
     """The one value rows give for ``field``; ConfigError when they give several."""
     counts = Counter(getattr(r, field) for r in rows if getattr(r, field))
     if len(counts) > 1:
-        shown = ", ".join(f"{n} rows {v}" for v, n in counts.most_common())
+        shown = ", ".join(f"{n} row(s) {v}" for v, n in counts.most_common())
         raise ConfigError(f"{path}: the file mixes {field}s ({shown}); a run scores one {field}: "
                           "split the file and rescore each part")
     return next(iter(counts), None)

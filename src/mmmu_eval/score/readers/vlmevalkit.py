@@ -123,7 +123,7 @@ def _verdict(cells: dict[str, str], result: dict[str, str]) -> HarnessVerdict:
     judge = fallback = False
     pred: str | None = None
     if "thus randomly generate one" in log:
-        judge = fallback = True
+        fallback = True  # its judge failed too: a random letter decided
     elif "Failed in Prefetch" in log:
         pred = "Z"  # its "no answer" letter
     else:
