@@ -128,3 +128,16 @@ def test_item_browser_shows_the_differing_items_with_their_cause(rescored):
         assert "lmms-eval differs: letter" in card.lower() and "why they differ" in card.lower()
         browser.close()
     assert errors == []
+
+
+def test_a_response_that_is_not_text_is_stored_as_an_error(tmp_path, capsys):
+    """The official code would crash on a null response; a run directory holds text, so it is an error there."""
+    path = write_jsonl(tmp_path / "m_vision_direct.jsonl", [
+        {"id": "test_Art_1", "options": "['x', 'y']", "answer": "A", "response": "Answer: A", "subject": "Art"},
+        {"id": "test_Art_2", "options": "['x', 'y']", "answer": "A", "response": None, "subject": "Art"},
+    ])
+    run = tmp_path / "run"
+    assert main(["rescore", str(path), "--out", str(run), "--no-html"]) == 0
+    assert "1 response(s) that are not text are stored as errors" in capsys.readouterr().out
+    results = json.loads((run / "results.json").read_text())
+    assert results["coverage"]["error_ids"] == ["test_Art_2"] and results["overall"]["n"] == 1

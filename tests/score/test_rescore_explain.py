@@ -20,7 +20,8 @@ CASES = [
     ("(A)", "B", ("x", "y", "z"), HarnessVerdict(True, "B", fallback=True), "fallback"),
     ("(A)", "B", ("x", "y", "z"), HarnessVerdict(True, "B"), "letter"),
     ("(A)", "B", ("x", "y", "z"), HarnessVerdict(True, None), "letter"),
-    ("it is 7", "7", (), HarnessVerdict(False, "7.0"), "other"),                          # same answer, other ruling
+    ("(B)", "B", ("x", "y", "z"), HarnessVerdict(False, "B"), "other"),                 # same letter, other ruling
+    ("it is 7", "7", (), HarnessVerdict(False, "7.0"), "open-match"),                    # same answer, other matcher
     ("it is 7", "7", (), HarnessVerdict(False, "seven"), "open-match"),
     ("(B)", "B", ("x", "y", "z"), HarnessVerdict(True, "B"), None),
     ("(B)", "B", ("x", "y", "z"), HarnessVerdict(None), None),

@@ -111,7 +111,9 @@ def _one_of_each(tmp_path):
     official = write_json(tmp_path / "f" / "Art" / "output.json", [
         {"id": "validation_Art_4", "question_type": "multiple-choice", "answer": "B",
          "all_choices": ["A", "B"], "index2ans": {"A": "4", "B": "5"}, "response": "B"}]).parent.parent
-    return {"lmms-eval": lmms, "vlmevalkit": vlm, "vlmevalkit-tsv": tsv, "inspect": inspect_zip,
+    pro = write_jsonl(tmp_path / "g" / "m_vision_direct.jsonl", [
+        {"id": "test_Art_7", "options": "['a', 'b']", "answer": "B", "response": "Answer: B", "subject": "Art"}])
+    return {"official-mmmu-pro": pro, "lmms-eval": lmms, "vlmevalkit": vlm, "vlmevalkit-tsv": tsv, "inspect": inspect_zip,
             "inspect-json": inspect_json, "verifiers": verifiers, "jsonl": plain, "official-mmmu": official}
 
 

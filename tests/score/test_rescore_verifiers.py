@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import random
 
+import pytest
 from fakes.harness_outputs import write_json, write_jsonl
 
 from mmmu_eval.score.rescore import rescore
@@ -83,3 +84,26 @@ def test_legacy_results_with_metadata(tmp_path):
     assert [it.id for it in result.items] == ["test_Accounting_3", "validation_Biology_4"]
     assert result.explanation.recorded.accuracy == 0.5 and result.source.model == "m"
     assert result.explanation.differences == ()
+
+
+def test_a_real_vf_eval_run_of_our_environment(tmp_path):
+    """vf-eval (verifiers 0.4) runs mmmu-eval's mmmu-pro environment against the fake server, which
+    answers every item "The answer is (D).\\n\\boxed{C}": the environment rewards the box (C), the
+    official parser takes the bracket (D). In the sample's 24 vision items the gold is D four times
+    (test_Accounting_3, test_Economics_8, validation_Manage_3, validation_Math_2) and C three times
+    (test_Art_Theory_2, test_Mechanical_Engineering_9, test_Sociology_30): 7 differences, each a letter."""
+    pytest.importorskip("verifiers.v1", reason="needs the verifiers extra (pip install 'mmmu-eval[verifiers]')")
+    from fakes.fault_server import FaultServer
+    from fakes.verifiers_eval import vf_eval
+
+    with FaultServer(fault_rate=0.0, answer=lambda body: "The answer is (D).\n\\boxed{C}") as server:
+        run = vf_eval("mmmu-pro", server.url, tmp_path, mode="vision", data="sample")
+    result = rescore(run.run_dir, data="sample")
+    assert result.format == "verifiers" and result.dataset.setting == "vision"
+    assert len(result.items) == 24 and result.unjoined == () and result.problems == ()
+    assert sorted(i for i, v in result.scoring.verdicts["official"].items() if v.correct) == [
+        "test_Accounting_3", "test_Economics_8", "validation_Manage_3", "validation_Math_2"]
+    explanation = result.explanation
+    assert (explanation.official_correct, explanation.harness_correct, explanation.graded) == (4, 3, 24)
+    assert len(explanation.differences) == 7 and {d.cause for d in explanation.differences} == {"letter"}
+    assert {(d.harness_pred, d.official_pred) for d in explanation.differences} == {("C", "D")}

@@ -7,7 +7,9 @@ One file per piece (docs/scoring.md has the whole story):
 - ``boxed`` / ``strict``: the ``\\boxed{}`` protocol and a strict final-answer parser;
 - ``judge``: parser name -> one item's Verdict; ``scorer``: a run's Scoring (fallback policy);
 - ``aggregate``: tallies per subject, discipline and the other breakdowns;
-- ``headline``: the MMMU-Pro headline; ``rescore``: official output files from elsewhere;
+- ``headline``: the MMMU-Pro headline;
+- ``rescore``: other harnesses' outputs scored the official way: ``readers/`` (one module per
+  format), ``join`` (rows -> our items), ``explain`` (their verdicts beside ours, by cause);
 - ``spec``: ``ScoringSpec``, how a run is scored (parsers, fallback, seed, answers), recorded in
   manifest.json by ``run`` and read back by every command that scores a run directory.
 """

@@ -195,9 +195,9 @@ def _cause(item: Item, verdict: Verdict | None, theirs: HarnessVerdict, response
     if verdict.fallback or theirs.fallback:
         sides = [s for s, fell in (("official", verdict.fallback), ("harness", theirs.fallback)) if fell]
         return "fallback", f"random letter on the {' and '.join(sides)} side (official {_show(verdict.pred)}, harness {_show(theirs.pred)})"
-    if theirs.pred is not None and theirs.pred == verdict.pred:
-        return "other", f"both took {_show(verdict.pred)}; the harness ruled it {_right(theirs.correct)}"
     if item.question_type == "multiple-choice":
+        if theirs.pred is not None and theirs.pred == verdict.pred:
+            return "other", f"both took {_show(verdict.pred)}; the harness ruled it {_right(theirs.correct)}"
         if verdict.pred is None:
             return "letter", f"the harness took {_show(theirs.pred)}; the official parser found no letter"
         if theirs.pred is None:

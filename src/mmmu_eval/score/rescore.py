@@ -33,10 +33,10 @@ from mmmu_eval.score.join import join
 from mmmu_eval.score.readers import FORMATS, detect, read_foreign, reader
 from mmmu_eval.score.readers.base import ForeignFile, HarnessVerdict
 from mmmu_eval.score.readers.official import FORMATS as OFFICIAL_FORMATS
-from mmmu_eval.score.readers.official import PRO_ROWS, read_official
+from mmmu_eval.score.readers.official import read_official
 from mmmu_eval.score.scorer import OFFICIAL_SEED, Scoring, score_responses
 
-__all__ = ["FORMATS", "PRO_ROWS", "Rescore", "rescore"]
+__all__ = ["FORMATS", "Rescore", "rescore"]
 
 
 @dataclass(frozen=True)

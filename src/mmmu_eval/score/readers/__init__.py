@@ -55,12 +55,12 @@ def guess_format(path: Path) -> tuple[str, str] | None:
         first = first_json_line(path)
     else:
         first = None
+    if first is not None and {"id", "options", "answer", "response"} <= set(first):
+        return "official-mmmu-pro", "a JSONL row with id, options, answer and response (the official MMMU-Pro output)"
     for name, module in READERS.items():
         reason = module.sniff(path, first)
         if reason:
             return name, reason
-    if first is not None and {"id", "options", "answer", "response"} <= set(first):
-        return "official-mmmu-pro", "a JSONL row with id, options, answer and response (the official MMMU-Pro output)"
     if path.suffix == ".json" and path.is_file():
         return _guess_json(path)
     return None

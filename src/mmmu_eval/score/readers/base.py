@@ -21,10 +21,6 @@ from typing import Any
 
 from mmmu_eval.errors import ConfigError, DataError
 
-#: How a numeric key maps to an item (``score/join.py`` implements each).
-INDEX_SCHEMES: tuple[str, ...] = ("none", "position-0", "position-1", "content")
-
-
 @dataclass(frozen=True, slots=True)
 class HarnessVerdict:
     """The harness's own judgement of one response, as far as its output records it."""
