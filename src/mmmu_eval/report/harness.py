@@ -110,10 +110,18 @@ def summary_lines(section: Mapping, *, show: int = 20) -> list[str]:
                      f"{row['harness_only_right']:>13}  {row['meaning']}")
     for entry in section["items"][:show]:
         ours, theirs = entry["official"], entry["harness"]
-        official = "not scored" if ours["correct"] is None else f"{ours['pred']} ({'right' if ours['correct'] else 'wrong'})"
+        official = "not scored" if ours["correct"] is None else f"{_said(ours['pred'])} ({_right(ours['correct'])})"
         lines.append(f"  {entry['id']}: {entry['cause']}; official {official}, {name} "
-                     f"{theirs['pred']} ({'right' if theirs['correct'] else 'wrong'}): {entry['detail']}")
+                     f"{_said(theirs['pred'])} ({_right(theirs['correct'])}): {entry['detail']}")
     if len(section["items"]) > show:
         lines.append(f"  ... {len(section['items']) - show} more (results.json 'harness', or the HTML report)")
     return lines
 
+
+
+def _said(pred: object) -> str:
+    return "nothing" if pred is None else str(pred)
+
+
+def _right(correct: object) -> str:
+    return "right" if correct else "wrong"
