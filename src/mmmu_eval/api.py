@@ -161,9 +161,13 @@ def evaluate(config: RunConfig | None = None, /, **overrides: Any) -> RunResult:
 async def evaluate_async(config: RunConfig | None = None, /, **overrides: Any) -> RunResult:
     """Run one evaluation; see ``evaluate`` for the arguments. Cancelling it keeps what is done.
 
+    ``keep_backend=True`` leaves a Backend object given as ``model`` open at the end, for a
+    caller that shares it between runs (``evaluate_suite``) and closes it itself.
+
     >>> result = await evaluate_async(model="openai:gpt-4o", data="sample", limit=5)
     """
     display = overrides.pop("display", None)
+    keep_backend = bool(overrides.pop("keep_backend", False))
     config, model = resolve_config(config, overrides)
 
     dataset = load_items(config)
@@ -182,7 +186,8 @@ async def evaluate_async(config: RunConfig | None = None, /, **overrides: Any) -
             log.info("%s: %s", config.out, loose)
         await run(backend, requests, failures, store, display or ProgressDisplay())
     finally:
-        await backend.aclose()
+        if not keep_backend:
+            await backend.aclose()
 
     spec = config.scoring()
     scored_items = spec.gold_items(items)

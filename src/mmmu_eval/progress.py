@@ -22,7 +22,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
 from mmmu_eval.records import Response
 
-__all__ = ["Display", "NullDisplay", "ProgressDisplay", "format_duration"]
+__all__ = ["Display", "NullDisplay", "ProgressDisplay", "format_duration", "status_text"]
 
 
 class Display(Protocol):
@@ -64,6 +64,16 @@ def format_duration(seconds: float | None) -> str:
     if s >= 60:
         return f"{s // 60}m{s % 60:02d}s"
     return f"{s}s"
+
+
+def status_text(done: int, total: int, rate: float | None, errors: int, eta_s: float | None) -> str:
+    """``done 120/900 (13%) · 4.2 items/s · 2 errors · ETA 3m05s`` (one run's, or a suite's)."""
+    pct = 100.0 * done / total if total else 100.0
+    rate_text = f"{rate:.1f} items/s" if rate is not None else "- items/s"
+    return (
+        f"done {done}/{total} ({pct:.0f}%) · {rate_text} · "
+        f"{errors} error{'s' if errors != 1 else ''} · ETA {format_duration(eta_s)}"
+    )
 
 
 class ProgressDisplay:
@@ -117,13 +127,7 @@ class ProgressDisplay:
 
     def status_line(self) -> str:
         """``done 120/900 (13%) · 4.2 items/s · 2 errors · ETA 3m05s``"""
-        pct = 100.0 * self.done / self.total if self.total else 100.0
-        rate = self.rate
-        rate_text = f"{rate:.1f} items/s" if rate is not None else "- items/s"
-        return (
-            f"done {self.done}/{self.total} ({pct:.0f}%) · {rate_text} · "
-            f"{self.errors} error{'s' if self.errors != 1 else ''} · ETA {format_duration(self.eta_s)}"
-        )
+        return status_text(self.done, self.total, self.rate, self.errors, self.eta_s)
 
     # -- the three calls ----------------------------------------------------------------------
 

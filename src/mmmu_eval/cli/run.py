@@ -32,8 +32,6 @@ EXAMPLES = """examples:
   mmmu-eval run --benchmark mmmu-pro --model openai:gpt-4o --price-input 2.5 --price-output 10 --dry-run
 """
 
-# Flags whose shape is not the field's plain type.
-_SPECIAL = {"base_urls", "extra_body", "shard", "subjects", "ids", "model", "parsers", "fallback", "unreferenced_images"}
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -44,24 +42,41 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         epilog=EXAMPLES,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("--model", required=True, metavar="SPEC", help=help_of("model"))
-    parser.add_argument("--base-url", dest="base_urls", action="append", metavar="URL",
-                        help=help_of("base_urls") + " (repeat the flag for several)")
-    parser.add_argument("--extra-body", type=_json_object, metavar="JSON", help=help_of("extra_body") + ", as a JSON object")
-    parser.add_argument("--shard", type=_shard, metavar="K/N", help=help_of("shard").replace("(K, N)", "K/N"))
-    parser.add_argument("--subjects", nargs="+", type=_comma_list, metavar="SUBJECT", help=help_of("subjects"))
-    parser.add_argument("--ids", nargs="+", type=_comma_list, metavar="ID", help=help_of("ids"))
-    parser.add_argument("--parser", dest="parsers", action="append", choices=PARSERS, metavar="NAME",
-                        help=help_of("parsers") + f" (repeat the flag for several; one of {', '.join(PARSERS)})")
-    parser.add_argument("--fallback", choices=FALLBACK_POLICIES, default=None, help=help_of("fallback"))
-    parser.add_argument("--unreferenced-images", choices=UNREFERENCED_IMAGES, default=None, help=help_of("unreferenced_images"))
+    add_run_flags(parser)
     parser.add_argument("--dry-run", action="store_true",
                         help="print what would be sent (requests, images, bytes, a prompt-token estimate) and exit; "
                              "no backend is created or called, nothing is written")
     parser.add_argument("--json", dest="dry_run_json", action="store_true", help="with --dry-run: print the plan as JSON")
+    parser.set_defaults(func=main)
+
+
+def add_run_flags(parser: argparse.ArgumentParser, *, skip: frozenset[str] = frozenset()) -> None:
+    """One flag per RunConfig field, with the field's help text; ``skip`` names fields left out.
+
+    ``run`` takes them all; ``suite`` takes the same flags except the ones that say which setting
+    and prompt one run uses, so the two commands cannot drift apart.
+    """
+    special: dict[str, tuple[str, dict[str, Any]]] = {
+        "model": ("--model", {"required": True, "metavar": "SPEC", "help": help_of("model")}),
+        "base_urls": ("--base-url", {"dest": "base_urls", "action": "append", "metavar": "URL",
+                                     "help": help_of("base_urls") + " (repeat the flag for several)"}),
+        "extra_body": ("--extra-body", {"type": _json_object, "metavar": "JSON",
+                                        "help": help_of("extra_body") + ", as a JSON object"}),
+        "shard": ("--shard", {"type": _shard, "metavar": "K/N", "help": help_of("shard").replace("(K, N)", "K/N")}),
+        "subjects": ("--subjects", {"nargs": "+", "type": _comma_list, "metavar": "SUBJECT", "help": help_of("subjects")}),
+        "ids": ("--ids", {"nargs": "+", "type": _comma_list, "metavar": "ID", "help": help_of("ids")}),
+        "parsers": ("--parser", {"dest": "parsers", "action": "append", "choices": PARSERS, "metavar": "NAME",
+                                 "help": help_of("parsers") + f" (repeat the flag for several; one of {', '.join(PARSERS)})"}),
+        "fallback": ("--fallback", {"choices": FALLBACK_POLICIES, "default": None, "help": help_of("fallback")}),
+        "unreferenced_images": ("--unreferenced-images", {"choices": UNREFERENCED_IMAGES, "default": None,
+                                                          "help": help_of("unreferenced_images")}),
+    }
+    for name, (flag, options) in special.items():
+        if name not in skip:
+            parser.add_argument(flag, **options)
     hints = typing.get_type_hints(RunConfig)
     for f in fields(RunConfig):
-        if f.name in _SPECIAL:
+        if f.name in special or f.name in skip:
             continue
         flag = "--" + f.name.replace("_", "-")
         kind = _scalar(hints[f.name])
@@ -69,7 +84,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
             parser.add_argument(flag, dest=f.name, action=argparse.BooleanOptionalAction, default=None, help=help_of(f.name))
         else:
             parser.add_argument(flag, dest=f.name, type=kind, default=None, metavar=f.name.upper(), help=help_of(f.name))
-    parser.set_defaults(func=main)
 
 
 def main(args: argparse.Namespace) -> int:

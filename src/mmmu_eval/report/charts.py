@@ -136,3 +136,75 @@ def bar_chart(
         )
     out.append("</svg>")
     return "".join(out)
+
+
+@dataclass(frozen=True, slots=True)
+class Difference:
+    """One row of a difference chart: a paired difference in accuracy with its interval."""
+
+    label: str
+    value: float
+    """Difference in accuracy (fraction; negative when the second run is better)."""
+    ci: tuple[float, float] | None = None
+    note: str = ""
+    """Text after the value (``p = 0.003``)."""
+    strong: bool = False
+
+
+def difference_chart(
+    rows: Sequence[Difference], *, title: str, label_width: int = 250, width: int = 860, row: int = 24
+) -> str:
+    """An SVG chart of differences in points around a zero line, with 95% whiskers.
+
+    The axis is symmetric and just wide enough for the largest interval end, so a small effect
+    does not look like nothing next to a 0-100% axis; green bars are gains, red bars losses.
+    """
+    plot_left = label_width + 10
+    plot_width = width - plot_left - 150
+    top = 24
+    height = top + row * len(rows) + 28
+    reach = max([abs(v) for r in rows for v in (r.value, *(r.ci or ()))] + [0.01])
+    reach = min(1.0, -(-reach * 100 // 5) * 5 / 100)  # round up to 5 points
+
+    def x(v: float) -> float:
+        return plot_left + (max(-reach, min(reach, v)) + reach) / (2 * reach) * plot_width
+
+    out = [
+        f'<svg class="chart" role="img" viewBox="0 0 {width} {height}" width="100%" '
+        f'xmlns="http://www.w3.org/2000/svg" font-family="system-ui, sans-serif" font-size="12">',
+        f"<title>{escape(title)}</title>",
+    ]
+    bottom = top + row * len(rows)
+    for tick in (-reach, -reach / 2, 0.0, reach / 2, reach):
+        tx = _f(x(tick))
+        colour = "#90a4ae" if tick == 0 else "#e3e7ea"
+        out.append(f'<line x1="{tx}" y1="{top - 6}" x2="{tx}" y2="{bottom}" stroke="{colour}"/>')
+        out.append(f'<text x="{tx}" y="{bottom + 16}" text-anchor="middle" fill="#6b7780">{100 * tick:+.1f}</text>')
+    zero = x(0.0)
+    for i, r in enumerate(rows):
+        y = top + i * row
+        mid = y + row / 2
+        weight = ' font-weight="600"' if r.strong else ""
+        out.append(
+            f'<text x="{label_width}" y="{_f(mid + 4)}" text-anchor="end" fill="#263238"{weight}>'
+            f"{escape(_fit(r.label, label_width - 8))}</text>"
+        )
+        left, right = sorted((zero, x(r.value)))
+        colour = "#2e7d32" if r.value >= 0 else "#c62828"
+        out.append(
+            f'<rect x="{_f(left)}" y="{_f(y + 5)}" width="{_f(max(right - left, 1.0))}" height="{row - 10}" '
+            f'rx="2" fill="{colour}" fill-opacity="0.75"><title>{escape(r.label)}: {100 * r.value:+.1f} points'
+            f"</title></rect>"
+        )
+        end = max(right, zero)
+        if r.ci is not None:
+            lo, hi = _f(x(r.ci[0])), _f(x(r.ci[1]))
+            end = max(end, x(r.ci[1]))
+            out.append(f'<line x1="{lo}" y1="{_f(mid)}" x2="{hi}" y2="{_f(mid)}" stroke="#263238"/>')
+            for cx in (lo, hi):
+                out.append(f'<line x1="{cx}" y1="{_f(mid - 4)}" x2="{cx}" y2="{_f(mid + 4)}" stroke="#263238"/>')
+        text = f"{100 * r.value:+.1f} pts" + (f"  {r.note}" if r.note else "")
+        out.append(f'<text x="{_f(end + 6)}" y="{_f(mid + 4)}" fill="#37474f"{weight} xml:space="preserve">'
+                   f"{escape(text)}</text>")
+    out.append("</svg>")
+    return "".join(out)

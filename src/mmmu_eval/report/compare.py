@@ -106,7 +106,8 @@ class Comparison:
         }
 
 
-def _discipline(subject: str) -> str:
+def discipline_or_other(subject: str) -> str:
+    """The subject's discipline; ``Other`` for a subject outside the official 30."""
     try:
         return discipline_of(subject)
     except MmmuEvalError:
@@ -126,6 +127,7 @@ def compare_runs(
     label_a: str = "A",
     label_b: str = "B",
     allow_different_protocols: bool = False,
+    paired_by_design: bool = False,
     resamples: int = RESAMPLES,
     seed: int = 0,
 ) -> Comparison:
@@ -135,6 +137,10 @@ def compare_runs(
         a, b: the runs' results.json (their ``verdicts`` are paired by item id).
         label_a, label_b: names to print (usually the run directories).
         allow_different_protocols: compare even when the prompt fingerprints differ.
+        paired_by_design: the runs ask the same items under two settings or prompts on purpose
+            (a suite's CoT effect, its standard-4 vs standard-10 flips): neither refused nor
+            warned about, and their different parquet files are expected; a different dataset
+            revision still warns.
         resamples, seed: paired bootstrap settings.
 
     Raises:
@@ -146,7 +152,7 @@ def compare_runs(
     """
     warnings: list[str] = []
     where_a, where_b = _where(a), _where(b)
-    if where_a != where_b:
+    if where_a != where_b and not paired_by_design:
         # Named before the fingerprint: "different benchmarks" is what the user needs to read, and
         # the same ids then hold different questions (MMMU-Pro reuses MMMU's ids).
         message = f"{label_a} is {where_a} but {label_b} is {where_b}, so their items are not the same questions"
@@ -168,7 +174,7 @@ def compare_runs(
         pa, pb = a["parse"]["parser"], b["parse"]["parser"]
         if pa != pb:
             warnings.append(f"the headline parsers differ ({pa} vs {pb}); rescore or score both with the same --parser")
-    elif fa != fb and where_a == where_b:
+    elif fa != fb and where_a == where_b and not paired_by_design:
         message = (
             f"{label_a} and {label_b} used different protocols (prompt fingerprint "
             f"{(fa or 'unknown')[:12]} vs {(fb or 'unknown')[:12]}): their prompts or settings differ"
@@ -176,7 +182,8 @@ def compare_runs(
         if not allow_different_protocols:
             raise ConfigError(message + "; pass --allow-different-protocols to compare them anyway")
         warnings.append(message)
-    for key, what in (("dataset_revision", "dataset revisions"), ("dataset_digest", "dataset files")):
+    checks = [("dataset_revision", "dataset revisions"), ("dataset_digest", "dataset files")]
+    for key, what in checks[:1] if paired_by_design else checks:
         ra, rb = a["run"][key], b["run"][key]  # type: ignore[literal-required]
         if ra != rb:
             warnings.append(f"different {what}: {ra} vs {rb}; the same ids may hold different questions or answers")
@@ -201,7 +208,7 @@ def compare_runs(
     order = list(DISCIPLINES) + ["Other"]
     groups: dict[str, list[str]] = {}
     for item_id in shared:
-        groups.setdefault(_discipline(subjects[item_id]), []).append(item_id)
+        groups.setdefault(discipline_or_other(subjects[item_id]), []).append(item_id)
     for discipline in sorted(groups, key=order.index):
         ids = groups[discipline]
         by_discipline[discipline] = DisciplineDiff(

@@ -46,7 +46,8 @@ IMAGE_BUDGET = 64 * 1024 * 1024
 _SHOWABLE = {"image/png", "image/jpeg", "image/gif", "image/webp"}
 
 
-def _asset(name: str) -> str:
+def asset(name: str) -> str:
+    """A file of ``report/assets`` (the report's script and style sheet)."""
     return resources.files("mmmu_eval.report").joinpath("assets", name).read_text(encoding="utf-8")
 
 
@@ -62,11 +63,19 @@ def script_json(data: object) -> str:
     )
 
 
+def content_security_policy(script: str) -> str:
+    """The page's policy: exactly this inline script (by hash), inline styles, ``data:`` images,
+    nothing from the network."""
+    digest = base64.b64encode(hashlib.sha256(script.encode("utf-8")).digest()).decode("ascii")
+    return f"default-src 'none'; img-src data:; style-src 'unsafe-inline'; script-src 'sha256-{digest}'"
+
+
 def _pct(x: float) -> str:
     return f"{100 * x:.1f}%"
 
 
-def _data_url(data: bytes) -> str:
+def data_url(data: bytes) -> str:
+    """The image bytes as a ``data:`` URL a browser shows (TIFF and BMP converted to PNG)."""
     media = sniff_media_type(data)
     if media not in _SHOWABLE:
         from PIL import Image  # only for the rare TIFF/BMP
@@ -155,7 +164,7 @@ def _embed_images(items: Sequence[Item], rows: list[dict], *, images: bool, budg
     for i in order:
         for ref, im in zip(items[i].images, rows[i]["images"]):
             try:
-                url = _data_url(ref.load())
+                url = data_url(ref.load())
             except DataError as exc:
                 im["note"] = f"unreadable: {exc}"
                 continue
@@ -354,9 +363,8 @@ def render_html(
     mark_loose_images(rows, items, manifest)
     if harness:
         annotate_rows(rows, harness)
-    script = _asset("report.js")
-    digest = base64.b64encode(hashlib.sha256(script.encode("utf-8")).digest()).decode("ascii")
-    csp = f"default-src 'none'; img-src data:; style-src 'unsafe-inline'; script-src 'sha256-{digest}'"
+    script = asset("report.js")
+    csp = content_security_policy(script)
     run = results["run"]
     title = f"{run['model'] or 'run'} · {results['benchmark']} {results['setting'] or results['split']}"
     breakdowns = "".join(
@@ -381,7 +389,7 @@ def render_html(
         "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\">"
         f'<meta http-equiv="Content-Security-Policy" content="{csp}">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
-        f"<title>{escape(title)}</title><style>{_asset('report.css')}</style></head><body>"
+        f"<title>{escape(title)}</title><style>{asset('report.css')}</style></head><body>"
         '<nav class="top"><div><b>mmmu-eval report</b><a href="#overview">Overview</a>'
         '<a href="#disciplines">Disciplines</a><a href="#subjects">Subjects</a><a href="#published">Published</a>'
         '<a href="#breakdowns">Breakdowns</a><a href="#items-section">Items</a></div></nav><main>'

@@ -171,3 +171,38 @@ def expert_line(accuracy: float, ci95: tuple[float, float] | None) -> str:
 
 def _and(names: list[str]) -> str:
     return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+
+
+#: Table 1's published columns: suite key -> published-score key.
+TABLE1_KEYS = {
+    "standard_4": "mmmu-pro/standard-4",
+    "standard_10": "mmmu-pro/standard-10",
+    "vision": "mmmu-pro/vision",
+    "overall": "mmmu-pro/overall",
+    "mmmu_val": "mmmu/validation",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Table1Row:
+    """One model's row of the MMMU-Pro paper's Table 1, as published (percent)."""
+
+    model: str
+    source: str
+    baseline: bool
+    scores: dict[str, float]
+    """Suite key (``standard_4`` ... ``mmmu_val``) -> percent."""
+
+
+def table1_rows() -> list[Table1Row]:
+    """The rows of the MMMU-Pro paper's Table 1 in the paper's order (Random, Frequent, then models).
+
+    >>> [r.model for r in table1_rows()][:3]
+    ['Random Choice', 'Frequent Choice', 'GPT-4o (0513)']
+    """
+    return [
+        Table1Row(e["model"], e["source"], bool(e["baseline"]),
+                  {key: float(e["scores"][where]) for key, where in TABLE1_KEYS.items() if where in e["scores"]})
+        for e in _data()["entries"]
+        if "mmmu-pro/overall" in e["scores"]
+    ]

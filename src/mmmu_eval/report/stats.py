@@ -12,7 +12,9 @@ does not have.
 Resampling 0/1 outcomes with replacement inside a stratum of n items, of which k are correct,
 draws a count of correct answers that is exactly Binomial(n, k/n); for pairs of outcomes it is
 Multinomial(n, cell shares). We draw those counts directly: the same distribution as resampling
-item by item, at the cost of one draw per stratum instead of n.
+item by item, at the cost of one draw per stratum instead of n. ``combination_ci`` (figures made
+of several runs, such as MMMU-Pro's overall = mean of standard-10 and vision) resamples items
+themselves, because each run may count on its own set of them.
 """
 
 from __future__ import annotations
@@ -37,6 +39,21 @@ class Stratum:
     def __post_init__(self) -> None:
         if not 0 <= self.correct <= self.n:
             raise ValueError(f"a stratum needs 0 <= correct <= n, got correct={self.correct}, n={self.n}")
+
+
+@dataclass(frozen=True)
+class Term:
+    """One run's accuracy in a sum of weighted accuracies (``combination_ci``)."""
+
+    weight: float
+    """Factor of this run's accuracy: 0.5 for each half of a mean, -1 for the run subtracted."""
+    group: str
+    """Runs of one group answered the same items (one benchmark): they are resampled together, so
+    their outcomes stay paired. Different groups are resampled independently."""
+    correct: Mapping[str, bool]
+    """Item id -> judged correct, for every item the run scored."""
+    subjects: Mapping[str, str]
+    """Item id -> subject (the stratum), for the same items."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -149,6 +166,69 @@ def paired_bootstrap_ci(
         cells = rng.multinomial(s.n, shares, size=resamples)
         diff += cells[:, 1] - cells[:, 2]
     return _quantiles(diff / total, level)
+
+
+def combination_ci(
+    terms: Sequence[Term],
+    *,
+    resamples: int = RESAMPLES,
+    seed: int = 0,
+    level: float = 0.95,
+) -> tuple[float, float]:
+    """Percentile interval of ``sum(weight * accuracy)`` over several runs, resampling items.
+
+    Each replicate draws, for every group, its items with replacement within each subject (one
+    draw shared by all the group's runs, so runs over the same items stay paired), then
+    recomputes every run's accuracy on the drawn items it scored. Two runs of one group with
+    weights +1 and -1 give the same distribution as ``paired_bootstrap_ci``; runs of different
+    groups (MMMU-Pro and MMMU) are independent samples. Subjects of one item are pooled, as in
+    ``bootstrap_ci``.
+
+    Args:
+        terms: the runs and their weights; each must have scored at least one item.
+        resamples: bootstrap replicates; 0 gives the point estimate twice.
+        seed: seed of the numpy generator.
+        level: coverage, 0.95 for a 95% interval.
+
+    Returns:
+        (low, high) of the weighted sum, in accuracy units (fractions).
+
+    >>> combination_ci([Term(0.5, "pro", std10, subjects), Term(0.5, "pro", vision, subjects)])
+    """
+    if any(not t.correct for t in terms):
+        raise ValueError("combination_ci: every term needs at least one scored item")
+    point = sum(t.weight * sum(map(bool, t.correct.values())) / len(t.correct) for t in terms)
+    if resamples <= 0:
+        return point, point
+    rng = np.random.default_rng(seed)
+    total = np.zeros(resamples, dtype=np.float64)
+    groups: dict[str, list[Term]] = {}
+    for term in terms:
+        groups.setdefault(term.group, []).append(term)
+    for members in groups.values():
+        ids = sorted(set().union(*(t.correct.keys() for t in members)))
+        subject_of: dict[str, str] = {}
+        for t in members:
+            subject_of.update(t.subjects)
+        strata: dict[str, list[int]] = {}
+        for index, item_id in enumerate(ids):
+            strata.setdefault(subject_of[item_id], []).append(index)
+        singles = [idx[0] for idx in strata.values() if len(idx) == 1]
+        blocks = [idx for idx in strata.values() if len(idx) > 1 or len(singles) < 2]
+        if len(singles) >= 2:
+            blocks.append(singles)
+        drawn = np.zeros((resamples, len(ids)), dtype=np.int32)  # times item i is drawn in replicate r
+        for block in blocks:
+            n = len(block)
+            drawn[:, block] = rng.multinomial(n, np.full(n, 1.0 / n), size=resamples)
+        for t in members:
+            scored = np.array([i in t.correct for i in ids], dtype=np.float64)
+            right = np.array([bool(t.correct.get(i, False)) for i in ids], dtype=np.float64)
+            numerator, denominator = drawn @ right, drawn @ scored
+            fallback = right.sum() / scored.sum()  # a replicate that drew none of this run's items
+            accuracy = np.divide(numerator, denominator, out=np.full(resamples, fallback), where=denominator > 0)
+            total += t.weight * accuracy
+    return _quantiles(total, level)
 
 
 def mcnemar_exact(b: int, c: int) -> float:

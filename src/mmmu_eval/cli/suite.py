@@ -1,0 +1,97 @@
+"""``mmmu-eval suite``: the MMMU-Pro study in one command (flags -> ``evaluate_suite`` -> Table 1).
+
+Every generation, selection and scoring flag of ``run`` applies to each run (the same flags,
+built from RunConfig by ``cli.run.add_run_flags``); the suite's own flags choose the runs. The
+same command again continues every run where it stopped.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+from rich.console import Console
+from rich.markup import escape
+
+from mmmu_eval.cli.run import add_run_flags, config_overrides
+
+EXAMPLES = """examples:
+  mmmu-eval suite --model frequent --data sample --out suites/frequent-sample
+  mmmu-eval suite --model openai:Qwen/Qwen2.5-VL-7B-Instruct --base-url http://localhost:8000/v1 --max-tokens 4096
+  mmmu-eval suite --model openai:gpt-4o --settings vision --prompts direct --ocr --no-mmmu --limit 100
+"""
+
+#: RunConfig fields a suite decides per run (or gives its own flag).
+_PER_RUN = frozenset({"benchmark", "split", "setting", "prompt", "out", "resume", "answers", "data", "revision"})
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "suite",
+        help="the MMMU-Pro study: every setting with direct and CoT, MMMU validation, Table 1",
+        description=(
+            "Run the MMMU-Pro paper's study for one model: standard-4, standard-10 and vision, each with the "
+            "direct and CoT prompts, plus MMMU validation (7 ordinary run directories under --out), then write "
+            "suite.json and report.html: the Table 1 row with 95% intervals, the CoT and OCR effects with paired "
+            "tests, and the section 3.5 flips. The runs of an API model ask at the same time and share one pool "
+            "of --concurrency requests in flight per endpoint. The same command again continues every run."
+        ),
+        epilog=EXAMPLES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--out", type=Path, metavar="SUITE_DIR",
+                        help="suite directory (default suites/<model>[-<data>]: the same command continues it)")
+    parser.add_argument("--settings", type=_names, metavar="LIST",
+                        help="MMMU-Pro settings, comma-separated (default standard-4,standard-10,vision)")
+    parser.add_argument("--prompts", type=_names, metavar="LIST",
+                        help="prompt modes per setting, comma-separated (default direct,cot; Table 1 takes the better)")
+    parser.add_argument("--ocr", action="store_true", default=None,
+                        help="also run vision with the OCR prompt (section 3.3; not in the official code)")
+    parser.add_argument("--no-mmmu", dest="mmmu", action="store_false", default=None,
+                        help="leave out the MMMU validation run (Table 1's MMMU (Val) and Δ3)")
+    parser.add_argument("--data", metavar="DATA",
+                        help="MMMU-Pro data: hub (default), sample (bundled) or a snapshot directory")
+    parser.add_argument("--revision", metavar="REVISION", help="MMMU-Pro hub revision (default the pinned one)")
+    parser.add_argument("--mmmu-data", metavar="DATA",
+                        help="MMMU data: hub, sample or a snapshot directory (default: as --data when that is hub or "
+                             "sample, or a snapshot holding an MMMU folder)")
+    parser.add_argument("--mmmu-revision", metavar="REVISION", help="MMMU hub revision (default the pinned one)")
+    parser.add_argument("--bootstrap", type=int, default=1000, metavar="N",
+                        help="bootstrap resamples of the study's intervals (default 1000)")
+    parser.add_argument("--json", action="store_true", help="print suite.json to stdout instead of tables")
+    add_run_flags(parser, skip=_PER_RUN)
+    parser.set_defaults(func=main)
+
+
+def main(args: argparse.Namespace) -> int:
+    from mmmu_eval.errors import ConfigError
+    from mmmu_eval.suite.execute import SUITE_FILE, SuiteInterrupted, evaluate_suite
+    from mmmu_eval.suite.terminal import print_suite
+
+    if args.bootstrap < 0:
+        raise ConfigError("--bootstrap must be 0 or more")
+    overrides = config_overrides(args)
+    for name in ("out", "settings", "prompts", "ocr", "mmmu", "data", "revision", "mmmu_data", "mmmu_revision"):
+        if getattr(args, name) is not None:
+            overrides[name] = getattr(args, name)
+    console = Console(highlight=False)
+    err = Console(stderr=True, highlight=False)
+    try:
+        result = evaluate_suite(**overrides, bootstrap=args.bootstrap)
+    except SuiteInterrupted as exc:
+        err.print(f"[yellow]{escape(str(exc))}[/yellow]", soft_wrap=True)
+        return 130
+    if args.json:
+        print(json.dumps(result.summary, indent=2))
+    else:
+        print_suite(result.summary, console)
+        console.print(f"suite directory: {escape(str(result.suite_dir))} ({SUITE_FILE}, report.html)", soft_wrap=True)
+    message = result.message()
+    if message:
+        err.print(f"[red]{escape(message)}[/red]", soft_wrap=True)
+    return result.exit_status
+
+
+def _names(text: str) -> tuple[str, ...]:
+    return tuple(v.strip() for v in text.split(",") if v.strip())

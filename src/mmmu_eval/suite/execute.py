@@ -1,0 +1,298 @@
+"""``evaluate_suite``: the MMMU-Pro study in one call, top to bottom.
+
+    plan the runs -> refuse a changed protocol -> one backend -> every run (evaluate_async)
+                  -> read the run directories -> the study -> suite.json, report.html
+
+Each run is ``api.evaluate_async`` with its own RunConfig, exactly what ``mmmu-eval run``
+does, so a run of a suite is a run like any other, and the same call again continues every run
+where it stopped. The runs of an API model ask at the same time through one backend object, so
+their requests share its in-flight limit (``--concurrency`` per endpoint, across all runs):
+the server is kept busy across runs and start-up is paid once (``plan.backend_sharing`` says
+when a backend is shared, and why local engines run one run after another). Nothing is
+re-scored for the study: it reads each run's results.json (``study.py``).
+
+>>> result = evaluate_suite(model="random", data="sample", out="suites/random-sample")
+>>> result.summary["table1"]["overall"]["percent"]
+"""
+
+from __future__ import annotations
+
+import asyncio
+import datetime as _dt
+import logging
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from mmmu_eval.api import RunResult, evaluate_async
+from mmmu_eval.backends.registry import make_backend
+from mmmu_eval.errors import ConfigError, MmmuEvalError, StoreError
+from mmmu_eval.prompt.protocol import EvalProtocol
+from mmmu_eval.report.stats import RESAMPLES
+from mmmu_eval.store.rundir import MANIFEST, RunStore
+from mmmu_eval.suite.plan import SuiteConfig, SuiteRun, backend_sharing, resolve_suite_config
+from mmmu_eval.suite.progress import SuiteDisplay
+from mmmu_eval.suite.rundirs import suite_records
+from mmmu_eval.suite.study import build_study, runs_summary
+
+__all__ = ["SUITE_FILE", "SuiteInterrupted", "SuiteResult", "evaluate_suite", "evaluate_suite_async", "summarize_suite"]
+
+log = logging.getLogger(__name__)
+
+#: The suite's own summary, beside its run directories.
+SUITE_FILE = "suite.json"
+#: Bumped whenever a key of suite.json is renamed or changes meaning.
+SCHEMA_VERSION = 1
+
+
+@dataclass(frozen=True)
+class SuiteResult:
+    """What a finished ``evaluate_suite`` call hands back."""
+
+    suite_dir: Path
+    """The suite directory (suite.json, report.html, one run directory per run)."""
+    summary: dict[str, Any]
+    """suite.json: table1, cot_effect, ocr_effect, flips, runs (``docs/suite-schema.md``)."""
+    runs: dict[str, RunResult] = field(default_factory=dict)
+    """The runs that ran to their end in this call, by name."""
+    failures: dict[str, str] = field(default_factory=dict)
+    """Run name -> the error that stopped it in this call."""
+
+    @property
+    def table1(self) -> dict[str, Any]:
+        """The model's Table 1 row (cells null where runs are missing or incomplete)."""
+        return self.summary["table1"]
+
+    @property
+    def exit_status(self) -> int:
+        """0 when every run is complete; 1 when some failed or lack answers."""
+        return 0 if self.summary["status"] == "complete" else 1
+
+    def message(self) -> str | None:
+        """What to tell the user when runs failed or lack answers, else None."""
+        lines = [f"{name}: {info['problem']}" for name, info in self.summary["runs"].items() if info["problem"]]
+        if not lines:
+            return None
+        return "\n".join(lines + [f"Run the same command again to finish them: {self.suite_dir}"])
+
+    def __repr__(self) -> str:
+        overall = (self.table1.get("overall") or {}).get("percent")
+        return f"SuiteResult({str(self.suite_dir)!r}, overall={overall}, status={self.summary['status']!r})"
+
+
+class SuiteInterrupted(KeyboardInterrupt):
+    """Ctrl-C stopped ``evaluate_suite``; every answer so far is stored in its run directories."""
+
+    def __init__(self, suite_dir: Path) -> None:
+        self.suite_dir = suite_dir
+        super().__init__(f"interrupted: the answers so far are stored under {suite_dir}; "
+                         "run the same command again to finish the suite")
+
+
+def evaluate_suite(config: SuiteConfig | None = None, /, **overrides: Any) -> SuiteResult:
+    """Run the MMMU-Pro study for one model; the synchronous face of ``evaluate_suite_async``.
+
+    Args:
+        config: a SuiteConfig; None builds one from ``overrides``.
+        **overrides: SuiteConfig fields (``settings``, ``prompts``, ``ocr``, ``mmmu``,
+            ``mmmu_data``, ``mmmu_revision``, ``out``), RunConfig fields every run shares
+            (``model``, which may be a Backend object, ``data``, ``base_urls``, ``concurrency``,
+            ``max_tokens``, ``limit`` ...), ``display`` (a SuiteDisplay) and ``bootstrap`` /
+            ``bootstrap_seed`` (resamples and seed of the study's intervals).
+
+    Returns:
+        The SuiteResult; ``exit_status`` is 1 while some run failed or lacks answers.
+
+    Raises:
+        ConfigError: a wrong setup, found before the first request (or every run failed on it).
+        StoreError: a run directory holds a run under another protocol (named).
+        SuiteInterrupted: Ctrl-C; what was answered is stored, and the same call resumes.
+
+    >>> evaluate_suite(model="openai:gpt-4o", out="suites/gpt-4o").table1["overall"]
+    """
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        pass
+    else:
+        raise ConfigError("evaluate_suite() was called inside a running event loop (a notebook?); "
+                          "use: await evaluate_suite_async(...)")
+    suite_dir = Path(str(overrides.get("out") or (config.out if config else "suites")))
+    try:
+        return asyncio.run(evaluate_suite_async(config, **overrides))
+    except KeyboardInterrupt as exc:
+        if isinstance(exc, SuiteInterrupted):
+            raise
+        raise SuiteInterrupted(suite_dir) from None
+
+
+async def evaluate_suite_async(config: SuiteConfig | None = None, /, **overrides: Any) -> SuiteResult:
+    """Run the MMMU-Pro study; see ``evaluate_suite`` for the arguments."""
+    display = overrides.pop("display", None) or SuiteDisplay()
+    resamples = int(overrides.pop("bootstrap", RESAMPLES))
+    seed = int(overrides.pop("bootstrap_seed", 0))
+    config, model = resolve_suite_config(config, overrides)
+
+    runs = config.runs()
+    open_suite(config, runs)  # refuses a changed protocol in any run before a model loads
+    sharing = backend_sharing(model)
+    shared = None if sharing == "per-run" else make_backend(model, config.run)
+    log.info("%s: %d runs of %s (%s)", config.out, len(runs), config.run.model, sharing)
+    results: dict[str, RunResult] = {}
+    failures: dict[str, MmmuEvalError] = {}
+
+    async def one(run: SuiteRun) -> None:
+        try:
+            results[run.name] = await evaluate_async(
+                run.config, model=shared if shared is not None else run.config.model,
+                display=display.run(run.name), keep_backend=shared is not None,
+            )
+        except MmmuEvalError as exc:
+            log.error("%s", exc if str(exc).startswith(str(run.config.out)) else f"{run.config.out}: {exc}")
+            failures[run.name] = exc
+
+    display.open([run.name for run in runs])
+    try:
+        if sharing == "sequential":
+            for run in runs:
+                await one(run)
+        else:
+            await _all([one(run) for run in runs])
+    finally:
+        display.close()
+        if shared is not None:
+            await shared.aclose()
+    if failures and not results and all(isinstance(e, ConfigError) for e in failures.values()):
+        raise next(iter(failures.values()))  # a setup problem every run met: say it once
+    summary = summarize(config.out, runs, model=config.run.model, config=config.to_json(),
+                        failures={k: str(v) for k, v in failures.items()}, resamples=resamples, seed=seed)
+    return SuiteResult(config.out, summary, results, {k: str(v) for k, v in failures.items()})
+
+
+async def _all(coroutines: list) -> None:
+    """Run the coroutines together; if one raises (Ctrl-C, a bug), cancel the rest first."""
+    tasks = [asyncio.ensure_future(c) for c in coroutines]
+    try:
+        await asyncio.gather(*tasks)
+    except BaseException:
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        raise
+
+
+# -- the suite directory ----------------------------------------------------------------------
+
+def open_suite(config: SuiteConfig, runs: list[SuiteRun]) -> None:
+    """Check every run directory as ``run`` would, then create the suite and its suite.json.
+
+    A run directory that holds a run of another protocol, model or benchmark is refused here,
+    naming it, before any backend is made (the data revision is checked when the run starts).
+
+    Raises:
+        StoreError: a refused run directory, or a suite path that is not a suite.
+    """
+    out = config.out
+    if out.exists() and not out.is_dir():
+        raise StoreError("is a file, not a suite directory; choose another --out", out)
+    if (out / MANIFEST).exists():
+        raise StoreError("is a run directory, not a suite; choose another --out", out)
+    if out.is_dir() and not (out / SUITE_FILE).exists() and any(out.iterdir()):
+        raise StoreError(f"is a non-empty directory without a {SUITE_FILE}; choose a new --out", out)
+    for run in runs:
+        partial = {"config": run.config.to_manifest(), "protocol": EvalProtocol.from_config(run.config).describe()}
+        RunStore.check(run.config.out, partial, resume=True)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise StoreError(f"cannot be created ({exc.strerror or exc}); choose a writable --out", out) from exc
+    old = read_summary(out) or {}
+    document = {
+        **_header(config.run.model, config.to_json(), runs, started_at=old.get("started_at")),
+        **{k: old[k] for k in ("runs", "table1", "cot_effect", "ocr_effect", "flips", "interval") if k in old},
+        "status": "running",
+    }
+    RunStore(out, writable=True).write_json(SUITE_FILE, document)
+
+
+def summarize(
+    suite_dir: Path,
+    runs: list[SuiteRun],
+    *,
+    model: str,
+    config: Mapping[str, Any],
+    failures: Mapping[str, str] | None = None,
+    resamples: int = RESAMPLES,
+    seed: int = 0,
+    html: bool = True,
+) -> dict[str, Any]:
+    """Read the suite's run directories, build the study, write suite.json and report.html."""
+    from mmmu_eval.suite.html import render_suite_html
+
+    records = suite_records(suite_dir, runs, failures=failures, model=model)
+    old = read_summary(suite_dir) or {}
+    study = build_study(records, model=model, resamples=resamples, seed=seed)
+    document = {
+        **_header(model, config, runs, started_at=old.get("started_at")),
+        "status": "complete" if records and all(r.usable for r in records) else "incomplete",
+        "runs": runs_summary(records),
+        **study,
+    }
+    store = RunStore(suite_dir, writable=True)
+    store.write_json(SUITE_FILE, document)
+    if html:
+        store.write_text("report.html", render_suite_html(document, records))
+    return document
+
+
+def summarize_suite(suite_dir: str | Path, *, resamples: int = RESAMPLES, seed: int = 0) -> dict[str, Any]:
+    """Rebuild suite.json and report.html of an existing suite from its run directories.
+
+    For after a run of it was re-scored (``mmmu-eval score``) or merged; asks no model.
+
+    Raises:
+        StoreError: ``suite_dir`` has no readable suite.json.
+    """
+    suite_dir = Path(suite_dir)
+    old = read_summary(suite_dir)
+    if old is None:
+        raise StoreError(f"is not a suite directory (no {SUITE_FILE})", suite_dir)
+    runs = [SuiteRun.planned(entry, old["model"], suite_dir) for entry in old.get("planned", [])]
+    return summarize(suite_dir, runs, model=old["model"], config=old.get("config", {}), resamples=resamples, seed=seed)
+
+
+def read_summary(suite_dir: Path) -> dict[str, Any] | None:
+    """suite.json of a suite directory; None when there is none.
+
+    Raises:
+        StoreError: it exists but cannot be read, or is of another schema version.
+    """
+    import json
+
+    file = Path(suite_dir) / SUITE_FILE
+    if not file.exists():
+        return None
+    try:
+        data = json.loads(file.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise StoreError(f"cannot be read ({exc}); delete it and run the suite command again", file) from exc
+    if not isinstance(data, dict) or data.get("schema_version") != SCHEMA_VERSION or "model" not in data:
+        raise StoreError(f"is not a suite.json of schema version {SCHEMA_VERSION}; delete it and run the suite "
+                         "command again (the run directories are kept)", file)
+    return data
+
+
+def _header(model: str, config: Mapping[str, Any], runs: list[SuiteRun], *, started_at: str | None) -> dict[str, Any]:
+    import mmmu_eval
+
+    now = _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "model": model,
+        "package_version": getattr(mmmu_eval, "__version__", "unknown"),
+        "started_at": started_at or now,
+        "updated_at": now,
+        "config": dict(config),
+        "planned": [run.to_json() for run in runs],
+    }

@@ -1,0 +1,346 @@
+"""The MMMU-Pro study of one model, from its runs' results: Table 1, the CoT and OCR effects, the flips.
+
+What the paper reports (Yue et al., ACL 2025, arXiv:2409.02813) and how each figure is made here:
+
+- **Table 1**: standard with 4 options, standard with 10 options and vision, each the better of
+  the direct and CoT runs (ties go to direct; ``score.headline.pro_headline``); overall = mean
+  of standard-10 and vision; MMMU validation (direct); Δ1 = standard-10 − standard-4,
+  Δ2 = vision − standard-10, Δ3 = overall − MMMU validation. Percentages rounded half up to one
+  decimal as the paper prints them, computed from the unrounded values (so a Δ may differ by 0.1
+  from the difference of two printed cells). A setting's interval is its run's own (results.json,
+  stratified by subject); the overall's and the Δs' are ``stats.combination_ci``: items resampled
+  within subjects, one draw per benchmark per replicate, so figures over the same items are
+  paired and MMMU-Pro and MMMU are independent samples.
+- **CoT effect** (section 3.4), per setting, and **OCR effect** (section 3.3), vision: CoT (or
+  OCR) minus direct on the items both runs scored, with the paired bootstrap interval and the
+  exact McNemar test (``report.compare.compare_runs``).
+- **Flips** (section 3.5): the items right with 4 options but wrong with 10, and right in
+  standard-10 but wrong in vision, between the two runs Table 1 uses, with counts per discipline.
+
+Nothing is re-scored: every number comes from a run's results.json. A cell whose runs are
+missing or lack answers is null, and ``reasons`` says which run and how many items it lacks.
+
+>>> study = build_study(suite_records(Path("suites/gpt-4o")), model="openai:gpt-4o")
+>>> study["table1"]["overall"]["percent"], study["table1"]["reasons"]
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from decimal import ROUND_HALF_UP, Decimal
+from typing import Any
+
+from mmmu_eval.dataset.subjects import DISCIPLINES
+from mmmu_eval.errors import ConfigError
+from mmmu_eval.report.compare import Comparison, compare_runs, discipline_or_other
+from mmmu_eval.report.results import LEVEL
+from mmmu_eval.report.stats import RESAMPLES, Term, combination_ci
+from mmmu_eval.score.headline import pro_headline
+from mmmu_eval.suite.plan import PROMPTS, SETTINGS
+from mmmu_eval.suite.rundirs import RunRecord
+
+__all__ = ["COLUMNS", "build_study", "percent", "published_cells", "runs_summary"]
+
+#: Table 1's columns in the paper's order: suite.json key -> printed heading.
+COLUMNS: dict[str, str] = {
+    "standard_4": "Standard (4 opts)",
+    "standard_10": "Standard (10 opts)",
+    "vision": "Vision",
+    "overall": "Overall",
+    "mmmu_val": "MMMU (Val)",
+    "delta_1": "Δ1",
+    "delta_2": "Δ2",
+    "delta_3": "Δ3",
+}
+_SETTING_KEYS = {"standard-4": "standard_4", "standard-10": "standard_10", "vision": "vision"}
+#: How each combined figure is made: (weight, Table 1 key) terms.
+_COMBINATIONS: dict[str, tuple[tuple[float, str], ...]] = {
+    "overall": ((0.5, "standard_10"), (0.5, "vision")),
+    "delta_1": ((1.0, "standard_10"), (-1.0, "standard_4")),
+    "delta_2": ((1.0, "vision"), (-1.0, "standard_10")),
+    "delta_3": ((0.5, "standard_10"), (0.5, "vision"), (-1.0, "mmmu_val")),
+}
+_FLIPS = {
+    "right_4_wrong_10": ("standard_4", "standard_10", "right with 4 options, wrong with 10"),
+    "right_standard_wrong_vision": ("standard_10", "vision", "right in standard-10, wrong in vision"),
+}
+
+
+def percent(value: float | None) -> float | None:
+    """A fraction as a percentage rounded half up to one decimal: 0.12196 -> 12.2, 0.51850 -> 51.9."""
+    if value is None:
+        return None
+    return float((Decimal(repr(100 * value))).quantize(Decimal("0.1"), rounding=ROUND_HALF_UP))
+
+
+def _figure(value: float, ci: Sequence[float], **extra: Any) -> dict[str, Any]:
+    low, high = float(ci[0]), float(ci[1])
+    return {"percent": percent(value), "value": value, "ci95": [low, high],
+            "ci95_percent": [percent(low), percent(high)], **extra}
+
+
+def _index(records: Sequence[RunRecord]) -> dict[tuple[str, str, str], RunRecord]:
+    """The first record for each (benchmark, setting or split, prompt); planned runs come first."""
+    out: dict[tuple[str, str, str], RunRecord] = {}
+    for record in records:
+        out.setdefault(record.key, record)
+    return out
+
+
+def _expected(record: RunRecord) -> float:
+    """Random Choice's expected accuracy on the run's scored items: each item worth 1/options."""
+    results = record.results
+    assert results is not None
+    n = results["overall"]["n"]
+    worth = sum(row["n"] / int(k) for k, row in results["by_option_count"].items() if k.isdigit())
+    return worth / n if n else 0.0
+
+
+def _term(weight: float, record: RunRecord) -> Term:
+    verdicts = record.results["verdicts"] if record.results else {}
+    return Term(weight, record.benchmark, {i: v["correct"] for i, v in verdicts.items()},
+                {i: v["subject"] for i, v in verdicts.items()})
+
+
+# -- Table 1 ----------------------------------------------------------------------------------
+
+def _setting_cell(index: Mapping, setting: str) -> tuple[dict | None, str | None, RunRecord | None]:
+    present = [r for m in PROMPTS if (r := index.get(("mmmu-pro", setting, m))) is not None]
+    if not present:
+        return None, f"no {setting} run in this suite (add {setting} to --settings)", None
+    unusable = [r for r in present if not r.usable]
+    if unusable:
+        return None, "; ".join(f"{r.name} {r.problem}" for r in unusable), None
+    headline = pro_headline({(setting, r.prompt): r.results["overall"]["accuracy"] for r in present})
+    mode = headline["settings"][setting]["mode"]
+    chosen = next(r for r in present if r.prompt == mode)
+    overall = chosen.results["overall"]
+    by_mode = {r.prompt: {"value": r.results["overall"]["accuracy"], "percent": percent(r.results["overall"]["accuracy"]),
+                          "run": r.name} for r in present}
+    return _figure(overall["accuracy"], overall["ci95"], mode=mode, run=chosen.name, n=overall["n"],
+                   correct=overall["correct"], by_mode=by_mode), None, chosen
+
+
+def _mmmu_cell(index: Mapping) -> tuple[dict | None, str | None, RunRecord | None]:
+    record = index.get(("mmmu", "validation", "direct"))
+    if record is None:
+        return None, "no MMMU validation run in this suite (it is left out with --no-mmmu)", None
+    if not record.usable:
+        return None, f"{record.name} {record.problem}", None
+    overall = record.results["overall"]
+    return _figure(overall["accuracy"], overall["ci95"], mode="direct", run=record.name, n=overall["n"],
+                   correct=overall["correct"]), None, record
+
+
+def _table1(index: Mapping, *, random_baseline: bool, resamples: int, seed: int) -> tuple[dict, dict[str, RunRecord]]:
+    table: dict[str, Any] = {}
+    reasons: dict[str, str] = {}
+    chosen: dict[str, RunRecord] = {}
+    for setting, key in _SETTING_KEYS.items():
+        table[key], reason, record = _setting_cell(index, setting)
+        if reason:
+            reasons[key] = reason
+        if record:
+            chosen[key] = record
+    table["mmmu_val"], reason, record = _mmmu_cell(index)
+    if reason:
+        reasons["mmmu_val"] = reason
+    if record:
+        chosen["mmmu_val"] = record
+    for key, terms in _COMBINATIONS.items():
+        needed = [k for _, k in terms]
+        absent = [k for k in needed if k not in chosen]
+        if absent:
+            table[key] = None
+            reasons[key] = f"needs {' and '.join(COLUMNS[k] for k in needed)}; " + "; ".join(
+                f"{COLUMNS[k]}: {reasons[k]}" for k in absent)
+            continue
+        value = sum(w * chosen[k].results["overall"]["accuracy"] for w, k in terms)
+        ci = combination_ci([_term(w, chosen[k]) for w, k in terms], resamples=resamples, seed=seed)
+        groups = {chosen[k].benchmark for _, k in terms}
+        ids = {frozenset(chosen[k].results["verdicts"]) for _, k in terms}
+        table[key] = _figure(value, ci, of=needed, paired=len(groups) == 1 and len(ids) == 1)
+    if random_baseline:
+        expected = {k: _expected(r) for k, r in chosen.items()}
+        for key, terms in _COMBINATIONS.items():
+            if all(k in expected for _, k in terms):
+                expected[key] = sum(w * expected[k] for w, k in terms)
+        for key, value in expected.items():
+            table[key]["expected"] = value
+            table[key]["expected_percent"] = percent(value)
+    table["reasons"] = reasons
+    table["columns"] = dict(COLUMNS)
+    table["rule"] = ("each setting the better of direct and cot (ties: direct); overall = mean of standard-10 "
+                     "and vision; Δ1 = standard-10 − standard-4, Δ2 = vision − standard-10, Δ3 = overall − MMMU (Val)")
+    return table, chosen
+
+
+# -- effects and flips ------------------------------------------------------------------------
+
+def _compare(a: RunRecord, b: RunRecord, *, resamples: int, seed: int) -> Comparison:
+    assert a.results is not None and b.results is not None
+    return compare_runs(a.results, b.results, label_a=a.name, label_b=b.name, paired_by_design=True,
+                        resamples=resamples, seed=seed)
+
+
+def _effect(treatment: RunRecord, baseline: RunRecord, *, resamples: int, seed: int) -> dict[str, Any]:
+    """``treatment`` (cot, ocr) minus ``baseline`` (direct) on the items both scored."""
+    c = _compare(treatment, baseline, resamples=resamples, seed=seed)
+    t, b = treatment.prompt, baseline.prompt
+    lacking = [f"{r.name} {r.problem}" for r in (treatment, baseline) if not r.usable]
+    return {
+        b: {"value": c.acc_b, "percent": percent(c.acc_b), "run": baseline.name},
+        t: {"value": c.acc_a, "percent": percent(c.acc_a), "run": treatment.name},
+        "difference": _figure(c.difference, c.ci95),
+        "mcnemar_p": c.p_value,
+        f"{t}_only_right": c.a_only_right,
+        f"{b}_only_right": c.b_only_right,
+        "shared": c.shared,
+        "complete": not lacking,
+        "note": ("on the items both runs scored; " + "; ".join(lacking)) if lacking else None,
+        "warnings": list(c.warnings),
+    }
+
+
+def _effects(index: Mapping, settings: Sequence[str], mode: str, *, resamples: int, seed: int) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    reasons: dict[str, str] = {}
+    for setting in settings:
+        key = _SETTING_KEYS[setting]
+        direct, other = index.get(("mmmu-pro", setting, "direct")), index.get(("mmmu-pro", setting, mode))
+        missing = [f"no {setting} {m} run" for m, r in (("direct", direct), (mode, other)) if r is None]
+        missing += [f"{r.name} {r.problem}" for r in (direct, other) if r is not None and r.results is None]
+        if missing:
+            out[key] = None
+            hint = "--ocr" if mode == "ocr" else f"--prompts direct,{mode}"
+            reasons[key] = "; ".join(missing) + (f" (run the suite with {hint})" if any(r is None for r in (direct, other)) else "")
+            continue
+        try:
+            out[key] = _effect(other, direct, resamples=resamples, seed=seed)
+        except ConfigError as exc:  # no shared item: say so, do not sink the study
+            out[key] = None
+            reasons[key] = str(exc)
+    out["reasons"] = reasons
+    return out
+
+
+def _flip_entry(a: RunRecord, b: RunRecord, what: str) -> dict[str, Any]:
+    c = _compare(a, b, resamples=0, seed=0)
+    lost = [f for f in c.flips if f.a_correct]
+    counts = Counter(discipline_or_other(f.subject) for f in lost)
+    order = [*DISCIPLINES, "Other"]
+    return {
+        "what": what,
+        "a": {"setting": a.setting, "mode": a.prompt, "run": a.name},
+        "b": {"setting": b.setting, "mode": b.prompt, "run": b.name},
+        "shared": c.shared,
+        "count": len(lost),
+        "reverse_count": len(c.flips) - len(lost),
+        "by_discipline": {
+            d: {"count": counts.get(d, 0), "shared": c.by_discipline[d].n}
+            for d in sorted(c.by_discipline, key=order.index)
+        },
+        "items": [{"id": f.id, "subject": f.subject, "discipline": discipline_or_other(f.subject),
+                   "pred_a": f.pred_a, "pred_b": f.pred_b} for f in lost],
+    }
+
+
+def _flips(chosen: Mapping[str, RunRecord], table_reasons: Mapping[str, str]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    reasons: dict[str, str] = {}
+    for key, (a_key, b_key, what) in _FLIPS.items():
+        if a_key in chosen and b_key in chosen:
+            out[key] = _flip_entry(chosen[a_key], chosen[b_key], what)
+        else:
+            out[key] = None
+            reasons[key] = "; ".join(f"{COLUMNS[k]}: {table_reasons[k]}" for k in (a_key, b_key) if k not in chosen)
+    out["reasons"] = reasons
+    return out
+
+
+# -- the whole study --------------------------------------------------------------------------
+
+def build_study(
+    records: Sequence[RunRecord], *, model: str | None, resamples: int = RESAMPLES, seed: int = 0
+) -> dict[str, Any]:
+    """Table 1, the CoT and OCR effects and the flips from a suite's run records.
+
+    Args:
+        records: the suite's runs (``rundirs.suite_records``); the first record of each
+            setting and prompt is used.
+        model: the model spec; ``random`` adds each figure's expected value beside the draw.
+        resamples, seed: bootstrap settings of the combined figures and the effects.
+
+    Returns:
+        ``{"table1", "cot_effect", "ocr_effect", "flips", "interval"}`` as in docs/suite-schema.md.
+    """
+    index = _index(records)
+    table1, chosen = _table1(index, random_baseline=model == "random", resamples=resamples, seed=seed)
+    return {
+        "table1": table1,
+        "cot_effect": _effects(index, SETTINGS, "cot", resamples=resamples, seed=seed),
+        "ocr_effect": _effects(index, ("vision",), "ocr", resamples=resamples, seed=seed),
+        "flips": _flips(chosen, table1["reasons"]),
+        "interval": {
+            "method": "bootstrap over items, stratified by subject; one draw per benchmark per replicate",
+            "level": LEVEL,
+            "resamples": max(resamples, 0),
+            "seed": seed,
+        },
+    }
+
+
+def runs_summary(records: Sequence[RunRecord]) -> dict[str, dict[str, Any]]:
+    """The ``runs`` entry of suite.json: each run's place, status and headline."""
+    out: dict[str, dict[str, Any]] = {}
+    for r in records:
+        overall = r.results["overall"] if r.results else None
+        coverage = r.results["coverage"] if r.results else None
+        out[r.name] = {
+            "path": r.name,
+            "benchmark": r.benchmark or None,
+            "setting": r.setting,
+            "split": r.split or None,
+            "prompt": r.prompt or None,
+            "complete": r.usable,
+            "problem": r.problem,
+            "lacking": r.lacking,
+            "items": coverage["items"] if coverage else None,
+            "scored": coverage["scored"] if coverage else None,
+            "accuracy": overall["accuracy"] if overall else None,
+            "percent": percent(overall["accuracy"]) if overall else None,
+            "ci95": overall["ci95"] if overall else None,
+            "official": r.results["run"]["official"] if r.results else None,
+            "protocol_fingerprint": r.results["run"]["protocol_fingerprint"] if r.results else None,
+        }
+    return out
+
+
+def published_cells(scores: Mapping[str, float]) -> dict[str, float | None]:
+    """A published Table 1 row's cells in ``COLUMNS`` order; its Δs are differences of the
+    printed figures (Δ3 = the printed overall − MMMU (Val)), as a reader of the paper gets them."""
+    cells: dict[str, float | None] = {key: scores.get(key) for key in COLUMNS}
+    for key, (a, b) in (("delta_1", ("standard_10", "standard_4")), ("delta_2", ("vision", "standard_10")),
+                        ("delta_3", ("overall", "mmmu_val"))):
+        if cells[a] is not None and cells[b] is not None:
+            cells[key] = round(cells[a] - cells[b], 1)
+    return cells
+
+
+def table1_position(models: Sequence[tuple[str, bool, float | None]], model: str, overall: float | None) -> int:
+    """Where the suite's row goes among the published rows (``(model, baseline, overall %)``).
+
+    A baseline suite sits under its published twin (Random Choice, Frequent Choice); a model
+    above the first published model it beats on the overall, as the paper roughly orders them;
+    one without an overall right under the baselines.
+    """
+    twin = {"random": "Random Choice", "frequent": "Frequent Choice"}.get(model)
+    if twin is not None:
+        return next((i + 1 for i, (name, _, _) in enumerate(models) if name == twin), len(models))
+    if overall is not None:
+        for i, (_, baseline, published) in enumerate(models):
+            if not baseline and published is not None and published < overall:
+                return i
+        return len(models)
+    return next((i for i, (_, baseline, _) in enumerate(models) if not baseline), len(models))

@@ -1,0 +1,140 @@
+"""Terminal tables for a suite.json: Table 1 among the paper's rows, the effects, the flips, the runs.
+
+The model's row is printed in the paper's column order among the published rows (Random and
+Frequent Choice included), so a reader can hold it next to the paper's Table 1; its 95%
+intervals and each setting's prompt mode go on the lines under it, and Random Choice's expected
+value beside its draw.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+
+from mmmu_eval.report.published import sources, table1_rows
+from mmmu_eval.suite.study import COLUMNS, published_cells, table1_position
+
+__all__ = ["print_suite"]
+
+_SETTING_NAMES = {"standard_4": "standard-4", "standard_10": "standard-10", "vision": "vision"}
+#: Short headings, so the row fits a terminal (the HTML report prints the paper's).
+_HEADINGS = {"standard_4": "Std 4", "standard_10": "Std 10", "vision": "Vision", "overall": "Overall",
+             "mmmu_val": "MMMU val", "delta_1": "Δ1", "delta_2": "Δ2", "delta_3": "Δ3"}
+
+
+def _num(value: float | None, key: str = "") -> str:
+    if value is None:
+        return "–"
+    return f"{value:+.1f}" if key.startswith("delta") else f"{value:.1f}"
+
+
+def _table1(summary: Mapping[str, Any]) -> Table:
+    table1 = summary["table1"]
+    table = Table(title="Table 1 (MMMU-Pro paper), accuracy %; published rows from [1]", title_justify="left")
+    table.add_column("Model", no_wrap=True, overflow="ellipsis", max_width=28)
+    for key in COLUMNS:
+        table.add_column(_HEADINGS[key], justify="right", no_wrap=True)
+    published = table1_rows()
+    rows: list[tuple[list[str], str | None]] = []
+    for row in published:
+        cells = published_cells(row.scores)
+        rows.append(([escape(row.model), *(_num(cells[k], k) for k in COLUMNS)], "dim" if row.baseline else None))
+    ours = table1.get("overall")
+    at = table1_position([(r.model, r.baseline, r.scores.get("overall")) for r in published],
+                         str(summary["model"]), ours["percent"] if ours else None)
+    mine = [f"▶ {escape(str(summary['model']))}",
+            *(_num(c["percent"], k) if (c := table1.get(k)) else "–" for k in COLUMNS)]
+    lines = [(mine, "bold magenta")]
+    lines.append((["  95% CI from", *(_num(c["ci95_percent"][0], k) if (c := table1.get(k)) else "" for k in COLUMNS)], "magenta"))
+    lines.append((["  95% CI to", *(_num(c["ci95_percent"][1], k) if (c := table1.get(k)) else "" for k in COLUMNS)], "magenta"))
+    lines.append((["  prompt", *(str(c.get("mode") or "") if (c := table1.get(k)) else "" for k in COLUMNS)], "magenta"))
+    if any((table1.get(k) or {}).get("expected_percent") is not None for k in COLUMNS):
+        lines.append((["  expected (Random)", *(_num(c.get("expected_percent"), k) if (c := table1.get(k)) else ""
+                                                for k in COLUMNS)], "magenta"))
+    rows[at:at] = lines
+    for cells, style in rows:
+        table.add_row(*cells, style=style)
+    return table
+
+
+def _effects(title: str, effects: Mapping[str, Any], mode: str) -> Table | None:
+    entries = {k: v for k, v in effects.items() if k != "reasons" and v is not None}
+    if not entries:
+        return None
+    table = Table(title=title, title_justify="left")
+    for col in ("setting", "direct %", f"{mode} %", "difference", "95% CI", "McNemar p",
+                f"only {mode}", "only direct", "items"):
+        table.add_column(col, justify="left" if col == "setting" else "right", no_wrap=True)
+    for key, e in entries.items():
+        d = e["difference"]
+        table.add_row(
+            _SETTING_NAMES[key] + ("" if e["complete"] else " *"), _num(e["direct"]["percent"]), _num(e[mode]["percent"]),
+            _num(d["percent"], "delta"), f"{_num(d['ci95_percent'][0], 'delta')} {_num(d['ci95_percent'][1], 'delta')}",
+            f"{e['mcnemar_p']:.3g}", str(e[f"{mode}_only_right"]), str(e["direct_only_right"]), str(e["shared"]),
+        )
+    table.caption = f"difference = {mode} − direct in points on the items both runs scored; paired bootstrap 95% CI"
+    table.caption_justify = "left"
+    return table
+
+
+def _flips(flips: Mapping[str, Any]) -> Table | None:
+    entries = {k: v for k, v in flips.items() if k != "reasons" and v is not None}
+    if not entries:
+        return None
+    table = Table(title="Flips (section 3.5): items right in A, wrong in B", title_justify="left")
+    table.add_column("discipline")
+    for e in entries.values():
+        table.add_column(f"{e['a']['setting']} ({e['a']['mode']}) → {e['b']['setting']} ({e['b']['mode']})", justify="right")
+    table.add_row("all", *(f"{e['count']} of {e['shared']}" for e in entries.values()), style="bold")
+    disciplines = list(dict.fromkeys(d for e in entries.values() for d in e["by_discipline"]))
+    for d in disciplines:
+        table.add_row(escape(d), *(f"{c['count']} of {c['shared']}" if (c := e["by_discipline"].get(d)) else "–"
+                                   for e in entries.values()))
+    return table
+
+
+def _runs(summary: Mapping[str, Any]) -> Table:
+    table = Table(title="Runs", title_justify="left")
+    for col in ("run", "acc %", "scored / items", "status"):
+        table.add_column(col, justify="right" if col in ("acc %", "scored / items") else "left")
+    for name, run in summary["runs"].items():
+        status = "complete" if run["complete"] else f"[red]{escape(run['problem'] or 'incomplete')}[/red]"
+        scored = f"{run['scored']} / {run['items']}" if run["items"] is not None else "–"
+        table.add_row(escape(name), _num(run["percent"]), scored, status)
+    return table
+
+
+def print_suite(summary: Mapping[str, Any], console: Console) -> None:
+    """Print the study: headline, Table 1 among the paper's rows, effects, flips, runs.
+
+    >>> print_suite(read_summary(Path("suites/random-sample")), Console())
+    """
+    table1 = summary["table1"]
+    overall = table1.get("overall")
+    model = escape(str(summary["model"]))
+    if overall is not None:
+        low, high = overall["ci95_percent"]
+        console.print(f"[bold]MMMU-Pro study · {model}: overall {_num(overall['percent'])}%[/bold] (95% CI {_num(low)}–{_num(high)})")
+    else:
+        console.print(f"[bold]MMMU-Pro study · {model}: no overall[/bold] ({escape(table1['reasons'].get('overall', ''))})")
+    console.print(_table1(summary))
+    for key, reason in table1["reasons"].items():
+        console.print(f"[yellow]{escape(COLUMNS[key])}: {escape(reason)}[/yellow]", soft_wrap=True)
+    for title, section, mode in (("CoT effect (section 3.4)", "cot_effect", "cot"),
+                                 ("OCR effect (section 3.3)", "ocr_effect", "ocr")):
+        table = _effects(title, summary[section], mode)
+        if table is not None:
+            console.print(table)
+            if any(not e["complete"] for k, e in summary[section].items() if k != "reasons" and e):
+                console.print("* on the items both runs scored (a run lacks answers)", style="dim")
+    flips = _flips(summary["flips"])
+    if flips is not None:
+        console.print(flips)
+    console.print(_runs(summary))
+    srcs = sources()
+    console.print("Published rows: " + "; ".join(escape(f"[{i + 1}] {s.title} {s.url}") for i, s in enumerate(srcs.values())),
+                  style="dim", soft_wrap=True)
