@@ -15,6 +15,7 @@ EPILOG = """examples:
   mmmu-eval report runs/sample-random --html --no-images
   mmmu-eval report runs/test-gpt4o --answers answer_dict_test.json --submission
   mmmu-eval report runs/pro-std10-cot runs/pro-vision-cot   # also prints the MMMU-Pro headline
+  mmmu-eval report suites/gpt-4o      # a suite: suite.json and report.html rebuilt from its runs
 """
 
 
@@ -58,6 +59,12 @@ def run(args: argparse.Namespace) -> int:
         raise ConfigError("--image-budget-mb must be 0 or more")
     console = Console(highlight=False)
     err = Console(stderr=True, highlight=False)
+    suites = [path for path in args.runs if _is_suite(path)]
+    if suites:
+        _suite_reports(suites, args, console, err)
+        args.runs = [path for path in args.runs if path not in suites]
+        if not args.runs:
+            return 0
     for path in args.runs:  # every directory checked before the first report is printed
         RunStore.read(path)
     answers = load_answer_dict(args.answers) if args.answers else None
@@ -111,6 +118,31 @@ def run(args: argparse.Namespace) -> int:
     elif headline is not None and not args.official_table:
         print_pro_headline(headline, console)
     return 0
+
+
+def _is_suite(path: str) -> bool:
+    from pathlib import Path
+
+    from mmmu_eval.suite.execute import SUITE_FILE
+    from mmmu_eval.store.rundir import MANIFEST
+
+    return (Path(path) / SUITE_FILE).is_file() and not (Path(path) / MANIFEST).exists()
+
+
+def _suite_reports(suites: list[str], args: argparse.Namespace, console: Console, err: Console) -> None:
+    """A suite directory: suite.json and report.html rebuilt from its runs, then its tables."""
+    from mmmu_eval.suite.execute import summarize_suite
+    from mmmu_eval.suite.terminal import print_suite
+
+    for path in suites:
+        summary = summarize_suite(path, resamples=args.bootstrap, seed=args.seed)
+        if args.json:
+            print(json.dumps(summary, indent=2))
+        else:
+            if len(args.runs) > 1:
+                console.rule(escape(str(path)))
+            print_suite(summary, console)
+        err.print(f"rewrote {escape(str(path))}/suite.json and report.html")
 
 
 def _pro_headline(loaded: list, err: Console) -> dict | None:

@@ -71,7 +71,9 @@ def percent(value: float | None) -> float | None:
     """A fraction as a percentage rounded half up to one decimal: 0.12196 -> 12.2, 0.51850 -> 51.9."""
     if value is None:
         return None
-    return float((Decimal(repr(100 * value))).quantize(Decimal("0.1"), rounding=ROUND_HALF_UP))
+    # Rounded to 9 places first: 100 * 0.5185 is 51.849999999999994 in binary, a tie in decimal.
+    # An accuracy k/n (n up to 10,500) that is not a tie lies further than that from one.
+    return float(Decimal(repr(round(100 * value, 9))).quantize(Decimal("0.1"), rounding=ROUND_HALF_UP))
 
 
 def _figure(value: float, ci: Sequence[float], **extra: Any) -> dict[str, Any]:

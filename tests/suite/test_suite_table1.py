@@ -1,0 +1,122 @@
+"""A suite against the fake server answering each run by a known pattern: every figure worked out here.
+
+The expected values are computed in the test from the pattern and the sample's gold answers,
+not from the suite's own code: the better-of rule, the mean, the three Δs, the CoT and OCR
+effects (difference, discordant counts, exact McNemar p from binomial sums) and the flip sets
+with their counts per discipline.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from decimal import ROUND_HALF_UP, Decimal
+from math import comb
+
+import pytest
+
+from mmmu_eval.dataset.subjects import discipline_of
+from mmmu_eval.suite.execute import evaluate_suite
+
+from .conftest import quiet
+
+
+def pct(x: float) -> float:
+    return float(Decimal(repr(round(100 * x, 9))).quantize(Decimal("0.1"), rounding=ROUND_HALF_UP))
+
+
+def mcnemar(b: int, c: int) -> float:
+    n = b + c
+    return 1.0 if n == 0 else min(1.0, 2 * sum(comb(n, k) for k in range(min(b, c) + 1)) / 2**n)
+
+
+@pytest.fixture
+def suite(tmp_path, served):
+    return evaluate_suite(model="openai:fake-model", base_urls=[served.url], data="sample", ocr=True,
+                          out=tmp_path / "suite", display=quiet(), concurrency=8, bootstrap=300)
+
+
+def best(pattern, setting):
+    direct, cot = pattern.accuracy((setting, "direct")), pattern.accuracy((setting, "cot"))
+    return ("cot", cot) if cot > direct else ("direct", direct)
+
+
+def test_every_table1_cell_and_delta_is_the_one_worked_out_by_hand(suite, pattern):
+    t = suite.table1
+    assert t["reasons"] == {}
+    expected = {}
+    for setting, key in (("standard-4", "standard_4"), ("standard-10", "standard_10"), ("vision", "vision")):
+        mode, value = best(pattern, setting)
+        expected[key] = value
+        cell = t[key]
+        assert cell["mode"] == mode and cell["run"] == f"{setting}-{mode}"
+        assert cell["by_mode"]["direct"]["value"] == pytest.approx(pattern.accuracy((setting, "direct")))
+        assert cell["by_mode"]["cot"]["value"] == pytest.approx(pattern.accuracy((setting, "cot")))
+    expected["mmmu_val"] = pattern.accuracy((None, "direct"))
+    expected["overall"] = (expected["standard_10"] + expected["vision"]) / 2
+    expected["delta_1"] = expected["standard_10"] - expected["standard_4"]
+    expected["delta_2"] = expected["vision"] - expected["standard_10"]
+    expected["delta_3"] = expected["overall"] - expected["mmmu_val"]
+    for key, value in expected.items():
+        cell = t[key]
+        assert cell["value"] == pytest.approx(value), key
+        assert cell["percent"] == pct(value), key
+        low, high = cell["ci95"]
+        assert low <= value + 1e-12 and value - 1e-12 <= high, key
+        assert cell["ci95_percent"] == [pct(low), pct(high)]
+    # Items: 24 per MMMU-Pro setting, 40 MMMU validation items.
+    assert t["standard_10"]["n"] == 24 and t["mmmu_val"]["n"] == 40
+    assert t["delta_1"]["paired"] is True and t["delta_2"]["paired"] is True and t["overall"]["paired"] is True
+    assert t["delta_3"]["paired"] is False
+    assert list(t["columns"]) == ["standard_4", "standard_10", "vision", "overall", "mmmu_val",
+                                  "delta_1", "delta_2", "delta_3"]
+
+
+def test_cot_and_ocr_effects_are_paired_differences_with_exact_mcnemar(suite, pattern):
+    for setting, key, mode, section in (
+        ("standard-4", "standard_4", "cot", "cot_effect"), ("standard-10", "standard_10", "cot", "cot_effect"),
+        ("vision", "vision", "cot", "cot_effect"), ("vision", "vision", "ocr", "ocr_effect"),
+    ):
+        direct, other = pattern.right[(setting, "direct")], pattern.right[(setting, mode)]
+        only_other = sum(other[i] and not direct[i] for i in direct)
+        only_direct = sum(direct[i] and not other[i] for i in direct)
+        e = suite.summary[section][key]
+        assert e["shared"] == 24 and e["complete"] is True
+        assert e["direct"]["value"] == pytest.approx(pattern.accuracy((setting, "direct")))
+        assert e[mode]["value"] == pytest.approx(pattern.accuracy((setting, mode)))
+        assert e["difference"]["value"] == pytest.approx((only_other - only_direct) / 24)
+        assert e[f"{mode}_only_right"] == only_other and e["direct_only_right"] == only_direct
+        assert e["mcnemar_p"] == pytest.approx(mcnemar(only_other, only_direct))
+        low, high = e["difference"]["ci95"]
+        assert low <= e["difference"]["value"] <= high
+    assert suite.summary["cot_effect"]["reasons"] == {} and suite.summary["ocr_effect"]["reasons"] == {}
+
+
+def test_flip_sets_are_the_items_right_in_one_table1_run_and_wrong_in_the_next(suite, pattern):
+    for key, a_setting, b_setting in (("right_4_wrong_10", "standard-4", "standard-10"),
+                                      ("right_standard_wrong_vision", "standard-10", "vision")):
+        a = pattern.right[(a_setting, best(pattern, a_setting)[0])]
+        b = pattern.right[(b_setting, best(pattern, b_setting)[0])]
+        lost = sorted(i for i in a if a[i] and not b[i])
+        entry = suite.summary["flips"][key]
+        assert [f["id"] for f in entry["items"]] == lost
+        assert entry["count"] == len(lost)
+        assert entry["reverse_count"] == sum(b[i] and not a[i] for i in a)
+        subject = {it.id: it.subject for it in pattern.items[(a_setting, "direct")]}
+        per = Counter(discipline_of(subject[i]) for i in lost)
+        assert {d: c["count"] for d, c in entry["by_discipline"].items() if c["count"]} == dict(per)
+        assert sum(c["shared"] for c in entry["by_discipline"].values()) == 24
+
+
+def test_the_suite_directory_holds_ordinary_runs_plus_its_summary(suite, served):
+    out = suite.suite_dir
+    names = sorted(p.name for p in out.iterdir())
+    assert names == sorted(["mmmu-validation-direct", "report.html", "standard-10-cot", "standard-10-direct",
+                            "standard-4-cot", "standard-4-direct", "suite.json", "vision-cot", "vision-direct", "vision-ocr"])
+    on_disk = json.loads((out / "suite.json").read_text())
+    assert on_disk["table1"] == suite.table1 and on_disk["status"] == "complete" and suite.exit_status == 0
+    manifest = json.loads((out / "vision-ocr" / "manifest.json").read_text())
+    assert manifest["config"]["prompt"] == "ocr" and manifest["status"] == "complete"
+    # Every item of every run asked once, plus one preflight probe per run.
+    assert served.stats["answered"] == 6 * 24 + 24 + 40 + 8
+    assert all(info["complete"] for info in on_disk["runs"].values())
