@@ -7,6 +7,9 @@ The notebook surface, in pipeline order::
     print(result.accuracy, result.run_dir)
     print("\n".join(mmmu_eval.plan_run(mmmu_eval.RunConfig(model="openai:gpt-4o")).lines()))  # what it would send
 
+    suite = mmmu_eval.evaluate_suite(model="frequent", data="sample", out="suites/frequent-sample")
+    print(suite.table1["overall"]["percent"], suite.suite_dir)   # the MMMU-Pro paper's Table 1 row
+
     ds = mmmu_eval.load_dataset("mmmu-pro", setting="standard-10", data="sample")
     protocol = mmmu_eval.EvalProtocol.from_config(mmmu_eval.RunConfig(model="random", benchmark="mmmu-pro"))
     request = mmmu_eval.build_request(ds.items[0], protocol)
@@ -31,6 +34,7 @@ from mmmu_eval.records import (
     Verdict,
 )
 from mmmu_eval.score.scorer import Scoring, score_responses
+from mmmu_eval.suite.execute import SuiteResult, evaluate_suite, evaluate_suite_async
 
 __version__ = "0.1.0"
 
@@ -53,12 +57,15 @@ __all__ = [
     "RunResult",
     "Scoring",
     "StoreError",
+    "SuiteResult",
     "TextPart",
     "Verdict",
     "__version__",
     "build_request",
     "evaluate",
     "evaluate_async",
+    "evaluate_suite",
+    "evaluate_suite_async",
     "load_dataset",
     "plan_run",
     "prompt_text",

@@ -1,7 +1,9 @@
 """Inline SVG bar charts for the HTML report, written by hand: no CDN, no script, opens offline.
 
-One chart shape serves all three uses (disciplines, subjects, published results): horizontal
-bars on a 0-100% axis, an optional 95% interval whisker, an optional dashed reference line.
+One chart shape serves the run report's three uses (disciplines, subjects, published results):
+horizontal bars on a 0-100% axis, an optional 95% interval whisker, an optional dashed reference
+line. A second, ``difference_chart``, draws paired differences around zero (the suite's CoT and
+OCR effects).
 Every label passes through ``html.escape``: subject names are fixed, but a model name is not.
 """
 
