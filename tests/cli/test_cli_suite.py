@@ -30,7 +30,8 @@ def test_suite_takes_every_run_flag_but_the_ones_it_decides_per_run():
     suite = next(a for a in parser._subparsers._actions if a.dest == "command").choices["suite"]
     flags = {opt for action in suite._actions for opt in action.option_strings}
     for name in ("max_tokens", "temperature", "concurrency", "limit", "subjects", "shard", "max_attempts",
-                 "request_timeout", "system_prompt", "seed", "fallback", "image_layout"):
+                 "request_timeout", "system_prompt", "seed", "fallback", "image_layout", "unreferenced_images",
+                 "price_input", "price_output", "dry_run"):
         assert "--" + name.replace("_", "-") in flags, name
     assert "--base-url" in flags and "--parser" in flags and "--ids" in flags
     for own in ("--settings", "--prompts", "--ocr", "--no-mmmu", "--data", "--mmmu-data", "--out"):

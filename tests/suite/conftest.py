@@ -42,6 +42,10 @@ class Pattern:
     answers: dict[str, str]
     """request key -> the server's answer text."""
 
+    def answer(self, body: dict) -> str:
+        """The server's answer to a request body (a request outside the suite gets a letter no item has)."""
+        return self.answers.get(request_key(body), "The answer is (Z).")
+
     def accuracy(self, run: tuple[str | None, str]) -> float:
         marks = self.right[run]
         return sum(marks.values()) / len(marks)
@@ -100,5 +104,5 @@ def pattern() -> Pattern:
 @pytest.fixture
 def served(pattern):
     """A fault-free fake server that answers each request of the suite by the pattern."""
-    with FaultServer(fault_rate=0.0, answer=lambda key: pattern.answers.get(key, "The answer is (Z).")) as server:
+    with FaultServer(fault_rate=0.0, answer=pattern.answer) as server:
         yield server

@@ -120,3 +120,21 @@ def test_the_suite_directory_holds_ordinary_runs_plus_its_summary(suite, served)
     # Every item of every run asked once, plus one preflight probe per run.
     assert served.stats["answered"] == 6 * 24 + 24 + 40 + 8
     assert all(info["complete"] for info in on_disk["runs"].values())
+    # Usage summed over every run's responses, as each run's results.json counts its own.
+    assert on_disk["usage"]["requests"] == 6 * 24 + 24 + 40
+    assert on_disk["usage"]["requests"] == sum(info["usage"]["requests"] for info in on_disk["runs"].values())
+    assert on_disk["usage"]["prompt_tokens"] == sum(info["usage"]["prompt_tokens"] for info in on_disk["runs"].values())
+
+
+def test_the_mmmu_cell_is_placed_against_the_human_experts(suite, pattern):
+    cell = suite.table1["mmmu_val"]
+    assert [x["name"] for x in cell["experts"]] == ["Human Expert (Low)", "Human Expert (Medium)", "Human Expert (High)"]
+    low, high = cell["ci95"]
+
+    def verdict(tier: float) -> str:
+        return "yes" if low >= tier else "no" if high < tier else "within interval"
+
+    assert [x["reaches"] for x in cell["experts"]] == [verdict(0.762), verdict(0.826), verdict(0.886)]
+    assert cell["expert_line"].startswith(f"MMMU validation {cell['percent']}%")
+    page = (suite.suite_dir / "report.html").read_text()
+    assert 'id="experts"' in page and 'id="usage"' in page

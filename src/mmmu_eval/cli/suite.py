@@ -59,7 +59,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--mmmu-revision", metavar="REVISION", help="MMMU hub revision (default the pinned one)")
     parser.add_argument("--bootstrap", type=int, default=1000, metavar="N",
                         help="bootstrap resamples of the study's intervals (default 1000)")
-    parser.add_argument("--json", action="store_true", help="print suite.json to stdout instead of tables")
+    parser.add_argument("--dry-run", action="store_true",
+                        help="print what each run would send (requests, images, bytes, a prompt-token estimate) and the "
+                             "totals, then exit; no backend is created or called, nothing is written")
+    parser.add_argument("--json", action="store_true", help="print suite.json (with --dry-run: the plans) to stdout instead of tables")
     add_run_flags(parser, skip=_PER_RUN)
     parser.set_defaults(func=main)
 
@@ -77,6 +80,8 @@ def main(args: argparse.Namespace) -> int:
             overrides[name] = getattr(args, name)
     console = Console(highlight=False)
     err = Console(stderr=True, highlight=False)
+    if args.dry_run:
+        return dry_run(overrides, as_json=args.json)
     try:
         result = evaluate_suite(**overrides, bootstrap=args.bootstrap)
     except SuiteInterrupted as exc:
@@ -91,6 +96,26 @@ def main(args: argparse.Namespace) -> int:
     if message:
         err.print(f"[red]{escape(message)}[/red]", soft_wrap=True)
     return result.exit_status
+
+
+def dry_run(overrides: dict, *, as_json: bool) -> int:
+    """Print each run's plan and the suite's totals; 0, or 1 when a run would be refused."""
+    from mmmu_eval.suite.plan import plan_suite, plan_totals
+
+    plans = plan_suite(**overrides)
+    totals = plan_totals(plans)
+    if as_json:
+        print(json.dumps({"runs": [p.to_json() for p in plans], "totals": totals}, indent=2))
+    else:
+        for plan in plans:
+            print("\n".join(plan.lines()) + "\n")
+        usd = totals["estimated_input_usd"]
+        print(f"suite: {totals['runs']} runs, {totals['requests']} requests ({totals['already_answered']} items already "
+              f"answered), {totals['images']} images, {totals['request_bytes'] / 1e6:.1f} MB, about "
+              f"{totals['estimated_prompt_tokens']:,} prompt tokens of text"
+              + (f", at least ${usd:.4f} for the prompt text" if usd is not None else "")
+              + (f"; {len(totals['refused'])} run(s) would be refused" if totals["refused"] else ""))
+    return 1 if totals["refused"] else 0
 
 
 def _names(text: str) -> tuple[str, ...]:

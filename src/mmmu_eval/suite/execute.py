@@ -33,7 +33,8 @@ from mmmu_eval.report.stats import RESAMPLES
 from mmmu_eval.store.rundir import MANIFEST, RunStore
 from mmmu_eval.suite.plan import SuiteConfig, SuiteRun, backend_sharing, resolve_suite_config
 from mmmu_eval.suite.progress import SuiteDisplay
-from mmmu_eval.suite.rundirs import suite_records
+from mmmu_eval.report.usage import usage_summary
+from mmmu_eval.suite.rundirs import record_responses, suite_records
 from mmmu_eval.suite.study import build_study, runs_summary
 
 __all__ = ["SUITE_FILE", "SuiteInterrupted", "SuiteResult", "evaluate_suite", "evaluate_suite_async", "summarize_suite"]
@@ -233,11 +234,14 @@ def summarize(
     records = suite_records(suite_dir, runs, failures=failures, model=model)
     old = read_summary(suite_dir) or {}
     study = build_study(records, model=model, resamples=resamples, seed=seed)
+    prices = config.get("run") or {}
     document = {
         **_header(model, config, runs, started_at=old.get("started_at")),
         "status": "complete" if records and all(r.usable for r in records) else "incomplete",
         "runs": runs_summary(records),
         **study,
+        "usage": usage_summary([r for record in records for r in record_responses(record)],
+                               price_input=prices.get("price_input"), price_output=prices.get("price_output")),
     }
     store = RunStore(suite_dir, writable=True)
     store.write_json(SUITE_FILE, document)

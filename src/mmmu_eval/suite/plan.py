@@ -30,8 +30,10 @@ from typing import Any
 from mmmu_eval.backends.base import Backend
 from mmmu_eval.config import RunConfig
 from mmmu_eval.errors import ConfigError
+from mmmu_eval.plan import RunPlan
 
-__all__ = ["PROMPTS", "SETTINGS", "SuiteConfig", "SuiteRun", "backend_sharing", "resolve_suite_config"]
+__all__ = ["PROMPTS", "SETTINGS", "SuiteConfig", "SuiteRun", "backend_sharing", "plan_suite", "plan_totals",
+           "resolve_suite_config"]
 
 #: MMMU-Pro settings in the order of the paper's Table 1.
 SETTINGS: tuple[str, ...] = ("standard-4", "standard-10", "vision")
@@ -262,3 +264,36 @@ def backend_sharing(model: str | Backend) -> str:
     if spec.startswith(("hf:", "vllm:")):
         return "sequential"
     return "concurrent"
+
+
+def plan_suite(config: SuiteConfig | None = None, /, **overrides: Any) -> list[RunPlan]:
+    """What each run of the suite would send (``api.plan_run`` per run), creating no backend.
+
+    ``mmmu-eval suite --dry-run`` prints these and ``plan_totals``; nothing is written.
+
+    >>> plans = plan_suite(model="openai:gpt-4o", data="sample", out="suites/x")
+    >>> plan_totals(plans)["requests"]
+    """
+    from mmmu_eval.api import plan_run
+
+    config, _ = resolve_suite_config(config, overrides)
+    return [plan_run(run.config) for run in config.runs()]
+
+
+def plan_totals(plans: Sequence[RunPlan]) -> dict[str, Any]:
+    """The plans summed: what the whole suite would send."""
+    usd = [p.estimated_input_usd for p in plans if p.estimated_input_usd is not None]
+    return {
+        "runs": len(plans),
+        "items": sum(p.items for p in plans),
+        "already_answered": sum(p.already_answered for p in plans),
+        "requests": sum(p.requests for p in plans),
+        "images": sum(p.images for p in plans),
+        "text_bytes": sum(p.text_bytes for p in plans),
+        "image_bytes": sum(p.image_bytes for p in plans),
+        "request_bytes": sum(p.request_bytes for p in plans),
+        "estimated_prompt_tokens": sum(p.estimated_prompt_tokens for p in plans),
+        "estimated_input_usd": sum(usd) if usd else None,
+        "failures": sum(len(p.failures) for p in plans),
+        "refused": [str(p.run_dir) for p in plans if p.refusal],
+    }

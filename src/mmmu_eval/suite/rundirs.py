@@ -19,11 +19,12 @@ from pathlib import Path
 from typing import Any
 
 from mmmu_eval.errors import StoreError
+from mmmu_eval.records import Response
 from mmmu_eval.report.results import Results, read_results
 from mmmu_eval.store.rundir import MANIFEST, RunStore
 from mmmu_eval.suite.plan import SuiteRun
 
-__all__ = ["RunRecord", "read_record", "suite_records"]
+__all__ = ["RunRecord", "read_record", "record_responses", "suite_records"]
 
 log = logging.getLogger(__name__)
 
@@ -155,3 +156,12 @@ def suite_records(
             continue
         records.append(record)
     return records
+
+
+def record_responses(record: RunRecord) -> list[Response]:
+    """The run's stored responses, the last one per item, for the items it evaluated."""
+    if not record.manifest:
+        return []
+    stored = RunStore.read(record.path).responses()
+    ids = record.manifest.get("item_ids")
+    return list(stored.values()) if not isinstance(ids, list) else [stored[i] for i in ids if i in stored]

@@ -7,7 +7,8 @@ What the paper reports (Yue et al., ACL 2025, arXiv:2409.02813) and how each fig
   of standard-10 and vision; MMMU validation (direct); Δ1 = standard-10 − standard-4,
   Δ2 = vision − standard-10, Δ3 = overall − MMMU validation. Percentages rounded half up to one
   decimal as the paper prints them, computed from the unrounded values (so a Δ may differ by 0.1
-  from the difference of two printed cells). A setting's interval is its run's own (results.json,
+  from the difference of two printed cells). The MMMU validation cell is also placed against the
+  MMMU human experts (``report.published.expert_levels``). A setting's interval is its run's own (results.json,
   stratified by subject); the overall's and the Δs' are ``stats.combination_ci``: items resampled
   within subjects, one draw per benchmark per replicate, so figures over the same items are
   paired and MMMU-Pro and MMMU are independent samples.
@@ -34,6 +35,7 @@ from typing import Any
 from mmmu_eval.dataset.subjects import DISCIPLINES
 from mmmu_eval.errors import ConfigError
 from mmmu_eval.report.compare import Comparison, compare_runs, discipline_or_other
+from mmmu_eval.report.published import expert_levels, expert_line
 from mmmu_eval.report.results import LEVEL
 from mmmu_eval.report.stats import RESAMPLES, Term, combination_ci
 from mmmu_eval.score.headline import pro_headline
@@ -131,8 +133,10 @@ def _mmmu_cell(index: Mapping) -> tuple[dict | None, str | None, RunRecord | Non
     if not record.usable:
         return None, f"{record.name} {record.problem}", None
     overall = record.results["overall"]
+    ci = (overall["ci95"][0], overall["ci95"][1])
     return _figure(overall["accuracy"], overall["ci95"], mode="direct", run=record.name, n=overall["n"],
-                   correct=overall["correct"]), None, record
+                   correct=overall["correct"], experts=expert_levels(overall["accuracy"], ci),
+                   expert_line=expert_line(overall["accuracy"], ci)), None, record
 
 
 def _table1(index: Mapping, *, random_baseline: bool, resamples: int, seed: int) -> tuple[dict, dict[str, RunRecord]]:
@@ -314,6 +318,7 @@ def runs_summary(records: Sequence[RunRecord]) -> dict[str, dict[str, Any]]:
             "percent": percent(overall["accuracy"]) if overall else None,
             "ci95": overall["ci95"] if overall else None,
             "official": r.results["run"]["official"] if r.results else None,
+            "usage": (r.results or {}).get("usage"),
             "protocol_fingerprint": r.results["run"]["protocol_fingerprint"] if r.results else None,
         }
     return out

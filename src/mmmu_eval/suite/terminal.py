@@ -16,6 +16,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from mmmu_eval.report.published import sources, table1_rows
+from mmmu_eval.report.terminal import usage_table
 from mmmu_eval.suite.study import COLUMNS, published_cells, table1_position
 
 __all__ = ["print_suite"]
@@ -124,6 +125,8 @@ def print_suite(summary: Mapping[str, Any], console: Console) -> None:
     console.print(_table1(summary))
     for key, reason in table1["reasons"].items():
         console.print(f"[yellow]{escape(COLUMNS[key])}: {escape(reason)}[/yellow]", soft_wrap=True)
+    if table1.get("mmmu_val"):
+        console.print(escape(table1["mmmu_val"]["expert_line"]), soft_wrap=True)
     for title, section, mode in (("CoT effect (section 3.4)", "cot_effect", "cot"),
                                  ("OCR effect (section 3.3)", "ocr_effect", "ocr")):
         table = _effects(title, summary[section], mode)
@@ -135,6 +138,9 @@ def print_suite(summary: Mapping[str, Any], console: Console) -> None:
     if flips is not None:
         console.print(flips)
     console.print(_runs(summary))
+    usage = usage_table(summary)  # type: ignore[arg-type]  # the run report's table, over every run's responses
+    if usage is not None:
+        console.print(usage)
     srcs = sources()
     console.print("Published rows: " + "; ".join(escape(f"[{i + 1}] {s.title} {s.url}") for i, s in enumerate(srcs.values())),
                   style="dim", soft_wrap=True)

@@ -1,0 +1,43 @@
+"""``suite --dry-run``: each run's plan and the totals, with no backend created or called."""
+
+from __future__ import annotations
+
+import json
+
+from fakes.fault_server import FaultServer
+from mmmu_eval.cli.main import main
+from mmmu_eval.suite.plan import plan_suite, plan_totals
+
+
+def test_a_dry_run_touches_no_server_writes_nothing_and_sums_the_plans(tmp_path, capsys):
+    out = tmp_path / "suite"
+    with FaultServer(fault_rate=0.0) as server:
+        server.break_down()  # every chat request would fail: none may be sent
+        argv = ["suite", "--model", "openai:fake-model", "--base-url", server.url, "--data", "sample", "--ocr",
+                "--price-input", "2", "--out", str(out), "--dry-run", "--json"]
+        assert main(argv) == 0
+        assert sum(server.stats.values()) == 0 and not server.attempts
+    assert not out.exists()
+    printed = json.loads(capsys.readouterr().out)
+    runs = printed["runs"]
+    assert [r["run_dir"] for r in runs] == [str(out / n) for n in (
+        "standard-4-direct", "standard-4-cot", "standard-10-direct", "standard-10-cot",
+        "vision-direct", "vision-cot", "vision-ocr", "mmmu-validation-direct")]
+    totals = printed["totals"]
+    assert totals["requests"] == 7 * 24 + 40 == sum(r["requests"] for r in runs)
+    assert totals["estimated_prompt_tokens"] == sum(r["estimated_prompt_tokens"] for r in runs)
+    assert totals["estimated_input_usd"] == sum(r["estimated_input_usd"] for r in runs)
+    assert totals["refused"] == []
+
+
+def test_a_dry_run_of_a_suite_part_done_counts_only_what_is_left(tmp_path):
+    from mmmu_eval.suite.execute import evaluate_suite
+
+    from .conftest import quiet
+
+    out = tmp_path / "suite"
+    evaluate_suite(model="random", data="sample", settings="vision", prompts="direct", mmmu=False, out=out,
+                   display=quiet(), bootstrap=20)
+    plans = plan_suite(model="random", data="sample", settings="vision", mmmu=False, out=out)
+    totals = plan_totals(plans)
+    assert [p.already_answered for p in plans] == [24, 0] and totals["requests"] == 24
