@@ -193,7 +193,10 @@ def combination_ci(
     Returns:
         (low, high) of the weighted sum, in accuracy units (fractions).
 
-    >>> combination_ci([Term(0.5, "pro", std10, subjects), Term(0.5, "pro", vision, subjects)])
+    >>> subjects = {"a": "Art", "b": "Art", "c": "Math", "d": "Math"}
+    >>> same = {"a": True, "b": False, "c": True, "d": True}
+    >>> combination_ci([Term(1, "pro", same, subjects), Term(-1, "pro", same, subjects)])   # paired: cancels
+    (0.0, 0.0)
     """
     if any(not t.correct for t in terms):
         raise ValueError("combination_ci: every term needs at least one scored item")
