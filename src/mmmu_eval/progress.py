@@ -22,7 +22,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
 from mmmu_eval.records import Response
 
-__all__ = ["Display", "NullDisplay", "ProgressDisplay", "format_duration", "status_text"]
+__all__ = ["Display", "NullDisplay", "ProgressDisplay", "format_duration", "session_rate", "status_text"]
 
 
 class Display(Protocol):
@@ -64,6 +64,12 @@ def format_duration(seconds: float | None) -> str:
     if s >= 60:
         return f"{s // 60}m{s % 60:02d}s"
     return f"{s}s"
+
+
+def session_rate(done: int, done_before: int, elapsed_s: float) -> float | None:
+    """Items per second answered in this session (``done_before`` were there already); None before one."""
+    new = done - done_before
+    return new / elapsed_s if new > 0 and elapsed_s > 0 else None
 
 
 def status_text(done: int, total: int, rate: float | None, errors: int, eta_s: float | None) -> str:
@@ -115,9 +121,7 @@ class ProgressDisplay:
     @property
     def rate(self) -> float | None:
         """Items per second answered in this session; None before the first one."""
-        new = self.done - self._done_before
-        elapsed = self.clock() - self._started
-        return new / elapsed if new > 0 and elapsed > 0 else None
+        return session_rate(self.done, self._done_before, self.clock() - self._started)
 
     @property
     def eta_s(self) -> float | None:

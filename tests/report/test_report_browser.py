@@ -7,19 +7,16 @@ Set MMMU_EVAL_SCREENSHOT=path.png to keep the screenshot somewhere you can look 
 import dataclasses
 import os
 import shutil
-from pathlib import Path
 
 import pytest
+
+from fakes.browser import NEEDS_CHROMIUM, headless_chromium, watch
 
 from mmmu_eval.records import Response
 from mmmu_eval.report.html import render_html
 from mmmu_eval.report.results import build_results
 
-CHROMIUM = Path("/usr/bin/chromium")
-pytestmark = [
-    pytest.mark.slow,
-    pytest.mark.skipif(not CHROMIUM.exists(), reason="/usr/bin/chromium is missing: run `make browser` (apt-get install chromium)"),
-]
+pytestmark = NEEDS_CHROMIUM
 
 HOSTILE = (
     '</script><script>window.__pwned=1</script><img id="injected" src=x onerror="window.__pwned=2">'
@@ -51,14 +48,8 @@ def page_file(tmp_path, items, responses, manifest, build):
 
 @pytest.fixture
 def browser():
-    sync_api = pytest.importorskip("playwright.sync_api")
-    with sync_api.sync_playwright() as pw:
-        browser = pw.chromium.launch(
-            executable_path=str(CHROMIUM),
-            args=["--no-sandbox", "--disable-background-networking", "--disable-gpu"],
-        )
+    with headless_chromium() as browser:
         yield browser
-        browser.close()
 
 
 def _visible_ids(page) -> list[str]:
@@ -67,12 +58,8 @@ def _visible_ids(page) -> list[str]:
 
 def test_report_loads_offline_filters_work_and_hostile_text_is_inert(browser, page_file, tmp_path):
     page = browser.new_page(viewport={"width": 1280, "height": 900})
-    problems: list[str] = []
-    page.on("console", lambda m: problems.append(f"console {m.type}: {m.text}") if m.type in ("error", "warning") else None)
-    page.on("pageerror", lambda e: problems.append(f"page error: {e}"))
-    page.on("dialog", lambda d: (problems.append(f"dialog: {d.message}"), d.dismiss()))
-    requests: list[str] = []
-    page.on("request", lambda r: requests.append(r.url) if not r.url.startswith(("file:", "data:")) else None)
+    seen = watch(page)
+    problems, requests = seen.problems, seen.requests
     page.goto(page_file.as_uri())
     page.wait_for_function("document.querySelectorAll('#items article.item').length > 0")
 

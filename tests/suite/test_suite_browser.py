@@ -8,21 +8,18 @@ Set MMMU_EVAL_SCREENSHOT=path.png to keep a screenshot.
 from __future__ import annotations
 
 import os
-from pathlib import Path
 from typing import AsyncIterator, Sequence
 
 import pytest
+
+from fakes.browser import NEEDS_CHROMIUM, headless_chromium, watch
 
 from mmmu_eval.records import Request, Response
 from mmmu_eval.suite.execute import evaluate_suite
 
 from .conftest import quiet
 
-CHROMIUM = Path("/usr/bin/chromium")
-pytestmark = [
-    pytest.mark.slow,
-    pytest.mark.skipif(not CHROMIUM.exists(), reason="/usr/bin/chromium is missing: run `make browser` (apt-get install chromium)"),
-]
+pytestmark = NEEDS_CHROMIUM
 
 HOSTILE = (
     '</script><script>window.__pwned=1</script><img id="injected" src=x onerror="window.__pwned=2">'
@@ -58,12 +55,8 @@ def result(tmp_path):
 
 @pytest.fixture
 def browser():
-    sync_api = pytest.importorskip("playwright.sync_api")
-    with sync_api.sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=str(CHROMIUM),
-                                     args=["--no-sandbox", "--disable-background-networking", "--disable-gpu"])
+    with headless_chromium() as browser:
         yield browser
-        browser.close()
 
 
 def test_suite_report_opens_offline_shows_flips_side_by_side_and_keeps_hostile_text_inert(result, browser):
@@ -71,12 +64,8 @@ def test_suite_report_opens_offline_shows_flips_side_by_side_and_keeps_hostile_t
     assert flips["count"] > 0, "answering A everywhere flips the items whose gold is A with 4 options only"
 
     page = browser.new_page(viewport={"width": 1280, "height": 900})
-    problems: list[str] = []
-    page.on("console", lambda m: problems.append(f"console {m.type}: {m.text}") if m.type in ("error", "warning") else None)
-    page.on("pageerror", lambda e: problems.append(f"page error: {e}"))
-    page.on("dialog", lambda d: (problems.append(f"dialog: {d.message}"), d.dismiss()))
-    requests: list[str] = []
-    page.on("request", lambda r: requests.append(r.url) if not r.url.startswith(("file:", "data:")) else None)
+    seen = watch(page)
+    problems, requests = seen.problems, seen.requests
     page.goto((result.suite_dir / "report.html").as_uri())
     page.wait_for_function("document.querySelectorAll('#items article.item').length > 0")
 

@@ -10,17 +10,15 @@ Table 1 row equal to that of a suite never interrupted.
 from __future__ import annotations
 
 import json
-import os
-import signal
 import subprocess
 import sys
-import time
 from collections import Counter
 from pathlib import Path
 
 import pytest
 
 from fakes.fault_server import FaultServer
+from fakes.processes import kill_when, offline_environment
 
 pytestmark = pytest.mark.slow
 
@@ -30,13 +28,6 @@ ITEMS = {"standard-4": 24, "standard-10": 24, "vision": 24, "mmmu-validation": 4
 def command(url: str, out: Path) -> list[str]:
     return [sys.executable, "-m", "mmmu_eval", "suite", "--data", "sample", "--model", "openai:fake-model",
             "--base-url", url, "--concurrency", "4", "--bootstrap", "50", "--no-html", "--out", str(out)]
-
-
-def environment() -> dict[str, str]:
-    env = {**os.environ, "HF_HUB_OFFLINE": "1"}
-    env.pop("OPENAI_API_KEY", None)
-    env.pop("OPENAI_BASE_URL", None)
-    return env
 
 
 def lines(run: Path) -> list[dict]:
@@ -57,32 +48,18 @@ def stored(out: Path) -> int:
 def test_sigkill_part_way_then_the_same_command_finishes_every_run_once(tmp_path):
     with FaultServer(latency=0.03, fault_rate=0.0) as server:
         reference = tmp_path / "reference"
-        done = subprocess.run(command(server.url, reference), env=environment(), capture_output=True, text=True, timeout=180)
+        done = subprocess.run(command(server.url, reference), env=offline_environment(), capture_output=True, text=True, timeout=180)
         assert done.returncode == 0, done.stderr[-3000:]
 
         out = tmp_path / "killed"
-        process = subprocess.Popen(command(server.url, out), env=environment(),
-                                   stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-        try:
-            deadline = time.monotonic() + 90
-            while stored(out) < 30:
-                assert process.poll() is None, process.stderr.read().decode()[-3000:]
-                assert time.monotonic() < deadline, "the suite stored nothing within 90 s"
-                time.sleep(0.02)
-            process.send_signal(signal.SIGKILL)
-            process.wait(timeout=10)
-        finally:
-            if process.poll() is None:
-                process.kill()
-                process.wait()
-            process.stderr.close()
+        kill_when(command(server.url, out), lambda: stored(out) >= 30, what="the suite stored 30 responses", timeout=90)
         before = {run.name: {x["item_id"] for x in lines(run) if x["status"] == "ok"} for run in out.iterdir() if run.is_dir()}
         total = sum(len(v) for v in before.values())
         assert 30 <= total < 6 * 24 + 40, "killed part way"
         assert not (out / "suite.json").exists() or json.loads((out / "suite.json").read_text())["status"] == "running"
         asked_before = Counter(server.attempts)
 
-        resumed = subprocess.run(command(server.url, out), env=environment(), capture_output=True, text=True, timeout=180)
+        resumed = subprocess.run(command(server.url, out), env=offline_environment(), capture_output=True, text=True, timeout=180)
         assert resumed.returncode == 0, resumed.stderr[-3000:]
         asked_after = Counter(server.attempts)
 

@@ -56,6 +56,13 @@ def _fit(label: str, width_px: int) -> str:
     return label if len(label) <= room else label[: room - 1] + "…"
 
 
+def _whisker(low: float, high: float, mid: float) -> str:
+    """A 95% interval drawn from ``low`` to ``high`` (pixels) at height ``mid``, with end ticks."""
+    lo, hi = _f(low), _f(high)
+    return (f'<line x1="{lo}" y1="{_f(mid)}" x2="{hi}" y2="{_f(mid)}" stroke="#263238"/>'
+            + "".join(f'<line x1="{cx}" y1="{_f(mid - 4)}" x2="{cx}" y2="{_f(mid + 4)}" stroke="#263238"/>' for cx in (lo, hi)))
+
+
 def bar_chart(
     bars: Sequence[Bar],
     *,
@@ -117,11 +124,8 @@ def bar_chart(
         )
         end = x(bar.value)
         if bar.ci is not None:
-            lo, hi = _f(x(bar.ci[0])), _f(x(bar.ci[1]))
             end = max(end, x(bar.ci[1]))
-            out.append(f'<line x1="{lo}" y1="{_f(mid)}" x2="{hi}" y2="{_f(mid)}" stroke="#263238"/>')
-            for cx in (lo, hi):
-                out.append(f'<line x1="{cx}" y1="{_f(mid - 4)}" x2="{cx}" y2="{_f(mid + 4)}" stroke="#263238"/>')
+            out.append(_whisker(x(bar.ci[0]), x(bar.ci[1]), mid))
         text = f"{100 * bar.value:.1f}%" + (f"  {bar.note}" if bar.note else "")
         out.append(
             f'<text x="{_f(end + 6)}" y="{_f(mid + 4)}" fill="#37474f"{weight} xml:space="preserve">'
@@ -200,11 +204,8 @@ def difference_chart(
         )
         end = max(right, zero)
         if r.ci is not None:
-            lo, hi = _f(x(r.ci[0])), _f(x(r.ci[1]))
             end = max(end, x(r.ci[1]))
-            out.append(f'<line x1="{lo}" y1="{_f(mid)}" x2="{hi}" y2="{_f(mid)}" stroke="#263238"/>')
-            for cx in (lo, hi):
-                out.append(f'<line x1="{cx}" y1="{_f(mid - 4)}" x2="{cx}" y2="{_f(mid + 4)}" stroke="#263238"/>')
+            out.append(_whisker(x(r.ci[0]), x(r.ci[1]), mid))
         text = f"{100 * r.value:+.1f} pts" + (f"  {r.note}" if r.note else "")
         out.append(f'<text x="{_f(end + 6)}" y="{_f(mid + 4)}" fill="#37474f"{weight} xml:space="preserve">'
                    f"{escape(text)}</text>")

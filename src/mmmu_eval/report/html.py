@@ -363,7 +363,7 @@ def render_html(
     mark_loose_images(rows, items, manifest)
     if harness:
         annotate_rows(rows, harness)
-    script = asset("report.js")
+    script = asset("browser.js") + asset("report.js")
     csp = content_security_policy(script)
     run = results["run"]
     title = f"{run['model'] or 'run'} · {results['benchmark']} {results['setting'] or results['split']}"

@@ -343,7 +343,7 @@ def render_suite_html(summary: Mapping[str, Any], records: Sequence[RunRecord], 
     data = flip_rows(summary, records, images=images, image_budget=image_budget)
     mmmu_cell = summary["table1"].get("mmmu_val")
     mmmu = next((r for r in records if mmmu_cell and r.name == mmmu_cell["run"] and r.results), None)
-    script = _suite_asset("suite.js")
+    script = asset("browser.js") + _suite_asset("suite.js")
     config = {k: summary.get(k) for k in ("config", "planned", "interval")}
     return (
         "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\">"

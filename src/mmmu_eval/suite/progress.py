@@ -22,7 +22,7 @@ from typing import Callable
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn
 
-from mmmu_eval.progress import Display, status_text
+from mmmu_eval.progress import Display, session_rate, status_text
 from mmmu_eval.records import Response
 
 __all__ = ["SuiteDisplay"]
@@ -42,9 +42,7 @@ class _Row:
     finished: bool = False
 
     def rate(self, now: float) -> float | None:
-        new = self.done - self.done_before
-        elapsed = now - self.started if self.started is not None else 0.0
-        return new / elapsed if new > 0 and elapsed > 0 else None
+        return session_rate(self.done, self.done_before, now - self.started if self.started is not None else 0.0)
 
     def eta(self, now: float) -> float | None:
         rate = self.rate(now)

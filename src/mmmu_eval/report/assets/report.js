@@ -1,23 +1,12 @@
-// Item browser of the mmmu-eval HTML report.
+// Item browser of the mmmu-eval HTML report (after browser.js, which holds the shared parts).
 // Every value shown comes from the JSON block and is untrusted (model output, dataset text):
 // it is only ever placed with textContent or as a data: image URL, never parsed as HTML.
 (function () {
   "use strict";
+  var B = MmmuBrowser;
+  var el = B.el;
   var items = JSON.parse(document.getElementById("items-data").textContent);
-  var PAGE = 25;
   var state = { show: "all", subject: "", query: "", page: 0 };
-  var list = document.getElementById("items");
-  var count = document.getElementById("f-count");
-  var pageInfo = document.getElementById("p-info");
-  var prev = document.getElementById("p-prev");
-  var next = document.getElementById("p-next");
-
-  function el(tag, cls, text) {
-    var node = document.createElement(tag);
-    if (cls) node.className = cls;
-    if (text !== undefined && text !== null) node.textContent = String(text);
-    return node;
-  }
 
   var KEEP = {
     all: function () { return true; },
@@ -70,36 +59,10 @@
     }
     if (it.options.length) {
       left.appendChild(el("div", "label", "Options"));
-      var ol = el("ol", "opts");
-      it.options.forEach(function (text, i) {
-        var letter = it.letters[i];
-        var li = el("li", (it.answer.indexOf(letter) >= 0 ? "gold " : "") + (it.pred === letter ? "pred" : ""));
-        li.appendChild(el("b", null, letter + "."));
-        li.appendChild(document.createTextNode(text));
-        ol.appendChild(li);
-      });
-      left.appendChild(ol);
+      left.appendChild(B.options(it.options, it.letters, it.answer, it.pred));
     }
     if (it.images.length) {
-      var imgs = el("div", "imgs");
-      it.images.forEach(function (im) {
-        var fig = el("figure");
-        if (im.src && im.src.indexOf("data:image/") === 0) {
-          var img = el("img");
-          img.alt = im.field;
-          img.src = im.src;
-          img.title = "click to enlarge";
-          img.addEventListener("click", function () { fig.classList.toggle("big"); });
-          fig.appendChild(img);
-        }
-        fig.appendChild(el("figcaption", null, im.note ? im.field + ": " + im.note : im.field));
-        if (im.loose) {
-          fig.classList.add("loose");
-          fig.appendChild(el("figcaption", "loose-note", im.loose));
-        }
-        imgs.appendChild(fig);
-      });
-      left.appendChild(imgs);
+      left.appendChild(B.images(it.images, function (im) { return im.src; }));
     }
     cols.appendChild(left);
 
@@ -137,31 +100,9 @@
     return art;
   }
 
-  function render() {
-    var kept = items.filter(matches);
-    var pages = Math.max(1, Math.ceil(kept.length / PAGE));
-    if (state.page >= pages) state.page = pages - 1;
-    list.textContent = "";
-    kept.slice(state.page * PAGE, (state.page + 1) * PAGE).forEach(function (it) {
-      list.appendChild(card(it));
-    });
-    if (!kept.length) list.appendChild(el("div", "empty", "No item matches these filters."));
-    count.textContent = kept.length + " of " + items.length + " items";
-    pageInfo.textContent = "page " + (state.page + 1) + " of " + pages;
-    prev.disabled = state.page === 0;
-    next.disabled = state.page >= pages - 1;
-  }
-
-  function on(id, event, fn) {
-    document.getElementById(id).addEventListener(event, function (e) {
-      fn(e.target);
-      render();
-    });
-  }
-  on("f-show", "change", function (t) { state.show = t.value; state.page = 0; });
-  on("f-subject", "change", function (t) { state.subject = t.value; state.page = 0; });
-  on("f-search", "input", function (t) { state.query = t.value.trim().toLowerCase(); state.page = 0; });
-  on("p-prev", "click", function () { state.page = Math.max(0, state.page - 1); });
-  on("p-next", "click", function () { state.page += 1; });
-  render();
+  var view = B.browser({ items: items, matches: matches, card: card, size: 25, state: state });
+  view.on("f-show", "change", function (t) { state.show = t.value; state.page = 0; });
+  view.on("f-subject", "change", function (t) { state.subject = t.value; state.page = 0; });
+  view.on("f-search", "input", function (t) { state.query = t.value.trim().toLowerCase(); state.page = 0; });
+  view.render();
 })();
