@@ -167,7 +167,8 @@ async def evaluate_suite_async(config: SuiteConfig | None = None, /, **overrides
     if failures and not results and all(isinstance(e, ConfigError) for e in failures.values()):
         raise next(iter(failures.values()))  # a setup problem every run met: say it once
     summary = summarize(config.out, runs, model=config.run.model, config=config.to_json(),
-                        failures={k: str(v) for k, v in failures.items()}, resamples=resamples, seed=seed)
+                        failures={k: str(v) for k, v in failures.items()}, resamples=resamples, seed=seed,
+                        html=config.run.html)
     return SuiteResult(config.out, summary, results, {k: str(v) for k, v in failures.items()})
 
 
