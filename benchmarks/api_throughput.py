@@ -1,26 +1,37 @@
-"""Throughput of the OpenAI-compatible backend against a local server with a fixed latency.
+"""Throughput, CPU, start-up, tail and memory of ``mmmu-eval run`` against a fixed-latency server.
 
-The workload of the issue: MMMU-sized items (one 800x600 PNG of about 300 KB and a prompt of a
-few hundred characters each) sent to a server that answers every chat request after exactly
-``--latency`` seconds (0.2 by default). With N requests in flight the best possible rate is
-N / latency items per second (the bound); the harness should come close to it. For each
-concurrency the benchmark starts a fresh Python process (so start-up and memory are measured as a
-user meets them) and reports:
+Each measured run is the whole command as a user types it (``mmmu-eval run --model openai:...
+--data SNAPSHOT --base-url ...``), started as a fresh process and timed from launch to exit:
+imports, reading the parquet snapshot, building the prompts, the preflight probe, every request,
+scoring, results.json, predictions.jsonl and report.html with its embedded images. The server
+answers every chat request after exactly ``--latency`` seconds (0.2 by default), so with N
+requests in flight the best possible rate is N / latency items per second (the bound).
 
-- items/s over the run, and as a share of the bound;
-- start-up: seconds from launching the process (imports, building the requests, preflight) to
-  the first item request reaching the server;
-- the harness's own CPU time per item (all its threads), which says how many requests one
-  core can keep in flight;
-- peak RSS of the harness process.
+Workloads (each a snapshot laid out like the hub, written once into ``--workdir``):
+
+- ``mmmu-validation``: 900 items (30 subjects x 30), one 800x600 PNG of about 300 KB each: the
+  large-image workload (bodies of about 400 KB).
+- ``mmmu-pro-standard-10``: 1,730 items, 10 options, one small PNG (about 20 KB) each.
+- ``mmmu-test``: 10,500 items with small images and no answers (for the tail: scoring, results,
+  submission.json and the report of a test-split-sized run).
+
+Figures per run (the table shows the median run by rate):
+
+- items/s over the request phase (first item request to last answer, seen by the server), and
+  as a share of the bound;
+- start-up: launch to the first item request reaching the server (after the preflight probe);
+- tail: the server's last answer to the process's exit (scoring, results, report);
+- harness CPU per item: the command's user + system CPU over the whole run, divided by items;
+- peak RSS of the command (``ru_maxrss``), and the server's own CPU per item.
 
 The server is an asyncio Protocol in its own process: it receives every byte of each body
 (counting, not parsing) and answers a fixed completion after the latency, so it costs little
-CPU and is not the bottleneck (its CPU per item is printed too). Images are read from files through
-lazy ``ImageRef`` loaders, as the dataset does.
+CPU and is not the bottleneck. The machine's other load shows in the wall-clock figures; CPU per
+item and the share of the bound within one run are the steadier ones.
 
-    python benchmarks/api_throughput.py                    # 900 items, latency 0.2 s
-    python benchmarks/api_throughput.py --concurrency 64 --items 300
+    python benchmarks/api_throughput.py --all              # the README table (both workloads, 32/64/256)
+    python benchmarks/api_throughput.py --workload mmmu-pro-standard-10 --concurrency 64 --repeat 1
+    python benchmarks/api_throughput.py --workload mmmu-test --concurrency 256 --repeat 1
 """
 
 from __future__ import annotations
@@ -30,28 +41,56 @@ import asyncio
 import io
 import json
 import os
-import resource
+import shutil
 import subprocess
 import sys
 import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent / "tests"))
+
+MODEL = "bench-model"
 COMPLETION = json.dumps({
-    "id": "bench", "object": "chat.completion", "created": 0, "model": "bench-model",
+    "id": "bench", "object": "chat.completion", "created": 0, "model": MODEL,
     "choices": [{"index": 0, "finish_reason": "stop",
                  "message": {"role": "assistant", "content": "The answer is (B)."}}],
     "usage": {"prompt_tokens": 900, "completion_tokens": 6, "total_tokens": 906},
 }).encode()
 MODELS = json.dumps({"object": "list", "data": [
-    {"id": "bench-model", "object": "model", "created": 0, "owned_by": "bench"}]}).encode()
-PROMPT = (
-    "Question: The figure <image 1> shows the cost curves of a firm in a competitive market. "
-    "At which output level does the firm maximise its profit, and what is the minimum of the "
-    "average variable cost shown in the figure? Consider the marginal cost curve.\n"
-    "Options:\n(A) 10 units\n(B) 20 units\n(C) 30 units\n(D) 40 units\n"
-    "Answer with the option's letter from the given choices directly."
+    {"id": MODEL, "object": "model", "created": 0, "owned_by": "bench"}]}).encode()
+QUESTION = (
+    "The figure <image 1> shows the cost curves of a firm in a competitive market. At which output "
+    "level does the firm maximise its profit, and what is the minimum of the average variable cost "
+    "shown in the figure? Consider the marginal cost curve."
 )
+
+
+@dataclass(frozen=True)
+class Workload:
+    name: str
+    benchmark: str
+    where: tuple[str, ...]
+    """``--split X`` or ``--setting X``."""
+    items: int
+    image_size: tuple[int, int]
+    noise_rows: int
+    """Rows of the picture with noise: what makes a PNG large."""
+    describe: str
+
+
+WORKLOADS = {
+    w.name: w for w in (
+        Workload("mmmu-validation", "mmmu", ("--split", "validation"), 900, (800, 600), 270,
+                 "MMMU validation-shaped: 900 items, one 800x600 PNG each"),
+        Workload("mmmu-pro-standard-10", "mmmu-pro", ("--setting", "standard-10"), 1730, (240, 180), 60,
+                 "MMMU-Pro standard-10: 1,730 items, 10 options, one small PNG each"),
+        Workload("mmmu-test", "mmmu", ("--split", "test"), 10_500, (240, 180), 60,
+                 "MMMU test-split-sized: 10,500 items, one small PNG each, no answers"),
+    )
+}
 
 
 # ------------------------------------------------------------------------------------ server
@@ -61,23 +100,36 @@ def serve(port_file: str, latency: float) -> None:
 
     An asyncio Protocol rather than streams: it receives every byte of each body but only counts
     them (no buffering, no JSON parsing), so it spends little CPU on the cores the harness uses.
+    ``/stats`` reports counts, times (``time.monotonic``, the same clock in every process) and
+    its CPU since ``/reset``.
     """
-    stats = {"chat": 0, "first_chat": [], "bytes": 0, "cpu": 0.0}
-    cpu_at_reset = [time.process_time()]
+    stats: dict = {}
+    cpu_at_reset = [0.0]
+
+    def reset() -> None:
+        stats.update(chat=0, first_any=None, first_chat=[], last_reply=None, bytes=0, cpu=0.0, peak_in_flight=0)
+        stats["in_flight"] = 0
+        cpu_at_reset[0] = time.process_time()
+
+    reset()
 
     def answer(path: str) -> bytes:
         if path == "/stats":
             stats["cpu"] = time.process_time() - cpu_at_reset[0]
             return json.dumps(stats).encode()
         if path == "/reset":
-            stats.update(chat=0, first_chat=[], bytes=0, cpu=0.0)
-            cpu_at_reset[0] = time.process_time()
+            reset()
             return b"{}"
+        if stats["first_any"] is None:
+            stats["first_any"] = time.monotonic()
         if path.endswith("/models"):
             return MODELS
         return b'{"error": {"message": "no route"}}'
 
-    def reply(transport: asyncio.Transport, payload: bytes) -> None:
+    def reply(transport: asyncio.Transport, payload: bytes, chat: bool = False) -> None:
+        if chat:
+            stats["in_flight"] -= 1
+            stats["last_reply"] = time.monotonic()
         if not transport.is_closing():
             transport.write(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: "
                             + str(len(payload)).encode() + b"\r\n\r\n" + payload)
@@ -117,17 +169,22 @@ def serve(port_file: str, latency: float) -> None:
         def finish(self, path: str) -> None:
             loop = asyncio.get_running_loop()
             if path.endswith("/chat/completions"):
+                now = time.monotonic()
+                if stats["first_any"] is None:
+                    stats["first_any"] = now
                 stats["chat"] += 1
                 stats["bytes"] += self.length
+                stats["in_flight"] += 1
+                stats["peak_in_flight"] = max(stats["peak_in_flight"], stats["in_flight"])
                 if len(stats["first_chat"]) < 2:
-                    stats["first_chat"].append(time.monotonic())
-                loop.call_later(latency, reply, self.transport, COMPLETION)
+                    stats["first_chat"].append(now)
+                loop.call_later(latency, reply, self.transport, COMPLETION, True)
             else:
                 reply(self.transport, answer(path))
 
     async def main() -> None:
         loop = asyncio.get_running_loop()
-        server = await loop.create_server(Connection, "127.0.0.1", 0, backlog=1024)
+        server = await loop.create_server(Connection, "127.0.0.1", 0, backlog=2048)
         Path(port_file).write_text(str(server.sockets[0].getsockname()[1]))
         async with server:
             await server.serve_forever()
@@ -145,130 +202,188 @@ def get(port: int, path: str) -> dict:
     return data
 
 
-# ----------------------------------------------------------------------------------- harness
+class Server:
+    """The fixed-latency server in its own process (``with Server(0.2) as port: ...``)."""
 
-def child(port: int, concurrency: int, items: int, image_dir: str) -> None:
-    """One measured run in a fresh process; prints a JSON line of figures."""
-    from mmmu_eval.backends.openai_api import OpenAIBackend
-    from mmmu_eval.backends.retry import RetryPolicy
-    from mmmu_eval.records import GenerationSettings, ImagePart, ImageRef, Request, TextPart
+    def __init__(self, latency: float) -> None:
+        self.latency = latency
 
-    files = sorted(Path(image_dir).glob("*.png"))
-    settings = GenerationSettings(max_tokens=16, temperature=0.0)
+    def __enter__(self) -> int:
+        self._tmp = tempfile.TemporaryDirectory()
+        port_file = Path(self._tmp.name) / "port"
+        self._proc = subprocess.Popen([sys.executable, "-c",
+                                       f"import runpy; m = runpy.run_path({__file__!r}, run_name='bench');"
+                                       f" m['serve']({str(port_file)!r}, {self.latency})"])
+        while not port_file.exists() or not port_file.read_text():
+            if self._proc.poll() is not None:
+                raise RuntimeError("the benchmark server did not start")
+            time.sleep(0.05)
+        return int(port_file.read_text())
 
-    def ref(path: Path) -> ImageRef:
-        return ImageRef("image_1", path.read_bytes)  # read lazily, when the request is built
-
-    requests = [
-        Request(f"validation_Bench_{n}",
-                parts=(TextPart(f"[{n}] {PROMPT[:60]}"), ImagePart(ref(files[n % len(files)])), TextPart(PROMPT[60:])),
-                choices=("A", "B", "C", "D"), generation=settings)
-        for n in range(items)
-    ]
-
-    async def run() -> dict:
-        backend = OpenAIBackend("bench-model", base_urls=[f"http://127.0.0.1:{port}/v1"], api_key="EMPTY",
-                                concurrency=concurrency, policy=RetryPolicy(timeout=60))
-        await backend.preflight(requests)
-        cpu0, t0 = time.process_time(), time.monotonic()
-        ok = 0
-        async for response in backend.generate(requests):
-            ok += response.status == "ok"
-        elapsed = time.monotonic() - t0
-        cpu = time.process_time() - cpu0
-        await backend.aclose()
-        return {"ok": ok, "elapsed": elapsed, "cpu": cpu}
-
-    figures = asyncio.run(run())
-    figures["rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    print(json.dumps(figures), flush=True)
+    def __exit__(self, *exc: object) -> None:
+        self._proc.kill()
+        self._proc.wait()
+        self._tmp.cleanup()
 
 
-def measure(port: int, concurrency: int, items: int, image_dir: Path) -> dict[str, float]:
-    """One run in a fresh process: its rate, start-up, CPU per item, memory and the server's CPU."""
-    get(port, "/reset")
-    spawned = time.monotonic()
-    out = subprocess.run(
-        [sys.executable, __file__, "--child", str(port), str(concurrency), str(items), str(image_dir)],
-        check=True, capture_output=True, text=True,
-    )
-    figures = json.loads(out.stdout.strip().splitlines()[-1])
-    stats = get(port, "/stats")
-    assert figures["ok"] == items and stats["chat"] == items + 1, (figures, stats)  # + the probe
-    return {
-        "rate": items / figures["elapsed"],
-        "startup": stats["first_chat"][1] - spawned,  # [0] is the preflight probe
-        "cpu_ms": 1000 * figures["cpu"] / items,
-        "rss_mb": figures["rss_mb"],
-        "server_cpu_ms": 1000 * stats["cpu"] / items,
-    }
+# --------------------------------------------------------------------------------- snapshots
 
-
-def make_images(directory: Path, count: int = 16) -> int:
-    """MMMU-sized PNGs: 800x600, a gradient with noise over part of it (about 300 KB each)."""
+def make_images(directory: Path, size: tuple[int, int], noise_rows: int, count: int = 16) -> list[bytes]:
+    """PNGs of one size: a gradient with noise over part of it (the noise sets the file size)."""
     import numpy as np
     from PIL import Image
 
+    width, height = size
     rng = np.random.default_rng(0)
-    y, x = np.mgrid[0:600, 0:800]
-    base = np.stack([x * 255 / 800, y * 255 / 600, (x + y) * 255 / 1400], -1)
-    total = 0
+    y, x = np.mgrid[0:height, 0:width]
+    base = np.stack([x * 255 / width, y * 255 / height, (x + y) * 255 / (width + height)], -1)
+    images = []
     for n in range(count):
         image = base.copy()
-        rows = 270
-        image[n * 10: n * 10 + rows] += rng.integers(0, 8, (rows, 800, 3))
+        top = (n * 10) % max(1, height - noise_rows)
+        image[top: top + noise_rows] += rng.integers(0, 8, (min(noise_rows, height - top), width, 3))
         buffer = io.BytesIO()
         Image.fromarray(image.clip(0, 255).astype(np.uint8)).save(buffer, format="PNG")
-        (directory / f"img{n:02d}.png").write_bytes(buffer.getvalue())
-        total += len(buffer.getvalue())
-    return total // count
+        images.append(buffer.getvalue())
+    return images
+
+
+def build_snapshot(workload: Workload, root: Path) -> Path:
+    """Write the workload's parquet files (hub layout) under ``root`` once; returns the snapshot."""
+    from fakes.parquet_rows import image_cell, mmmu_row, pro_row, write_mmmu, write_pro
+
+    from mmmu_eval.dataset.subjects import SUBJECTS
+
+    snapshot = root / workload.name
+    done = snapshot / ".complete"
+    if done.exists():
+        return snapshot
+    shutil.rmtree(snapshot, ignore_errors=True)
+    images = make_images(root, workload.image_size, workload.noise_rows)
+    subjects = sorted(SUBJECTS)
+    per, extra = divmod(workload.items, len(subjects))
+    split = "test" if workload.name == "mmmu-test" else "validation"
+    pro_rows = []
+    n = 0
+    for s, subject in enumerate(subjects):
+        rows = []
+        for k in range(1, per + (s < extra) + 1):
+            item_id = f"{split}_{subject}_{k}"
+            cell = image_cell(images[n % len(images)], f"{item_id}_1.png")
+            n += 1
+            if workload.benchmark == "mmmu-pro":
+                options = str([f"{10 * (i + 1)} units of output" for i in range(10)])
+                rows.append(pro_row(item_id, subject, question=QUESTION, image_1=cell, options=options, answer="B"))
+            else:
+                options = "['10 units', '20 units', '30 units', '40 units']"
+                answer = "?" if split == "test" else "B"
+                rows.append(mmmu_row(item_id, question=QUESTION, image_1=cell, answer=answer, options=options))
+        if workload.benchmark == "mmmu-pro":
+            pro_rows.extend(rows)
+        else:
+            write_mmmu(snapshot / "MMMU", subject, split, rows)
+    if pro_rows:
+        write_pro(snapshot / "MMMU_Pro", "standard-10", pro_rows, row_group_size=100)  # as `datasets` writes images
+    done.touch()
+    return snapshot
+
+
+# ------------------------------------------------------------------------------- measuring
+
+def command(workload: Workload, snapshot: Path, port: int, concurrency: int, out: Path) -> list[str]:
+    """``mmmu-eval run ...`` exactly as a user would type it (the venv's console script)."""
+    script = Path(sys.executable).with_name("mmmu-eval")
+    head = [str(script)] if script.exists() else [sys.executable, "-m", "mmmu_eval.cli.main"]
+    return [*head, "run", "--benchmark", workload.benchmark, *workload.where, "--data", str(snapshot),
+            "--model", f"openai:{MODEL}", "--base-url", f"http://127.0.0.1:{port}/v1",
+            "--concurrency", str(concurrency), "--out", str(out)]
+
+
+def measure(workload: Workload, snapshot: Path, port: int, concurrency: int, scratch: Path) -> dict[str, float]:
+    """One ``mmmu-eval run`` in a fresh process, timed from launch to exit, with its rusage."""
+    out = scratch / f"run-{workload.name}-{concurrency}"
+    shutil.rmtree(out, ignore_errors=True)
+    get(port, "/reset")
+    log = scratch / "last-run.log"
+    with log.open("wb") as sink:
+        launched = time.monotonic()
+        proc = subprocess.Popen(command(workload, snapshot, port, concurrency, out),
+                                stdout=sink, stderr=subprocess.STDOUT, env={**os.environ, "HF_HUB_OFFLINE": "1"})
+        _, status, usage = os.wait4(proc.pid, 0)
+        exited = time.monotonic()
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    stats = get(port, "/stats")
+    if proc.returncode != 0 or stats["chat"] != workload.items + 1:  # + the preflight probe
+        raise RuntimeError(f"the run failed (exit {proc.returncode}, {stats['chat']} chat requests); "
+                           f"its output:\n{log.read_text()[-3000:]}")
+    first, last = stats["first_chat"][1], stats["last_reply"]  # first_chat[0] is the probe
+    return {
+        "rate": workload.items / (last - first),
+        "startup": first - launched,
+        "probe": stats["first_any"] - launched,
+        "tail": exited - last,
+        "cpu_ms": 1000 * (usage.ru_utime + usage.ru_stime) / workload.items,
+        "rss_mb": usage.ru_maxrss / 1024,
+        "server_cpu_ms": 1000 * stats["cpu"] / workload.items,
+        "peak_in_flight": stats["peak_in_flight"],
+        "report_mb": (out / "report.html").stat().st_size / 2**20,
+    }
+
+
+HEADER = ("| workload | in flight | items/s | bound | of bound | start-up to first request | last answer to exit "
+          "| harness CPU per item | peak RSS |")
+
+
+def row(workload: Workload, concurrency: int, latency: float, runs: list[dict[str, float]]) -> str:
+    """One markdown table row: the median run by rate, with the spread of rates."""
+    runs = sorted(runs, key=lambda r: r["rate"])
+    m = runs[len(runs) // 2]
+    bound = concurrency / latency
+    spread = f" ({runs[0]['rate']:.0f}-{runs[-1]['rate']:.0f})" if len(runs) > 1 else ""
+    return (f"| {workload.name} ({workload.items:,}) | {concurrency} | {m['rate']:.0f}{spread} | {bound:.0f} "
+            f"| {m['rate'] / bound:.0%} | {m['startup']:.2f} s | {m['tail']:.2f} s | {m['cpu_ms']:.2f} ms "
+            f"| {m['rss_mb']:.0f} MB |")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--concurrency", type=int, nargs="+", default=[1, 16, 64, 256])
-    parser.add_argument("--items", type=int, default=900)
-    parser.add_argument("--items-at-1", type=int, default=50,
-                        help="items at concurrency 1 (900 would take 3 minutes at the bound)")
+    parser.add_argument("--all", action="store_true",
+                        help="both README workloads at 32, 64 and 256 in flight (the README table)")
+    parser.add_argument("--workload", choices=sorted(WORKLOADS), nargs="+", default=["mmmu-validation"])
+    parser.add_argument("--concurrency", type=int, nargs="+", default=[32, 64, 256])
     parser.add_argument("--latency", type=float, default=0.2)
-    parser.add_argument("--repeat", type=int, default=3, help="runs per concurrency; the median is shown")
-    parser.add_argument("--child", nargs=4, metavar=("PORT", "CONCURRENCY", "ITEMS", "IMAGES"), help=argparse.SUPPRESS)
+    parser.add_argument("--repeat", type=int, default=3, help="runs per row; the median by rate is shown")
+    parser.add_argument("--workdir", type=Path, help="where snapshots are kept between runs (default: a temporary folder)")
     args = parser.parse_args()
-    if args.child:
-        port, concurrency, items, images = args.child
-        child(int(port), int(concurrency), int(items), images)
-        return
+    if args.all:
+        args.workload, args.concurrency = ["mmmu-validation", "mmmu-pro-standard-10"], [32, 64, 256]
 
     with tempfile.TemporaryDirectory() as tmp:
-        image_dir = Path(tmp) / "images"
-        image_dir.mkdir()
-        mean_size = make_images(image_dir)
-        port_file = Path(tmp) / "port"
-        server = subprocess.Popen([sys.executable, "-c",
-                                   f"import runpy; m = runpy.run_path({__file__!r}, run_name='bench');"
-                                   f" m['serve']({str(port_file)!r}, {args.latency})"])
-        try:
-            while not port_file.exists() or not port_file.read_text():
-                time.sleep(0.05)
-            port = int(port_file.read_text())
-            print(f"{args.items} items, one 800x600 PNG each (mean {mean_size / 1024:.0f} KB), "
-                  f"server latency {args.latency} s, {os.cpu_count()} CPUs")
-            print(f"median of {args.repeat} runs per row; 'range' is the slowest and fastest run")
-            print(f"{'concurrency':>11} {'items':>6} {'items/s':>8} {'range':>9} {'bound':>7} {'of bound':>8} "
-                  f"{'start-up s':>10} {'CPU ms/item':>11} {'peak RSS MB':>11} {'server CPU ms/item':>18}")
-            for concurrency in args.concurrency:
-                items = args.items_at_1 if concurrency == 1 else args.items
-                runs = sorted((measure(port, concurrency, items, image_dir) for _ in range(args.repeat)),
-                              key=lambda run: run["rate"])
-                median = runs[len(runs) // 2]
-                bound = concurrency / args.latency
-                spread = f"{runs[0]['rate']:.0f}-{runs[-1]['rate']:.0f}"
-                print(f"{concurrency:>11} {items:>6} {median['rate']:>8.1f} {spread:>9} {bound:>7.0f} "
-                      f"{median['rate'] / bound:>8.0%} {median['startup']:>10.2f} {median['cpu_ms']:>11.2f} "
-                      f"{median['rss_mb']:>11.0f} {median['server_cpu_ms']:>18.2f}", flush=True)
-        finally:
-            server.kill()
-            server.wait()
+        workdir = args.workdir or Path(tmp)
+        workdir.mkdir(parents=True, exist_ok=True)
+        scratch = Path(tmp) / "runs"
+        scratch.mkdir()
+        snapshots = {name: build_snapshot(WORKLOADS[name], workdir) for name in args.workload}
+        print(f"server latency {args.latency} s, {os.cpu_count()} CPUs; median of {args.repeat} run(s) per row "
+              "(the range of items/s in brackets); bound = in flight / latency")
+        print(HEADER)
+        print("|" + "---|" * (HEADER.count("|") - 1))
+        details = []
+        with Server(args.latency) as port:
+            for name in args.workload:
+                workload = WORKLOADS[name]
+                for concurrency in args.concurrency:
+                    runs = [measure(workload, snapshots[name], port, concurrency, scratch) for _ in range(args.repeat)]
+                    print(row(workload, concurrency, args.latency, runs), flush=True)
+                    details.append((workload.name, concurrency, runs))
+        print()
+        print("per run: probe = launch to the preflight's first request; peak in flight seen by the server; "
+              "server CPU per item; report.html size")
+        for name, concurrency, runs in details:
+            for r in runs:
+                print(f"  {name} @{concurrency}: {r['rate']:.0f} items/s, probe {r['probe']:.2f} s, "
+                      f"peak in flight {r['peak_in_flight']}, server {r['server_cpu_ms']:.2f} ms/item, "
+                      f"report {r['report_mb']:.0f} MB")
 
 
 if __name__ == "__main__":

@@ -20,7 +20,7 @@ from mmmu_eval.backends.openai_api import (
     retry_after_seconds,
     split_reasoning,
 )
-from mmmu_eval.backends.retry import RetryPolicy
+from mmmu_eval.backends.retry import Failure, RetryPolicy
 from mmmu_eval.config import RunConfig
 from mmmu_eval.errors import ConfigError, DataError
 from mmmu_eval.records import GenerationSettings, ImagePart, ImageRef, Request, TextPart
@@ -273,8 +273,11 @@ async def test_rate_limit_is_retried_after_the_servers_wait_and_recorded():
     assert r.error.startswith("malformed answer: the answer has no choices"), "last retried error kept"
 
 
-async def test_chat_requests_carry_the_sdk_clients_own_url_headers_and_timeout():
-    """Chat bodies bypass client.post for speed; what goes on the wire besides the body is the SDK's."""
+async def test_chat_requests_carry_the_headers_the_sdk_sends_that_mean_something_to_a_server(monkeypatch):
+    """Requests bypass the SDK for speed (no SDK import on success); the key, content type,
+    organisation and project go out as the SDK sends them; the user agent names mmmu-eval."""
+    monkeypatch.setenv("OPENAI_ORG_ID", "org-1")
+    monkeypatch.setenv("OPENAI_PROJECT_ID", "proj-2")
     seen: list[httpx.Request] = []
 
     def handler(request: httpx.Request) -> httpx.Response:
@@ -284,22 +287,23 @@ async def test_chat_requests_carry_the_sdk_clients_own_url_headers_and_timeout()
     b = OpenAIBackend("m", base_urls=["http://127.0.0.1:9/v1"], api_key="sk-test",
                       transport=httpx.MockTransport(handler), policy=RetryPolicy(timeout=30.0))
     await run_all(b, [Request("i", parts=(TextPart("q"),))])
-    sdk = openai.AsyncOpenAI(base_url="http://127.0.0.1:9/v1", api_key="sk-test", max_retries=0, timeout=30.0,
-                             http_client=httpx.AsyncClient(transport=httpx.MockTransport(handler),
-                                                           timeout=httpx.Timeout(30.0)))
+    sdk = openai.AsyncOpenAI(base_url="http://127.0.0.1:9/v1", api_key="sk-test", max_retries=0,
+                             http_client=httpx.AsyncClient(transport=httpx.MockTransport(handler)))
     await sdk.post("/chat/completions", content=seen[0].content, cast_to=httpx.Response)
     await sdk.close()
     ours, theirs = seen
     assert ours.url == theirs.url and ours.method == theirs.method == "POST"
-    assert sorted(ours.headers.multi_items()) == sorted(theirs.headers.multi_items())
-    assert ours.headers["authorization"] == "Bearer sk-test"
-    assert ours.extensions["timeout"] == theirs.extensions["timeout"]
+    for name in ("authorization", "content-type", "accept", "openai-organization", "openai-project"):
+        assert ours.headers[name] == theirs.headers[name], name
+    assert ours.headers["authorization"] == "Bearer sk-test" and ours.headers["openai-project"] == "proj-2"
+    assert ours.headers["user-agent"].startswith("mmmu-eval/")
 
 
 async def test_failures_are_raised_as_the_sdk_raises_them():
-    from mmmu_eval.backends.openai_api import _Sender
+    from mmmu_eval.backends.openai_http import Endpoint
 
     script = [httpx.Response(429, json={"error": {"message": "slow", "code": "insufficient_quota"}}),
+              httpx.Response(503, headers={"retry-after": "7"}, text="overloaded"),
               httpx.ReadTimeout("slow"), httpx.ConnectError("refused")]
 
     def handler(request: httpx.Request) -> httpx.Response:
@@ -308,18 +312,21 @@ async def test_failures_are_raised_as_the_sdk_raises_them():
             raise step
         return step
 
-    http = httpx.AsyncClient(transport=httpx.MockTransport(handler))
-    sdk = openai.AsyncOpenAI(base_url="http://127.0.0.1:9/v1", api_key="k", max_retries=0, http_client=http)
-    sender = _Sender(sdk, http, 10.0)
+    endpoint = Endpoint("http://127.0.0.1:9/v1", "k", concurrency=1, timeout=10.0,
+                        transport=httpx.MockTransport(handler))
     with pytest.raises(openai.RateLimitError) as caught:
-        await sender.post(b"{}")
+        await endpoint.post_chat(b"{}")
     assert classify_error(caught.value).kind == "final", "exhausted quota read from the SDK's error body"
+    with pytest.raises(openai.InternalServerError) as caught:
+        await endpoint.post_chat(b"{}")
+    assert classify_error(caught.value) == Failure("temporary", "HTTP 503: Error code: 503", 7.0)
     with pytest.raises(openai.APITimeoutError):
-        await sender.post(b"{}")
+        await endpoint.post_chat(b"{}")
     with pytest.raises(openai.APIConnectionError) as caught:
-        await sender.post(b"{}")
+        await endpoint.post_chat(b"{}")
     assert classify_error(caught.value).message.startswith("connection failed: refused")
-    await sdk.close()
+    await endpoint.aclose()
+    await endpoint.aclose()  # a second close is harmless
 
 
 async def test_final_client_error_is_an_error_response_never_answer_text():

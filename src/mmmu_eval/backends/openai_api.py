@@ -1,26 +1,23 @@
 """OpenAI-compatible chat backend: OpenAI, vLLM, SGLang, TGI, Ollama, llama.cpp, ``transformers serve``.
 
-Built on the ``openai`` SDK's ``AsyncOpenAI``. What it does, and why:
+What it does, and why:
 
 - **Lossless images, in prompt order.** Each image part becomes an ``image_url`` data URL of the
-  dataset's stored bytes, untouched (see ``backends/images.py``); text parts stay text.
-- **Saturates the server, keeps memory flat.** Each endpoint gets ``concurrency`` workers (one
-  limit per endpoint); workers pull the next request from one shared queue, so several
-  ``--base-url`` spread the load and a fast server takes more. Request bodies (image bytes ->
-  base64 -> JSON) are built by a small thread pool just ahead of need, into a short bounded
-  queue, so the event loop only moves bytes and a worker sends its next request the moment an
-  answer arrives; only requests in flight or about to be sent hold encoded images.
-- **Little CPU per request.** Each endpoint has one ``AsyncOpenAI`` client: it runs the
-  preflight, and its headers (``default_headers`` and ``auth_headers``: the key, user agent and
-  ``X-Stainless-*``) and its status errors (``_make_status_error_from_response``) are the ones
-  the chat requests use. Those requests are sent by each worker's own single-connection
-  ``httpx.AsyncClient`` (same TLS context, timeout and proxy settings from the environment)
-  with the ready body as ``content=`` bytes, and failures are raised as the SDK raises them
-  (``APITimeoutError``, ``APIConnectionError``, ``APIStatusError``). The SDK's request path
-  (option models, header merging, auth hooks) and httpcore's scan of every pooled connection on
-  each request cost about 1 ms of event-loop CPU per item, a third of the harness's CPU.
-- **Survives faults.** Failures are classified here (``classify_error``) and retried by the one
-  loop in ``backends/retry.py``. An item that never gets an answer becomes a Response with
+  dataset's stored bytes, untouched (see ``backends/images.py``); text parts stay text. The body
+  is built and serialised by ``backends/openai_body.py``.
+- **Saturates the server, keeps memory flat.** Each endpoint allows ``concurrency`` requests in
+  flight (one limit per endpoint, shared by every ``generate`` call on this backend); workers
+  pull the next request from one queue, so several ``--base-url`` spread the load and a fast
+  server takes more. Request bodies (image bytes -> base64 -> JSON) are built by a small thread
+  pool just ahead of need, into a short bounded queue, so the event loop only moves bytes and a
+  worker sends its next request the moment an answer arrives; only requests in flight or about
+  to be sent hold encoded images.
+- **Little CPU per request, quick start.** Requests go out through ``aiohttp``, and the ``openai``
+  SDK is imported only when something fails, to raise the failure as the SDK would (see
+  ``backends/openai_http.py``): about 0.25 ms of CPU per request instead of 1.5 to 3 ms, and
+  about a second less before the first request.
+- **Survives faults.** Failures are classified (``backends/openai_errors.py``) and retried by the
+  one loop in ``backends/retry.py``. An item that never gets an answer becomes a Response with
   status ``error`` and the last error message; an error is never turned into answer text.
 - **Preflight.** Before the run, one probe per endpoint checks the server answers, lists the
   model, and accepts as many images in one request as the run needs.
@@ -40,36 +37,44 @@ anywhere. A server on loopback (127.0.0.1, localhost, ::1) needs no key: local v
 from __future__ import annotations
 
 import asyncio
-import base64
 import dataclasses
-import email.utils
 import ipaddress
 import json
 import logging
 import os
 import random
-import ssl
 import time
-import uuid
 from concurrent.futures import ThreadPoolExecutor
-from datetime import datetime, timezone
-from typing import Any, AsyncIterator, Callable, Sequence
+from typing import TYPE_CHECKING, Any, AsyncIterator, Callable, Sequence
 from urllib.parse import urlsplit, urlunsplit
 
-import httpx
-import openai
-
-try:  # about 2.5x faster than the standard library on a 300 KB image; same bytes
-    from pybase64 import b64encode
-except ImportError:  # pragma: no cover - pybase64 is a dependency, but keep working without it
-    from base64 import b64encode
-
-from mmmu_eval.backends.images import image_data_url, prepare_image, tiny_png
+from mmmu_eval.backends.openai_body import (
+    build_messages,
+    encode_body,
+    generation_params,
+    parse_completion,
+    probe_body,
+)
+from mmmu_eval.backends.openai_errors import (
+    MalformedAnswer,
+    classify_error,
+    classify_preflight,
+    retry_after_seconds,
+)
+from mmmu_eval.backends.openai_http import Endpoint
 from mmmu_eval.backends.reasoning import split_reasoning
-from mmmu_eval.backends.retry import Failure, RetryPolicy, call_with_retries
+from mmmu_eval.backends.retry import RetryPolicy, call_with_retries
 from mmmu_eval.config import RunConfig
-from mmmu_eval.errors import BackendError, ConfigError, MmmuEvalError
-from mmmu_eval.records import ImagePart, Item, Request, Response, TextPart
+from mmmu_eval.errors import ConfigError, MmmuEvalError
+from mmmu_eval.records import Item, Request, Response
+
+if TYPE_CHECKING:
+    import httpx
+
+__all__ = [
+    "DEFAULT_BASE_URL", "MalformedAnswer", "OpenAIBackend", "build_messages", "classify_error",
+    "generation_params", "parse_completion", "retry_after_seconds", "split_reasoning",
+]
 
 log = logging.getLogger(__name__)
 
@@ -85,18 +90,14 @@ LOCAL_PLACEHOLDER_KEY = "EMPTY"
 #: Threads that build request bodies ahead of need (reading images, base64). Base64 holds the GIL,
 #: so more threads only contend with the event loop; two overlap reading with encoding.
 BODY_THREADS = 2
-#: httpcore's pool checks every pooled connection on every request event (a poll() and a
-#: getpeername() per idle one; quadratic in the pool size: one pool of 64 cost 18 ms of CPU per
-#: item), so each worker sends through its own HTTP client holding one keep-alive connection.
-CONNECTIONS_PER_WORKER = 1
-
-
-class MalformedAnswer(Exception):
-    """The server answered 200 with something that is not a usable chat completion."""
 
 
 class OpenAIBackend:
-    """Chat completions against one or more OpenAI-compatible endpoints. See the module doc."""
+    """Chat completions against one or more OpenAI-compatible endpoints. See the module doc.
+
+    One backend may serve several runs at once (``generate`` called concurrently): they share
+    each endpoint's connections and its ``concurrency`` limit.
+    """
 
     def __init__(
         self,
@@ -120,7 +121,8 @@ class OpenAIBackend:
             concurrency: requests in flight per endpoint.
             policy: attempts, back-off and per-attempt timeout (seconds).
             max_image_pixels: down-scale larger images to this many pixels; None never scales.
-            transport: an httpx transport for tests (``httpx.MockTransport``).
+            transport: an httpx transport to send through instead of the network (tests pass
+                ``httpx.MockTransport``).
             clock, sleep, rng: time and jitter, as parameters so tests control them.
         """
         if concurrency < 1:
@@ -139,33 +141,10 @@ class OpenAIBackend:
         self._sleep = sleep
         self._rng = rng or random.Random()
         self._pool: ThreadPoolExecutor | None = None
-        # Stands in for image data while the body is serialised; random, so no prompt has it.
-        self._marker = f"mmmu-eval-image-{uuid.uuid4().hex}-"
-        self._transport = transport
-        # One TLS context for all clients: loading the CA bundle costs ~25 ms per context.
-        self._ssl_context = httpx.create_ssl_context()
-        # One SDK client per endpoint: preflight, the headers of every request, status errors.
-        self._clients = [
-            openai.AsyncOpenAI(
-                base_url=url,
-                api_key=api_key,
-                max_retries=0,  # the one retry loop is ours (backends/retry.py)
-                timeout=policy.timeout,
-                http_client=self._http_client(),
-            )
+        self._endpoints = [
+            Endpoint(url, api_key, concurrency=concurrency, timeout=policy.timeout, transport=transport)
             for url in self.base_urls
         ]
-        # Per endpoint, the senders of its workers (made by the first generate(), then reused).
-        self._senders: list[list[_Sender]] = [[] for _ in self.base_urls]
-
-    def _http_client(self) -> httpx.AsyncClient:
-        return httpx.AsyncClient(
-            transport=self._transport,
-            verify=self._ssl_context,
-            timeout=httpx.Timeout(self.policy.timeout),
-            limits=httpx.Limits(max_connections=CONNECTIONS_PER_WORKER,
-                                max_keepalive_connections=CONNECTIONS_PER_WORKER),
-        )
 
     @classmethod
     def from_config(cls, name: str, config: RunConfig, items: Sequence[Item] = ()) -> "OpenAIBackend":
@@ -229,16 +208,11 @@ class OpenAIBackend:
         widest = max(requests, key=lambda r: len(r.images), default=None)
         n_images = len(widest.images) if widest else 0
         extra = dict(widest.generation.extra_body) if widest else {}
-        await asyncio.gather(
-            *(self._preflight_one(url, client, n_images, widest, extra)
-              for url, client in zip(self.base_urls, self._clients))
-        )
+        await asyncio.gather(*(self._preflight_one(e, n_images, widest, extra) for e in self._endpoints))
 
-    async def _preflight_one(
-        self, url: str, client: openai.AsyncOpenAI, n_images: int,
-        widest: Request | None, extra: dict[str, Any],
-    ) -> None:
-        shown = _without_credentials(url)
+    async def _preflight_one(self, endpoint: Endpoint, n_images: int, widest: Request | None,
+                             extra: dict[str, Any]) -> None:
+        shown = _without_credentials(endpoint.base_url)
         # The probe must fail fast: a server that accepts connections but never answers would
         # otherwise hold the run silent for the full request timeout times every attempt.
         policy = RetryPolicy(
@@ -247,12 +221,17 @@ class OpenAIBackend:
             max_delay=min(10.0, self.policy.max_delay),
             timeout=self.policy.timeout,
         )
-        listing_policy = dataclasses.replace(policy, timeout=min(PREFLIGHT_LISTING_TIMEOUT, policy.timeout))
+        listing_policy = dataclasses.replace(policy, timeout=min(PREFLIGHT_LISTING_TIMEOUT, policy.timeout or PREFLIGHT_LISTING_TIMEOUT))
+
+        async def served_models() -> list[str]:
+            return _model_ids(json.loads(await endpoint.get(endpoint.models_url)))
+
         listing = await call_with_retries(
-            lambda: client.models.list(), _classify_preflight, policy=listing_policy,
+            served_models, classify_preflight, policy=listing_policy,
             item_id=f"preflight {shown}", sleep=self._sleep, rng=self._rng,
         )
-        if listing.failure is not None and listing.value is None:
+        if listing.value is None:
+            assert listing.failure is not None
             failure = listing.failure
             if "HTTP 401" in failure.message or "HTTP 403" in failure.message:
                 raise ConfigError(f"{shown} rejected the API key ({failure.message}); check the key's variable")
@@ -263,28 +242,22 @@ class OpenAIBackend:
                     f"cannot reach {shown} ({failure.message}); start the server or fix --base-url "
                     "(OpenAI-compatible servers usually end in /v1)"
                 )
-        else:
-            served = [m.id for m in listing.value.data]
-            if served and self.model not in served:
-                listed = ", ".join(served[:10]) + (" ..." if len(served) > 10 else "")
-                raise ConfigError(
-                    f"model {self.model!r} is not served by {shown}; it serves: {listed}. "
-                    "Pass --model openai:<one of those>"
-                )
-        parts: list[dict[str, Any]] = [
-            {"type": "image_url", "image_url": {"url": image_data_url(tiny_png(i))[0]}} for i in range(n_images)
-        ]
-        parts.append({"type": "text", "text": "Reply with one letter."})
+        elif listing.value and self.model not in listing.value:
+            served = listing.value
+            listed = ", ".join(served[:10]) + (" ..." if len(served) > 10 else "")
+            raise ConfigError(
+                f"model {self.model!r} is not served by {shown}; it serves: {listed}. "
+                "Pass --model openai:<one of those>"
+            )
+        body = probe_body(self.model, n_images, extra)
         probe = await call_with_retries(
-            lambda: client.chat.completions.create(
-                model=self.model, messages=[{"role": "user", "content": parts}], max_tokens=1,
-                extra_body=extra or None,
-            ),
+            lambda: endpoint.post_chat(body),
             classify_error, policy=policy, item_id=f"preflight {shown}", sleep=self._sleep, rng=self._rng,
         )
         if probe.value is None:
             assert probe.failure is not None
             if probe.failure.kind == "final" and n_images > 1:
+                assert widest is not None
                 raise ConfigError(
                     f"{shown} refused a request with {n_images} images ({probe.failure.message}); "
                     f"the run needs up to {n_images} images in one request (item {widest.item_id}). "
@@ -305,27 +278,25 @@ class OpenAIBackend:
         worker whose answer arrives sends its next request at once: building a body (reading
         and base64-encoding the images) never sits between one answer and the next request.
         Memory stays flat: bodies exist only in flight, in the queue, or in a preparer's hands.
+        A worker takes an endpoint slot before it takes a body, so concurrent calls share each
+        endpoint's limit and hold no more bodies than it allows.
         """
         if not requests:
             return
         if self._pool is None:
             self._pool = ThreadPoolExecutor(BODY_THREADS, thread_name_prefix="mmmu-eval-body")
         pending = iter(requests)  # shared by the preparers: each request is taken exactly once
-        total_workers = min(self.concurrency, len(requests)) * len(self._clients)
+        per_endpoint = min(self.concurrency, len(requests))
+        total_workers = per_endpoint * len(self._endpoints)
         ready: asyncio.Queue[tuple[Request, bytes, tuple[str, ...]] | None] = asyncio.Queue(
             maxsize=max(BODY_THREADS, total_workers // 8)
         )
         done: asyncio.Queue[Response | BaseException] = asyncio.Queue()
-        per_endpoint = min(self.concurrency, len(requests))
-        # Workers are started endpoint by endpoint in turn, so a small run spreads too; worker w
-        # of an endpoint sends through that endpoint's sender w (one connection each).
-        for client, senders in zip(self._clients, self._senders):
-            while len(senders) < per_endpoint:
-                senders.append(_Sender(client, self._http_client(), self.policy.timeout))
+        # Workers are started endpoint by endpoint in turn, so a small run spreads too.
         workers = [
-            asyncio.ensure_future(self._worker(senders[w], ready, done))
-            for w in range(per_endpoint)
-            for senders in self._senders
+            asyncio.ensure_future(self._worker(endpoint, ready, done))
+            for _ in range(per_endpoint)
+            for endpoint in self._endpoints
         ]
         feeder = asyncio.ensure_future(self._feed(pending, ready, done, len(workers)))
         try:
@@ -362,24 +333,25 @@ class OpenAIBackend:
                 continue
             await ready.put((request, body, notes))  # waits while the queue is full
 
-    async def _worker(self, sender: "_Sender", ready: asyncio.Queue, done: asyncio.Queue) -> None:
+    async def _worker(self, endpoint: Endpoint, ready: asyncio.Queue, done: asyncio.Queue) -> None:
         try:
-            while (job := await ready.get()) is not None:
-                done.put_nowait(await self._answer(sender, *job))
+            while True:
+                async with endpoint.slots:
+                    job = await ready.get()
+                    if job is None:
+                        return
+                    done.put_nowait(await self._answer(endpoint, *job))
         except asyncio.CancelledError:
             raise
         except BaseException as exc:  # a bug: surface it through generate(), do not hang
             done.put_nowait(exc)
 
-    async def _answer(self, sender: "_Sender", request: Request, body: bytes,
+    async def _answer(self, endpoint: Endpoint, request: Request, body: bytes,
                       notes: tuple[str, ...]) -> Response:
         start = self._clock()
 
         async def attempt() -> Response:
-            # The JSON is read here, in a few dict look-ups, instead of through the SDK's
-            # pydantic models (0.5 ms per item).
-            answer = await sender.post(body)
-            return parse_completion(request.item_id, json.loads(answer.content), notes=notes)
+            return parse_completion(request.item_id, json.loads(await endpoint.post_chat(body)), notes=notes)
 
         outcome = await call_with_retries(
             attempt,
@@ -394,273 +366,27 @@ class OpenAIBackend:
         return dataclasses.replace(outcome.value, latency_s=latency, attempts=outcome.attempts, error=last_error)
 
     def encode_body(self, request: Request) -> tuple[bytes, tuple[str, ...]]:
-        """The request's JSON body, ready to send, and the image notes. Runs in a body thread.
-
-        The body is serialised here rather than by ``chat.completions.create``: the SDK walks
-        every message part against its type hints and encodes the JSON on the event loop (about
-        3 ms per MMMU item), which would cap a run near 300 items/s on one core.
-        """
-        images: list[tuple[bytes, str]] = []
-
-        def placeholder(payload: bytes, media_type: str) -> str:
-            images.append((payload, media_type))
-            return f"{self._marker}{len(images) - 1:04d}"
-
-        messages, notes = build_messages(request, self.max_image_pixels, url_of=placeholder)
-        body = {"model": self.model, "messages": messages, **generation_params(request)}
-        text = json.dumps(body, separators=(",", ":"))
-        # Splice the base64 in as bytes: JSON-escaping a 400 KB string that needs no escaping
-        # costs more than encoding it. Base64 and the data-URL prefix are plain JSON-safe ASCII.
-        chunks: list[bytes] = []
-        for n, (payload, media_type) in enumerate(images):
-            before, found, text = text.partition(f"{self._marker}{n:04d}")
-            assert found, "every image placeholder is in the body"
-            chunks += [before.encode(), b"data:", media_type.encode(), b";base64,", b64encode(payload)]
-        chunks.append(text.encode())
-        return b"".join(chunks), notes
+        """The request's JSON body, ready to send, and the image notes. Runs in a body thread."""
+        return encode_body(request, self.model, self.max_image_pixels)
 
     async def aclose(self) -> None:
-        """Close the HTTP connections and the body threads."""
-        for client in self._clients:
-            await client.close()
-        for senders in self._senders:
-            for sender in senders:
-                await sender.http.aclose()
-            senders.clear()
+        """Close the connections and the body threads. Safe to call again; a later call reopens them."""
+        for endpoint in self._endpoints:
+            await endpoint.aclose()
         if self._pool is not None:
             self._pool.shutdown(wait=False, cancel_futures=True)
             self._pool = None
 
 
-class _Sender:
-    """Posts ready chat bodies for one worker, as ``client.post`` would, with less CPU.
-
-    The request carries the SDK client's own headers (its key, user agent and ``X-Stainless-*``
-    fields) and goes to its base URL; a failure is raised as the SDK raises it: a timeout as
-    ``APITimeoutError``, a transport error as ``APIConnectionError``, a 4xx/5xx as the status
-    error its ``_make_status_error_from_response`` builds (``RateLimitError``, ...), so
-    ``classify_error`` reads both paths alike. Only the SDK's per-request option models and
-    header merging are skipped; they change nothing for a fixed key and no per-request options.
-    """
-
-    __slots__ = ("sdk", "http", "url", "headers", "extensions")
-
-    def __init__(self, sdk: openai.AsyncOpenAI, http: httpx.AsyncClient, timeout: float | None) -> None:
-        self.sdk = sdk
-        self.http = http
-        self.url = httpx.URL(str(sdk.base_url).rstrip("/") + "/chat/completions")
-        sdk_headers = {**sdk.default_headers, **sdk.auth_headers, "X-Stainless-Retry-Count": "0"}
-        if timeout is not None:
-            sdk_headers["X-Stainless-Read-Timeout"] = str(timeout)
-        # As client.build_request merges them: httpx's defaults (Accept-Encoding, Connection),
-        # then the SDK's; omitted ones (OpenAI-Organization without an organisation) not sent.
-        merged = httpx.Headers(http.headers)
-        merged.update({k: v for k, v in sdk_headers.items() if isinstance(v, str)})
-        self.headers = merged.multi_items()
-        self.extensions = {"timeout": httpx.Timeout(timeout).as_dict()}
-
-    async def post(self, body: bytes) -> httpx.Response:
-        request = httpx.Request("POST", self.url, headers=self.headers, content=body,
-                                extensions=self.extensions)
-        try:
-            response = await self.http.send(request)
-        except httpx.TimeoutException as exc:
-            raise openai.APITimeoutError(request=request) from exc
-        except (httpx.RequestError, ssl.SSLError) as exc:
-            raise openai.APIConnectionError(request=request) from exc
-        if response.status_code >= 400:
-            raise self.sdk._make_status_error_from_response(response)
-        return response
-
-
-# --------------------------------------------------------------------------------- requests
-
-def build_messages(
-    request: Request,
-    max_image_pixels: int | None = None,
-    *,
-    url_of: Callable[[bytes, str], str] | None = None,
-) -> tuple[list[dict[str, Any]], tuple[str, ...]]:
-    """The chat messages for a request, and the per-image notes (down-scaling, conversion).
-
-    Text and image parts keep the prompt's order; images are data URLs of the stored bytes
-    (``url_of(bytes, media_type)`` may make something else of them). A text-only request sends
-    its text as a plain string, which every server accepts. Reads the images: call it off the
-    event loop.
-    """
-    url_of = url_of or _data_url
-    messages: list[dict[str, Any]] = []
-    if request.system is not None:
-        messages.append({"role": "system", "content": request.system})
-    notes: list[str] = []
-    if not any(isinstance(p, ImagePart) for p in request.parts):
-        messages.append({"role": "user", "content": "".join(p.text for p in request.parts)})
-        return messages, ()
-    content: list[dict[str, Any]] = []
-    seen = 0
-    for part in request.parts:
-        if isinstance(part, TextPart):
-            content.append({"type": "text", "text": part.text})
-            continue
-        seen += 1
-        payload, media_type, note = prepare_image(part.image.load(), max_pixels=max_image_pixels)
-        if note:
-            notes.append(f"{part.image.field} (image part {seen}): {note}")
-        content.append({"type": "image_url", "image_url": {"url": url_of(payload, media_type)}})
-    messages.append({"role": "user", "content": content})
-    return messages, tuple(notes)
-
-
-def generation_params(request: Request) -> dict[str, Any]:
-    """The body fields for the request's generation settings (unset ones are not sent), with
-    the extra body fields merged in at the top level, as servers expect them."""
-    g = request.generation
-    params: dict[str, Any] = {}
-    for name in ("max_tokens", "temperature", "top_p", "seed"):
-        value = getattr(g, name)
-        if value is not None:
-            params[name] = value
-    params.update(g.extra_body)
-    return params
-
-
-def _data_url(payload: bytes, media_type: str) -> str:
-    return f"data:{media_type};base64,{base64.b64encode(payload).decode('ascii')}"
-
-
-# -------------------------------------------------------------------------------- responses
-
-def parse_completion(item_id: str, data: Any, *, notes: tuple[str, ...] = ()) -> Response:
-    """A Response from a chat completion's JSON.
-
-    Raises:
-        MalformedAnswer: not a completion (no choices, no message): retried, with a cap.
-    """
-    choices = data.get("choices") if isinstance(data, dict) else None
-    if not choices or not isinstance(choices, list):
-        raise MalformedAnswer(f"the answer has no choices: {_short(repr(data), 120)}")
-    choice = choices[0]
-    message = choice.get("message") if isinstance(choice, dict) else None
-    if not isinstance(message, dict):
-        raise MalformedAnswer(f"the first choice has no message: {_short(repr(choice), 120)}")
-    content = message.get("content")
-    if isinstance(content, list):  # a few servers answer in parts, like the request
-        content = "".join(p.get("text", "") for p in content if isinstance(p, dict) and p.get("type") == "text")
-    text, think = split_reasoning(content if isinstance(content, str) else "")
-    reasoning = [r for r in (message.get("reasoning_content"), message.get("reasoning"), think)
-                 if isinstance(r, str) and r]
-    usage = data.get("usage") if isinstance(data.get("usage"), dict) else {}
-    finish = choice.get("finish_reason")
-    return Response(
-        item_id,
-        "truncated" if finish == "length" else "ok",
-        text=text,
-        reasoning="\n\n".join(reasoning) or None,
-        finish_reason=finish,
-        prompt_tokens=_int_or_none(usage.get("prompt_tokens")),
-        completion_tokens=_int_or_none(usage.get("completion_tokens")),
-        reasoning_tokens=reasoning_tokens(usage),
-        notes=notes,
-    )
-
-
-def reasoning_tokens(usage: dict[str, Any]) -> int | None:
-    """``usage.completion_tokens_details.reasoning_tokens``, where the server reports it."""
-    details = usage.get("completion_tokens_details")
-    return _int_or_none(details.get("reasoning_tokens")) if isinstance(details, dict) else None
-
-
-def _int_or_none(value: object) -> int | None:
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
-
-
-# ---------------------------------------------------------------------------- classification
-
-def classify_error(exc: BaseException) -> Failure:
-    """Read one failed attempt: rate limit, temporary, malformed, or final.
-
-    429 is a rate limit (its ``Retry-After`` honoured), except an exhausted quota, which no
-    wait fixes; 408, 409 and 5xx are temporary, as are timeouts and dropped connections;
-    bodies that are not a chat completion are malformed; other 4xx, and anything unknown, final.
-    """
-    if isinstance(exc, openai.APIStatusError):
-        status = exc.status_code
-        message = f"HTTP {status}: {_short(_status_detail(exc))}"
-        if status == 429:
-            if _error_field(exc, "code") == "insufficient_quota":
-                return Failure("final", message)
-            return Failure("rate_limit", message, retry_after_seconds(exc.response.headers))
-        if status >= 500 or status in (408, 409):
-            return Failure("temporary", message, retry_after_seconds(exc.response.headers))
-        return Failure("final", message)
-    if isinstance(exc, openai.APITimeoutError):
-        return Failure("temporary", "the request timed out")
-    if isinstance(exc, openai.APIConnectionError):
-        return Failure("temporary", f"connection failed: {_short(str(exc.__cause__ or exc))}")
-    if isinstance(exc, (openai.APIResponseValidationError, json.JSONDecodeError, MalformedAnswer)):
-        return Failure("malformed", f"malformed answer: {_short(str(exc))}")
-    if isinstance(exc, httpx.TransportError):
-        return Failure("temporary", f"connection failed: {_short(str(exc))}")
-    if isinstance(exc, BackendError):
-        kind = "final" if not exc.retryable else ("rate_limit" if exc.status == 429 else "temporary")
-        return Failure(kind, _short(str(exc)), exc.retry_after)
-    return Failure("final", f"{type(exc).__name__}: {_short(str(exc))}")
-
-
-def _classify_preflight(exc: BaseException) -> Failure:
-    """As ``classify_error``, but a refused connection is final: the server is not there."""
-    failure = classify_error(exc)
-    if isinstance(exc, openai.APIConnectionError) and not isinstance(exc, openai.APITimeoutError):
-        return Failure("final", failure.message)
-    return failure
-
-
-def retry_after_seconds(headers: httpx.Headers, now: datetime | None = None) -> float | None:
-    """The server's requested wait: ``retry-after-ms``, or ``Retry-After`` in seconds or as a date."""
-    ms = headers.get("retry-after-ms")
-    if ms:
-        try:
-            return max(0.0, float(ms) / 1000)
-        except ValueError:
-            pass
-    value = headers.get("retry-after")
-    if not value:
-        return None
-    try:
-        return max(0.0, float(value))
-    except ValueError:
-        pass
-    try:
-        when = email.utils.parsedate_to_datetime(value)
-    except (TypeError, ValueError):
-        return None
-    if when.tzinfo is None:
-        when = when.replace(tzinfo=timezone.utc)
-    return max(0.0, (when - (now or datetime.now(timezone.utc))).total_seconds())
-
-
-def _error_field(exc: openai.APIStatusError, name: str) -> object:
-    """A field of the error body, whether the SDK kept the ``{"error": {...}}`` wrapper or not."""
-    body = exc.body
-    if isinstance(body, dict):
-        inner = body.get("error", body)
-        if isinstance(inner, dict) and inner.get(name) is not None:
-            return inner[name]
-        if name == "message" and isinstance(inner, str):
-            return inner
-    return getattr(exc, name, None)
-
-
-def _status_detail(exc: openai.APIStatusError) -> str:
-    return str(_error_field(exc, "message") or exc.message)
+def _model_ids(listing: Any) -> list[str]:
+    """The model ids of a ``/models`` answer; empty when it lists none in the usual shape."""
+    data = listing.get("data") if isinstance(listing, dict) else None
+    if not isinstance(data, list):
+        return []
+    return [m["id"] for m in data if isinstance(m, dict) and isinstance(m.get("id"), str)]
 
 
 # ------------------------------------------------------------------------------------- small
-
-def _short(text: str, limit: int = 300) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= limit else text[: limit - 3] + "..."
-
 
 def _with_id(item_id: str, exc: BaseException) -> str:
     text = str(exc)

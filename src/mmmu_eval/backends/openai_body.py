@@ -1,0 +1,164 @@
+"""What the OpenAI backend sends and how it reads the answer: chat bodies in, Responses out.
+
+- **Bodies.** Text and image parts keep the prompt's order; each image is a data URL of the
+  dataset's stored bytes (``backends/images.py``). ``encode_body`` serialises a whole request to
+  the bytes that go on the wire, in a body thread: the JSON is built with a short placeholder
+  for each image, and the base64 is spliced in as bytes afterwards (JSON-escaping a 400 KB
+  string that needs no escaping costs more than encoding it).
+- **Answers.** ``parse_completion`` reads a chat completion's JSON in a few dict look-ups (the
+  SDK's pydantic models cost about 0.5 ms per item): text, reasoning, usage, finish reason.
+
+    body, notes = encode_body(request, model="gpt-4o")
+    response = parse_completion(request.item_id, json.loads(answer))
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+from typing import Any, Callable
+
+try:  # about 2.5x faster than the standard library on a 300 KB image; same bytes
+    from pybase64 import b64encode
+except ImportError:  # pragma: no cover - pybase64 is a dependency, but keep working without it
+    from base64 import b64encode
+
+from mmmu_eval.backends.images import image_data_url, prepare_image, tiny_png
+from mmmu_eval.backends.openai_errors import MalformedAnswer, short
+from mmmu_eval.backends.reasoning import split_reasoning
+from mmmu_eval.records import ImagePart, Request, Response, TextPart
+
+__all__ = ["build_messages", "encode_body", "generation_params", "parse_completion", "probe_body"]
+
+#: Stands in for image data while a body is serialised; random, so no prompt contains it.
+_MARKER = f"mmmu-eval-image-{uuid.uuid4().hex}-"
+
+
+def build_messages(
+    request: Request,
+    max_image_pixels: int | None = None,
+    *,
+    url_of: Callable[[bytes, str], str] | None = None,
+) -> tuple[list[dict[str, Any]], tuple[str, ...]]:
+    """The chat messages for a request, and the per-image notes (down-scaling, conversion).
+
+    Text and image parts keep the prompt's order; images are data URLs of the stored bytes
+    (``url_of(bytes, media_type)`` may make something else of them). A text-only request sends
+    its text as a plain string, which every server accepts. Reads the images: call it off the
+    event loop.
+    """
+    url_of = url_of or _data_url
+    messages: list[dict[str, Any]] = []
+    if request.system is not None:
+        messages.append({"role": "system", "content": request.system})
+    notes: list[str] = []
+    if not any(isinstance(p, ImagePart) for p in request.parts):
+        messages.append({"role": "user", "content": "".join(p.text for p in request.parts)})
+        return messages, ()
+    content: list[dict[str, Any]] = []
+    seen = 0
+    for part in request.parts:
+        if isinstance(part, TextPart):
+            content.append({"type": "text", "text": part.text})
+            continue
+        seen += 1
+        payload, media_type, note = prepare_image(part.image.load(), max_pixels=max_image_pixels)
+        if note:
+            notes.append(f"{part.image.field} (image part {seen}): {note}")
+        content.append({"type": "image_url", "image_url": {"url": url_of(payload, media_type)}})
+    messages.append({"role": "user", "content": content})
+    return messages, tuple(notes)
+
+
+def generation_params(request: Request) -> dict[str, Any]:
+    """The body fields for the request's generation settings (unset ones are not sent), with
+    the extra body fields merged in at the top level, as servers expect them."""
+    g = request.generation
+    params: dict[str, Any] = {}
+    for name in ("max_tokens", "temperature", "top_p", "seed"):
+        value = getattr(g, name)
+        if value is not None:
+            params[name] = value
+    params.update(g.extra_body)
+    return params
+
+
+def encode_body(request: Request, model: str, max_image_pixels: int | None = None) -> tuple[bytes, tuple[str, ...]]:
+    """The request's JSON body, ready to send, and the image notes. Reads the images.
+
+    The same JSON as ``json.dumps`` of the body with compact separators, byte for byte.
+    """
+    images: list[tuple[bytes, str]] = []
+
+    def placeholder(payload: bytes, media_type: str) -> str:
+        images.append((payload, media_type))
+        return f"{_MARKER}{len(images) - 1:04d}"
+
+    messages, notes = build_messages(request, max_image_pixels, url_of=placeholder)
+    text = json.dumps({"model": model, "messages": messages, **generation_params(request)}, separators=(",", ":"))
+    # Base64 and the data-URL prefix are plain JSON-safe ASCII: spliced in as they are.
+    chunks: list[bytes] = []
+    for n, (payload, media_type) in enumerate(images):
+        before, found, text = text.partition(f"{_MARKER}{n:04d}")
+        assert found, "every image placeholder is in the body"
+        chunks += [before.encode(), b"data:", media_type.encode(), b";base64,", b64encode(payload)]
+    chunks.append(text.encode())
+    return b"".join(chunks), notes
+
+
+def probe_body(model: str, n_images: int, extra: dict[str, Any]) -> bytes:
+    """The preflight's chat body: ``n_images`` tiny images and a one-token answer."""
+    parts: list[dict[str, Any]] = [
+        {"type": "image_url", "image_url": {"url": image_data_url(tiny_png(i))[0]}} for i in range(n_images)
+    ]
+    parts.append({"type": "text", "text": "Reply with one letter."})
+    body = {"model": model, "messages": [{"role": "user", "content": parts}], "max_tokens": 1, **extra}
+    return json.dumps(body, separators=(",", ":")).encode()
+
+
+def parse_completion(item_id: str, data: Any, *, notes: tuple[str, ...] = ()) -> Response:
+    """A Response from a chat completion's JSON.
+
+    Raises:
+        MalformedAnswer: not a completion (no choices, no message): retried, with a cap.
+    """
+    choices = data.get("choices") if isinstance(data, dict) else None
+    if not choices or not isinstance(choices, list):
+        raise MalformedAnswer(f"the answer has no choices: {short(repr(data), 120)}")
+    choice = choices[0]
+    message = choice.get("message") if isinstance(choice, dict) else None
+    if not isinstance(message, dict):
+        raise MalformedAnswer(f"the first choice has no message: {short(repr(choice), 120)}")
+    content = message.get("content")
+    if isinstance(content, list):  # a few servers answer in parts, like the request
+        content = "".join(p.get("text", "") for p in content if isinstance(p, dict) and p.get("type") == "text")
+    text, think = split_reasoning(content if isinstance(content, str) else "")
+    reasoning = [r for r in (message.get("reasoning_content"), message.get("reasoning"), think)
+                 if isinstance(r, str) and r]
+    usage = data.get("usage") if isinstance(data.get("usage"), dict) else {}
+    finish = choice.get("finish_reason")
+    return Response(
+        item_id,
+        "truncated" if finish == "length" else "ok",
+        text=text,
+        reasoning="\n\n".join(reasoning) or None,
+        finish_reason=finish,
+        prompt_tokens=_int_or_none(usage.get("prompt_tokens")),
+        completion_tokens=_int_or_none(usage.get("completion_tokens")),
+        reasoning_tokens=reasoning_tokens(usage),
+        notes=notes,
+    )
+
+
+def reasoning_tokens(usage: dict[str, Any]) -> int | None:
+    """``usage.completion_tokens_details.reasoning_tokens``, where the server reports it."""
+    details = usage.get("completion_tokens_details")
+    return _int_or_none(details.get("reasoning_tokens")) if isinstance(details, dict) else None
+
+
+def _data_url(payload: bytes, media_type: str) -> str:
+    return f"data:{media_type};base64,{b64encode(payload).decode('ascii')}"
+
+
+def _int_or_none(value: object) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
