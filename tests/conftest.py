@@ -10,6 +10,11 @@ import pytest
 os.environ["HF_HUB_OFFLINE"] = "1"
 os.environ["HF_DATASETS_OFFLINE"] = "1"
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+# The dataset digest cache (dataset/digest.py) of this test session, not the user's.
+if "MMMU_EVAL_CACHE" not in os.environ:
+    import tempfile
+
+    os.environ["MMMU_EVAL_CACHE"] = tempfile.mkdtemp(prefix="mmmu-eval-test-cache-")
 
 # Shared fakes (fault-injection server, tiny models, parquet writers) import as `fakes.<name>`.
 sys.path.insert(0, str(Path(__file__).parent))

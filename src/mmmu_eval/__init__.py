@@ -17,24 +17,58 @@ The notebook surface, in pipeline order::
 Everything else lives in the stage packages (dataset, prompt, backends, store, score, report).
 """
 
-from mmmu_eval.api import RunPlan, RunResult, evaluate, evaluate_async, plan_run
-from mmmu_eval.backends.base import Backend
-from mmmu_eval.config import RunConfig
-from mmmu_eval.dataset.load import Dataset, load_dataset
-from mmmu_eval.errors import BackendError, ConfigError, DataError, MmmuEvalError, StoreError
-from mmmu_eval.prompt.protocol import EvalProtocol, build_request, prompt_text
-from mmmu_eval.records import (
-    GenerationSettings,
-    ImagePart,
-    ImageRef,
-    Item,
-    Request,
-    Response,
-    TextPart,
-    Verdict,
-)
-from mmmu_eval.score.scorer import Scoring, score_responses
-from mmmu_eval.suite.execute import SuiteResult, evaluate_suite, evaluate_suite_async
+import importlib as _importlib
+import typing as _typing
+
+if _typing.TYPE_CHECKING:
+    from mmmu_eval.api import RunPlan, RunResult, evaluate, evaluate_async, plan_run
+    from mmmu_eval.backends.base import Backend
+    from mmmu_eval.config import RunConfig
+    from mmmu_eval.dataset.load import Dataset, load_dataset
+    from mmmu_eval.errors import BackendError, ConfigError, DataError, MmmuEvalError, StoreError
+    from mmmu_eval.prompt.protocol import EvalProtocol, build_request, prompt_text
+    from mmmu_eval.records import (
+        GenerationSettings,
+        ImagePart,
+        ImageRef,
+        Item,
+        Request,
+        Response,
+        TextPart,
+        Verdict,
+    )
+    from mmmu_eval.score.scorer import Scoring, score_responses
+    from mmmu_eval.suite.execute import SuiteResult, evaluate_suite, evaluate_suite_async
+
+# Each public name, and the module that holds it. They are imported on first use (PEP 562), so
+# ``mmmu-eval run`` loads what a run needs when it needs it, not the report and scoring code (and
+# their imports) before the first request.
+_HOME = {
+    **dict.fromkeys(("RunPlan", "RunResult", "evaluate", "evaluate_async", "plan_run"), "mmmu_eval.api"),
+    "Backend": "mmmu_eval.backends.base",
+    "RunConfig": "mmmu_eval.config",
+    **dict.fromkeys(("Dataset", "load_dataset"), "mmmu_eval.dataset.load"),
+    **dict.fromkeys(("BackendError", "ConfigError", "DataError", "MmmuEvalError", "StoreError"), "mmmu_eval.errors"),
+    **dict.fromkeys(("EvalProtocol", "build_request", "prompt_text"), "mmmu_eval.prompt.protocol"),
+    **dict.fromkeys(("GenerationSettings", "ImagePart", "ImageRef", "Item", "Request", "Response", "TextPart",
+                     "Verdict"), "mmmu_eval.records"),
+    **dict.fromkeys(("Scoring", "score_responses"), "mmmu_eval.score.scorer"),
+    **dict.fromkeys(("SuiteResult", "evaluate_suite", "evaluate_suite_async"), "mmmu_eval.suite.execute"),
+}
+
+
+def __getattr__(name: str) -> object:
+    home = _HOME.get(name)
+    if home is None:
+        raise AttributeError(f"module 'mmmu_eval' has no attribute {name!r}")
+    value = getattr(_importlib.import_module(home), name)
+    globals()[name] = value  # once looked up, a plain attribute
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))
+
 
 __version__ = "0.1.0"
 

@@ -25,7 +25,7 @@ import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from mmmu_eval.backends.base import Backend
 from mmmu_eval.backends.registry import make_backend
@@ -36,13 +36,15 @@ from mmmu_eval.plan import RunPlan, check_run_dir, plan_run
 from mmmu_eval.progress import Display, ProgressDisplay
 from mmmu_eval.prompt.protocol import EvalProtocol, build_request, loose_images_line, loose_images_record, prompt_text
 from mmmu_eval.records import Item, Request, Response
-from mmmu_eval.report.html import render_html
-from mmmu_eval.report.results import build_results
 from mmmu_eval.report.usage import NOT_SENT
-from mmmu_eval.report.submission import submission
 from mmmu_eval.runner import run_requests
-from mmmu_eval.score.scorer import Scoring, predictions_rows
 from mmmu_eval.store.rundir import RunStore
+
+if TYPE_CHECKING:
+    from mmmu_eval.score.scorer import Scoring
+
+# The stages after the last answer (results, report) are imported where they are called: a run
+# reaches its first request without loading them (see docs/design.md, start-up).
 
 __all__ = ["RunInterrupted", "RunPlan", "RunResult", "evaluate", "evaluate_async", "plan_run", "select_items"]
 
@@ -366,6 +368,11 @@ def report(
     scoring: Scoring,
 ) -> RunResult:
     """Write results.json, predictions.jsonl, report.html (and submission.json for MMMU test)."""
+    from mmmu_eval.report.html import html_chunks
+    from mmmu_eval.report.results import build_results
+    from mmmu_eval.report.submission import submission
+    from mmmu_eval.score.scorer import predictions_rows
+
     counts = count_statuses(items, responses)
     status = "complete" if counts["error"] + counts["missing"] == 0 else "incomplete"
     store.update_manifest(status=status, ended_at=_now(), counts=counts)
@@ -377,7 +384,7 @@ def report(
         store.write_json("submission.json", submission(scoring, items))
     if config.html:
         prompts = {it.id: _prompt_or_reason(it, protocol) for it in items}
-        store.write_text("report.html", render_html(results, items, responses, scoring, manifest, prompts=prompts))
+        store.write_stream("report.html", html_chunks(results, items, responses, scoring, manifest, prompts=prompts))
     return RunResult(store.path, manifest, dict(results), counts)
 
 

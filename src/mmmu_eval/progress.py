@@ -15,12 +15,14 @@ are shown as done but do not inflate items per second or shorten the ETA.
 from __future__ import annotations
 
 import time
-from typing import Callable, Protocol
+from typing import TYPE_CHECKING, Callable, Protocol
 
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
 from mmmu_eval.records import Response
+
+if TYPE_CHECKING:
+    from rich.progress import Progress
 
 __all__ = ["Display", "NullDisplay", "ProgressDisplay", "format_duration", "session_rate", "status_text"]
 
@@ -142,6 +144,8 @@ class ProgressDisplay:
         if self.plain:
             self._line()
             return
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn  # a terminal only
+
         self._bar = Progress(
             TextColumn("[bold]{task.description}"),
             BarColumn(),

@@ -18,7 +18,12 @@ Status = Literal["ok", "error", "truncated"]
 
 def letters(n: int) -> tuple[str, ...]:
     """Choice letters for n options: A, B, ... with no stop at J (12 options give A..L)."""
+    if 0 <= n <= len(_LETTERS):
+        return _LETTERS[n]  # called several times per item while a run starts: made once
     return tuple(chr(ord("A") + i) for i in range(n))
+
+
+_LETTERS = tuple(tuple(chr(ord("A") + i) for i in range(n)) for n in range(27))
 
 
 def sniff_media_type(data: bytes) -> str:
@@ -57,6 +62,14 @@ class ImageRef:
 
     def load(self) -> bytes:
         return self.loader()
+
+    def peek(self) -> tuple[int, str] | None:
+        """(byte length, MIME type) when known without reading the image, else None.
+
+        Parquet-backed images know it once they were read (and checked) in this process.
+        """
+        peek = getattr(self.loader, "peek", None)
+        return peek() if peek is not None else None
 
     @classmethod
     def from_bytes(cls, field_name: str, data: bytes) -> "ImageRef":

@@ -29,7 +29,12 @@ EPILOG = """examples:
 """
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
+    """The parser; given the command line, only the subcommand it names is loaded (None: all).
+
+    Each subcommand module imports what its flags need, so ``mmmu-eval run`` does not pay for
+    the others; without a known subcommand (``--help``, a typo) every one is registered.
+    """
     parser = argparse.ArgumentParser(
         prog="mmmu-eval",
         description="Evaluate vision-language models on MMMU and MMMU-Pro, the official way.",
@@ -38,7 +43,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("-v", "--verbose", action="count", default=0, help="more logging (-vv for debug)")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for name in COMMANDS:
+    named = _command_in(argv)
+    for name in (named,) if named else COMMANDS:
         try:
             module = importlib.import_module(f"mmmu_eval.cli.{name}")
         except ModuleNotFoundError as exc:
@@ -49,8 +55,14 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _command_in(argv: list[str] | None) -> str | None:
+    """The subcommand a command line names: its first word that is not an option."""
+    first = next((w for w in argv or () if not w.startswith("-")), None)
+    return first if first in COMMANDS else None
+
+
 def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
+    parser = build_parser(sys.argv[1:] if argv is None else argv)
     args = parser.parse_args(argv)
     logging.basicConfig(
         level=[logging.WARNING, logging.INFO, logging.DEBUG][min(args.verbose, 2)],

@@ -49,7 +49,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from mmmu_eval.report.harness import summary_lines as harness_lines
-    from mmmu_eval.report.html import render_html
+    from mmmu_eval.report.html import html_chunks
     from mmmu_eval.report.rundata import load_run, prompts_for, writer
     from mmmu_eval.report.submission import load_answer_dict, submission
     from mmmu_eval.report.terminal import official_table_text, print_pro_headline, print_results
@@ -89,13 +89,13 @@ def run(args: argparse.Namespace) -> int:
                     console.print(escape(line), soft_wrap=True)
         if args.html:
             assert one.items is not None and one.responses is not None and one.scoring is not None
-            page = render_html(
+            page = html_chunks(
                 one.results, one.items, one.responses, one.scoring, one.manifest,
                 prompts=prompts_for(one.items, one.manifest, run_dir=one.path),
                 images=not args.no_images, image_budget=args.image_budget_mb * 1024 * 1024,
                 harness=one.results.get("harness"),
             )
-            err.print(f"wrote {escape(str(out.write_text('report.html', page)))}")
+            err.print(f"wrote {escape(str(out.write_stream('report.html', page)))}")
         if args.submission:
             if one.results["split"] != "test" or one.results["benchmark"] != "mmmu":
                 # MMMU-Pro's answers are public and it has no EvalAI server: only MMMU test is submitted.

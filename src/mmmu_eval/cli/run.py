@@ -17,7 +17,6 @@ from typing import Any
 
 from rich.console import Console
 from rich.markup import escape
-from rich.table import Table
 
 from mmmu_eval.config import UNREFERENCED_IMAGES, RunConfig, help_of
 from mmmu_eval.errors import ConfigError
@@ -144,6 +143,8 @@ def config_overrides(args: argparse.Namespace) -> dict[str, Any]:
 
 def print_headline(result: Any, console: Console) -> None:
     """The report's terminal tables, then where the run is."""
+    from rich.table import Table
+
     from mmmu_eval.report.terminal import print_results
 
     print_results(result.results, console)

@@ -14,13 +14,13 @@ stopping the load; images stay on disk until an ``ImageRef.load()``.
 from __future__ import annotations
 
 import difflib
-import hashlib
 import logging
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Sequence
 
 from mmmu_eval.dataset import hub, layout, sample, snapshot
+from mmmu_eval.dataset.digest import files_digest
 from mmmu_eval.dataset.hub import DEFAULT_REVISIONS
 from mmmu_eval.dataset.layout import Selection
 from mmmu_eval.dataset.normalize import to_item
@@ -102,7 +102,7 @@ def load_dataset(
     selection = layout.select(benchmark, split, setting, subjects)
     source, rev, files = _locate(selection, data, revision)
     items, problems = _read(selection, files)
-    digest = _digest(path for _, path in files)
+    digest = files_digest(path for _, path in files)
     for problem in problems:
         log.warning("%s; the row is left out of the run", problem)
     return Dataset(
@@ -180,12 +180,3 @@ def _read(
             seen.add(item.id)
             items.append(item)
     return items, problems
-
-
-def _digest(paths: Iterable[Path]) -> str:
-    h = hashlib.sha256()
-    for path in paths:
-        with open(path, "rb") as f:
-            for block in iter(lambda: f.read(1 << 20), b""):
-                h.update(block)
-    return h.hexdigest()

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import ast
 import re
-from functools import partial
+from functools import lru_cache, partial
 from typing import Callable, Mapping
 
 from mmmu_eval.dataset.parquet import RawRow
@@ -159,14 +159,23 @@ def parse_img_type(raw: object, notes: list[str]) -> tuple[str, ...]:
     text = str(raw).strip()
     if not text:
         return ()
+    types, parsed = _img_types(text)
+    if not parsed:
+        notes.append(f"img_type {_clip(text)} is not a list; kept as one type")
+    return types
+
+
+@lru_cache(maxsize=512)
+def _img_types(text: str) -> tuple[tuple[str, ...], bool]:
+    """The types a cell names, and whether it parsed. A split has a few dozen distinct cells, so
+    each is decoded once (``literal_eval`` compiles its text: about 20 us a call)."""
     try:
         value = ast.literal_eval(text)
     except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
-        notes.append(f"img_type {_clip(text)} is not a list; kept as one type")
-        return (text,)
+        return (text,), False
     if isinstance(value, (list, tuple)):
-        return tuple(str(t) for t in value)
-    return (str(value),)
+        return tuple(str(t) for t in value), True
+    return (str(value),), True
 
 
 def _question_type(

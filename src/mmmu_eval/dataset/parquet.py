@@ -7,8 +7,9 @@ to a gigabyte). So a file is read in two ways:
   ``path`` child, which is enough to know whether a row has that image. No image bytes are read.
 - each present image gets a loader (``load_image`` bound to file, row group, offset, column)
   that reads that one column of that one row group when called, keeps a copy of the single
-  cell, and checks that PIL can open it. A tiny cache of decoded row-group columns keeps
-  neighbouring images (the next item, the next image of the same item) from re-reading the file.
+  cell, and checks that PIL can open it (once per cell). A tiny cache of decoded row-group
+  columns keeps neighbouring images (the next item, the next image of the same item) from
+  re-reading the file.
 
 Memory therefore stays flat while iterating a 10,500-item split: items hold loaders, and at most
 ``CACHE_SIZE`` row-group columns are alive at once.
@@ -21,7 +22,6 @@ import io
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass
-from functools import partial
 from pathlib import Path
 from typing import Callable, Iterator
 
@@ -30,12 +30,16 @@ import pyarrow.parquet as pq
 
 from mmmu_eval.dataset.schema import is_image_column
 from mmmu_eval.errors import DataError
+from mmmu_eval.records import sniff_media_type
 
 #: Row-group columns kept decoded. Seven image columns plus one keeps a multi-image item in cache.
 CACHE_SIZE = 8
 
 _cache: OrderedDict[tuple, pa.Array] = OrderedDict()
 _cache_lock = threading.Lock()
+#: Cells already checked to open with PIL, with their size and type: a run reads each image for
+#: its request, and the report then needs no second check, nor a read to plan its image budget.
+_seen: dict[tuple, tuple[int, str]] = {}
 
 
 @dataclass(frozen=True)
@@ -88,11 +92,32 @@ def read_rows(path: Path, rel: str) -> Iterator[RawRow]:
         row_group, offset = group_of(index)
         label = _label(values, rel, index)
         images = {
-            c: partial(load_image, key, row_group, offset, c, label)
+            c: CellLoader(key, row_group, offset, c, label)
             for c in image_cols
             if not presence[c][index]
         }
         yield RawRow(rel, index, values, images, columns)
+
+
+class CellLoader:
+    """An ImageRef's loader for one parquet cell: ``load_image`` with the cell's place bound.
+
+    ``peek`` answers, without reading the file, what the report needs to plan its image budget:
+    the size and type of an image this process has already read (every image, once a run has
+    built its requests).
+    """
+
+    __slots__ = ("file_key", "row_group", "offset", "column", "label")
+
+    def __init__(self, file_key: tuple, row_group: int, offset: int, column: str, label: str) -> None:
+        self.file_key, self.row_group, self.offset, self.column, self.label = file_key, row_group, offset, column, label
+
+    def __call__(self) -> bytes:
+        return load_image(self.file_key, self.row_group, self.offset, self.column, self.label)
+
+    def peek(self) -> tuple[int, str] | None:
+        """(bytes, MIME type) of the cell when it was read and checked before; else None."""
+        return _seen.get((self.file_key, self.row_group, self.offset, self.column))
 
 
 def load_image(file_key: tuple, row_group: int, offset: int, column: str, label: str) -> bytes:
@@ -100,22 +125,25 @@ def load_image(file_key: tuple, row_group: int, offset: int, column: str, label:
 
     Raises DataError naming the item and the column when the cell is missing or unreadable.
     """
-    path = Path(file_key[0])
     try:
         chunk = _row_group_column(file_key, row_group, column)
     except (OSError, pa.ArrowException) as exc:
-        raise DataError(f"{column}: cannot read {path.name} ({exc})", label) from exc
+        raise DataError(f"{column}: cannot read {Path(file_key[0]).name} ({exc})", label) from exc
     cell = chunk[offset].as_py()
     if isinstance(cell, dict):
         data = cell.get("bytes")
         if not data and cell.get("path"):
-            data = _read_side_file(path.parent / str(cell["path"]), column, label)
+            data = _read_side_file(Path(file_key[0]).parent / str(cell["path"]), column, label)
     else:
         data = cell
     if not data:
         raise DataError(f"{column} is missing (the cell has no image bytes)", label)
-    check_image(bytes(data), column, label)
-    return bytes(data)
+    data = bytes(data)
+    cell_key = (file_key, row_group, offset, column)
+    if cell_key not in _seen:  # the file key changes when the file does
+        check_image(data, column, label)
+        _seen[cell_key] = (len(data), sniff_media_type(data))
+    return data
 
 
 def check_image(data: bytes, column: str, label: str) -> None:
@@ -142,6 +170,7 @@ def clear_cache() -> None:
     """Drop the cached row-group columns (tests; freeing memory between runs)."""
     with _cache_lock:
         _cache.clear()
+    _seen.clear()
 
 
 def _label(values: dict[str, object], rel: str, index: int) -> str:

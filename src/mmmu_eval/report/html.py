@@ -25,25 +25,36 @@ import base64
 import hashlib
 import io
 import json
-from collections.abc import Mapping, Sequence
+import logging
+import uuid
+from collections.abc import Iterator, Mapping, Sequence
 from html import escape
 from importlib import resources
 from typing import TYPE_CHECKING
 
 from mmmu_eval.errors import DataError
-from mmmu_eval.records import Item, Response, sniff_media_type
+from mmmu_eval.records import ImageRef, Item, Response, sniff_media_type
 from mmmu_eval.report.charts import ACCENT, DISCIPLINE_COLORS, NEUTRAL, Bar, bar_chart
 from mmmu_eval.report.html_harness import annotate_rows, harness_html
 from mmmu_eval.report.html_sections import expert_section, mark_loose_images, usage_section
 from mmmu_eval.report.published import published_for, score_key, sources
 from mmmu_eval.report.results import Results, Row
 
+try:  # the same bytes as the standard library, a few times faster on large images
+    from pybase64 import b64encode
+except ImportError:  # pragma: no cover - pybase64 is a dependency
+    from base64 import b64encode
+
 if TYPE_CHECKING:
     from mmmu_eval.score.scorer import Scoring
+
+log = logging.getLogger(__name__)
 
 #: Default total bytes of embedded images.
 IMAGE_BUDGET = 64 * 1024 * 1024
 _SHOWABLE = {"image/png", "image/jpeg", "image/gif", "image/webp"}
+#: Random, so no dataset or model text contains it (see ``_marker``).
+_MARKER = f"mmmu-eval-report-image-{uuid.uuid4().hex}-"
 
 
 def asset(name: str) -> str:
@@ -76,6 +87,12 @@ def _pct(x: float) -> str:
 
 def data_url(data: bytes) -> str:
     """The image bytes as a ``data:`` URL a browser shows (TIFF and BMP converted to PNG)."""
+    data, media = _showable(data)
+    return f"data:{media};base64,{b64encode(data).decode('ascii')}"
+
+
+def _showable(data: bytes) -> tuple[bytes, str]:
+    """The bytes a browser shows and their MIME type: as stored, or PNG for TIFF and BMP."""
     media = sniff_media_type(data)
     if media not in _SHOWABLE:
         from PIL import Image  # only for the rare TIFF/BMP
@@ -83,7 +100,18 @@ def data_url(data: bytes) -> str:
         buf = io.BytesIO()
         Image.open(io.BytesIO(data)).save(buf, format="PNG")
         data, media = buf.getvalue(), "image/png"
-    return f"data:{media};base64,{base64.b64encode(data).decode('ascii')}"
+    return data, media
+
+
+def _data_url_length(data: bytes) -> int:
+    """``len(data_url(data))`` without encoding."""
+    data, media = _showable(data)
+    return _url_length(len(data), media)
+
+
+def _url_length(n_bytes: int, media: str) -> int:
+    """The length of a data URL of ``n_bytes`` of ``media`` (base64: 4 characters per 3 bytes)."""
+    return len("data:;base64,") + len(media) + 4 * -(-n_bytes // 3)
 
 
 def _answers(item: Item) -> list[str]:
@@ -100,8 +128,13 @@ def item_rows(
     *,
     images: bool = True,
     image_budget: int = IMAGE_BUDGET,
+    embed: bool = True,
 ) -> list[dict]:
-    """The item browser's data: one JSON-ready dict per item, in dataset order."""
+    """The item browser's data: one JSON-ready dict per item, in dataset order.
+
+    ``embed=False`` leaves a marker where each embedded image's data URL goes, for
+    ``html_chunks`` to fill in while it writes, so no more than one item's images are in memory.
+    """
     headline = scoring.parsers[0]
     verdicts = scoring.verdicts[headline]
     disagree = {d["id"] for d in scoring.disagreements}
@@ -145,37 +178,68 @@ def item_rows(
                 "images": [{"field": ref.field, "src": None, "note": ""} for ref in item.images],
             }
         )
-    _embed_images(items, rows, images=images, budget=image_budget)
+    planned = _plan_images(items, rows, images=images, budget=image_budget)
+    for i, k in planned:
+        rows[i]["images"][k]["src"] = _loaded_url(items[i].images[k]) if embed else _marker(i, k)
     return rows
 
 
-def _embed_images(items: Sequence[Item], rows: list[dict], *, images: bool, budget: int) -> None:
+def _plan_images(items: Sequence[Item], rows: list[dict], *, images: bool, budget: int) -> list[tuple[int, int]]:
+    """Which images the page embeds, as (row, image) pairs; notes on the others are set in ``rows``.
+
+    Items a reader most needs to see get the budget first: failures, wrong answers, fallbacks.
+    Only sizes are kept here: known without a read for images the run already sent
+    (``ImageRef.peek``), else read in dataset order (neighbouring images share a parquet row
+    group). The bytes of the embedded ones are read when the page is written, an item at a time.
+    """
     if not images:
         for row in rows:
             for im in row["images"]:
                 im["note"] = "not embedded (--no-images)"
-        return
-    # Items a reader most needs to see come first: failures, wrong answers, fallbacks.
+        return []
+    sizes: dict[tuple[int, int], int] = {}
+    for i, item in enumerate(items):
+        for k, ref in enumerate(item.images):
+            known = ref.peek()  # read for the run's request already: no second read
+            if known is not None and known[1] in _SHOWABLE:
+                sizes[i, k] = _url_length(*known)
+                continue
+            try:
+                sizes[i, k] = _data_url_length(ref.load())
+            except DataError as exc:
+                rows[i]["images"][k]["note"] = f"unreadable: {exc}"
+            except Exception as exc:  # a corrupt image must not sink the whole report
+                rows[i]["images"][k]["note"] = f"unreadable: {type(exc).__name__}: {exc}"
     order = sorted(
         range(len(items)),
         key=lambda i: (rows[i]["verdict"] == "correct" and not rows[i]["fallback"], i),
     )
     spent = 0
+    planned = []
     for i in order:
-        for ref, im in zip(items[i].images, rows[i]["images"]):
-            try:
-                url = data_url(ref.load())
-            except DataError as exc:
-                im["note"] = f"unreadable: {exc}"
+        for k in range(len(items[i].images)):
+            if (i, k) not in sizes:
                 continue
-            except Exception as exc:  # a corrupt image must not sink the whole report
-                im["note"] = f"unreadable: {type(exc).__name__}: {exc}"
+            if spent + sizes[i, k] > budget:
+                rows[i]["images"][k]["note"] = f"not embedded: the report's image budget ({budget // (1024 * 1024)} MiB) is spent"
                 continue
-            if spent + len(url) > budget:
-                im["note"] = f"not embedded: the report's image budget ({budget // (1024 * 1024)} MiB) is spent"
-                continue
-            spent += len(url)
-            im["src"] = url
+            spent += sizes[i, k]
+            planned.append((i, k))
+    return sorted(planned)
+
+
+def _marker(i: int, k: int) -> str:
+    """Stands in a row's JSON for image k of row i until the page is written (JSON-safe ASCII)."""
+    return f"{_MARKER}{i}-{k}-"
+
+
+def _loaded_url(ref: ImageRef) -> str | None:
+    """The image's data URL, read again; None if it cannot be read now (it could at planning)."""
+    try:
+        return data_url(ref.load())
+    except Exception as exc:  # changed on disk since: shown as missing, the report still written
+        log.warning("%s: cannot be read again for the report (%s); not embedded", ref.field, exc)
+        return None
 
 
 def _fact(label: str, value: str) -> str:
@@ -345,7 +409,33 @@ def render_html(
     image_budget: int = IMAGE_BUDGET,
     harness: Mapping | None = None,
 ) -> str:
-    """The whole report page as one string; write it with ``RunStore.write_text("report.html", ...)``.
+    """The whole report page as one string (``html_chunks`` joined).
+
+    To write it, prefer ``store.write_stream("report.html", html_chunks(...))``: the page with
+    its images (up to 64 MiB of them) is then never in memory at once.
+
+    >>> html = render_html(results, items, responses, scoring, manifest, prompts={})
+    """
+    return "".join(html_chunks(results, items, responses, scoring, manifest, prompts=prompts,
+                               images=images, image_budget=image_budget, harness=harness))
+
+
+def html_chunks(
+    results: Results,
+    items: Sequence[Item],
+    responses: Mapping[str, Response],
+    scoring: Scoring,
+    manifest: Mapping,
+    *,
+    prompts: Mapping[str, str],
+    images: bool = True,
+    image_budget: int = IMAGE_BUDGET,
+    harness: Mapping | None = None,
+) -> Iterator[str]:
+    """The report page in pieces, in order: the page up to the item data, one piece per item, the rest.
+
+    Each item's images are read and encoded only when its piece is made, so memory holds the
+    item browser's text and one item's images, not the page.
 
     Args:
         results: ``build_results(...)`` of the run.
@@ -356,14 +446,30 @@ def render_html(
         image_budget: most bytes of embedded images.
         harness: a rescored run's ``harness`` section of results.json (``html_harness.py``).
 
-    >>> html = render_html(results, items, responses, scoring, manifest, prompts={})
-    >>> store.write_text("report.html", html)
+    >>> store.write_stream("report.html", html_chunks(results, items, responses, scoring, manifest, prompts={}))
     """
-    rows = item_rows(items, responses, scoring, prompts, images=images, image_budget=image_budget)
+    rows = item_rows(items, responses, scoring, prompts, images=images, image_budget=image_budget, embed=False)
     mark_loose_images(rows, items, manifest)
     if harness:
         annotate_rows(rows, harness)
     script = asset("browser.js") + asset("report.js")
+    yield _page_start(results, rows, manifest, script, harness)
+    yield '<script type="application/json" id="items-data">['
+    for i, row in enumerate(rows):
+        # The page holds script_json(rows); a list's JSON is its rows' JSON joined by commas, and
+        # a data URL needs no escaping, so each image goes in where its marker stands.
+        text = script_json(row)
+        for k, ref in enumerate(items[i].images):
+            marker = _marker(i, k)
+            if marker in text:
+                url = _loaded_url(ref)
+                text = text.replace(f'"{marker}"', "null" if url is None else f'"{url}"')
+        yield ("," if i else "") + text
+    yield f"]</script><script>{script}</script></body></html>"
+
+
+def _page_start(results: Results, rows: list[dict], manifest: Mapping, script: str, harness: Mapping | None) -> str:
+    """Everything before the item data: head, headline, charts, published, breakdowns, browser, footer."""
     csp = content_security_policy(script)
     run = results["run"]
     title = f"{run['model'] or 'run'} · {results['benchmark']} {results['setting'] or results['split']}"
@@ -407,6 +513,4 @@ def render_html(
         + _browser(results, rows)
         + f'<footer><p>{footer}</p><details><summary>Run manifest</summary><pre class="resp">'
         f"{escape(json.dumps(manifest, indent=2, sort_keys=True, default=str))}</pre></details></footer></main>"
-        + f'<script type="application/json" id="items-data">{script_json(rows)}</script>'
-        + f"<script>{script}</script></body></html>"
     )

@@ -328,19 +328,28 @@ class RunStore:
 
     def write_text(self, name: str, text: str) -> Path:
         """Write ``name`` (report.html) atomically: a temporary file renamed over the old one."""
+        return self.write_stream(name, (text,))
+
+    def write_stream(self, name: str, chunks: Iterable[str]) -> Path:
+        """Write ``name`` atomically from pieces of text, each written as it comes.
+
+        For a file too large to hold whole (report.html with its images, ``html_chunks``):
+        memory holds one piece at a time. Readers see the old file until the last piece is in.
+        """
         self._require_writable()
         if Path(name).name != name or name in (MANIFEST, RESPONSES):
             raise StoreError(f"cannot write {name!r}: only plain file names other than {MANIFEST} and {RESPONSES}", self.path)
         target = self.path / name
         with _writing(target):
-            self._write_atomically(target, text)
+            self._write_atomically(target, chunks)
         return target
 
-    def _write_atomically(self, target: Path, text: str) -> None:
+    def _write_atomically(self, target: Path, chunks: Iterable[str]) -> None:
         fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=self.path)
         try:
             with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                fh.write(text)
+                for chunk in chunks:
+                    fh.write(chunk)
                 fh.flush()
                 os.fsync(fh.fileno())
             os.replace(tmp, target)

@@ -1,0 +1,389 @@
+"""``report.html``: one self-contained page that opens offline and lets a person look.
+
+What it holds: the headline with its interval; per-discipline and per-subject charts (inline
+SVG from ``charts.py``); the run among published results (``published.json``); the breakdowns;
+and an item browser (question, images, options, prompt, raw response, parsed prediction, gold
+answer, verdict) with filters.
+
+Safety. Model output and dataset text are untrusted. Text placed in the HTML goes through
+``html.escape``; the item data travels as JSON inside ``<script type="application/json">`` with
+``<``, ``>`` and ``&`` written as ``\\u003c`` ... so no string can close the element or open a
+comment; the browser script shows it only via ``textContent``. A Content-Security-Policy allows
+exactly our own script (by hash), inline styles and ``data:`` images, so even a mistake in
+escaping could not run injected script or reach the network.
+
+Images. The stored bytes are embedded as ``data:`` URLs, not thumbnails: a person judging a
+wrong answer needs the real figure. Size is bounded by a budget (``IMAGE_BUDGET``, 64 MiB by
+default): items that most need looking at (errors, wrong answers, fallbacks) get their images
+first; past the budget an image shows a note instead. ``images=False`` (``--no-images``)
+embeds none. TIFF and BMP, which browsers do not show, are converted to PNG.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import io
+import json
+from collections.abc import Mapping, Sequence
+from html import escape
+from importlib import resources
+from typing import TYPE_CHECKING
+
+from mmmu_eval.errors import DataError
+from mmmu_eval.records import Item, Response, sniff_media_type
+from mmmu_eval.report.charts import ACCENT, DISCIPLINE_COLORS, NEUTRAL, Bar, bar_chart
+from mmmu_eval.report.published import published_for, score_key, sources
+from mmmu_eval.report.results import Results, Row
+
+if TYPE_CHECKING:
+    from mmmu_eval.score.scorer import Scoring
+
+#: Default total bytes of embedded images.
+IMAGE_BUDGET = 64 * 1024 * 1024
+_SHOWABLE = {"image/png", "image/jpeg", "image/gif", "image/webp"}
+
+
+def _asset(name: str) -> str:
+    return resources.files("mmmu_eval.report").joinpath("assets", name).read_text(encoding="utf-8")
+
+
+def script_json(data: object) -> str:
+    """JSON that is safe inside a ``<script>`` element: no ``</``, no ``<!--``, no ``]]>``."""
+    text = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+    return (
+        text.replace("&", "\\u0026")
+        .replace("<", "\\u003c")
+        .replace(">", "\\u003e")
+        .replace("\u2028", "\\u2028")
+        .replace("\u2029", "\\u2029")
+    )
+
+
+def _pct(x: float) -> str:
+    return f"{100 * x:.1f}%"
+
+
+def _data_url(data: bytes) -> str:
+    media = sniff_media_type(data)
+    if media not in _SHOWABLE:
+        from PIL import Image  # only for the rare TIFF/BMP
+
+        buf = io.BytesIO()
+        Image.open(io.BytesIO(data)).save(buf, format="PNG")
+        data, media = buf.getvalue(), "image/png"
+    return f"data:{media};base64,{base64.b64encode(data).decode('ascii')}"
+
+
+def _answers(item: Item) -> list[str]:
+    if item.answer is None:
+        return []
+    return [item.answer] if isinstance(item.answer, str) else list(item.answer)
+
+
+def item_rows(
+    items: Sequence[Item],
+    responses: Mapping[str, Response],
+    scoring: Scoring,
+    prompts: Mapping[str, str],
+    *,
+    images: bool = True,
+    image_budget: int = IMAGE_BUDGET,
+) -> list[dict]:
+    """The item browser's data: one JSON-ready dict per item, in dataset order."""
+    headline = scoring.parsers[0]
+    verdicts = scoring.verdicts[headline]
+    disagree = {d["id"] for d in scoring.disagreements}
+    rows: list[dict] = []
+    for item in items:
+        response = responses.get(item.id)
+        verdict = verdicts.get(item.id)
+        status = response.status if response is not None else "missing"
+        if status in ("missing", "error"):
+            judged = status
+        elif verdict is None or item.answer is None:
+            judged = "ungraded"  # test split without answers: a prediction, no verdict
+        else:
+            judged = "correct" if verdict.correct else "wrong"
+        rows.append(
+            {
+                "id": item.id,
+                "subject": item.subject,
+                "discipline": item.discipline,
+                "type": item.question_type,
+                "question": item.question,
+                "options": list(item.options),
+                "letters": list(item.choices) or [chr(65 + i) for i in range(len(item.options))],
+                "answer": _answers(item),
+                "prompt": prompts.get(item.id, ""),
+                "response": response.text if response is not None else "",
+                "reasoning": (response.reasoning or "") if response is not None else "",
+                "status": status,
+                "error": (response.error or "") if response is not None else "",
+                "finish": (response.finish_reason or "") if response is not None else "",
+                "tokens": response.completion_tokens if response is not None else None,
+                "pred": verdict.pred if verdict is not None else None,
+                "verdict": judged,
+                "fallback": bool(verdict.fallback) if verdict is not None else False,
+                "disagree": item.id in disagree,
+                "parsers": {
+                    name: scoring.verdicts[name][item.id].pred
+                    for name in scoring.parsers[1:]
+                    if item.id in scoring.verdicts[name]
+                },
+                "images": [{"field": ref.field, "src": None, "note": ""} for ref in item.images],
+            }
+        )
+    _embed_images(items, rows, images=images, budget=image_budget)
+    return rows
+
+
+def _embed_images(items: Sequence[Item], rows: list[dict], *, images: bool, budget: int) -> None:
+    if not images:
+        for row in rows:
+            for im in row["images"]:
+                im["note"] = "not embedded (--no-images)"
+        return
+    # Items a reader most needs to see come first: failures, wrong answers, fallbacks.
+    order = sorted(
+        range(len(items)),
+        key=lambda i: (rows[i]["verdict"] == "correct" and not rows[i]["fallback"], i),
+    )
+    spent = 0
+    for i in order:
+        for ref, im in zip(items[i].images, rows[i]["images"]):
+            try:
+                url = _data_url(ref.load())
+            except DataError as exc:
+                im["note"] = f"unreadable: {exc}"
+                continue
+            except Exception as exc:  # a corrupt image must not sink the whole report
+                im["note"] = f"unreadable: {type(exc).__name__}: {exc}"
+                continue
+            if spent + len(url) > budget:
+                im["note"] = f"not embedded: the report's image budget ({budget // (1024 * 1024)} MiB) is spent"
+                continue
+            spent += len(url)
+            im["src"] = url
+
+
+def _fact(label: str, value: str) -> str:
+    return f'<div class="fact"><dt>{escape(label)}</dt><dd>{escape(value)}</dd></div>'
+
+
+def _table(title: str, rows: Mapping[str, Row]) -> str:
+    body = "".join(
+        f'<tr><td>{escape(k)}</td><td class="n">{r["n"]}</td><td class="n">{r["correct"]}</td>'
+        f'<td class="n">{_pct(r["accuracy"])}</td></tr>'
+        for k, r in rows.items()
+    )
+    return (
+        f'<div class="panel"><h3>{escape(title)}</h3><table class="t"><thead><tr><th></th>'
+        f'<th class="n">n</th><th class="n">correct</th><th class="n">acc</th></tr></thead>'
+        f"<tbody>{body}</tbody></table></div>"
+    )
+
+
+def _discipline_chart(results: Results) -> str:
+    bars = [
+        Bar(d, r["accuracy"], tuple(r["ci95"]), DISCIPLINE_COLORS.get(d, NEUTRAL), f"n={r['n']}")
+        for d, r in results["by_discipline"].items()
+    ]
+    overall = results["overall"]["accuracy"]
+    return bar_chart(bars, title="Accuracy by discipline", reference=(overall, f"overall {_pct(overall)}"))
+
+
+def _subject_chart(results: Results) -> str:
+    from mmmu_eval.dataset.subjects import DISCIPLINES
+
+    bars: list[Bar] = []
+    for discipline, members in DISCIPLINES.items():
+        present = [s for s in members if s in results["by_subject"]]
+        if not present:
+            continue
+        color = DISCIPLINE_COLORS[discipline]
+        bars.append(Bar(discipline, 0.0, color=color, heading=True))
+        for s in present:
+            r = results["by_subject"][s]
+            bars.append(Bar(s.replace("_", " "), r["accuracy"], tuple(r["ci95"]), color, f"n={r['n']}", indent=True))
+    overall = results["overall"]["accuracy"]
+    return bar_chart(bars, title="Accuracy by subject", reference=(overall, f"overall {_pct(overall)}"), row=20)
+
+
+def _published_section(results: Results) -> str:
+    key = score_key(results["benchmark"], results["split"], results["setting"])
+    published = published_for(key)
+    if not published:
+        return (
+            '<section id="published"><h2>Among published results</h2><p class="src">No published '
+            f"figures for {escape(key)} (only MMMU validation/test and the MMMU-Pro settings have them).</p></section>"
+        )
+    srcs = sources()
+    marker = {k: f"[{i + 1}]" for i, k in enumerate(srcs)}
+    model = results["run"]["model"] or "this run"
+    overall = results["overall"]
+    run_bar = Bar(f"▶ {model} (this run)", overall["accuracy"], tuple(overall["ci95"]), ACCENT, "95% CI", strong=True)
+    bars = [
+        Bar(p.model, p.percent / 100, None, "#cfd8dc" if p.baseline else NEUTRAL, marker[p.source])
+        for p in published
+    ]
+    at = next((i for i, b in enumerate(bars) if b.value < overall["accuracy"]), len(bars))
+    bars.insert(at, run_bar)
+    notes = "".join(
+        f'<li>{escape(marker[k])} <a href="{escape(s.url)}">{escape(s.title)}</a>. {escape(s.note)}</li>'
+        for k, s in srcs.items()
+        if any(p.source == k for p in published)
+    )
+    pro_note = (
+        "<p class=\"src\">Published MMMU-Pro figures are the better of the direct and CoT prompts; "
+        "this run used one prompt mode.</p>"
+        if results["benchmark"] == "mmmu-pro"
+        else ""
+    )
+    return (
+        f'<section id="published"><h2>Among published results <span class="src">({escape(key)})</span></h2>'
+        f'<div class="panel">{bar_chart(bars, title="Published accuracies and this run", label_width=270, row=19)}'
+        f'{pro_note}<ol class="src" style="list-style:none;padding:0">{notes}</ol></div></section>'
+    )
+
+
+def _hero(results: Results) -> str:
+    run = results["run"]
+    overall = results["overall"]
+    parse = results["parse"]
+    cov = results["coverage"]
+    what = "MMMU-Pro" if results["benchmark"] == "mmmu-pro" else "MMMU"
+    kicker = " · ".join(x for x in (what, results["setting"] or results["split"], run["prompt_mode"]) if x)
+    low, high = overall["ci95"]
+    facts = [
+        ("Scored items", f"{cov['scored']} of {cov['items']}"),
+        ("Errors (not scored)", str(cov["errors"])),
+        ("Missing responses", str(cov["missing"])),
+        ("Truncated (scored)", "–" if cov["truncated"] is None else str(cov["truncated"])),
+        ("Random fallbacks", f"{parse['fallbacks']} ({_pct(parse['fallback_rate'])})"),
+        ("Fallbacks counted wrong", _pct(parse["deterministic_accuracy"])),
+        ("Fallbacks at expected value", _pct(parse["expected_accuracy"])),
+        ("Protocol", {True: "official", False: "not official", None: "unknown"}[run["official"]]),
+        ("Prompt fingerprint", (run["protocol_fingerprint"] or "unknown")[:16]),
+        ("Dataset revision", (run["dataset_revision"] or "unknown")[:24]),
+    ]
+    warnings = []
+    if not results["gold_available"]:
+        warnings.append(
+            "No gold answers (test split): accuracies are void. Score with --answers FILE or submit submission.json."
+        )
+    if run["official"] is False:
+        warnings.append("This run did not follow the official protocol; compare it with published figures with care.")
+    return (
+        f'<header class="hero" id="overview"><div class="kicker">{escape(kicker)}</div>'
+        f"<h1>{escape(run['model'] or 'unknown model')}</h1>"
+        f'<div class="headline"><span class="big" id="headline">{_pct(overall["accuracy"])}</span>'
+        f'<span class="ci">95% CI {_pct(low)} – {_pct(high)} · {overall["correct"]} / {overall["n"]} correct</span></div>'
+        + "".join(f'<div class="warn">{escape(w)}</div>' for w in warnings)
+        + f'<dl class="facts">{"".join(_fact(k, v) for k, v in facts)}</dl></header>'
+    )
+
+
+def _browser(results: Results, rows: list[dict]) -> str:
+    counts = {
+        "all": len(rows),
+        "wrong": sum(r["verdict"] == "wrong" for r in rows),
+        "correct": sum(r["verdict"] == "correct" for r in rows),
+        "fallback": sum(r["fallback"] for r in rows),
+        "disagree": sum(r["disagree"] for r in rows),
+        "error": sum(r["status"] == "error" for r in rows),
+        "truncated": sum(r["status"] == "truncated" for r in rows),
+        "missing": sum(r["status"] == "missing" for r in rows),
+    }
+    labels = {
+        "all": "All items", "wrong": "Wrong only", "correct": "Correct only", "fallback": "Random fallbacks",
+        "disagree": "Parsers disagree", "error": "Errors", "truncated": "Truncated", "missing": "Missing",
+    }
+    show = "".join(f'<option value="{k}">{labels[k]} ({counts[k]})</option>' for k in labels)
+    subjects = sorted({r["subject"] for r in rows})
+    subject_opts = '<option value="">All subjects</option>' + "".join(
+        f'<option value="{escape(s)}">{escape(s.replace("_", " "))}</option>' for s in subjects
+    )
+    return (
+        '<section id="items-section"><h2>Items</h2><div class="filters">'
+        f'<select id="f-show" aria-label="Show">{show}</select>'
+        f'<select id="f-subject" aria-label="Subject">{subject_opts}</select>'
+        '<input id="f-search" type="search" placeholder="Search id, question, response" aria-label="Search">'
+        '<span id="f-count"></span></div>'
+        '<div class="legend"><span><i class="gold"></i>gold answer</span>'
+        '<span><i class="pred"></i>parsed prediction</span></div><div id="items"></div>'
+        '<div class="pager"><button id="p-prev" type="button">← Previous</button><span id="p-info"></span>'
+        '<button id="p-next" type="button">Next →</button></div></section>'
+    )
+
+
+def render_html(
+    results: Results,
+    items: Sequence[Item],
+    responses: Mapping[str, Response],
+    scoring: Scoring,
+    manifest: Mapping,
+    *,
+    prompts: Mapping[str, str],
+    images: bool = True,
+    image_budget: int = IMAGE_BUDGET,
+) -> str:
+    """The whole report page as one string; write it with ``RunStore.write_text("report.html", ...)``.
+
+    Args:
+        results: ``build_results(...)`` of the run.
+        items, responses, scoring: what the item browser shows.
+        manifest: the run's manifest (shown in the footer).
+        prompts: item id -> the prompt text the model saw (empty when unknown).
+        images: embed the items' images (False: ``--no-images``).
+        image_budget: most bytes of embedded images.
+
+    >>> html = render_html(results, items, responses, scoring, manifest, prompts={})
+    >>> store.write_text("report.html", html)
+    """
+    rows = item_rows(items, responses, scoring, prompts, images=images, image_budget=image_budget)
+    script = _asset("report.js")
+    digest = base64.b64encode(hashlib.sha256(script.encode("utf-8")).digest()).decode("ascii")
+    csp = f"default-src 'none'; img-src data:; style-src 'unsafe-inline'; script-src 'sha256-{digest}'"
+    run = results["run"]
+    title = f"{run['model'] or 'run'} · {results['benchmark']} {results['setting'] or results['split']}"
+    breakdowns = "".join(
+        _table(t, results[k])  # type: ignore[literal-required]
+        for t, k in (
+            ("Question type", "by_question_type"),
+            ("Option count", "by_option_count"),
+            ("Topic difficulty", "by_topic_difficulty"),
+            ("Image type", "by_img_type"),
+        )
+        if results[k]  # type: ignore[literal-required]
+    )
+    parser_rows = {name: {"n": p["n"], "correct": p["correct"], "accuracy": p["accuracy"]} for name, p in results["parsers"].items()}
+    interval = results["interval"]
+    footer = (
+        f"Generated by mmmu-eval {escape(str(run['package_version'] or ''))} · results schema "
+        f"{results['schema_version']} · intervals: {escape(interval['method'])}, {interval['resamples']} "
+        f"resamples, seed {interval['seed']} · prompt fingerprint {escape(run['protocol_fingerprint'] or 'unknown')}"
+        f" · dataset {escape(run['dataset_revision'] or 'unknown')} {escape(run['dataset_digest'] or '')}"
+    )
+    return (
+        "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\">"
+        f'<meta http-equiv="Content-Security-Policy" content="{csp}">'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">'
+        f"<title>{escape(title)}</title><style>{_asset('report.css')}</style></head><body>"
+        '<nav class="top"><div><b>mmmu-eval report</b><a href="#overview">Overview</a>'
+        '<a href="#disciplines">Disciplines</a><a href="#subjects">Subjects</a><a href="#published">Published</a>'
+        '<a href="#breakdowns">Breakdowns</a><a href="#items-section">Items</a></div></nav><main>'
+        + _hero(results)
+        + f'<section id="disciplines"><h2>By discipline</h2><div class="panel">{_discipline_chart(results)}'
+        '<p class="src">Bars: accuracy; whiskers: 95% bootstrap interval stratified by subject.</p></div></section>'
+        + f'<section id="subjects"><h2>By subject</h2><div class="panel">{_subject_chart(results)}</div></section>'
+        + _published_section(results)
+        + f'<section id="breakdowns"><h2>Breakdowns</h2><div class="grid2">{breakdowns}'
+        + _table("Parsers (first = headline)", parser_rows)
+        + "</div></section>"
+        + _browser(results, rows)
+        + f'<footer><p>{footer}</p><details><summary>Run manifest</summary><pre class="resp">'
+        f"{escape(json.dumps(manifest, indent=2, sort_keys=True, default=str))}</pre></details></footer></main>"
+        + f'<script type="application/json" id="items-data">{script_json(rows)}</script>'
+        + f"<script>{script}</script></body></html>"
+    )
