@@ -68,6 +68,15 @@ def test_cache_is_bounded(snap):
     assert len(parquet._cache) == parquet.CACHE_SIZE
 
 
+def test_cache_holds_few_large_row_groups(snap, monkeypatch):
+    monkeypatch.setattr(parquet, "CACHE_BYTES", 1)  # smaller than any row group: only the newest stays
+    rows = [mmmu_row(f"validation_Art_{i}", image_1=image_cell(png((i, i, i)))) for i in range(1, 5)]
+    write_mmmu(snap, "Art", "validation", rows, row_group_size=1)
+    items = load_dataset("mmmu", data=snap).items
+    assert [item.images[0].load() for item in items] == [png((i, i, i)) for i in range(1, 5)]
+    assert len(parquet._cache) == 1
+
+
 def test_corrupt_image_names_item_and_field(snap):
     write_mmmu(snap, "Art", "validation", [mmmu_row("validation_Art_1"),
                                             mmmu_row("validation_Art_2", image_2=image_cell(b"\x89PNG\r\n\x1a\nbroken"))])

@@ -61,7 +61,7 @@ from mmmu_eval.backends.openai_errors import (
     classify_preflight,
     retry_after_seconds,
 )
-from mmmu_eval.backends.openai_http import Endpoint
+from mmmu_eval.backends.openai_http import Body, Endpoint
 from mmmu_eval.backends.reasoning import split_reasoning
 from mmmu_eval.backends.retry import RetryPolicy, call_with_retries
 from mmmu_eval.config import RunConfig
@@ -288,7 +288,7 @@ class OpenAIBackend:
         pending = iter(requests)  # shared by the preparers: each request is taken exactly once
         per_endpoint = min(self.concurrency, len(requests))
         total_workers = per_endpoint * len(self._endpoints)
-        ready: asyncio.Queue[tuple[Request, bytes, tuple[str, ...]] | None] = asyncio.Queue(
+        ready: asyncio.Queue[_Job | None] = asyncio.Queue(
             maxsize=max(BODY_THREADS, total_workers // 8)
         )
         done: asyncio.Queue[Response | BaseException] = asyncio.Queue()
@@ -331,7 +331,7 @@ class OpenAIBackend:
                 # Preparing it was the one attempt: never sent, and resume retries it.
                 done.put_nowait(Response(request.item_id, "error", attempts=1, error=_with_id(request.item_id, exc)))
                 continue
-            await ready.put((request, body, notes))  # waits while the queue is full
+            await ready.put(_Job(request, Body(body), notes))  # waits while the queue is full
 
     async def _worker(self, endpoint: Endpoint, ready: asyncio.Queue, done: asyncio.Queue) -> None:
         try:
@@ -340,17 +340,21 @@ class OpenAIBackend:
                     job = await ready.get()
                     if job is None:
                         return
-                    done.put_nowait(await self._answer(endpoint, *job))
+                    done.put_nowait(await self._answer(endpoint, job))
         except asyncio.CancelledError:
             raise
         except BaseException as exc:  # a bug: surface it through generate(), do not hang
             done.put_nowait(exc)
 
-    async def _answer(self, endpoint: Endpoint, request: Request, body: bytes,
-                      notes: tuple[str, ...]) -> Response:
+    async def _answer(self, endpoint: Endpoint, job: _Job) -> Response:
+        request, notes = job.request, job.notes
         start = self._clock()
 
         async def attempt() -> Response:
+            if job.body is None:  # a retry: the first body was forgotten once it was sent
+                loop = asyncio.get_running_loop()
+                job.body = Body((await loop.run_in_executor(self._pool, self.encode_body, request))[0])
+            body, job.body = job.body, None
             return parse_completion(request.item_id, json.loads(await endpoint.post_chat(body)), notes=notes)
 
         outcome = await call_with_retries(
@@ -376,6 +380,15 @@ class OpenAIBackend:
         if self._pool is not None:
             self._pool.shutdown(wait=False, cancel_futures=True)
             self._pool = None
+
+
+class _Job:
+    """A request on its way: its body until sent (``Body``), and the notes its images left."""
+
+    __slots__ = ("request", "body", "notes")
+
+    def __init__(self, request: Request, body: Body, notes: tuple[str, ...]) -> None:
+        self.request, self.body, self.notes = request, body, notes
 
 
 def _model_ids(listing: Any) -> list[str]:

@@ -34,13 +34,13 @@ import asyncio
 import importlib
 import os
 import sys
-from typing import TYPE_CHECKING, Any, Mapping, NamedTuple, Protocol
+from typing import TYPE_CHECKING, Any, AsyncIterator, Mapping, NamedTuple, Protocol
 
 if TYPE_CHECKING:  # imported for real only where used: see the module doc
     import httpx
     import openai
 
-__all__ = ["Endpoint", "Reply", "Unreachable", "request_headers"]
+__all__ = ["Body", "Endpoint", "Reply", "Unreachable", "request_headers"]
 
 #: Environment variables the SDK reads for these headers; read the same way here.
 ORGANIZATION_ENV = "OPENAI_ORG_ID"
@@ -64,10 +64,31 @@ class Unreachable(Exception):
         self.cause = cause
 
 
+class Body:
+    """A request body that the transport forgets once it is on the wire.
+
+    A chat body of an MMMU item is about 400 KB; 256 of them waiting for their answers would
+    hold 100 MB for nothing, so the sender keeps none and a retry builds the body again.
+    """
+
+    __slots__ = ("_data", "length")
+
+    def __init__(self, data: bytes) -> None:
+        self._data: bytes | None = data
+        self.length = len(data)
+
+    def take(self) -> bytes:
+        """The bytes, once; the body holds nothing afterwards."""
+        data, self._data = self._data, None
+        if data is None:
+            raise RuntimeError("this body was sent already; build it again to retry")
+        return data
+
+
 class HTTPClient(Protocol):
     """What an endpoint sends through: one request in, one whole reply out."""
 
-    async def request(self, method: str, url: str, headers: Mapping[str, str], body: bytes | None) -> Reply:
+    async def request(self, method: str, url: str, headers: Mapping[str, str], body: Body | None) -> Reply:
         """Raises Unreachable when no answer came (timeout, refused, dropped, TLS)."""
         ...
 
@@ -127,9 +148,12 @@ class Endpoint:
         assert self._slots is not None
         return self._slots
 
-    async def post_chat(self, body: bytes) -> bytes:
-        """POST a ready JSON body to ``/chat/completions``; the answer's body."""
-        return await self._send("POST", self.chat_url, body)
+    async def post_chat(self, body: Body | bytes) -> bytes:
+        """POST a ready JSON body to ``/chat/completions``; the answer's body.
+
+        A ``Body`` is taken (forgotten once sent): send a new one to retry.
+        """
+        return await self._send("POST", self.chat_url, body if isinstance(body, Body) else Body(body))
 
     async def get(self, url: str) -> bytes:
         """GET ``url`` (``models_url``); the answer's body."""
@@ -156,7 +180,7 @@ class Endpoint:
                             else _HttpxClient(self._transport, self._timeout))
         return self._client
 
-    async def _send(self, method: str, url: str, body: bytes | None) -> bytes:
+    async def _send(self, method: str, url: str, body: Body | None) -> bytes:
         client = self._bind()
         try:
             reply = await client.request(method, url, self.headers, body)
@@ -207,9 +231,16 @@ class _AiohttpClient:
             trust_env=True,  # HTTP(S)_PROXY and NO_PROXY, as the SDK's client honours them
         )
 
-    async def request(self, method: str, url: str, headers: Mapping[str, str], body: bytes | None) -> Reply:
+    async def request(self, method: str, url: str, headers: Mapping[str, str], body: Body | None) -> Reply:
+        data = None
+        if body is not None:
+            # Streamed from a generator that hands the bytes over and keeps nothing; the stated
+            # length keeps it one plain (not chunked) body, as a bytes body would be.
+            headers = {**headers, "Content-Length": str(body.length)}
+            data = _handed_over(body)
         try:
-            async with self._session.request(method, url, data=body, headers=headers) as response:
+            async with self._session.request(method, url, data=data, headers=headers,
+                                             allow_redirects=False) as response:
                 return Reply(response.status, response.headers, await response.read())
         except asyncio.TimeoutError as exc:  # aiohttp's own (the retry loop's arrives as CancelledError)
             raise Unreachable("timeout", exc) from exc
@@ -218,6 +249,10 @@ class _AiohttpClient:
 
     async def aclose(self) -> None:
         await self._session.close()
+
+
+async def _handed_over(body: Body) -> AsyncIterator[bytes]:
+    yield body.take()
 
 
 class _HttpxClient:
@@ -232,9 +267,10 @@ class _HttpxClient:
         self._errors = (httpx.RequestError, ssl.SSLError)
         self._client = httpx.AsyncClient(transport=transport, timeout=httpx.Timeout(timeout))
 
-    async def request(self, method: str, url: str, headers: Mapping[str, str], body: bytes | None) -> Reply:
+    async def request(self, method: str, url: str, headers: Mapping[str, str], body: Body | None) -> Reply:
         try:
-            response = await self._client.request(method, url, headers=headers, content=body)
+            response = await self._client.request(method, url, headers=headers,
+                                                  content=None if body is None else body.take())
         except self._httpx.TimeoutException as exc:
             raise Unreachable("timeout", exc) from exc
         except self._errors as exc:

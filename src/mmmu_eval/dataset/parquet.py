@@ -12,7 +12,7 @@ to a gigabyte). So a file is read in two ways:
   re-reading the file.
 
 Memory therefore stays flat while iterating a 10,500-item split: items hold loaders, and at most
-``CACHE_SIZE`` row-group columns are alive at once.
+``CACHE_SIZE`` row-group columns (``CACHE_BYTES`` in all) are alive at once.
 """
 
 from __future__ import annotations
@@ -34,6 +34,9 @@ from mmmu_eval.records import sniff_media_type
 
 #: Row-group columns kept decoded. Seven image columns plus one keeps a multi-image item in cache.
 CACHE_SIZE = 8
+#: ... and at most this many bytes of them (the newest is always kept): a row group of 30 large
+#: MMMU images is about 9 MB, so eight of them would sit on 70 MB that a run never reads again.
+CACHE_BYTES = 24 * 1024 * 1024
 
 _cache: OrderedDict[tuple, pa.Array] = OrderedDict()
 _cache_lock = threading.Lock()
@@ -197,9 +200,13 @@ def _row_group_column(file_key: tuple, row_group: int, column: str) -> pa.Array:
     chunk = chunk.combine_chunks() if isinstance(chunk, pa.ChunkedArray) else chunk
     with _cache_lock:
         _cache[key] = chunk
-        while len(_cache) > CACHE_SIZE:
+        while len(_cache) > CACHE_SIZE or (len(_cache) > 1 and _cached_bytes() > CACHE_BYTES):
             _cache.popitem(last=False)
     return chunk
+
+
+def _cached_bytes() -> int:
+    return sum(chunk.nbytes for chunk in _cache.values())
 
 
 def _file_key(path: Path) -> tuple:
