@@ -45,6 +45,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -309,15 +310,21 @@ def measure(workload: Workload, snapshot: Path, port: int, concurrency: int, scr
         launched = time.monotonic()
         proc = subprocess.Popen(command(workload, snapshot, port, concurrency, out),
                                 stdout=sink, stderr=subprocess.STDOUT, env={**os.environ, "HF_HUB_OFFLINE": "1"})
+        cpu_samples: list[tuple[float, float]] = []
+        sampler = threading.Thread(target=_sample_cpu, args=(proc.pid, cpu_samples), daemon=True)
+        sampler.start()
         _, status, usage = os.wait4(proc.pid, 0)
         exited = time.monotonic()
+        sampler.join()
     proc.returncode = os.waitstatus_to_exitcode(status)
     stats = get(port, "/stats")
     if proc.returncode != 0 or stats["chat"] != workload.items + 1:  # + the preflight probe
         raise RuntimeError(f"the run failed (exit {proc.returncode}, {stats['chat']} chat requests); "
                            f"its output:\n{log.read_text()[-3000:]}")
     first, last = stats["first_chat"][1], stats["last_reply"]  # first_chat[0] is the probe
+    phase_cpu = _cpu_at(cpu_samples, last) - _cpu_at(cpu_samples, first)
     return {
+        "phase_cpu_ms": 1000 * phase_cpu / workload.items if cpu_samples else float("nan"),
         "rate": workload.items / (last - first),
         "startup": first - launched,
         "probe": stats["first_any"] - launched,
@@ -328,6 +335,27 @@ def measure(workload: Workload, snapshot: Path, port: int, concurrency: int, scr
         "peak_in_flight": stats["peak_in_flight"],
         "report_mb": (out / "report.html").stat().st_size / 2**20,
     }
+
+
+def _sample_cpu(pid: int, samples: list[tuple[float, float]]) -> None:
+    """(time, CPU seconds so far) of a running process, every 20 ms, from /proc (Linux)."""
+    ticks = os.sysconf("SC_CLK_TCK")
+    while True:
+        try:
+            with open(f"/proc/{pid}/stat", "rb") as f:
+                fields = f.read().rsplit(b")", 1)[1].split()
+        except OSError:
+            return
+        if fields[0] == b"Z":  # exited, not yet reaped
+            return
+        samples.append((time.monotonic(), (int(fields[11]) + int(fields[12])) / ticks))
+        time.sleep(0.02)
+
+
+def _cpu_at(samples: list[tuple[float, float]], when: float) -> float:
+    """The CPU a process had used at ``when``, from the nearest sample before it."""
+    before = [cpu for t, cpu in samples if t <= when]
+    return before[-1] if before else 0.0
 
 
 HEADER = ("| workload | in flight | items/s | bound | of bound | start-up to first request | last answer to exit "
@@ -377,11 +405,13 @@ def main() -> None:
                     print(row(workload, concurrency, args.latency, runs), flush=True)
                     details.append((workload.name, concurrency, runs))
         print()
-        print("per run: probe = launch to the preflight's first request; peak in flight seen by the server; "
-              "server CPU per item; report.html size")
+        print("per run: probe = launch to the preflight's first request; the command's CPU per item between its "
+              "first item request and last answer; peak in flight seen by the server; server CPU per item; "
+              "report.html size")
         for name, concurrency, runs in details:
             for r in runs:
                 print(f"  {name} @{concurrency}: {r['rate']:.0f} items/s, probe {r['probe']:.2f} s, "
+                      f"request-phase CPU {r['phase_cpu_ms']:.2f} ms/item, "
                       f"peak in flight {r['peak_in_flight']}, server {r['server_cpu_ms']:.2f} ms/item, "
                       f"report {r['report_mb']:.0f} MB")
 

@@ -51,6 +51,7 @@ from urllib.parse import urlsplit, urlunsplit
 from mmmu_eval.backends.openai_body import (
     build_messages,
     encode_body,
+    encode_body_parts,
     generation_params,
     parse_completion,
     probe_body,
@@ -325,13 +326,13 @@ class OpenAIBackend:
         loop = asyncio.get_running_loop()
         for request in pending:
             try:
-                body, notes = await loop.run_in_executor(self._pool, self.encode_body, request)
+                parts, notes = await loop.run_in_executor(self._pool, self._encode_parts, request)
             except (MmmuEvalError, ValueError, OSError) as exc:
                 # No log line here: the runner logs each stored error once, with its id.
                 # Preparing it was the one attempt: never sent, and resume retries it.
                 done.put_nowait(Response(request.item_id, "error", attempts=1, error=_with_id(request.item_id, exc)))
                 continue
-            await ready.put(_Job(request, Body(body), notes))  # waits while the queue is full
+            await ready.put(_Job(request, Body(parts), notes))  # waits while the queue is full
 
     async def _worker(self, endpoint: Endpoint, ready: asyncio.Queue, done: asyncio.Queue) -> None:
         try:
@@ -353,7 +354,7 @@ class OpenAIBackend:
         async def attempt() -> Response:
             if job.body is None:  # a retry: the first body was forgotten once it was sent
                 loop = asyncio.get_running_loop()
-                job.body = Body((await loop.run_in_executor(self._pool, self.encode_body, request))[0])
+                job.body = Body((await loop.run_in_executor(self._pool, self._encode_parts, request))[0])
             body, job.body = job.body, None
             return parse_completion(request.item_id, json.loads(await endpoint.post_chat(body)), notes=notes)
 
@@ -370,8 +371,12 @@ class OpenAIBackend:
         return dataclasses.replace(outcome.value, latency_s=latency, attempts=outcome.attempts, error=last_error)
 
     def encode_body(self, request: Request) -> tuple[bytes, tuple[str, ...]]:
-        """The request's JSON body, ready to send, and the image notes. Runs in a body thread."""
+        """The request's JSON body, ready to send, and the image notes."""
         return encode_body(request, self.model, self.max_image_pixels)
+
+    def _encode_parts(self, request: Request) -> tuple[tuple[bytes, ...], tuple[str, ...]]:
+        """The body as it is sent (in pieces) and the image notes. Runs in a body thread."""
+        return encode_body_parts(request, self.model, self.max_image_pixels)
 
     async def aclose(self) -> None:
         """Close the connections and the body threads. Safe to call again; a later call reopens them."""
