@@ -7,6 +7,9 @@ import asyncio
 import base64
 import io
 import json
+import subprocess
+import sys
+from pathlib import Path
 
 import httpx
 import openai
@@ -546,3 +549,122 @@ async def test_images_are_read_just_ahead_of_sending_not_all_up_front():
     assert len(out) == 150 and loaded == 150
     in_flight, queued, being_built = 4, BODY_THREADS, BODY_THREADS
     assert peak <= in_flight + queued + being_built + 1
+
+
+# --------------------------------------------------------------------- one backend, several runs
+
+async def test_concurrent_generate_calls_share_one_limit_per_endpoint():
+    """Several runs on one backend (issue 9) keep one pool: the endpoint never sees more than
+    --concurrency requests at once, and every call gets all its answers."""
+    in_flight = peak = 0
+
+    async def handler(request: httpx.Request) -> httpx.Response:
+        nonlocal in_flight, peak
+        in_flight += 1
+        peak = max(peak, in_flight)
+        await asyncio.sleep(0.005)
+        in_flight -= 1
+        return httpx.Response(200, json=completion())
+
+    b = OpenAIBackend("m", base_urls=["http://127.0.0.1:1/v1"], api_key="k", concurrency=3,
+                      transport=httpx.MockTransport(handler))
+
+    async def one_run(tag: str) -> list[str]:
+        return [r.item_id async for r in b.generate([Request(f"{tag}{n}", parts=(TextPart("q"),)) for n in range(20)])]
+
+    try:
+        runs = await asyncio.gather(*(one_run(tag) for tag in "abcd"))
+    finally:
+        await b.aclose()
+    assert [sorted(ids) for ids in runs] == [sorted(f"{tag}{n}" for n in range(20)) for tag in "abcd"]
+    assert 1 < peak <= 3, f"one limit across the four calls, not one per call (peak {peak})"
+
+
+def test_aclose_is_idempotent_and_the_backend_serves_again_on_a_new_event_loop():
+    server = Server()
+    b = backend(server)
+    request = [Request("i", parts=(TextPart("q"),))]
+
+    async def one_run() -> list:
+        out = [r async for r in b.generate(request)]
+        await b.aclose()
+        await b.aclose()
+        return out
+
+    first, second = asyncio.run(one_run()), asyncio.run(one_run())  # evaluate() runs each call in its own loop
+    assert [r.status for r in first + second] == ["ok", "ok"] and len(server.bodies) == 2
+
+
+async def test_a_retry_sends_the_same_body_built_again():
+    """Bodies are forgotten once sent (memory at 256 in flight); a retry rebuilds identical bytes."""
+    seen: list[bytes] = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        seen.append(request.content)
+        return httpx.Response(503 if len(seen) == 1 else 200, json=completion())
+
+    b = OpenAIBackend("m", base_urls=["http://127.0.0.1:9/v1"], api_key="k", sleep=no_sleep,
+                      policy=RetryPolicy(base_delay=0.0), transport=httpx.MockTransport(handler))
+    request = Request("i", parts=(TextPart("look: "), ImagePart(ImageRef.from_bytes("image_1", PNG))))
+    (response,) = (await run_all(b, [request])).values()
+    assert response.attempts == 2 and len(seen) == 2 and seen[0] == seen[1]
+    assert seen[0] == b.encode_body(request)[0]
+
+
+def test_a_body_is_handed_over_once():
+    from mmmu_eval.backends.openai_http import Body
+
+    body = Body((b'{"a":', b"1}"))
+    assert body.length == 7 and b"".join(body.take()) == b'{"a":1}'
+    with pytest.raises(RuntimeError, match="sent already"):
+        body.take()
+
+
+def test_encoded_body_is_the_json_of_the_body_byte_for_byte():
+    from mmmu_eval.backends.openai_body import build_messages, encode_body, encode_body_parts, generation_params
+
+    request = Request("i", parts=(TextPart('say "é" <tag> '), ImagePart(ImageRef.from_bytes("image_1", JPEG)),
+                                  TextPart(" and "), ImagePart(ImageRef.from_bytes("image_2", PNG))),
+                      generation=GenerationSettings(max_tokens=8, extra_body=(("top_k", 1),)))
+    messages, _ = build_messages(request)
+    expected = json.dumps({"model": "m", "messages": messages, **generation_params(request)}, separators=(",", ":"))
+    assert encode_body(request, "m")[0] == expected.encode()
+    assert b"".join(encode_body_parts(request, "m")[0]) == expected.encode()
+
+
+def test_proxy_comes_from_the_environment_unless_no_proxy_exempts_the_host(monkeypatch):
+    from mmmu_eval.backends.openai_http import env_proxy
+
+    for name in ("http_proxy", "https_proxy", "all_proxy", "no_proxy", "HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "NO_PROXY"):
+        monkeypatch.delenv(name, raising=False)
+    assert env_proxy("https://api.openai.com/v1") is None
+    monkeypatch.setenv("HTTPS_PROXY", "http://proxy.internal:3128")
+    monkeypatch.setenv("NO_PROXY", "localhost,127.0.0.1")
+    assert env_proxy("https://api.openai.com/v1") == "http://proxy.internal:3128"
+    assert env_proxy("http://127.0.0.1:8000/v1") is None
+    assert env_proxy("http://10.0.0.5:8000/v1") is None, "no HTTP_PROXY: plain http goes direct"
+
+
+def test_a_run_that_succeeds_never_imports_the_sdk(tmp_path):
+    """`import openai` costs about a second; only a failure needs its exception types."""
+    code = f"""
+import asyncio, sys
+sys.path.insert(0, {str(Path(__file__).resolve().parents[1])!r})
+from fakes.fault_server import FaultServer
+from mmmu_eval.backends.openai_api import OpenAIBackend
+from mmmu_eval.records import Request, TextPart
+
+async def main():
+    with FaultServer(fault_rate=0.0) as server:
+        b = OpenAIBackend("fake-model", base_urls=[server.url], api_key="k", concurrency=2)
+        requests = [Request(f"i{{n}}", parts=(TextPart(f"q{{n}}"),)) for n in range(5)]
+        await b.preflight(requests)
+        statuses = [r.status async for r in b.generate(requests)]
+        await b.aclose()
+    print(statuses.count("ok"), ",".join(m for m in ("openai", "httpx", "pydantic") if m in sys.modules))
+
+asyncio.run(main())
+"""
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["5"], f"loaded: {out.stdout}"

@@ -106,3 +106,41 @@ def test_page_has_headline_charts_published_and_breakdowns(results, items, respo
 def test_dev_split_says_nothing_was_published(results, items, responses, scoring, manifest):
     page = render_html(dict(results, split="dev"), items, responses, scoring, manifest, prompts={})
     assert "No published figures for mmmu/dev" in page
+
+
+def test_streamed_page_holds_the_item_data_exactly_as_one_json_document(results, items, responses, scoring, manifest):
+    """html_chunks writes each item's JSON with its images spliced in; the data block is byte for
+    byte what script_json gives for all rows at once with the images embedded (the old page)."""
+    from mmmu_eval.report.html import html_chunks
+
+    prompts = {"validation_Art_1": "</script><!-- & \u2028 é"}
+    page = "".join(html_chunks(results, items, responses, scoring, manifest, prompts=prompts, image_budget=3000))
+    block = page.split('<script type="application/json" id="items-data">', 1)[1].split("</script>", 1)[0]
+    assert block == script_json(item_rows(items, responses, scoring, prompts, image_budget=3000))
+    assert page == render_html(results, items, responses, scoring, manifest, prompts=prompts, image_budget=3000)
+
+
+def test_each_items_images_are_read_when_its_piece_is_written(results, items, responses, scoring, manifest):
+    """The page is never in memory whole: image bytes are read item by item as the page is made."""
+    import dataclasses
+
+    from mmmu_eval.report.html import html_chunks
+
+    reads: list[str] = []
+
+    def counted(item):
+        def load(data=item.images[0].load()):
+            reads.append(item.id)
+            return data
+        return dataclasses.replace(item, images=(ImageRef("image_1", load),))
+
+    counted_items = tuple(counted(it) if it.images else it for it in items)
+    chunks = html_chunks(results, counted_items, responses, scoring, manifest, prompts={})
+    next(chunks)  # the page up to the item data: every image sized (read once), none kept
+    assert sorted(reads) == sorted(it.id for it in counted_items if it.images)
+    next(chunks)  # the opening of the data block
+    reads.clear()
+    first = next(chunks)
+    assert reads == [counted_items[0].id] and "data:image/png;base64," in first
+    rest = list(chunks)
+    assert len(rest) == len(items)  # one piece per remaining item, then the closing piece

@@ -169,6 +169,21 @@ def test_result_files_are_written_whole_and_leave_no_temporary_files(tmp_path):
         "manifest.json", "predictions.jsonl", "report.html", "responses.jsonl", "results.json"]
 
 
+def test_a_streamed_file_replaces_the_old_one_only_when_complete(tmp_path):
+    """report.html is written piece by piece (html_chunks); a failure midway keeps the old page."""
+    store = RunStore.open(tmp_path, manifest(), resume=False)
+    store.write_stream("report.html", iter(["<html>", "old", "</html>"]))
+
+    def failing():
+        yield "<html>new"
+        raise RuntimeError("the report could not be finished")
+
+    with pytest.raises(RuntimeError):
+        store.write_stream("report.html", failing())
+    assert (tmp_path / "report.html").read_text() == "<html>old</html>"
+    assert not [p for p in tmp_path.iterdir() if p.name.endswith(".tmp")]
+
+
 def test_reserved_and_nested_names_cannot_be_overwritten(tmp_path):
     store = RunStore.open(tmp_path, manifest(), resume=False)
     for name in ("responses.jsonl", "manifest.json", "../x.json"):
