@@ -82,19 +82,25 @@ def _train_tokenizer(special: list[str], vocab_size: int):
     return tok
 
 
-def build_tiny_llava(directory: str | Path) -> Path:
+def build_tiny_llava(
+    directory: str | Path, *, hidden_size: int = 32, heads: int = 4, initializer_range: float = 0.02
+) -> Path:
     """Write a tiny random LLaVA (CLIP vision tower, Llama text model) to ``directory``.
 
     Args:
         directory: where to save; created if missing.
+        hidden_size, heads: of both towers. vLLM's attention kernels need a head size of 64 or
+            so (``benchmarks/gpu_check.py`` builds 128 / 2); the tests' default is smaller.
+        initializer_range: weight scale; a larger one (0.3) spreads the random logits far
+            enough apart that greedy decoding picks the same token in every kernel and dtype.
 
     Returns:
         The directory, loadable by ``AutoProcessor`` / ``AutoModelForImageTextToText`` and
         servable by ``transformers serve``.
     """
     import torch
+    import transformers
     from transformers import (
-        CLIPImageProcessorPil,
         CLIPVisionConfig,
         LlamaConfig,
         LlavaConfig,
@@ -102,6 +108,9 @@ def build_tiny_llava(directory: str | Path) -> Path:
         LlavaProcessor,
         PreTrainedTokenizerFast,
     )
+
+    # transformers 5 names the PIL-backed processor apart; 4.x (which vLLM may pin) has only this one
+    image_processor_class = getattr(transformers, "CLIPImageProcessorPil", None) or transformers.CLIPImageProcessor
 
     out = Path(directory)
     out.mkdir(parents=True, exist_ok=True)
@@ -112,7 +121,7 @@ def build_tiny_llava(directory: str | Path) -> Path:
         pad_token="<pad>",
         extra_special_tokens={"image_token": "<image>"},
     )
-    image_processor = CLIPImageProcessorPil(size={"shortest_edge": 32}, crop_size={"height": 32, "width": 32})
+    image_processor = image_processor_class(size={"shortest_edge": 32}, crop_size={"height": 32, "width": 32})
     processor = LlavaProcessor(
         image_processor=image_processor,
         tokenizer=tokenizer,
@@ -123,12 +132,14 @@ def build_tiny_llava(directory: str | Path) -> Path:
     )
     config = LlavaConfig(
         vision_config=CLIPVisionConfig(
-            hidden_size=32, intermediate_size=64, num_hidden_layers=2, num_attention_heads=4,
-            image_size=32, patch_size=8, projection_dim=32,
+            hidden_size=hidden_size, intermediate_size=2 * hidden_size, num_hidden_layers=2,
+            num_attention_heads=heads, image_size=32, patch_size=8, projection_dim=hidden_size,
+            initializer_range=initializer_range,
         ),
         text_config=LlamaConfig(
-            vocab_size=len(tokenizer), hidden_size=32, intermediate_size=64, num_hidden_layers=2,
-            num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=2048,
+            vocab_size=len(tokenizer), hidden_size=hidden_size, intermediate_size=2 * hidden_size,
+            num_hidden_layers=2, num_attention_heads=heads, num_key_value_heads=max(1, heads // 2),
+            max_position_embeddings=2048, initializer_range=initializer_range,
             bos_token_id=tokenizer.bos_token_id, eos_token_id=tokenizer.eos_token_id,
             pad_token_id=tokenizer.pad_token_id,
         ),
