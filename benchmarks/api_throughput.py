@@ -19,7 +19,8 @@ Figures per run (the table shows the median run by rate):
 
 - items/s over the request phase (first item request to last answer, seen by the server), and
   as a share of the bound;
-- start-up: launch to the first item request reaching the server (after the preflight probe);
+- start-up: launch to the first request reaching the server (the preflight's model listing);
+  the first item request follows the probe, one server latency later (printed per run);
 - tail: the server's last answer to the process's exit (scoring, results, report);
 - harness CPU per item: the command's user + system CPU over the whole run, divided by items;
 - peak RSS of the command (``ru_maxrss``), and the server's own CPU per item.
@@ -369,7 +370,7 @@ def row(workload: Workload, concurrency: int, latency: float, runs: list[dict[st
     bound = concurrency / latency
     spread = f" ({runs[0]['rate']:.0f}-{runs[-1]['rate']:.0f})" if len(runs) > 1 else ""
     return (f"| {workload.name} ({workload.items:,}) | {concurrency} | {m['rate']:.0f}{spread} | {bound:.0f} "
-            f"| {m['rate'] / bound:.0%} | {m['startup']:.2f} s | {m['tail']:.2f} s | {m['cpu_ms']:.2f} ms "
+            f"| {m['rate'] / bound:.0%} | {m['probe']:.2f} s | {m['tail']:.2f} s | {m['cpu_ms']:.2f} ms "
             f"| {m['rss_mb']:.0f} MB |")
 
 
@@ -405,12 +406,13 @@ def main() -> None:
                     print(row(workload, concurrency, args.latency, runs), flush=True)
                     details.append((workload.name, concurrency, runs))
         print()
-        print("per run: probe = launch to the preflight's first request; the command's CPU per item between its "
+        print("per run: launch to the first item request (after the preflight probe, which waits one server "
+              "latency); the command's CPU per item between its "
               "first item request and last answer; peak in flight seen by the server; server CPU per item; "
               "report.html size")
         for name, concurrency, runs in details:
             for r in runs:
-                print(f"  {name} @{concurrency}: {r['rate']:.0f} items/s, probe {r['probe']:.2f} s, "
+                print(f"  {name} @{concurrency}: {r['rate']:.0f} items/s, first item request {r['startup']:.2f} s, "
                       f"request-phase CPU {r['phase_cpu_ms']:.2f} ms/item, "
                       f"peak in flight {r['peak_in_flight']}, server {r['server_cpu_ms']:.2f} ms/item, "
                       f"report {r['report_mb']:.0f} MB")
