@@ -25,7 +25,7 @@ from typing import Any
 from mmmu_eval.api import count_statuses
 from mmmu_eval.records import Response
 from mmmu_eval.report.harness import HARNESS, MANIFEST_KEY, harness_rows, harness_section
-from mmmu_eval.report.html import render_html
+from mmmu_eval.report.html import html_chunks
 from mmmu_eval.report.results import build_results
 from mmmu_eval.report.submission import submission
 from mmmu_eval.score.rescore import Rescore
@@ -88,7 +88,7 @@ def write_rescored_run(result: Rescore, out: str | Path, *, html: bool = True, i
     if items and items[0].benchmark == "mmmu" and items[0].split == "test":
         store.write_json("submission.json", submission(scoring, items))
     if html:
-        store.write_text("report.html", render_html(
+        store.write_stream("report.html", html_chunks(
             results, items, responses, scoring, manifest, prompts=result.prompts, images=images,
             harness=results.get("harness"),
         ))

@@ -115,8 +115,12 @@ def test_streamed_page_holds_the_item_data_exactly_as_one_json_document(results,
 
     prompts = {"validation_Art_1": "</script><!-- & \u2028 é"}
     page = "".join(html_chunks(results, items, responses, scoring, manifest, prompts=prompts, image_budget=3000))
+    from mmmu_eval.report.html_sections import mark_loose_images
+
     block = page.split('<script type="application/json" id="items-data">', 1)[1].split("</script>", 1)[0]
-    assert block == script_json(item_rows(items, responses, scoring, prompts, image_budget=3000))
+    rows = item_rows(items, responses, scoring, prompts, image_budget=3000)
+    mark_loose_images(rows, items, manifest)
+    assert block == script_json(rows)
     assert page == render_html(results, items, responses, scoring, manifest, prompts=prompts, image_budget=3000)
 
 
