@@ -193,3 +193,41 @@ def _stored(run_dir):
     from mmmu_eval.store.rundir import RunStore
 
     return RunStore.read(run_dir).responses().items()
+
+
+def test_the_same_run_command_again_keeps_the_scoring_that_score_recorded(tmp_path, capsys):
+    """`score --parser official --fallback none` recorded a choice, then rerunning the run's command
+    (a resume, to retry a failed item) wrote the mode's defaults back over it: the run's headline
+    changed to [boxed, official] without anyone asking."""
+    from mmmu_eval.errors import BackendError
+
+    script, _ = boxed_script()
+    run_dir = tmp_path / "boxed"
+    settings = dict(benchmark="mmmu-pro", setting="standard-10", prompt="boxed", data="sample", out=run_dir,
+                    display=NullDisplay(), html=False)
+    first = evaluate(model=ScriptedBackend([*script[:5], BackendError("HTTP 503"), *script[6:]]), **settings)
+    assert first.counts["error"] == 1
+    cli(capsys, "score", str(run_dir), "--parser", "official", "--fallback", "none")
+
+    second = evaluate(model=ScriptedBackend([script[5]]), resume=True, **settings)
+    assert second.counts["ok"] == len(ITEMS)
+    recorded = json.loads((run_dir / "manifest.json").read_text())["scoring"]
+    assert (recorded["parsers"], recorded["fallback"]) == (["official"], "none")
+    assert list(second.results["parsers"]) == ["official"] and second.results["parse"]["fallback_policy"] == "none"
+    # The official parser reads "(X)" but no letter in "\boxed{X}": those are fallbacks, wrong under none.
+    plain_right = sum(1 for i in range(len(ITEMS)) if i % 3 != 0)
+    assert second.results["overall"]["correct"] == plain_right
+
+    # A scoring flag given on the resumed command still wins over the record.
+    evaluate(model=ScriptedBackend([]), resume=True, fallback_seed=7, **settings)
+    recorded = json.loads((run_dir / "manifest.json").read_text())["scoring"]
+    assert (recorded["parsers"], recorded["fallback"], recorded["fallback_seed"]) == (["official"], "none", 7)
+
+
+def test_a_scoring_record_with_an_answers_entry_that_is_not_a_path_is_named():
+    from mmmu_eval.errors import StoreError
+
+    with pytest.raises(StoreError, match="'scoring' entry is not valid .*--answers must be a file path, not 5"):
+        ScoringSpec.from_manifest({"scoring": {"parsers": ["official"], "answers": 5}})
+    with pytest.raises(StoreError, match="'config' does not say how to score the run"):
+        ScoringSpec.from_manifest({"config": {"prompt": "direct", "fallback_seed": "forty-two"}})

@@ -38,10 +38,11 @@ from mmmu_eval.prompt.protocol import EvalProtocol, build_request, loose_images_
 from mmmu_eval.records import Item, Request, Response
 from mmmu_eval.report.usage import NOT_SENT
 from mmmu_eval.runner import run_requests
-from mmmu_eval.store.rundir import RunStore
+from mmmu_eval.store.rundir import MANIFEST, RunStore
 
 if TYPE_CHECKING:
     from mmmu_eval.score.scorer import Scoring
+    from mmmu_eval.score.spec import ScoringSpec
 
 # The stages after the last answer (results, report) are imported where they are called: a run
 # reaches its first request without loading them (see docs/design.md, start-up).
@@ -176,7 +177,8 @@ async def evaluate_async(config: RunConfig | None = None, /, **overrides: Any) -
     items = select_items(dataset.items, config)
     protocol = EvalProtocol.from_config(config)
     requests, failures = build_requests(items, protocol)
-    manifest = run_manifest(config, protocol, dataset, items)
+    spec = run_scoring(config)
+    manifest = run_manifest(config, protocol, dataset, items, scoring=spec)
     check_run_dir(config, manifest)  # before a model loads or a server is probed
     backend = make_backend(model, config, items)
     try:
@@ -191,7 +193,6 @@ async def evaluate_async(config: RunConfig | None = None, /, **overrides: Any) -
         if not keep_backend:
             await backend.aclose()
 
-    spec = config.scoring()
     scored_items = spec.gold_items(items)
     responses = stored_responses(store, items)
     scoring = spec.score(scored_items, responses)
@@ -293,15 +294,37 @@ def build_requests(items: Sequence[Item], protocol: EvalProtocol) -> tuple[list[
     return requests, failures
 
 
-def run_manifest(config: RunConfig, protocol: EvalProtocol, dataset: Dataset, items: Sequence[Item]) -> dict[str, Any]:
-    """What manifest.json says about this run when it starts; ``with_backend`` adds the backend."""
+def run_scoring(config: RunConfig) -> ScoringSpec:
+    """How the run is scored: its flags, and on resume the run's own record where they are unset.
+
+    ``mmmu-eval score R --parser strict`` records its choice in R's manifest; running the run's
+    command again (a resume, to retry failed items) must not quietly put the mode's defaults back.
+    """
+    from mmmu_eval.score.spec import ScoringSpec
+
+    spec = config.scoring()
+    if not (config.resume and config.out is not None and (Path(config.out) / MANIFEST).is_file()):
+        return spec
+    recorded = ScoringSpec.from_manifest(RunStore.read(config.out).manifest())
+    return recorded.replace(parsers=config.parsers, fallback=config.fallback,
+                            fallback_seed=config.fallback_seed, answers=config.answers)
+
+
+def run_manifest(
+    config: RunConfig, protocol: EvalProtocol, dataset: Dataset, items: Sequence[Item],
+    *, scoring: ScoringSpec | None = None,
+) -> dict[str, Any]:
+    """What manifest.json says about this run when it starts; ``with_backend`` adds the backend.
+
+    ``scoring`` is the run's scoring record (``run_scoring``); None: the configuration's.
+    """
     manifest: dict[str, Any] = {
         "package_version": _package_version(),
         "status": "running",
         "started_at": _now(),
         "config": config.to_manifest(),
         "protocol": protocol.describe(),
-        "scoring": config.scoring().to_manifest(),
+        "scoring": (scoring or config.scoring()).to_manifest(),
         "dataset": {
             "benchmark": dataset.benchmark,
             "split": dataset.split,

@@ -90,7 +90,7 @@ class RunConfig:
     # Scoring and reporting (recorded in manifest.json as the run's ``scoring``; see score/spec.py)
     parsers: tuple[str, ...] | None = field(default=None, metadata={"help": "parsers to score with, the first gives the headline; None: official (boxed then official for --prompt boxed)"})
     fallback: str | None = field(default=None, metadata={"help": "unparseable multiple choice: official (seeded random letter; the default) or none (counted wrong)"})
-    fallback_seed: int = field(default=42, metadata={"help": "seed of the official random fallback (42, as the official scorer)"})
+    fallback_seed: int | None = field(default=None, metadata={"help": "seed of the official random fallback; None: 42, as the official scorer"})
     answers: Path | None = field(default=None, metadata={"help": "answer file (official answer-dict format) for the test split"})
     html: bool = field(default=True, metadata={"help": "write report.html at the end of the run"})
     # Cost (recorded in manifest.json; results.json prices the run's token usage with them)

@@ -45,13 +45,7 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     named = _command_in(argv)
     for name in (named,) if named else COMMANDS:
-        try:
-            module = importlib.import_module(f"mmmu_eval.cli.{name}")
-        except ModuleNotFoundError as exc:
-            if exc.name == f"mmmu_eval.cli.{name}":
-                continue
-            raise
-        module.register(sub)
+        importlib.import_module(f"mmmu_eval.cli.{name}").register(sub)
     return parser
 
 

@@ -14,7 +14,6 @@ merge. The merge refuses runs that are not the complete, disjoint shards of one 
 from __future__ import annotations
 
 import argparse
-import importlib.util
 from pathlib import Path
 
 from rich.console import Console
@@ -56,8 +55,6 @@ def _merge(args: argparse.Namespace) -> int:
     status = 0
     if not args.score:
         print(f"score it with: mmmu-eval score {out}")
-    elif importlib.util.find_spec("mmmu_eval.cli.score") is None:
-        print(f"scoring is not available in this install; run `mmmu-eval score {out}` later")
     else:
         from mmmu_eval.cli.main import main  # the score subcommand, exactly as a user would run it
 

@@ -59,6 +59,8 @@ class ScoringSpec:
             raise ConfigError(f"--fallback {self.fallback!r} is not one of {', '.join(FALLBACK_POLICIES)}")
         if isinstance(self.fallback_seed, bool) or not isinstance(self.fallback_seed, int) or self.fallback_seed < 0:
             raise ConfigError(f"--fallback-seed must be a whole number of at least 0, not {self.fallback_seed!r}")
+        if self.answers is not None and not isinstance(self.answers, str):
+            raise ConfigError(f"--answers must be a file path, not {self.answers!r}")
 
     # -- building ---------------------------------------------------------------------------
 
@@ -112,14 +114,17 @@ class ScoringSpec:
                 raise StoreError(f"manifest.json's {MANIFEST_KEY!r} entry is not valid ({exc}); "
                                  "delete the entry to score the run with its mode's defaults") from exc
         config = manifest.get("config") if isinstance(manifest.get("config"), Mapping) else manifest
-        seed = config.get("fallback_seed")
-        return cls.for_mode(
-            _prompt_mode(manifest),
-            parsers=config.get("parsers") or None,
-            fallback=config.get("fallback") or None,
-            fallback_seed=None if seed is None else int(seed),
-            answers=config.get("answers") or None,
-        )
+        try:
+            return cls.for_mode(
+                _prompt_mode(manifest),
+                parsers=config.get("parsers") or None,
+                fallback=config.get("fallback") or None,
+                fallback_seed=config.get("fallback_seed"),
+                answers=config.get("answers") or None,
+            )
+        except (ConfigError, TypeError) as exc:
+            raise StoreError(f"manifest.json's 'config' does not say how to score the run ({exc}); "
+                             f"add a {MANIFEST_KEY!r} entry, or run `mmmu-eval score RUN_DIR --parser ...`") from exc
 
     def replace(
         self,
