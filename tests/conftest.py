@@ -23,9 +23,13 @@ sys.path.insert(0, str(Path(__file__).parent))
 @pytest.fixture(scope="session")
 def served_tiny_llava(tmp_path_factory):
     """(model directory, base URL) of one `transformers serve` of the tiny LLaVA, shared by the
-    tests that need a real OpenAI-compatible server (starting one costs several seconds)."""
-    pytest.importorskip("torch")
-    pytest.importorskip("fastapi")
+    tests that need a real OpenAI-compatible server (starting one costs several seconds).
+
+    Without torch, transformers or the serve extra the tests skip locally and fail under CI."""
+    from fakes import required
+
+    for name in ("torch", "transformers", "fastapi"):
+        required.module(name, "the real-server tests need the hf and serve extras (pip install -e '.[hf,serve]')")
     from fakes.served_model import transformers_serve
     from fakes.tiny_models import build_tiny_llava
 

@@ -49,7 +49,6 @@ def final(out: Path) -> dict[str, tuple[str, str]]:
 
 
 def test_sigkill_part_way_then_resume_equals_an_uninterrupted_run(tmp_path):
-    pytest.importorskip("mmmu_eval.cli.run", reason="the runner's CLI has not landed yet")
     with FaultServer(latency=0.2, fault_rate=0.0) as server:
         reference = tmp_path / "reference"
         done = subprocess.run(command(server.url, reference, 16), env=offline_environment(),

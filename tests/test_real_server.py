@@ -79,7 +79,6 @@ def test_from_config_needs_no_key_for_a_local_server(served, monkeypatch):
 
 
 def test_cli_run_evaluates_the_sample_end_to_end(served, tmp_path):
-    pytest.importorskip("mmmu_eval.cli.run", reason="the runner's CLI has not landed yet")
     model, url = served
     out = tmp_path / "run"
     env = {**os.environ, "HF_HUB_OFFLINE": "1"}

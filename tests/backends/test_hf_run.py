@@ -5,6 +5,7 @@ import json
 import pytest
 
 pytest.importorskip("torch")
+pytest.importorskip("transformers")
 
 from fakes.tiny_models import build_tiny_llava  # noqa: E402
 

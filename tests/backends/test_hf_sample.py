@@ -3,6 +3,7 @@
 import pytest
 
 pytest.importorskip("torch")
+pytest.importorskip("transformers")
 
 from fakes.tiny_models import build_tiny_idefics3, build_tiny_llava  # noqa: E402
 

@@ -1,18 +1,13 @@
 """The same tiny model answers the same through `transformers serve` + the API backend as in-process."""
 
-import asyncio
-
 import pytest
+from fakes.tiny_models import mmmu_like_requests
 
-pytest.importorskip("torch")
-pytest.importorskip("fastapi")
-
-from fakes.tiny_models import mmmu_like_requests  # noqa: E402
-
-from mmmu_eval.backends.hf_transformers import HFBackend  # noqa: E402
-from mmmu_eval.backends.openai_api import OpenAIBackend  # noqa: E402
+from mmmu_eval.backends.hf_transformers import HFBackend
+from mmmu_eval.backends.openai_api import OpenAIBackend
 
 pytestmark = pytest.mark.slow
+
 
 @pytest.fixture
 def served(served_tiny_llava):
@@ -37,4 +32,3 @@ async def test_served_model_gives_the_same_text_and_prompt_tokens_as_the_hf_back
     assert {k: r.status for k, r in over_http.items()} == {k: r.status for k, r in in_process.items()}
     assert {k: r.text for k, r in over_http.items()} == {k: r.text for k, r in in_process.items()}
     assert {k: r.prompt_tokens for k, r in over_http.items()} == {k: r.prompt_tokens for k, r in in_process.items()}
-    assert asyncio.get_running_loop()  # ran inside the test's loop, no nested loops

@@ -1,5 +1,8 @@
 """Headless Chromium for the pages' browser tests: the Debian package, never ``playwright install``.
 
+Chromium is found on PATH, as ``make browser`` looks for it before installing it. Without it (or
+without Playwright) a browser test skips with the fix; under ``CI=true`` it fails (``fakes.required``).
+
     pytestmark = NEEDS_CHROMIUM
     with headless_chromium() as browser:
         page = browser.new_page()
@@ -10,25 +13,23 @@ from __future__ import annotations
 
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Iterator
 
 import pytest
 
-CHROMIUM = Path("/usr/bin/chromium")
-#: Marks for a module of browser tests: slow, and skipped with the fix when Chromium is missing.
-NEEDS_CHROMIUM = [
-    pytest.mark.slow,
-    pytest.mark.skipif(not CHROMIUM.exists(), reason="/usr/bin/chromium is missing: run `make browser` (apt-get install chromium)"),
-]
+from fakes import required
+
+#: Marks for a module of browser tests (``headless_chromium`` checks that Chromium is there).
+NEEDS_CHROMIUM = [pytest.mark.slow]
 
 
 @contextmanager
 def headless_chromium() -> Iterator[object]:
-    """A Playwright browser on the system Chromium, offline."""
-    sync_api = pytest.importorskip("playwright.sync_api")
+    """A Playwright browser on the system Chromium, offline; skips (under CI fails) without one."""
+    chromium = required.executable("chromium", "the browser tests need Chromium: run `make browser` (apt-get install chromium)")
+    sync_api = required.module("playwright.sync_api", "the browser tests drive Chromium with Playwright (the test extra)")
     with sync_api.sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=str(CHROMIUM),
+        browser = pw.chromium.launch(executable_path=str(chromium),
                                      args=["--no-sandbox", "--disable-background-networking", "--disable-gpu"])
         try:
             yield browser

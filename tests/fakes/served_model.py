@@ -15,6 +15,8 @@ from typing import Iterator
 
 import pytest
 
+from fakes import required
+
 
 def free_port() -> int:
     with socket.socket() as s:
@@ -36,7 +38,7 @@ def transformers_serve(model_dir: Path, log_path: Path, *, ready_within_s: float
     """
     cli = transformers_cli()
     if cli is None:
-        pytest.skip("the transformers CLI is missing: pip install 'mmmu-eval[serve]'")
+        required.missing("the transformers CLI is missing: pip install 'mmmu-eval[serve]'")
     port = free_port()
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "TOKENIZERS_PARALLELISM": "false"}
     with open(log_path, "wb") as log:

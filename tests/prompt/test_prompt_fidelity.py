@@ -12,6 +12,7 @@ import json
 from pathlib import Path
 
 import pytest
+from fakes import required
 
 from mmmu_eval.prompt import EvalProtocol, build_request, prompt_text
 from mmmu_eval.prompt.layout import TOKEN, token_numbers
@@ -20,8 +21,6 @@ from mmmu_eval.records import ImageRef, Item
 FIDELITY = Path(__file__).resolve().parents[2].parent / "shared" / "fidelity" / "mmmu-pro"
 STANDARD_10 = FIDELITY / "gpt-4o_standard(10 options)_direct.jsonl"
 VISION = FIDELITY / "gpt-4o_vision_direct.jsonl"
-
-pytestmark = pytest.mark.skipif(not STANDARD_10.exists(), reason=f"{FIDELITY} is absent (the shared fidelity data)")
 
 DIRECT_STANDARD = "Answer with the option letter from the given choices directly."
 
@@ -48,7 +47,7 @@ def real_items(path: Path, setting: str) -> list[Item]:
 
 @pytest.fixture(scope="module")
 def standard_items() -> list[Item]:
-    return real_items(STANDARD_10, "standard-10")
+    return real_items(required.path(STANDARD_10, "the prompt parity tests need the shared fidelity data"), "standard-10")
 
 
 def test_real_standard_prompts_follow_the_official_frame(standard_items):
@@ -83,10 +82,9 @@ def test_the_twelve_option_item_gets_letters_to_l(standard_items):
     assert f"\nL. {item.options[11]}\n{DIRECT_STANDARD}" in text
 
 
-@pytest.mark.skipif(not VISION.exists(), reason=f"{VISION} is absent")
 def test_real_vision_prompts_are_the_instruction_and_one_image():
     protocol = EvalProtocol("mmmu-pro", "vision", "direct")
-    for item in real_items(VISION, "vision"):
+    for item in real_items(required.path(VISION, "the prompt parity tests need the shared fidelity data"), "vision"):
         request = build_request(item, protocol)
         assert request.text == prompt_text(item, protocol) + "<image>"
         assert len(request.images) == 1

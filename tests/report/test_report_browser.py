@@ -1,6 +1,7 @@
 """report.html in headless Chromium: loads offline without errors, filters work, hostile text stays inert.
 
-Uses the Debian chromium (``make browser`` installs it); never ``playwright install``.
+Uses the Debian chromium (``make browser`` installs it); never ``playwright install``. Without it
+the test skips, and under ``CI=true`` fails (``fakes.browser``).
 Set MMMU_EVAL_SCREENSHOT=path.png to keep the screenshot somewhere you can look at it.
 """
 
