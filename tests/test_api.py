@@ -109,10 +109,10 @@ async def test_cancelling_evaluate_async_marks_the_run_interrupted(tmp_path):
     out = tmp_path / "run"
     backend = ScriptedBackend(["A", Hang()])
     task = asyncio.create_task(evaluate_async(model=backend, limit=3, out=out, **QUIET, **DEV))
-    for _ in range(200):
+    deadline = asyncio.get_running_loop().time() + 60
+    while not ((out / "responses.jsonl").exists() and (out / "responses.jsonl").read_text()):
+        assert asyncio.get_running_loop().time() < deadline and not task.done(), "the first answer was not stored"
         await asyncio.sleep(0.005)
-        if (out / "responses.jsonl").exists() and (out / "responses.jsonl").read_text():
-            break
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task

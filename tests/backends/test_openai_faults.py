@@ -2,37 +2,32 @@
 
 Every item must come back exactly once with its own answer; an item the server never answers
 must come back as an ``error`` record, never as answer text.
+
+Nothing here depends on how fast a loaded machine answers. A stalled request is cut by the
+attempt timeout (``ATTEMPT_TIMEOUT``), long enough that a real answer on loopback never hits it,
+and a stall lasts until the server stops, so it always outlives the timeout. Where the test needs
+one endpoint stuck, the server holds its requests (``hold_after``) until the test releases them.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
+import time
 
-import pytest
-from fakes.fault_server import FAULTS, FaultServer, expected_answer, request_key
+from fakes.fault_server import FAULTS, FaultServer, expected_answer, key_of, sample_requests
 
-from mmmu_eval.backends.openai_api import OpenAIBackend, build_messages
+from mmmu_eval.api import evaluate_async
+from mmmu_eval.backends.openai_api import OpenAIBackend
 from mmmu_eval.backends.retry import RetryPolicy
-from mmmu_eval.config import RunConfig
-from mmmu_eval.dataset.load import load_dataset
-from mmmu_eval.prompt.protocol import EvalProtocol, build_request
+from mmmu_eval.progress import NullDisplay
 from mmmu_eval.records import Request, TextPart
 
-# Fast retries; an attempt that stalls is cut at 0.4 s.
-FAST = RetryPolicy(max_attempts=6, base_delay=0.001, max_delay=0.01, timeout=0.4)
-
-
-def key_of(request: Request) -> str:
-    """The fault server's key for a request, computed from the body the backend builds."""
-    messages, _ = build_messages(request)
-    return request_key({"messages": messages})
-
-
-def sample_requests() -> list[Request]:
-    config = RunConfig(model="openai:fake-model", benchmark="mmmu", data="sample")
-    dataset = load_dataset("mmmu", split="validation", data="sample")
-    protocol = EvalProtocol.from_config(config)
-    return [build_request(item, protocol) for item in dataset.items]
+#: Seconds before an attempt is given up: what cuts a stall. Answers on loopback take milliseconds.
+ATTEMPT_TIMEOUT = 3.0
+#: A stall longer than any test: it ends when the server stops.
+FOREVER = 600.0
+FAST = RetryPolicy(max_attempts=6, base_delay=0.001, max_delay=0.01, timeout=ATTEMPT_TIMEOUT)
 
 
 async def collect(backend: OpenAIBackend, requests: list[Request]) -> list:
@@ -46,7 +41,7 @@ async def collect(backend: OpenAIBackend, requests: list[Request]) -> list:
 async def test_every_sample_item_answered_exactly_once_through_every_fault():
     requests = sample_requests()
     assert len({key_of(r) for r in requests}) == len(requests), "keys must tell items apart"
-    with FaultServer(fault_rate=0.7, max_faults=3, stall=2.0) as server:
+    with FaultServer(fault_rate=0.7, max_faults=3, stall=FOREVER) as server:
         backend = OpenAIBackend("fake-model", base_urls=[server.url], api_key="k", concurrency=16, policy=FAST)
         responses = await collect(backend, requests)
         stats = dict(server.stats)
@@ -67,9 +62,8 @@ async def test_every_sample_item_answered_exactly_once_through_every_fault():
 async def test_items_the_server_never_answers_are_errors_not_answers():
     requests = [Request(f"validation_Math_{n}", parts=(TextPart(f"question {n}"),)) for n in range(1, 21)]
     doomed = {key_of(requests[3]), key_of(requests[11])}
-    with FaultServer(fault_rate=0.5, always_fail=frozenset(doomed)) as server:
-        backend = OpenAIBackend("fake-model", base_urls=[server.url], api_key="k", concurrency=8,
-                                policy=RetryPolicy(max_attempts=4, base_delay=0.001, max_delay=0.01, timeout=0.4))
+    with FaultServer(fault_rate=0.5, stall=FOREVER, always_fail=frozenset(doomed)) as server:
+        backend = OpenAIBackend("fake-model", base_urls=[server.url], api_key="k", concurrency=8, policy=FAST)
         responses = {r.item_id: r async for r in backend.generate(requests)}
         await backend.aclose()
     assert len(responses) == 20
@@ -77,44 +71,75 @@ async def test_items_the_server_never_answers_are_errors_not_answers():
     assert errors == {"validation_Math_4", "validation_Math_12"}
     for item_id in errors:
         r = responses[item_id]
-        assert (r.text, r.attempts, r.error) == ("", 4, "HTTP 500: injected 500")
+        assert (r.text, r.attempts, r.error) == ("", FAST.max_attempts, "HTTP 500: injected 500")
     assert all(r.text == expected_answer(key_of(q)) for q in requests
                if (r := responses[q.item_id]).status == "ok")
 
 
-async def test_several_endpoints_share_the_work():
+async def test_a_stuck_endpoint_holds_only_its_own_requests_and_the_other_takes_the_rest():
+    """Two endpoints share one queue of work: while one holds every request after its first
+    answer, the other answers everything else, and the stuck one keeps at most its concurrency."""
     requests = [Request(f"dev_Art_{n}", parts=(TextPart(f"q{n}"),)) for n in range(60)]
-    with FaultServer(fault_rate=0.3, latency=0.01, faults=("500", "drop")) as one, \
-            FaultServer(fault_rate=0.3, latency=0.01, faults=("429", "not-json")) as two:
-        backend = OpenAIBackend("fake-model", base_urls=[one.url, two.url], api_key="k", concurrency=4, policy=FAST)
-        responses = await collect(backend, requests)
-        served = (one.stats["answered"], two.stats["answered"])
-    assert len(responses) == 60 and all(r.status == "ok" for r in responses)
-    assert sum(served) - 2 == 60, "one preflight probe each, then every item answered once"
-    assert min(served) >= 15, f"both endpoints took work: {served}"
+    concurrency = 4
+    # A held request must outlive the wait below, so this test's attempts never time out.
+    patient = RetryPolicy(max_attempts=6, base_delay=0.001, max_delay=0.01, timeout=120.0)
+    # The stuck endpoint answers its probe and one item (its first two requests), then holds.
+    with FaultServer(hold_after=2, fault_rate=0.0) as stuck, \
+            FaultServer(fault_rate=0.3, latency=0.01, faults=("500", "drop", "429", "not-json")) as free:
+        backend = OpenAIBackend("fake-model", base_urls=[stuck.url, free.url], api_key="k",
+                                concurrency=concurrency, policy=patient)
+        await backend.preflight(requests)  # one probe each: the stuck server's first request
+        got: list = []
+
+        async def consume() -> None:
+            async for response in backend.generate(requests):
+                got.append(response)
+
+        consumer = asyncio.create_task(consume())
+        deadline = time.monotonic() + 60
+        while len(got) + stuck.holding < len(requests):
+            assert time.monotonic() < deadline, f"{len(got)} answers and {stuck.holding} held after 60 s"
+            assert not consumer.done(), consumer
+            await asyncio.sleep(0.01)
+        held = stuck.holding
+        stuck.release()
+        await asyncio.wait_for(consumer, 60)
+        await backend.aclose()
+        answered = {"stuck": set(stuck.answered), "free": set(free.answered)}
+    by_id = {r.item_id: r for r in got}
+    assert len(got) == len(by_id) == len(requests)
+    assert all((by_id[q.item_id].status, by_id[q.item_id].text) == ("ok", expected_answer(key_of(q))) for q in requests)
+    keys = {key_of(r) for r in requests}
+    on_stuck, on_free = answered["stuck"] & keys, answered["free"] & keys
+    assert 1 <= held <= concurrency, "the stuck endpoint's workers each held one request"
+    assert len(on_stuck) <= 1 + concurrency, "one answer before the hold, then only what it held"
+    assert on_stuck | on_free == keys and not on_stuck & on_free, "every item answered by one endpoint"
 
 
 async def test_preflight_retries_through_faults_and_sends_one_probe():
-    with FaultServer(fault_rate=0.9, max_faults=2) as server:
+    requests = sample_requests()
+    with FaultServer(fault_rate=0.9, max_faults=2, stall=FOREVER) as server:
         backend = OpenAIBackend("fake-model", base_urls=[server.url], api_key="k", policy=FAST)
-        await backend.preflight(sample_requests())
+        await backend.preflight(requests)
         await backend.aclose()
-        assert server.stats["answered"] == 1
+        attempts = dict(server.attempts)
+    (probe_key,) = attempts  # one probe, asked again after each fault; never an item's request
+    assert probe_key not in {key_of(r) for r in requests}
+    planned = [server.plan(probe_key, n) for n in range(attempts[probe_key])]
+    assert planned[-1] is None and all(planned[:-1]), f"retried exactly through its faults: {planned}"
+    assert len(planned) > 1, "the seed gives the probe at least one fault, or this proves nothing"
 
 
 async def test_run_through_the_runner_stores_each_item_once_and_scores_no_error(tmp_path):
     """The whole pipeline (``evaluate_async``: store, runner, scorer) over the faulty server."""
-    api = pytest.importorskip("mmmu_eval.api", reason="the runner's evaluate API has not landed yet")
-    from mmmu_eval.progress import NullDisplay
-
     requests = sample_requests()
     doomed_ids = {requests[0].item_id, requests[7].item_id}
     doomed = frozenset(key_of(r) for r in requests if r.item_id in doomed_ids)
-    with FaultServer(fault_rate=0.7, max_faults=3, stall=2.0, always_fail=doomed) as server:
+    with FaultServer(fault_rate=0.7, max_faults=3, stall=FOREVER, always_fail=doomed) as server:
         backend = OpenAIBackend("fake-model", base_urls=[server.url], api_key="k", concurrency=16,
                                 policy=FAST)
-        result = await api.evaluate_async(model=backend, benchmark="mmmu", split="validation", data="sample",
-                                          out=tmp_path / "run", display=NullDisplay())
+        result = await evaluate_async(model=backend, benchmark="mmmu", split="validation", data="sample",
+                                      out=tmp_path / "run", display=NullDisplay())
     lines = [json.loads(line) for line in (tmp_path / "run" / "responses.jsonl").read_text().splitlines()]
     ids = [line["item_id"] for line in lines]
     assert sorted(ids) == sorted(r.item_id for r in requests), "every item stored exactly once"

@@ -11,6 +11,13 @@ Faults are a pure function of (seed, key, attempt number): the first attempts of
 with probability ``fault_rate`` each, at most ``max_faults`` of them, and never more than two
 malformed ones in a row (the client gives up after three). The server counts attempts per key.
 
+Two switches make a run's course depend on what the server has received, never on how fast a
+loaded machine is: ``hold_after=N`` holds every chat request after the first N until
+``release()`` (a run that cannot finish until the test lets it: kill it, Ctrl-C it, or starve one
+endpoint), and ``break_after=N`` answers every chat request after the first N with HTTP 500 (an
+engine that died mid-run). ``received`` counts chat requests as they arrive; ``holding`` is how
+many wait at the moment.
+
     with FaultServer(fault_rate=0.6, latency=0.01) as server:
         backend = OpenAIBackend("fake-model", base_urls=[server.url], api_key="k")
         ...
@@ -76,6 +83,8 @@ class FaultServer:
         stall: float = 5.0,
         retry_after: str = "0",
         always_fail: frozenset[str] = frozenset(),
+        hold_after: int | None = None,
+        break_after: int | None = None,
         model: str = "fake-model",
         seed: int = 0,
         port: int = 0,
@@ -89,6 +98,8 @@ class FaultServer:
             stall: seconds a ``stall`` fault holds the request before giving up on it.
             retry_after: the Retry-After header sent with 429.
             always_fail: keys that get HTTP 500 on every attempt (the client must give up).
+            hold_after: chat requests after the first ``hold_after`` wait until ``release()``.
+            break_after: chat requests after the first ``break_after`` get HTTP 500.
             model: the one model ``/v1/models`` lists.
             answer: the answer text for a request body; None answers ``expected_answer(key)``.
         """
@@ -100,6 +111,11 @@ class FaultServer:
         self.retry_after = retry_after
         self.always_fail = always_fail
         self.broken = False
+        self.hold_after = hold_after
+        self.break_after = break_after
+        self.received = 0
+        self.holding = 0
+        self._released = threading.Event()
         self.model = model
         self.seed = seed
         self.answer = answer
@@ -139,6 +155,20 @@ class FaultServer:
 
     def __exit__(self, *exc: object) -> None:
         self.stop()
+
+    def release(self) -> None:
+        """Let every held request go on, and hold none from now on."""
+        self._released.set()
+
+    def _hold(self) -> None:
+        with self._lock:
+            self.holding += 1
+        try:
+            while not (self._released.wait(0.05) or self._stopping.is_set()):
+                pass
+        finally:
+            with self._lock:
+                self.holding -= 1
 
     def break_down(self) -> None:
         """From now on answer every chat request with HTTP 500, as a server whose engine died
@@ -199,7 +229,13 @@ class _Handler(BaseHTTPRequestHandler):
             owner.bodies.append(body)
             attempt = owner.attempts[key]
             owner.attempts[key] += 1
+            arrived = owner.received
+            owner.received += 1
+        if owner.hold_after is not None and arrived >= owner.hold_after and not owner._released.is_set():
+            owner._hold()
         fault = owner.plan(key, attempt)
+        if owner.break_after is not None and arrived >= owner.break_after:
+            fault = "500"
         with owner._lock:
             owner.stats[fault or "answered"] += 1
         if fault == "429":
@@ -246,6 +282,24 @@ class _Handler(BaseHTTPRequestHandler):
             self.wfile.write(payload)
         except (BrokenPipeError, ConnectionResetError):
             self.close_connection = True
+
+
+def key_of(request) -> str:
+    """The key the server files an ``mmmu_eval`` Request under, from the body the OpenAI backend builds."""
+    from mmmu_eval.backends.openai_api import build_messages
+
+    messages, _ = build_messages(request)
+    return request_key({"messages": messages})
+
+
+def sample_requests(split: str = "validation") -> list:
+    """The requests ``mmmu-eval run --data sample --split SPLIT`` sends (MMMU, direct prompt)."""
+    from mmmu_eval.config import RunConfig
+    from mmmu_eval.dataset.load import load_dataset
+    from mmmu_eval.prompt.protocol import EvalProtocol, build_request
+
+    protocol = EvalProtocol.from_config(RunConfig(model="openai:fake-model", benchmark="mmmu", split=split, data="sample"))
+    return [build_request(item, protocol) for item in load_dataset("mmmu", split=split, data="sample").items]
 
 
 def main(argv: list[str] | None = None) -> None:
