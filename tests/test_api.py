@@ -1,8 +1,11 @@
 """evaluate(): the whole pipeline on the bundled sample and on small snapshots, with scripted backends."""
 
 import json
+from datetime import datetime, timezone
 
 import pytest
+
+import mmmu_eval
 
 from mmmu_eval.api import RunInterrupted, evaluate, evaluate_async, parse_shard, select_items
 from mmmu_eval.config import RunConfig
@@ -30,17 +33,25 @@ def test_a_random_run_on_the_sample_writes_a_complete_run_directory(tmp_path):
     assert m["dataset"]["revision"].startswith("bundled-") and len(m["dataset"]["digest"]) == 64
     assert m["backend"] == {"backend": "random", "seed": 0, "open_questions": "empty answer"}
     assert m["item_ids"] == DEV_IDS and m["shard"] is None
-    assert m["package_version"] and m["started_at"] and m["ended_at"]
+    assert m["package_version"] == mmmu_eval.__version__
+    started, ended = (datetime.fromisoformat(m[key]) for key in ("started_at", "ended_at"))
+    assert started.tzinfo is not None and started <= ended <= datetime.now(timezone.utc)
     results = json.loads((result.run_dir / "results.json").read_text())
     assert results["overall"]["n"] == 20 and result.accuracy == results["overall"]["accuracy"]
     assert result.exit_status == 0 and result.message() is None
     assert len((result.run_dir / "predictions.jsonl").read_text().splitlines()) == 20
 
 
-def test_the_same_seed_gives_the_same_answers(tmp_path):
+def test_the_same_seed_gives_the_same_answers_and_another_seed_others(tmp_path):
+    """With the seed not reaching the backend, the first check alone still passed."""
+    def texts(result):
+        return {i: r.text for i, r in RunStore.read(result.run_dir).responses().items()}
+
     a = evaluate(model="random", seed=3, out=tmp_path / "a", **QUIET, **DEV)
     b = evaluate(model="random", seed=3, out=tmp_path / "b", **QUIET, **DEV)
-    assert (a.run_dir / "responses.jsonl").read_text() == (b.run_dir / "responses.jsonl").read_text()
+    c = evaluate(model="random", seed=4, out=tmp_path / "c", **QUIET, **DEV)
+    assert texts(a) == texts(b)
+    assert texts(a) != texts(c)
 
 
 def test_resume_asks_only_failed_and_missing_items(tmp_path):

@@ -107,12 +107,25 @@ async def test_a_text_only_request_generates_without_images(llava_dir):
     assert responses["t"].status != "error" and responses["t"].completion_tokens >= 1
 
 
-async def test_sampling_with_a_seed_is_reproducible(llava_dir):
-    requests = mmmu_like_requests(2, max_tokens=8)
-    requests = [Request(r.item_id, r.parts, generation=GenerationSettings(max_tokens=8, temperature=1.0, seed=7)) for r in requests]
-    first = await run(HFBackend(str(llava_dir), batch_size=2), requests)
-    second = await run(HFBackend(str(llava_dir), batch_size=2), requests)
-    assert {k: r.text for k, r in first.items()} == {k: r.text for k, r in second.items()}
+async def test_sampling_with_a_seed_is_reproducible_and_is_not_greedy(llava_dir):
+    """Two runs with one seed agree; and they really sample: greedy decoding, or another seed,
+    gives other text (with the seed ignored, or sampling never switched on, this still failed)."""
+    plain = mmmu_like_requests(4, max_tokens=8)
+
+    def texts(responses):
+        return {k: r.text for k, r in responses.items()}
+
+    def sampled(seed):
+        return [Request(r.item_id, r.parts, generation=GenerationSettings(max_tokens=8, temperature=1.0, seed=seed))
+                for r in plain]
+
+    first = await run(HFBackend(str(llava_dir), batch_size=2), sampled(7))
+    second = await run(HFBackend(str(llava_dir), batch_size=2), sampled(7))
+    greedy = await run(HFBackend(str(llava_dir), batch_size=2), plain)
+    other_seed = await run(HFBackend(str(llava_dir), batch_size=2), sampled(8))
+    assert texts(first) == texts(second)
+    assert texts(first) != texts(greedy)
+    assert texts(first) != texts(other_seed)
 
 
 async def test_a_missing_model_directory_is_a_config_error_before_any_request(tmp_path):

@@ -99,11 +99,16 @@ async def test_backoff_doubles_with_jitter_and_cap():
     assert len(set(sleeps.waits)) == len(sleeps.waits), "jitter makes waits differ"
 
 
-async def test_same_seed_same_waits():
-    first, second = Sleeps(), Sleeps()
-    await run(Script([TEMP] * 3), sleeps=first)
-    await run(Script([TEMP] * 3), sleeps=second)
-    assert first.waits == second.waits
+async def test_the_jitter_comes_from_the_generator_given():
+    """Same seed, same waits; another seed, other waits (so the loop reads no global random state)."""
+    waits = []
+    for n, seed in enumerate((0, 0, 1)):
+        sleeps = Sleeps()
+        random.seed(n)  # a different global state each time: it must not matter
+        await call_with_retries(Script([TEMP] * 3), classify, policy=RetryPolicy(), item_id="x",
+                                sleep=sleeps, rng=random.Random(seed))
+        waits.append(sleeps.waits)
+    assert waits[0] == waits[1] and waits[0] != waits[2]
 
 
 async def test_attempt_timeout_is_temporary():

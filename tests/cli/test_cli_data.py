@@ -203,7 +203,16 @@ def test_help_examples_work_as_typed(capsys, tmp_path, monkeypatch, local_hub, e
         words = words[: words.index(">")]
     code, out, err = run(capsys, *words[1:])
     assert code == 0, err
-    assert out
+    command = words[2]
+    if command == "list":
+        assert out.splitlines()[0].startswith(f"{words[words.index('--benchmark') + 1]} "), out[:200]
+        assert " from sample (revision bundled-" in out.splitlines()[0]
+    elif "--text" in words:  # the prompt alone, as sent
+        assert out.endswith(("directly.", "single word or phrase.")), out[-200:]
+    elif command == "show":
+        assert out.startswith(f"{words[3]}  ("), out[:200]
+    else:
+        assert out.startswith("snapshot written to "), out
 
 
 def test_help_shows_the_examples(capsys):

@@ -11,7 +11,9 @@ def test_rescore_of_a_file_of_the_wrong_kind_exits_1(tmp_path, capsys):
     rc = main(["rescore", str(page), "--format", "official-mmmu-pro"])
     captured = capsys.readouterr()
     assert rc == 1
-    assert f"error: {page}: no row could be scored (3 problem(s))"  # 2 lines, and "0 rows, not 1730" in captured.err
+    # 3 problems: the two lines that are not JSON, and "0 rows, not 1730".
+    assert f"error: {page}: no row could be scored (3 problem(s))" in " ".join(captured.err.split())
+    assert "report.html: 0 rows, not 1730" in captured.out
     assert "Traceback" not in captured.err
 
 

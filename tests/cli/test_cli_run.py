@@ -1,11 +1,13 @@
 """`mmmu-eval run` end to end on the bundled sample, offline."""
 
 import json
+import random
 
 import pytest
 
 from mmmu_eval.cli.main import build_parser, main
 from mmmu_eval.cli.run import config_overrides
+from mmmu_eval.dataset.load import load_dataset
 
 from fakes.parquet_rows import mmmu_row, write_mmmu
 
@@ -26,7 +28,13 @@ def test_run_random_on_the_sample_writes_a_run_directory(tmp_path, capsys, flags
     for name in ("manifest.json", "responses.jsonl", "results.json", "predictions.jsonl", "report.html"):
         assert (out / name).is_file()
     results = json.loads((out / "results.json").read_text())
-    assert results["overall"]["n"] == n and 0.0 <= results["overall"]["accuracy"] <= 1.0
+    # The random baseline's documented draw (seed 0): random.Random("0:<id>").choice(letters); open
+    # questions get an empty answer, never right.
+    benchmark = flags[1]
+    where = {"setting": flags[3]} if "--setting" in flags else {"split": flags[3] if "--split" in flags else "validation"}
+    items = load_dataset(benchmark, data="sample", **where).items
+    right = sum(1 for it in items if it.choices and random.Random(f"0:{it.id}").choice(it.choices) == it.answer)
+    assert (results["overall"]["n"], results["overall"]["correct"]) == (n, right)
     assert f"run directory: {out}" in capsys.readouterr().out
 
 

@@ -7,7 +7,7 @@ import hashlib
 import pytest
 
 from fakes.parquet_rows import (
-    drop_column, image_cell, mmmu_row, png, pro_row, write_mmmu, write_parquet, write_pro,
+    drop_column, image_cell, mmmu_row, png, pro_row, write_mmmu, write_pro,
 )
 from mmmu_eval.dataset import find_item, load_dataset
 from mmmu_eval.dataset.schema import MMMU_COLUMNS, PRO_STANDARD_COLUMNS
@@ -186,11 +186,21 @@ def test_dataset_prints_who_it_is(snap):
     assert repr(load_dataset("mmmu", data=snap)) == f"Dataset(mmmu validation, 3 items, 0 problems, {snap}@local)"
 
 
-def test_write_parquet_keeps_hub_types(snap):
-    """The fixture writes image cells as {bytes, path} structs and text as strings, like the hub."""
+def test_a_file_in_the_hub_types_loads_every_field(snap):
+    """Image cells are {bytes, path} structs and text cells strings, as the hub stores them (the
+    hub's own metadata kept); the loader reads each: an image's bytes (its path is only a name),
+    the options list, the answer and the img_type list.
+
+    This used to check only that the test fixture wrote those types, never that the loader reads them."""
     import pyarrow.parquet as pq
 
-    path = write_parquet(snap / "x.parquet", [mmmu_row("dev_Art_1", image_2=image_cell(png(), "b.png"))], MMMU_COLUMNS)
+    picture = png((1, 2, 3))
+    (path,) = write_mmmu(snap, "Art", "dev", [mmmu_row("dev_Art_1", question="See <image 1> and <image 2>.",
+                                                       image_2=image_cell(picture, "b.png"))])
     schema = pq.read_schema(path)
     assert str(schema.field("image_2").type) == "struct<bytes: binary, path: string>"
     assert str(schema.field("options").type) == "string" and b"huggingface" in schema.metadata
+    (item,) = load_dataset("mmmu", split="dev", data=snap).items
+    assert [ref.field for ref in item.images] == ["image_1", "image_2"]
+    assert item.images[1].load() == picture and item.images[0].load() == png()
+    assert (item.options, item.answer, item.img_type) == (("red", "green", "blue", "grey"), "B", ("Plots and Charts",))

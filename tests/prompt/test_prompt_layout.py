@@ -67,7 +67,12 @@ def test_interleaved_text_shown_with_image_marks_is_the_official_pro_string(item
         item_id="test_Economics_3", benchmark="mmmu-pro", setting="standard-4", images=(1, 2),
     )
     protocol = EvalProtocol("mmmu-pro", "standard-4", "cot")
-    assert build_request(item, protocol).text == prompt_text(item, protocol)
+    official = (
+        "<image> vs <image>\nA. <image>\nB. b\nAnswer the preceding multiple choice question. The last line of "
+        "your response should be of the following format: 'Answer: $LETTER' (without quotes) where LETTER is "
+        "one of options. Think step by step before answering."
+    )
+    assert build_request(item, protocol).text == prompt_text(item, protocol) == official
 
 
 @pytest.mark.parametrize(

@@ -64,17 +64,25 @@ def test_an_item_typed_open_ignores_stray_options(item_factory):
     assert prompt_text(item, DIRECT) == "Q\nAnswer the question using a single word or phrase."
 
 
+# MMMU has no official CoT prompt; ours, pinned whole (a changed word changes what runs measure).
+COT_CHOICE_INSTRUCTION = (
+    "Answer the preceding multiple choice question. Think step by step, then finish with a last line "
+    "of the form 'Answer: $LETTER' (without quotes) where LETTER is one of the options."
+)
+COT_OPEN_INSTRUCTION = (
+    "Think step by step, then finish with a last line of the form 'Answer: $ANSWER' (without quotes) "
+    "where ANSWER is a single word or phrase."
+)
+
+
 def test_cot_keeps_the_question_and_options_and_is_not_official(item_factory):
     item = item_factory("How much?", ["$6", "$7"])
-    text = prompt_text(item, COT)
-    assert text.startswith("How much?\n(A) $6\n(B) $7\n\n")
-    assert "step by step" in text and "'Answer: $LETTER'" in text
+    assert prompt_text(item, COT) == "How much?\n(A) $6\n(B) $7\n\n" + COT_CHOICE_INSTRUCTION
     assert COT.official is False and DIRECT.official is True
 
 
 def test_cot_open_asks_for_an_answer_line(item_factory):
-    text = prompt_text(item_factory("What is x?", []), COT)
-    assert text.startswith("What is x?\n") and "'Answer: $ANSWER'" in text
+    assert prompt_text(item_factory("What is x?", []), COT) == "What is x?\n" + COT_OPEN_INSTRUCTION
 
 
 # The boxed prompts (ours, not official), copied by hand rather than from the module.

@@ -88,10 +88,35 @@ def test_an_item_of_another_setting_is_refused(item_factory):
         build_request(item, BASE)
 
 
-def test_fingerprint_is_stable_and_a_sha256():
-    again = EvalProtocol("mmmu-pro", "standard-10", "direct")
-    assert BASE.fingerprint() == again.fingerprint()
-    assert len(BASE.fingerprint()) == 64 and int(BASE.fingerprint(), 16) >= 0
+#: The protocol fingerprint of every official setting, as `mmmu-eval run` builds it from its flags.
+#: A run directory records its fingerprint and `--resume` (and `merge`) refuse a different one,
+#: so changing any of these silently would make every existing run directory unresumable.
+OFFICIAL_FINGERPRINTS = {
+    ("mmmu", None, "direct"): "e9e33a67e845ec47fd7589b68eb642f646924c8bad35330e3fb9ad10b1256437",
+    ("mmmu-pro", "standard-10", "direct"): "522e3eb84b94921dbb11641b5d8995877c13d3216f0054575264a607438fcdcb",
+    ("mmmu-pro", "standard-10", "cot"): "0645cc49b164d39cc846e4e63ce41182768a74d9c1c9e34d3672123d765e04b7",
+    ("mmmu-pro", "standard-4", "direct"): "9eaad20ed3d01e06df5e499e990059de6ed12e9c07e1833219a83d2fd37eabcf",
+    ("mmmu-pro", "standard-4", "cot"): "550c632ac5f2f11e6b2c45c8362b1c0fa69344616564b1507d157e6f4ec2ea97",
+    ("mmmu-pro", "vision", "direct"): "d40679b9a702dacc67c0a2d7ae57bc680a31c8c013733d4403e74cea089cb8a0",
+    ("mmmu-pro", "vision", "cot"): "6be5e864ce878d45c53a3677513be603f0f5da924571230e995545deca135638",
+}
+
+
+@pytest.mark.parametrize(("benchmark", "setting", "mode"), sorted(OFFICIAL_FINGERPRINTS, key=str))
+def test_the_fingerprint_of_each_official_setting_is_pinned(benchmark, setting, mode):
+    protocol = EvalProtocol.from_config(RunConfig(model="random", benchmark=benchmark, setting=setting, prompt=mode))
+    assert protocol.official is True
+    assert protocol.fingerprint() == OFFICIAL_FINGERPRINTS[(benchmark, setting, mode)], (
+        f"the protocol fingerprint of {benchmark} {setting or ''} {mode} changed. If by accident (a template, "
+        "a default setting or the hashing moved), undo it. If on purpose, update this pin and announce it: "
+        "--resume will refuse every run directory written under the old fingerprint."
+    )
+
+
+def test_the_mmmu_fingerprint_is_the_same_for_every_split():
+    """The split is not part of the protocol (a resume checks it separately): one fingerprint for all three."""
+    prints = {EvalProtocol.from_config(RunConfig(model="random", split=s)).fingerprint() for s in ("dev", "validation", "test")}
+    assert prints == {OFFICIAL_FINGERPRINTS[("mmmu", None, "direct")]}
 
 
 @pytest.mark.parametrize(

@@ -1,5 +1,7 @@
 """Bootstrap intervals when every subject holds one item (a small --limit, --ids, the sample)."""
 
+import numpy as np
+
 from mmmu_eval.report.stats import PairedStratum, Stratum, bootstrap_ci, paired_bootstrap_ci
 
 
@@ -14,8 +16,15 @@ def test_one_item_per_subject_does_not_give_a_zero_width_interval():
 
 
 def test_full_subjects_are_left_as_they_were():
+    """Nothing is pooled when only one subject has a single item: each stratum keeps its counts.
+
+    The expected interval is the documented computation written out here: per replicate, one
+    Binomial(n, k/n) count per stratum as given, pooled accuracy, 2.5% and 97.5% quantiles."""
     strata = [Stratum(30, 12), Stratum(30, 20), Stratum(1, 1)]  # one singleton: nothing to pool with
-    assert bootstrap_ci(strata, seed=3) == bootstrap_ci(list(strata), seed=3)
+    rng = np.random.default_rng(3)
+    counts = rng.binomial([30, 30, 1], [12 / 30, 20 / 30, 1.0], size=(1000, 3))
+    expected = tuple(float(q) for q in np.quantile(counts.sum(axis=1) / 61, [0.025, 0.975]))
+    assert bootstrap_ci(strata, seed=3) == expected
     assert bootstrap_ci(strata, seed=3) != bootstrap_ci([Stratum(61, 33)], seed=3)
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -32,7 +33,14 @@ def test_score_writes_predictions_and_results_and_prints_each_parser(sample_run,
     run_dir, items = sample_run
     assert main(["score", str(run_dir), "--parser", "official", "--parser", "strict", "--bootstrap", "0"]) == 0
     out = capsys.readouterr().out
-    assert "official" in out and "strict" in out and "disagree" in out
+    # Both texts give the official parser the letter A; strict reads only "Answer: A" (even items).
+    # No open answer of the sample is "a", so only multiple-choice items with gold A are right.
+    mc_a = [i for i, it in enumerate(items) if i != 3 and it.question_type == "multiple-choice" and it.answer == "A"]
+    official, strict = len(mc_a), sum(1 for i in mc_a if i % 2 == 0)
+    assert 0 < strict < official
+    assert re.search(rf"^official +{official} +39 +{official / 39:.4f} ", out, re.M), out
+    assert re.search(rf"^strict +{strict} +39 +{strict / 39:.4f} ", out, re.M), out
+    assert "items 40: scored 39, errors 1, missing 0" in out
     rows = [json.loads(line) for line in (run_dir / "predictions.jsonl").read_text().splitlines()]
     assert len(rows) == len(items)  # 39 scored + 1 failed
     assert all(set(r) == {"id", "response", "pred"} for r in rows)

@@ -48,8 +48,16 @@ def test_every_parser_judges_any_text(make_item_factory, response_factory, mc_te
             assert mc.correct is (mc.pred == "B")
 
 
-def test_the_same_seed_gives_the_same_scoring(make_item_factory, response_factory):
+def test_the_fallback_draws_depend_on_the_seed_and_on_nothing_else(make_item_factory, response_factory):
+    """Same seed, same verdicts whatever the global random state; another seed, other picks."""
     rnd = random.Random(1)
     items = [make_item_factory(f"validation_Art_{n}", "A") for n in range(1, 40)]
     responses = {it.id: response_factory(it.id, rnd.choice(["(A)", "hmm", "B", "no"])) for it in items}
-    assert score_responses(items, responses).verdicts == score_responses(items, responses).verdicts
+    random.seed(1)
+    first = score_responses(items, responses).verdicts
+    random.seed(2)
+    assert score_responses(items, responses).verdicts == first
+    other = score_responses(items, responses, fallback_seed=7).verdicts
+    fallbacks = [i for i, v in first["official"].items() if v.fallback]
+    assert len(fallbacks) > 5
+    assert [first["official"][i].pred for i in fallbacks] != [other["official"][i].pred for i in fallbacks]
