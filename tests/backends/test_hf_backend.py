@@ -151,6 +151,33 @@ async def test_a_template_that_refuses_the_system_role_stops_the_run_in_prefligh
         await HFBackend(str(model_dir)).preflight([request])
 
 
+async def test_a_batch_that_fails_whole_is_retried_item_by_item(llava_dir, tmp_path, caplog):
+    """A prompt the chat template refuses sinks the batch it is in; its neighbours must still be
+    answered (each alone) and only that item stored as an error naming it and the reason."""
+    import logging
+
+    model_dir = tmp_path / "picky"
+    shutil.copytree(llava_dir, model_dir)
+    (model_dir / "chat_template.jinja").write_text(
+        "{% for m in messages %}{% for c in m['content'] if c['type'] == 'text' and 'EXPLODE' in c['text'] %}"
+        "{{ raise_exception('cannot render EXPLODE') }}{% endfor %}{% endfor %}"
+        + (llava_dir / "chat_template.jinja").read_text()
+    )
+    requests = mmmu_like_requests(4)
+    culprit = Request("dev_Art_bad", (TextPart("Question: EXPLODE "), *requests[2].parts[1:]), choices=("A", "B", "C"),
+                      generation=requests[2].generation)
+    batch = [requests[0], requests[2], culprit, requests[1]]  # the culprit is not first: preflight renders the first
+    alone = await run(HFBackend(str(llava_dir), batch_size=1), [requests[0], requests[2], requests[1]])
+    with caplog.at_level(logging.WARNING, logger="mmmu_eval.backends.hf_transformers"):
+        responses = await run(HFBackend(str(model_dir), batch_size=4), batch)
+    assert "a batch of 4 failed" in caplog.text and "retrying its items one by one" in caplog.text
+    bad = responses["dev_Art_bad"]
+    assert bad.status == "error" and bad.error.startswith("dev_Art_bad: ") and "cannot render EXPLODE" in bad.error
+    for request in (requests[0], requests[2], requests[1]):
+        assert (responses[request.item_id].status, responses[request.item_id].text) == (
+            alone[request.item_id].status, alone[request.item_id].text)
+
+
 @pytest.mark.parametrize(
     "kwargs, flag",
     [({"batch_size": 0}, "--batch-size"), ({"dtype": "fp8"}, "--dtype"), ({"device": "tpu"}, "--device")],

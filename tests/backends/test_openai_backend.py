@@ -205,6 +205,34 @@ async def test_answer_given_in_parts_is_joined():
     assert (out["i"].status, out["i"].text) == ("ok", "The answer is (D).")
 
 
+async def test_reasoning_in_the_message_reasoning_field_is_kept_apart_from_the_answer():
+    """Servers that return the thinking as ``message.reasoning`` (vLLM's newer field, OpenRouter)."""
+    server = Server([httpx.Response(200, json=completion("(B)", reasoning="A looks wrong, so B"))])
+    out = await run_all(backend(server), [Request("i", parts=(TextPart("q"),))])
+    assert (out["i"].status, out["i"].text, out["i"].reasoning) == ("ok", "(B)", "A looks wrong, so B")
+
+
+async def test_a_choice_without_a_message_is_malformed_retried_then_an_error():
+    no_message = {**completion(), "choices": [{"index": 0, "finish_reason": "stop"}]}
+    server = Server([httpx.Response(200, json=no_message), httpx.Response(200, json=completion("(C)"))])
+    out = await run_all(backend(server), [Request("i", parts=(TextPart("q"),))])
+    assert (out["i"].status, out["i"].text, out["i"].attempts) == ("ok", "(C)", 2)
+    assert out["i"].error.startswith("malformed answer: the first choice has no message")
+
+    server = Server([httpx.Response(200, json=no_message)] * 10)
+    out = await run_all(backend(server), [Request("i", parts=(TextPart("q"),))])
+    r = out["i"]
+    assert (r.status, r.text, r.attempts, len(server.bodies)) == ("error", "", 3, 3), "malformed answers are capped at 3"
+    assert r.error.startswith("malformed answer: the first choice has no message: {'index': 0, 'finish_reason': 'stop'}")
+
+
+async def test_http_409_is_retried():
+    """409 Conflict (a busy or restarting engine, some gateways) is temporary, not final."""
+    server = Server([httpx.Response(409, json={"error": {"message": "engine busy"}}), httpx.Response(200, json=completion())])
+    out = await run_all(backend(server), [Request("i", parts=(TextPart("q"),))])
+    assert (out["i"].status, out["i"].attempts, out["i"].error) == ("ok", 2, "HTTP 409: engine busy")
+
+
 async def test_answer_cut_by_token_limit_is_truncated_and_kept():
     server = Server([httpx.Response(200, json=completion("The answer is", finish="length"))])
     out = await run_all(backend(server), [Request("i", parts=(TextPart("q"),))])
@@ -233,6 +261,7 @@ REQ = httpx.Request("POST", "http://x/v1/chat/completions")
         (status_error(503, {"retry-after": "2"}), "temporary", 2.0),
         (status_error(504), "temporary", None),
         (status_error(408), "temporary", None),
+        (status_error(409), "temporary", None),
         (status_error(400, body={"error": {"message": "At most 1 image(s) may be provided"}}), "final", None),
         (status_error(401), "final", None),
         (status_error(404), "final", None),

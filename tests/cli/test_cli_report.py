@@ -209,3 +209,55 @@ def test_compare_three_runs_compares_each_with_the_first(tmp_path, capsys):
     out = json.loads(capsys.readouterr().out)
     assert [(c["a"], c["b"]) for c in out] == [(str(runs[0]), str(runs[1])), (str(runs[0]), str(runs[2]))]
     assert all(c["difference"] == 0.0 and c["mcnemar_p"] == 1.0 for c in out)
+
+
+def test_report_bootstrap_and_seed_set_the_intervals_of_a_rebuilt_results(tmp_path, capsys):
+    import numpy as np
+
+    run = make_run(tmp_path / "run", gold_then_wrong, data="sample", split="validation")
+    assert main(["report", str(run), "--json", "--bootstrap", "0"]) == 0
+    point = json.loads(capsys.readouterr().out)
+    assert point["interval"]["resamples"] == 0
+    assert point["overall"]["ci95"] == [point["overall"]["accuracy"]] * 2
+
+    (run / "results.json").unlink()
+    assert main(["report", str(run), "--json", "--bootstrap", "300", "--seed", "5"]) == 0
+    results = json.loads(capsys.readouterr().out)
+    assert (results["interval"]["resamples"], results["interval"]["seed"]) == (300, 5)
+    # The subject-stratified interval, computed here from the per-subject counts and seed 5.
+    strata = [(row["n"], row["correct"]) for row in results["by_subject"].values()]
+    counts = np.random.default_rng(5).binomial([n for n, _ in strata], [k / n for n, k in strata], size=(300, len(strata)))
+    expected = [float(q) for q in np.quantile(counts.sum(axis=1) / 40, [0.025, 0.975])]
+    assert results["overall"]["ci95"] == expected
+    assert json.loads((run / "results.json").read_text())["interval"]["seed"] == 5  # what was saved
+
+
+def test_report_image_budget_mb(tmp_path, capsys):
+    run = make_run(tmp_path / "run", gold_then_wrong, data="sample", split="validation", limit=6)
+
+    def images(*flags):
+        assert main(["report", str(run), "--html", *flags]) == 0
+        capsys.readouterr()
+        page = (run / "report.html").read_text()
+        return [im for row in json.loads(page.split('id="items-data">', 1)[1].split("</script>", 1)[0]) for im in row["images"]]
+
+    assert all(im["src"] for im in images("--image-budget-mb", "64"))
+    starved = images("--image-budget-mb", "0")
+    assert starved and all(im["src"] is None and "budget" in im["note"] for im in starved)
+    assert main(["report", str(run), "--html", "--image-budget-mb", "-1"]) == 2
+    assert "--image-budget-mb must be 0 or more" in capsys.readouterr().err
+
+
+def test_the_pro_headline_says_which_runs_it_leaves_out(tmp_path, capsys):
+    right = lambda it: f"Answer: {it.answer}"  # noqa: E731
+    std = make_run(tmp_path / "std", right, benchmark="mmmu-pro", setting="standard-10", data="sample", limit=4)
+    again = make_run(tmp_path / "again", right, benchmark="mmmu-pro", setting="standard-10", data="sample", limit=4)
+    boxed = make_run(tmp_path / "boxed", right, benchmark="mmmu-pro", setting="vision", data="sample", limit=4,
+                     prompt="boxed")
+    vis = make_run(tmp_path / "vis", right, benchmark="mmmu-pro", setting="vision", data="sample", limit=4)
+    assert main(["report", str(std), str(again), str(boxed), str(vis)]) == 0
+    captured = capsys.readouterr()
+    err = " ".join(captured.err.split())
+    assert f"{boxed}: prompt mode boxed is not part of the MMMU-Pro headline" in err
+    assert f"two runs of standard-10 direct; using {again}" in err
+    assert "MMMU-Pro headline: 100.0%" in captured.out

@@ -107,3 +107,44 @@ def test_a_refused_resume_never_claims_to_continue(tmp_path, capsys):
     captured = capsys.readouterr()
     assert "continued" not in captured.out + captured.err
     assert "cot" in captured.err
+
+
+@pytest.mark.parametrize(
+    "first, second, complaint",
+    [
+        (["--split", "dev"], ["--split", "validation"], "holds a run with split 'dev', not 'validation'"),
+        (["--benchmark", "mmmu-pro", "--setting", "standard-10"], ["--benchmark", "mmmu-pro", "--setting", "vision"],
+         "it differs in setting: 'standard-10' -> 'vision'"),
+        (["--split", "dev"], ["--benchmark", "mmmu-pro"], "it differs in benchmark: 'mmmu' -> 'mmmu-pro'"),
+    ],
+    ids=["split", "setting", "benchmark"],
+)
+def test_continuing_a_run_on_another_split_setting_or_benchmark_is_refused(tmp_path, capsys, first, second, complaint):
+    """Their items are other questions (MMMU-Pro even reuses MMMU's ids): mixing them would score nonsense."""
+    out = tmp_path / "run"
+    base = ["run", "--data", "sample", "--model", "random", "--out", str(out), "--no-html"]
+    assert main([*base, *first]) == 0
+    before = (out / "responses.jsonl").read_text()
+    capsys.readouterr()
+    assert main([*base, *second]) == 1
+    err = " ".join(capsys.readouterr().err.split())
+    assert complaint in err and "new --out" in err and "continued" not in err
+    assert (out / "responses.jsonl").read_text() == before
+
+
+def test_run_without_out_writes_a_dated_directory_under_runs(tmp_path, capsys, monkeypatch):
+    import re
+
+    monkeypatch.chdir(tmp_path)
+    assert main(["run", "--split", "dev", "--data", "sample", "--model", "random", "--limit", "2", "--no-html"]) == 0
+    (made,) = (tmp_path / "runs").iterdir()
+    assert re.fullmatch(r"mmmu-dev-random-\d{8}-\d{6}", made.name), made.name
+    assert json.loads((made / "manifest.json").read_text())["counts"]["items"] == 2
+    assert f"run directory: runs/{made.name}" in capsys.readouterr().out
+
+
+def test_no_subcommand_prints_the_commands_and_exits_2(capsys):
+    assert main([]) == 2
+    out = capsys.readouterr().out
+    assert out.startswith("usage: mmmu-eval")
+    assert all(f"    {name} " in out for name in ("run", "score", "rescore", "report", "compare", "merge", "data"))

@@ -137,3 +137,149 @@ def test_default_parsers_follow_the_prompt_mode(mode, parsers):
     from mmmu_eval.score.judge import default_parsers
 
     assert default_parsers(mode) == parsers
+
+
+# -- score's flags ------------------------------------------------------------------------------
+
+def _run_answering(tmp_path, text_of, *, split="validation", data="sample", name="run"):
+    """A run directory on ``data`` whose response to each item is ``text_of(index, item)``."""
+    from mmmu_eval.dataset.load import load_dataset
+    from mmmu_eval.store.rundir import RunStore
+
+    items = load_dataset("mmmu", split=split, data=data).items
+    manifest = {"config": {"model": "scripted", "benchmark": "mmmu", "split": split, "data": data}}
+    with RunStore.open(tmp_path / name, manifest, resume=False) as store:
+        for i, item in enumerate(items):
+            store.append(Response(item.id, "ok", text_of(i, item)))
+    return tmp_path / name, items
+
+
+def _predictions(run_dir) -> dict:
+    return {row["id"]: row["pred"] for row in map(json.loads, (run_dir / "predictions.jsonl").read_text().splitlines())}
+
+
+def test_score_seed_draws_the_fallback_letters_from_that_seed(tmp_path, capsys):
+    """Unparseable answers get letters drawn from random.Random(seed), alphabetical subject then id number."""
+    import random
+
+    run_dir, items = _run_answering(tmp_path, lambda i, it: "hmm, no idea")
+    assert main(["score", str(run_dir), "--seed", "7", "--bootstrap", "0"]) == 0
+    assert "fallback official, seed 7" in capsys.readouterr().out
+    mc = [it for it in items if it.question_type == "multiple-choice"]
+    rng = random.Random(7)
+    expected = {it.id: rng.choice(list(it.choices))
+                for it in sorted(mc, key=lambda it: (it.subject, int(it.id.rsplit("_", 1)[1])))}
+    assert {i: p for i, p in _predictions(run_dir).items() if i in expected} == expected
+    results = json.loads((run_dir / "results.json").read_text())
+    assert (results["parse"]["fallback_seed"], results["parse"]["fallbacks"]) == (7, len(mc))
+    assert results["overall"]["correct"] == sum(expected[it.id] == it.answer for it in mc)
+    assert json.loads((run_dir / "manifest.json").read_text())["scoring"]["fallback_seed"] == 7
+
+
+def test_score_fallback_none_counts_unparseable_answers_wrong(tmp_path, capsys):
+    run_dir, items = _run_answering(tmp_path, lambda i, it: f"({it.answer})" if i < 10 else "hmm, no idea")
+    assert main(["score", str(run_dir), "--fallback", "none", "--bootstrap", "0"]) == 0
+    capsys.readouterr()
+    results = json.loads((run_dir / "results.json").read_text())
+    right = 10  # the first ten items answered with their gold letter, or their gold open answer in brackets
+    guessed = sum(1 for it in items[10:] if it.question_type == "multiple-choice")
+    assert (results["parse"]["fallback_policy"], results["parse"]["fallbacks"]) == ("none", guessed)
+    assert results["overall"]["correct"] == right
+    predictions = _predictions(run_dir)
+    assert all(predictions[it.id] is None for it in items[10:] if it.question_type == "multiple-choice")
+
+
+def test_score_show_disagreements_lists_at_most_n(sample_run, capsys):
+    run_dir, items = sample_run
+    argv = ["score", str(run_dir), "--parser", "official", "--parser", "strict", "--bootstrap", "0"]
+    assert main([*argv, "--show-disagreements", "2"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    # "The answer is (A)" (odd items) is A to the official parser and nothing to strict: they
+    # disagree on those whose gold answer is A (right against wrong).
+    disagreeing = [it.id for i, it in enumerate(items)
+                   if i % 2 and i != 3 and it.question_type == "multiple-choice" and it.answer == "A"]
+    assert len(disagreeing) > 2 and f"{len(disagreeing)} item(s) where the parsers disagree" in lines
+    listed = [line for line in lines if line.startswith("  validation_")]
+    assert listed == [f"  {item_id}: official='A'+, strict=None-" for item_id in disagreeing[:2]]
+    assert f"  ... {len(disagreeing) - 2} more" in lines
+    assert main([*argv, "--show-disagreements", "0"]) == 0
+    assert not [line for line in capsys.readouterr().out.splitlines() if line.startswith("  validation_")]
+    assert main([*argv, "--show-disagreements", "-1"]) == 2
+    assert "--show-disagreements must be 0 or more" in capsys.readouterr().err
+
+
+def test_score_answers_scores_a_test_split_run_and_becomes_its_scoring(tmp_path, capsys):
+    from fakes.parquet_rows import mmmu_row, write_mmmu
+
+    snap = tmp_path / "snap"
+    write_mmmu(snap, "Art", "test", [mmmu_row("test_Art_1", answer="?"), mmmu_row("test_Art_2", answer="?")])
+    run_dir, _ = _run_answering(tmp_path, lambda i, it: "(B)", split="test", data=str(snap))
+    assert main(["score", str(run_dir), "--bootstrap", "0"]) == 0
+    assert "2 predictions without a gold answer" in capsys.readouterr().out
+    assert not (run_dir / "results.json").exists()
+
+    answers = tmp_path / "answer_dict_test.json"
+    answers.write_text(json.dumps({"test_Art_1": {"question_type": "multiple-choice", "ground_truth": "B"},
+                                   "test_Art_2": {"question_type": "multiple-choice", "ground_truth": "C"}}))
+    assert main(["score", str(run_dir), "--answers", str(answers), "--bootstrap", "0"]) == 0
+    out = capsys.readouterr().out
+    assert re.search(r"^official +1 +2 +0\.5000 ", out, re.M), out
+    results = json.loads((run_dir / "results.json").read_text())
+    assert (results["gold_available"], results["overall"]["correct"], results["overall"]["n"]) == (True, 1, 2)
+    assert json.loads((run_dir / "manifest.json").read_text())["scoring"]["answers"] == str(answers.resolve())
+    (run_dir / "results.json").unlink()
+    assert main(["report", str(run_dir), "--json"]) == 0  # report follows the recorded answers
+    assert json.loads(capsys.readouterr().out)["overall"]["correct"] == 1
+
+
+# -- rescore's flags ----------------------------------------------------------------------------
+
+def _pro_file(tmp_path, rows):
+    path = tmp_path / "m_standard_direct.jsonl"
+    path.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    return path
+
+
+def _pro(item_id, response, answer="A"):
+    return {"id": item_id, "options": "['w', 'x', 'y', 'z']", "answer": answer, "response": response, "subject": "Art"}
+
+
+def test_rescore_parsers_fallback_and_seed(tmp_path, capsys):
+    import random
+
+    rows = [_pro("test_Art_1", "Answer: A"), _pro("test_Art_2", "The answer is B", answer="B"),
+            _pro("test_Art_3", "hmm", answer="C")]
+    path, out = _pro_file(tmp_path, rows), tmp_path / "doc.json"
+    assert main(["rescore", str(path), "--format", "official-mmmu-pro", "--parser", "official", "--parser", "strict",
+                 "--seed", "7", "--json", str(out)]) == 0
+    printed = capsys.readouterr().out
+    drawn = random.Random(7).choice("ABCD")
+    assert f"parser official, fallback official (seed 7): {2 + (drawn == 'C')}/3 correct" in printed
+    assert "parser strict: 1/3 correct" in printed  # only "Answer: A" is explicit
+    doc = json.loads(out.read_text())
+    assert {row["id"]: row["pred"] for row in doc["items"]} == {"test_Art_1": "A", "test_Art_2": "B", "test_Art_3": drawn}
+    assert list(doc["parsers"]) == ["official", "strict"]
+
+    assert main(["rescore", str(path), "--format", "official-mmmu-pro", "--fallback", "none"]) == 0
+    assert "parser official, fallback none (seed 42): 2/3 correct" in capsys.readouterr().out
+
+
+def test_rescore_show_problems_lists_at_most_n(tmp_path, capsys):
+    rows = [_pro("test_Art_1", "Answer: A"), *(_pro(f"test_Art_{n}", None) for n in range(2, 6))]
+    path, doc = _pro_file(tmp_path, rows), tmp_path / "doc.json"
+    assert main(["rescore", str(path), "--format", "official-mmmu-pro", "--show-problems", "1", "--json", str(doc)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    problems = json.loads(doc.read_text())["problems"]  # the None responses, and "5 rows, not 1730"
+    assert len(problems) > 2 and f"{len(problems)} problem(s):" in lines
+    start = lines.index(f"{len(problems)} problem(s):") + 1
+    assert lines[start:start + 2] == [f"  {problems[0]}", f"  ... {len(problems) - 1} more (see --json)"]
+    assert main(["rescore", str(path), "--format", "official-mmmu-pro", "--show-problems", "-1"]) == 2
+
+
+def test_rescore_json_that_cannot_be_written_is_one_error_line(tmp_path, capsys):
+    path = _pro_file(tmp_path, [_pro("test_Art_1", "Answer: A")])
+    target = tmp_path / "no-such-folder" / "doc.json"
+    assert main(["rescore", str(path), "--format", "official-mmmu-pro", "--json", str(target)]) == 2
+    err = capsys.readouterr().err
+    assert f"error: --json {target}: cannot write (" in " ".join(err.split()) and "Traceback" not in err
+    assert not target.exists()
