@@ -91,12 +91,15 @@ def test_an_item_of_another_setting_is_refused(item_factory):
 #: The protocol fingerprint of every official setting, as `mmmu-eval run` builds it from its flags.
 #: A run directory records its fingerprint and `--resume` (and `merge`) refuse a different one,
 #: so changing any of these silently would make every existing run directory unresumable.
+#: Last deliberate change: images no <image N> token refers to are not sent by default (the
+#: official rule, `--unreferenced-images append` to send them), which changed every setting that
+#: binds tokens (MMMU, MMMU-Pro standard); vision sends its one screenshot and kept its prints.
 OFFICIAL_FINGERPRINTS = {
-    ("mmmu", None, "direct"): "e9e33a67e845ec47fd7589b68eb642f646924c8bad35330e3fb9ad10b1256437",
-    ("mmmu-pro", "standard-10", "direct"): "522e3eb84b94921dbb11641b5d8995877c13d3216f0054575264a607438fcdcb",
-    ("mmmu-pro", "standard-10", "cot"): "0645cc49b164d39cc846e4e63ce41182768a74d9c1c9e34d3672123d765e04b7",
-    ("mmmu-pro", "standard-4", "direct"): "9eaad20ed3d01e06df5e499e990059de6ed12e9c07e1833219a83d2fd37eabcf",
-    ("mmmu-pro", "standard-4", "cot"): "550c632ac5f2f11e6b2c45c8362b1c0fa69344616564b1507d157e6f4ec2ea97",
+    ("mmmu", None, "direct"): "3b6041b8b2670252d390dd7530fd341de6ce881ddffeb8edf6a383280620f62c",
+    ("mmmu-pro", "standard-10", "direct"): "c48529b0cd8861fc0cc3ae55a4ec72b9d9ab434259970bc147bb8289e6418405",
+    ("mmmu-pro", "standard-10", "cot"): "19700ff63ee4eb9ff941ec525460bd8104f8deef7a7f44f34bf9b5ae62d8969c",
+    ("mmmu-pro", "standard-4", "direct"): "3cbac3f4a19eb04c97e7811c3d3f0e45b340efda6744e981c13ea5983723a2d3",
+    ("mmmu-pro", "standard-4", "cot"): "af74a1a85b5a349af12c432f670f84330b1751055823f29f51b8ee55eb77091b",
     ("mmmu-pro", "vision", "direct"): "d40679b9a702dacc67c0a2d7ae57bc680a31c8c013733d4403e74cea089cb8a0",
     ("mmmu-pro", "vision", "cot"): "6be5e864ce878d45c53a3677513be603f0f5da924571230e995545deca135638",
 }
