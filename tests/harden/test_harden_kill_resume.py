@@ -1,9 +1,11 @@
 """A filter killed hard (SIGKILL) in the middle of its trials, run again, ends as if never stopped.
 
-``mmmu-eval harden filter`` asks a served model (the fault server, slow answers) in a
-subprocess; it is killed once some trials are stored, then the same command runs again. Every
-trial of every question ends with one answer, no stored answer is asked again, and the
-decisions equal those of a filter that was never interrupted.
+``mmmu-eval harden filter`` asks a served model (the fault server) in a subprocess. The server
+holds every request after the first trial's probe and twelve answers (``hold_after``), so the
+filter cannot finish before the kill however fast the machine is; it is killed once those twelve
+are stored and both of its requests in flight have reached the server, then the same command
+runs again. Every trial of every question ends with one answer, no stored answer is asked
+again, and the decisions equal those of a filter that was never interrupted.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from fakes.fault_server import FaultServer
-from fakes.processes import kill_when, offline_environment
+from fakes.processes import jsonl_records, kill_when, offline_environment
 from fakes.mc_set import IDS, KnowsSome
 
 pytestmark = pytest.mark.slow
@@ -31,13 +33,10 @@ def command(data: Path, out: Path, url: str) -> list[str]:
 
 
 def stored(out: Path) -> list[dict]:
+    """Every trial run's records (only a torn last line is not one: ``jsonl_records``)."""
     lines = []
     for path in sorted((out / "runs" / "filter").glob("m1-*/trial-*/responses.jsonl")):
-        for line in path.read_text().splitlines():
-            try:
-                lines.append({**json.loads(line), "run": path.parent.name})
-            except json.JSONDecodeError:
-                pass  # a torn last line
+        lines.extend({**record, "run": path.parent.name} for record in jsonl_records(path))
     return lines
 
 
@@ -48,21 +47,26 @@ def decisions(out: Path) -> dict[str, str]:
 
 def test_sigkill_in_the_middle_of_filter_then_the_same_command_finishes_it(mmmu_set, tmp_path):
     knows = {"validation_Art_1", "validation_Art_4", "validation_Math_2"}
-    with FaultServer(latency=0.15, fault_rate=0.0, answer=KnowsSome(knows)) as server:
+    with FaultServer(fault_rate=0.0, answer=KnowsSome(knows)) as plain:
         reference = tmp_path / "reference"
-        done = subprocess.run(command(mmmu_set, reference, server.url), env=offline_environment(), capture_output=True, text=True, timeout=180)
+        done = subprocess.run(command(mmmu_set, reference, plain.url), env=offline_environment(), capture_output=True, text=True, timeout=180)
         assert done.returncode == 0, done.stderr[-3000:]
 
+    with FaultServer(fault_rate=0.0, answer=KnowsSome(knows), hold_after=1 + 12) as server:
         out = tmp_path / "killed"
-        kill_when(command(mmmu_set, out, server.url), lambda: len(stored(out)) >= 12, what="the filter stored nothing", timeout=90)
+        # Both requests in flight held: the killed process has nothing on its way that could reach
+        # the server after the count below is taken.
+        kill_when(command(mmmu_set, out, server.url), lambda: len(stored(out)) >= 12 and server.holding == 2,
+                  what="twelve trials stored and two requests held", timeout=90)
         before = len([line for line in stored(out) if line["status"] == "ok"])
-        assert 12 <= before < TRIALS * len(IDS), "killed part way"
+        assert before == 12, "killed part way, with the held answers not stored"
         assert not (out / "standard (4 options)").exists(), "nothing decided before the trials are done"
-        asked_before = sum(server.stats.values())
+        asked_before = server.received
+        server.release()
 
         resumed = subprocess.run(command(mmmu_set, out, server.url), env=offline_environment(), capture_output=True, text=True, timeout=180)
         assert resumed.returncode == 0, resumed.stderr[-3000:]
-        asked_after = sum(server.stats.values())
+        asked_after = server.received
 
     ok = Counter((line["run"], line["item_id"]) for line in stored(out) if line["status"] == "ok")
     assert len(ok) == TRIALS * len(IDS) and max(ok.values()) == 1, "every trial answered once"
