@@ -1,6 +1,7 @@
 """Suite-wide settings (no test may reach the Hugging Face hub) and the shared real server."""
 
 import os
+import signal
 import sys
 from pathlib import Path
 
@@ -15,6 +16,13 @@ if "MMMU_EVAL_CACHE" not in os.environ:
     import tempfile
 
     os.environ["MMMU_EVAL_CACHE"] = tempfile.mkdtemp(prefix="mmmu-eval-test-cache-")
+
+# The Ctrl-C tests send SIGINT and expect a KeyboardInterrupt, here and in the `mmmu-eval run`
+# processes they start. A script that starts the suite in the background (`nohup ... &`, no job
+# control) has SIGINT ignored, Python keeps it so, and children inherit it: nothing would ever
+# be interrupted. Python's own handler here also gives the children the default back at exec.
+if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 # Shared fakes (fault-injection server, tiny models, parquet writers) import as `fakes.<name>`.
 sys.path.insert(0, str(Path(__file__).parent))
