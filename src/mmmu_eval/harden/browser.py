@@ -105,7 +105,12 @@ class Screenshotter:
             await page.set_viewport_size({"width": width, "height": 200})
             await page.set_content(html, wait_until="load", timeout=PAGE_TIMEOUT_S * 1000)
             await page.evaluate("() => document.fonts.ready.then(() => true)")
-            png = await page.screenshot(full_page=True, type="png", animations="disabled", caret="hide", timeout=PAGE_TIMEOUT_S * 1000)
+            # The viewport is made as tall as the page and that is captured. A full-page capture of a
+            # page taller than its viewport sometimes came back (on a loaded machine) as the first
+            # 200 px tiled down the image, the options missing.
+            height = await page.evaluate("() => Math.ceil(document.documentElement.scrollHeight)")
+            await page.set_viewport_size({"width": width, "height": max(1, int(height))})
+            png = await page.screenshot(type="png", animations="disabled", caret="hide", timeout=PAGE_TIMEOUT_S * 1000)
         except Exception as exc:
             try:
                 await page.close()
