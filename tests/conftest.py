@@ -44,3 +44,20 @@ def served_tiny_llava(tmp_path_factory):
     model = build_tiny_llava(tmp_path_factory.mktemp("served") / "llava")
     with transformers_serve(model, tmp_path_factory.mktemp("serve-log") / "serve.log") as url:
         yield str(model), url
+
+
+@pytest.fixture
+def chromium() -> Path:
+    """The system Chromium for a page's browser test; skips locally, fails under CI, when missing."""
+    from fakes import required
+
+    required.module("playwright.sync_api", "the browser tests drive Chromium with Playwright (the test extra)")
+    return required.executable("chromium", "the browser tests need Chromium: run `make browser` (apt-get install chromium)")
+
+
+@pytest.fixture
+def tesseract() -> Path:
+    """Tesseract, for the tests that read a rendered page back; skips locally, fails under CI."""
+    from fakes import required
+
+    return required.executable("tesseract", "reading a rendered page back needs Tesseract: run `make browser` (apt-get install tesseract-ocr)")

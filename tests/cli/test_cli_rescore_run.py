@@ -10,7 +10,6 @@ from fakes.harness_outputs import write_json, write_jsonl
 
 from mmmu_eval.cli.main import main
 
-CHROMIUM = Path("/usr/bin/chromium")
 
 
 def _log(tmp_path: Path) -> Path:
@@ -109,12 +108,11 @@ def test_official_files_keep_their_items_in_the_run(tmp_path, capsys):
 
 
 @pytest.mark.slow
-@pytest.mark.skipif(not CHROMIUM.exists(), reason="/usr/bin/chromium is missing: run `make browser`")
-def test_item_browser_shows_the_differing_items_with_their_cause(rescored):
+def test_item_browser_shows_the_differing_items_with_their_cause(rescored, chromium):
     run, _ = rescored
-    sync_api = pytest.importorskip("playwright.sync_api")
+    from playwright import sync_api
     with sync_api.sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=str(CHROMIUM),
+        browser = pw.chromium.launch(executable_path=str(chromium),
                                      args=["--no-sandbox", "--disable-background-networking", "--disable-gpu"])
         page = browser.new_page()
         errors: list[str] = []

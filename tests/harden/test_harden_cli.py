@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 
@@ -12,11 +11,10 @@ from fakes.mc_set import A_IDS, Proposer
 from mmmu_eval.cli.main import main
 from mmmu_eval.dataset.load import load_dataset
 
-CHROMIUM = Path("/usr/bin/chromium")
 
 
 @pytest.mark.slow
-@pytest.mark.skipif(not CHROMIUM.exists(), reason="/usr/bin/chromium is missing: run `make browser`")
+@pytest.mark.usefixtures("chromium")
 def test_harden_all_then_run_evaluates_every_setting(mmmu_set, tmp_path, capsys):
     out = tmp_path / "hard"
     with FaultServer(fault_rate=0.0, answer=Proposer({})) as server:

@@ -4,7 +4,6 @@ the decisions it downloads are what ``augment --apply`` applies."""
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 
@@ -13,11 +12,7 @@ from fakes.mc_set import Proposer, write_jsonl_set
 from mmmu_eval.dataset.load import load_dataset
 from mmmu_eval.harden import harden_augment
 
-CHROMIUM = Path("/usr/bin/chromium")
-pytestmark = [
-    pytest.mark.slow,
-    pytest.mark.skipif(not CHROMIUM.exists(), reason="/usr/bin/chromium is missing: run `make browser`"),
-]
+pytestmark = [pytest.mark.slow]
 HOSTILE = '</script><script>window.__pwned=1</script><img id="injected" src=x onerror="window.__pwned=2">'
 
 
@@ -33,10 +28,10 @@ def review_dir(tmp_path):
     return tmp_path / "hard"
 
 
-def test_review_page_decisions_download_and_apply(review_dir, tmp_path):
-    sync_api = pytest.importorskip("playwright.sync_api")
+def test_review_page_decisions_download_and_apply(review_dir, tmp_path, chromium):
+    from playwright import sync_api
     with sync_api.sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=str(CHROMIUM), args=["--no-sandbox", "--disable-background-networking", "--disable-gpu"])
+        browser = pw.chromium.launch(executable_path=str(chromium), args=["--no-sandbox", "--disable-background-networking", "--disable-gpu"])
         page = browser.new_page(accept_downloads=True)
         problems: list[str] = []
         page.on("console", lambda m: problems.append(f"console {m.type}: {m.text}") if m.type in ("error", "warning") else None)

@@ -11,7 +11,6 @@ from __future__ import annotations
 import json
 import random
 
-import pytest
 from fakes.harness_outputs import write_json, write_jsonl
 
 from mmmu_eval.score.rescore import rescore
@@ -92,8 +91,10 @@ def test_a_real_vf_eval_run_of_our_environment(tmp_path):
     official parser takes the bracket (D). In the sample's 24 vision items the gold is D four times
     (test_Accounting_3, test_Economics_8, validation_Manage_3, validation_Math_2) and C three times
     (test_Art_Theory_2, test_Mechanical_Engineering_9, test_Sociology_30): 7 differences, each a letter."""
-    pytest.importorskip("verifiers.v1", reason="needs the verifiers extra (pip install 'mmmu-eval[verifiers]')")
+    from fakes import required
     from fakes.fault_server import FaultServer
+
+    required.module("verifiers.v1", "needs the verifiers extra (pip install 'mmmu-eval[verifiers]')")
     from fakes.verifiers_eval import vf_eval
 
     with FaultServer(fault_rate=0.0, answer=lambda body: "The answer is (D).\n\\boxed{C}") as server:

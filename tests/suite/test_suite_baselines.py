@@ -74,12 +74,14 @@ def _fidelity_rows(name: str) -> list[dict]:
 
 
 @pytest.mark.slow
-@pytest.mark.skipif(not FIDELITY.is_dir(), reason=f"the real MMMU-Pro rows are not at {FIDELITY}")
 def test_frequent_choice_on_the_real_mmmu_pro_questions(tmp_path):
     """The 1,730 real standard-10 and vision rows of the official GPT-4o output files (their text,
     options and answers; placeholder images). The paper prints 12.1 for both; on these rows the most
     frequent gold letter, B, is right on 211 items: 12.197%, which rounds to 12.2 (12.1 is the
     same figure cut, not rounded, or another revision of the data)."""
+    from fakes import required
+
+    required.path(FIDELITY, "the real MMMU-Pro rows live in ../shared/fidelity")
     root = tmp_path / "snapshot"
     std, vision = [], []
     for row in _fidelity_rows("gpt-4o_standard(10 options)_direct.jsonl"):
