@@ -32,6 +32,12 @@ ARGS = (
 )
 #: Seconds one page may take to load and be captured before it is that item's error.
 PAGE_TIMEOUT_S = 60.0
+#: The viewport each page is laid out in; pages up to this tall are captured without a resize.
+VIEWPORT_HEIGHT = 2400
+#: The page's own height: the body's, which has no margin and holds everything (the document's
+#: scroll height would be the viewport's for a shorter page).
+PAGE_HEIGHT_JS = "() => Math.ceil(document.body.getBoundingClientRect().height)"
+TWO_FRAMES_JS = "() => new Promise(done => requestAnimationFrame(() => requestAnimationFrame(() => done(true))))"
 
 
 def chromium_path() -> Path:
@@ -102,15 +108,23 @@ class Screenshotter:
         """
         page = await self._pages.get()
         try:
-            await page.set_viewport_size({"width": width, "height": 200})
+            await page.set_viewport_size({"width": width, "height": VIEWPORT_HEIGHT})
             await page.set_content(html, wait_until="load", timeout=PAGE_TIMEOUT_S * 1000)
             await page.evaluate("() => document.fonts.ready.then(() => true)")
-            # The viewport is made as tall as the page and that is captured. A full-page capture of a
-            # page taller than its viewport sometimes came back (on a loaded machine) as the first
-            # 200 px tiled down the image, the options missing.
-            height = await page.evaluate("() => Math.ceil(document.documentElement.scrollHeight)")
-            await page.set_viewport_size({"width": width, "height": max(1, int(height))})
-            png = await page.screenshot(type="png", animations="disabled", caret="hide", timeout=PAGE_TIMEOUT_S * 1000)
+            # The page is clipped out of a viewport already taller than it, so what is captured is
+            # what was laid out and painted. Two captures that relied on a resize lost text under
+            # load: a full-page capture tiled the first 200 px down the image, and a viewport grown
+            # to the page's height just before the capture came back with only its first 200 px
+            # painted (the last options missing). A page taller than the viewport still needs the
+            # resize; it then waits for two frames, so the capture follows a paint at the new size.
+            height = max(1, int(await page.evaluate(PAGE_HEIGHT_JS)))
+            if height > VIEWPORT_HEIGHT:
+                await page.set_viewport_size({"width": width, "height": height})
+                await page.evaluate(TWO_FRAMES_JS)
+            png = await page.screenshot(
+                type="png", animations="disabled", caret="hide", timeout=PAGE_TIMEOUT_S * 1000,
+                clip={"x": 0, "y": 0, "width": width, "height": height},
+            )
         except Exception as exc:
             try:
                 await page.close()
