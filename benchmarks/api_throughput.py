@@ -19,8 +19,9 @@ Figures per run (the table shows the median run by rate):
 
 - items/s over the request phase (first item request to last answer, seen by the server), and
   as a share of the bound;
-- start-up: launch to the first request reaching the server (the preflight's model listing);
-  the first item request follows the probe, one server latency later (printed per run);
+- start-up: launch to the first request reaching the server (the preflight's model listing,
+  sent while the data is read), and to the first item request, which follows the preflight's
+  probe request and so comes at least one server latency after the data is ready;
 - tail: the server's last answer to the process's exit (scoring, results, report);
 - harness CPU per item: the command's user + system CPU over the whole run, divided by items;
 - peak RSS of the command (``ru_maxrss``), and the server's own CPU per item.
@@ -359,8 +360,8 @@ def _cpu_at(samples: list[tuple[float, float]], when: float) -> float:
     return before[-1] if before else 0.0
 
 
-HEADER = ("| workload | in flight | items/s | bound | of bound | start-up to first request | last answer to exit "
-          "| harness CPU per item | peak RSS |")
+HEADER = ("| workload | in flight | items/s | bound | of bound | start-up to first request | to first item request "
+          "| last answer to exit | harness CPU per item | peak RSS |")
 
 
 def row(workload: Workload, concurrency: int, latency: float, runs: list[dict[str, float]]) -> str:
@@ -370,7 +371,7 @@ def row(workload: Workload, concurrency: int, latency: float, runs: list[dict[st
     bound = concurrency / latency
     spread = f" ({runs[0]['rate']:.0f}-{runs[-1]['rate']:.0f})" if len(runs) > 1 else ""
     return (f"| {workload.name} ({workload.items:,}) | {concurrency} | {m['rate']:.0f}{spread} | {bound:.0f} "
-            f"| {m['rate'] / bound:.0%} | {m['probe']:.2f} s | {m['tail']:.2f} s | {m['cpu_ms']:.2f} ms "
+            f"| {m['rate'] / bound:.0%} | {m['probe']:.2f} s | {m['startup']:.2f} s | {m['tail']:.2f} s | {m['cpu_ms']:.2f} ms "
             f"| {m['rss_mb']:.0f} MB |")
 
 

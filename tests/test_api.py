@@ -250,7 +250,8 @@ def test_a_mismatched_resume_is_refused_before_the_backend_is_built_or_probed(tm
 
 
 async def test_the_openai_backends_manifest_entry_holds_no_key(monkeypatch):
-    from mmmu_eval.api import load_items, run_manifest, with_backend
+    from mmmu_eval.api import with_backend
+    from mmmu_eval.prepare import load_items, run_manifest
     from mmmu_eval.backends.registry import make_backend
     from mmmu_eval.prompt.protocol import EvalProtocol
 

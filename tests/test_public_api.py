@@ -41,7 +41,8 @@ def test_version_matches_the_distribution():
 
 def test_the_run_command_loads_only_what_comes_before_its_first_request():
     """Start-up of `mmmu-eval run --model openai:...`: the CLI, the run path and the API backend,
-    but no model engine, no SDK, and none of the report stages (they come after the last answer)."""
+    but no model engine, no SDK, and none of the report stages (they come after the last answer).
+    Nor pyarrow: the first request (the model listing) leaves before the data is read."""
     code = (
         "import sys\n"
         "from mmmu_eval.cli.main import build_parser\n"
@@ -51,6 +52,7 @@ def test_the_run_command_loads_only_what_comes_before_its_first_request():
         "from mmmu_eval.config import RunConfig\n"
         "make_backend('openai:m', RunConfig(model='openai:m', base_urls=('http://127.0.0.1:9/v1',)))\n"
         "heavy = ('torch', 'transformers', 'vllm', 'openai', 'httpx', 'pydantic', 'rich.progress', 'rich.table',\n"
+        "         'pyarrow', 'numpy', 'mmmu_eval.dataset.load',\n"
         "         'mmmu_eval.report.html', 'mmmu_eval.report.results',\n"
         "         'mmmu_eval.cli.report', 'mmmu_eval.cli.data')\n"
         "print(','.join(m for m in heavy if m in sys.modules))\n"

@@ -4,7 +4,8 @@
                -> score -> report
 
 Each stage is one call to the module that owns it; read ``evaluate_async`` first, then follow
-the call you care about. The CLI's ``mmmu-eval run`` builds a RunConfig and calls ``evaluate``,
+the call you care about. The stages before the backend are ``prepare.prepare_run``; a new API
+run builds its backend first and asks the server for its model list while they run. The CLI's ``mmmu-eval run`` builds a RunConfig and calls ``evaluate``,
 so a notebook and a shell get the same run.
 
 >>> result = evaluate(model="random", benchmark="mmmu", data="sample", split="dev")
@@ -15,7 +16,6 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-import datetime as _dt
 import difflib
 import json
 import logging
@@ -28,21 +28,19 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from mmmu_eval.backends.base import Backend
-from mmmu_eval.backends.registry import make_backend
+from mmmu_eval.backends.registry import make_backend, make_backend_before_data
 from mmmu_eval.config import RunConfig
-from mmmu_eval.dataset.load import Dataset, find_item, load_dataset
 from mmmu_eval.errors import ConfigError, DataError
 from mmmu_eval.plan import RunPlan, check_run_dir, plan_run
+from mmmu_eval.prepare import prepare_run, prepare_run_aside, select_items, utc_now
 from mmmu_eval.progress import Display, ProgressDisplay
-from mmmu_eval.prompt.protocol import EvalProtocol, build_request, loose_images_line, loose_images_record, prompt_text
+from mmmu_eval.prompt.protocol import EvalProtocol, loose_images_line, prompt_text
 from mmmu_eval.records import Item, Request, Response
-from mmmu_eval.report.usage import NOT_SENT
 from mmmu_eval.runner import run_requests
-from mmmu_eval.store.rundir import MANIFEST, RunStore
+from mmmu_eval.store.rundir import RunStore
 
 if TYPE_CHECKING:
     from mmmu_eval.score.scorer import Scoring
-    from mmmu_eval.score.spec import ScoringSpec
 
 # The stages after the last answer (results, report) are imported where they are called: a run
 # reaches its first request without loading them (see docs/design.md, start-up).
@@ -173,26 +171,31 @@ async def evaluate_async(config: RunConfig | None = None, /, **overrides: Any) -
     keep_backend = bool(overrides.pop("keep_backend", False))
     config, model = resolve_config(config, overrides)
 
-    dataset = load_items(config)
-    items = select_items(dataset.items, config)
-    protocol = EvalProtocol.from_config(config)
-    requests, failures = build_requests(items, protocol)
-    spec = run_scoring(config)
-    manifest = run_manifest(config, protocol, dataset, items, scoring=spec)
-    check_run_dir(config, manifest)  # before a model loads or a server is probed
-    backend = make_backend(model, config, items)
+    # A new run has nothing to refuse, so an API client asks for the model list now and reads
+    # the data while the answer comes; a local model loads only after the protocol check.
+    backend = make_backend_before_data(model, config) if not _holds_anything(config.out) else None
     try:
+        if backend is not None:
+            backend.contact()
+            prepared = await prepare_run_aside(config)
+        else:
+            prepared = prepare_run(config)
+        items, requests, manifest = prepared.items, prepared.requests, prepared.manifest
+        check_run_dir(config, manifest)  # before a model loads or a server is probed
+        if backend is None:
+            backend = make_backend(model, config, items)
         await backend.preflight(requests)
         store = RunStore.open(config.out, with_backend(manifest, backend, config), resume=config.resume)
-        log.info("%s: %d items of %r to %s", config.out, len(items), dataset, backend.spec)
+        log.info("%s: %d items of %r to %s", config.out, len(items), prepared.dataset, backend.spec)
         loose = loose_images_line(manifest["unreferenced_images"])
         if loose:
             log.info("%s: %s", config.out, loose)
-        await run(backend, requests, failures, store, display or ProgressDisplay())
+        await run(backend, requests, prepared.failures, store, display or ProgressDisplay())
     finally:
-        if not keep_backend:
+        if backend is not None and not keep_backend:
             await backend.aclose()
 
+    spec, protocol = prepared.scoring, prepared.protocol
     scored_items = spec.gold_items(items)
     responses = stored_responses(store, items)
     scoring = spec.score(scored_items, responses)
@@ -239,109 +242,6 @@ def resolve_config(config: RunConfig | None, overrides: Mapping[str, Any]) -> tu
     return config, (model if model is not None and not isinstance(model, str) else config.model)
 
 
-def load_items(config: RunConfig) -> Dataset:
-    """The dataset the configuration names (hub at the pinned revision, a snapshot, or the sample)."""
-    return load_dataset(
-        config.benchmark,
-        split=config.resolved_split if config.benchmark == "mmmu" else None,
-        setting=config.resolved_setting,
-        data=config.data,
-        revision=config.revision,
-        subjects=config.subjects,
-    )
-
-
-def select_items(items: Sequence[Item], config: RunConfig) -> tuple[Item, ...]:
-    """Apply ``ids``, then ``limit``, then ``shard``, keeping dataset order.
-
-    ``--shard K/N`` takes every N-th item starting at the K-th: item i (0-based) goes to shard
-    ``(i % N) + 1``. Shards of one selection are disjoint and together hold every item, and a
-    shard's items do not depend on which other shards run (``merge`` relies on this).
-
-    Raises:
-        ConfigError: an id that is not in the data (with the closest ids), or an empty selection.
-    """
-    selected = tuple(items)
-    if config.ids:
-        wanted = set(config.ids)
-        for item_id in config.ids:
-            try:
-                find_item(selected, item_id)
-            except DataError as exc:
-                raise ConfigError(f"--ids: {exc}") from None
-        selected = tuple(it for it in selected if it.id in wanted)
-    if config.limit is not None:
-        selected = selected[: config.limit]
-    if config.shard is not None:
-        k, n = config.shard
-        selected = selected[k - 1:: n]
-    if not selected:
-        raise ConfigError("the selection is empty: no item is left after --subjects, --ids, --limit and --shard")
-    return selected
-
-
-def build_requests(items: Sequence[Item], protocol: EvalProtocol) -> tuple[list[Request], list[Response]]:
-    """A request per item; an item whose request cannot be built becomes an ``error`` response."""
-    requests: list[Request] = []
-    failures: list[Response] = []
-    for item in items:
-        try:
-            requests.append(build_request(item, protocol))
-        except DataError as exc:
-            message = str(exc) if str(exc).startswith(item.id) else f"{item.id}: {exc}"
-            failures.append(Response(item.id, "error", error=message, notes=(NOT_SENT,)))
-            log.warning("%s", message)
-    return requests, failures
-
-
-def run_scoring(config: RunConfig) -> ScoringSpec:
-    """How the run is scored: its flags, and on resume the run's own record where they are unset.
-
-    ``mmmu-eval score R --parser strict`` records its choice in R's manifest; running the run's
-    command again (a resume, to retry failed items) must not quietly put the mode's defaults back.
-    """
-    from mmmu_eval.score.spec import ScoringSpec
-
-    spec = config.scoring()
-    if not (config.resume and config.out is not None and (Path(config.out) / MANIFEST).is_file()):
-        return spec
-    recorded = ScoringSpec.from_manifest(RunStore.read(config.out).manifest())
-    return recorded.replace(parsers=config.parsers, fallback=config.fallback,
-                            fallback_seed=config.fallback_seed, answers=config.answers)
-
-
-def run_manifest(
-    config: RunConfig, protocol: EvalProtocol, dataset: Dataset, items: Sequence[Item],
-    *, scoring: ScoringSpec | None = None,
-) -> dict[str, Any]:
-    """What manifest.json says about this run when it starts; ``with_backend`` adds the backend.
-
-    ``scoring`` is the run's scoring record (``run_scoring``); None: the configuration's.
-    """
-    manifest: dict[str, Any] = {
-        "package_version": _package_version(),
-        "status": "running",
-        "started_at": _now(),
-        "config": config.to_manifest(),
-        "protocol": protocol.describe(),
-        "scoring": (scoring or config.scoring()).to_manifest(),
-        "dataset": {
-            "benchmark": dataset.benchmark,
-            "split": dataset.split,
-            "setting": dataset.setting,
-            "source": dataset.source,
-            "revision": dataset.revision,
-            "digest": dataset.digest,
-            "files": list(dataset.files),
-            "problems": [str(p) for p in dataset.problems],
-        },
-        "shard": list(config.shard) if config.shard else None,
-        "item_ids": [it.id for it in items],
-        "unreferenced_images": loose_images_record(items, protocol),
-    }
-    return manifest
-
-
 def with_backend(manifest: Mapping[str, Any], backend: Backend, config: RunConfig) -> dict[str, Any]:
     """The manifest with ``backend.describe()`` added, and never an API key."""
     return _without_secret({**manifest, "backend": backend.describe()}, config)
@@ -372,7 +272,7 @@ async def run(
         )
     except (asyncio.CancelledError, KeyboardInterrupt):
         selected = [r.item_id for r in requests] + [f.item_id for f in failures]
-        store.update_manifest(status="interrupted", ended_at=_now(), counts=count_statuses_by_id(selected, store.responses()))
+        store.update_manifest(status="interrupted", ended_at=utc_now(), counts=count_statuses_by_id(selected, store.responses()))
         raise
 
 
@@ -398,7 +298,7 @@ def report(
 
     counts = count_statuses(items, responses)
     status = "complete" if counts["error"] + counts["missing"] == 0 else "incomplete"
-    store.update_manifest(status=status, ended_at=_now(), counts=counts)
+    store.update_manifest(status=status, ended_at=utc_now(), counts=counts)
     manifest = store.manifest()
     results = build_results(scoring, items, manifest, responses=responses)
     store.write_json("results.json", results)
@@ -481,19 +381,17 @@ def _without_secret(manifest: dict[str, Any], config: RunConfig) -> dict[str, An
     return json.loads(text.replace(key, "<redacted>"))
 
 
+def _holds_anything(out: Path | None) -> bool:
+    """Whether ``out`` exists and is not an empty directory: only then can a run be refused there."""
+    path = Path(out or ".")
+    if not path.exists():
+        return False
+    return not path.is_dir() or any(path.iterdir())
+
+
 def _loop_running() -> bool:
     try:
         asyncio.get_running_loop()
     except RuntimeError:
         return False
     return True
-
-
-def _package_version() -> str:
-    import mmmu_eval  # at call time: the package's __init__ may import this module
-
-    return str(getattr(mmmu_eval, "__version__", "unknown"))
-
-
-def _now() -> str:
-    return _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")

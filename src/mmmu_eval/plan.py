@@ -9,7 +9,8 @@ It writes nothing and imports no model code, so it is safe to run before a long 
 >>> print("\\n".join(plan.lines()))
 
 Why this module imports ``api`` inside ``plan_run``: ``api`` imports this module (to check a
-run directory the way a plan does, and to export ``plan_run``), and the stages live there.
+run directory the way a plan does, and to export ``plan_run``), and ``resolve_config`` lives
+there. The stages before a backend are ``prepare.prepare_run``, as ``evaluate`` runs them.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from typing import Any
 
 from mmmu_eval.config import RunConfig
 from mmmu_eval.errors import DataError, StoreError
+from mmmu_eval.prepare import prepare_run
 from mmmu_eval.prompt.protocol import EvalProtocol, loose_images_record
 from mmmu_eval.records import ImagePart, ImageRef, Request, TextPart
 from mmmu_eval.report.usage import PER
@@ -153,11 +155,9 @@ def plan_run(config: RunConfig) -> RunPlan:
     config, _ = api.resolve_config(config, {})
     withheld = config.model.startswith("text-only:")
     parse_spec(config.model.removeprefix("text-only:") if withheld else config.model)
-    dataset = api.load_items(config)
-    items = api.select_items(dataset.items, config)
-    protocol = EvalProtocol.from_config(config)
-    requests, build_failures = api.build_requests(items, protocol)
-    manifest = api.run_manifest(config, protocol, dataset, items)
+    prepared = prepare_run(config)
+    items, protocol, requests, build_failures = prepared.items, prepared.protocol, prepared.requests, prepared.failures
+    manifest = prepared.manifest
     refusal = None
     try:
         check_run_dir(config, manifest)

@@ -115,6 +115,8 @@ class FaultServer:
         self.break_after = break_after
         self.received = 0
         self.holding = 0
+        self.listed = threading.Event()
+        """Set when ``/v1/models`` is first asked (``stats["listed"]`` counts the askings)."""
         self._released = threading.Event()
         self.model = model
         self.seed = seed
@@ -208,6 +210,9 @@ class _Handler(BaseHTTPRequestHandler):
     def do_GET(self) -> None:
         owner = self.server.owner
         if self.path.rstrip("/") in ("/v1/models", "/models"):
+            with owner._lock:
+                owner.stats["listed"] += 1
+            owner.listed.set()
             self._json(200, {"object": "list", "data": [
                 {"id": owner.model, "object": "model", "created": 0, "owned_by": "fault-server"}]})
         elif self.path == "/health":

@@ -39,3 +39,13 @@ class Backend(Protocol):
     def describe(self) -> dict[str, object]:
         """What the manifest records about this backend (never a secret)."""
         ...
+
+
+@runtime_checkable
+class Contacting(Backend, Protocol):
+    """A backend that can start reaching its server before the run's requests exist."""
+
+    def contact(self) -> None:
+        """Start the first exchange with the server (the API client asks for its model list);
+        ``preflight`` takes its outcome. Needs a running event loop; returns at once."""
+        ...

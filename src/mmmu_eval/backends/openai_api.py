@@ -142,6 +142,7 @@ class OpenAIBackend:
         self._sleep = sleep
         self._rng = rng or random.Random()
         self._pool: ThreadPoolExecutor | None = None
+        self._listing: asyncio.Future[Any] | None = None
         self._endpoints = [
             Endpoint(url, api_key, concurrency=concurrency, timeout=policy.timeout, transport=transport)
             for url in self.base_urls
@@ -200,6 +201,21 @@ class OpenAIBackend:
 
     # ----------------------------------------------------------------------------- preflight
 
+    def contact(self) -> None:
+        """Start asking every endpoint for its model list, to be checked by ``preflight``.
+
+        ``evaluate`` calls this before it reads the dataset (for a new run, where nothing can be
+        refused), so the first request goes out at once and its answer arrives while the data
+        loads. Calling it again while the answers are awaited does nothing.
+        """
+        if self._listing is None:
+            for endpoint in self._endpoints:
+                endpoint.open()
+            self._listing = asyncio.gather(*(self._check_listing(e) for e in self._endpoints))
+            # Preflight raises the outcome; when the run stops before it (bad data, Ctrl-C), the
+            # outcome is nobody's business and must not be logged as never retrieved.
+            self._listing.add_done_callback(lambda done: done.cancelled() or done.exception())
+
     async def preflight(self, requests: Sequence[Request]) -> None:
         """Check every endpoint: reachable, serves the model, takes the run's most images.
 
@@ -209,19 +225,25 @@ class OpenAIBackend:
         widest = max(requests, key=lambda r: len(r.images), default=None)
         n_images = len(widest.images) if widest else 0
         extra = dict(widest.generation.extra_body) if widest else {}
-        await asyncio.gather(*(self._preflight_one(e, n_images, widest, extra) for e in self._endpoints))
+        self.contact()
+        listing, self._listing = self._listing, None  # the next run's preflight asks again
+        assert listing is not None
+        await listing
+        await asyncio.gather(*(self._probe(e, n_images, widest, extra) for e in self._endpoints))
 
-    async def _preflight_one(self, endpoint: Endpoint, n_images: int, widest: Request | None,
-                             extra: dict[str, Any]) -> None:
-        shown = _without_credentials(endpoint.base_url)
+    def _preflight_policy(self) -> RetryPolicy:
         # The probe must fail fast: a server that accepts connections but never answers would
         # otherwise hold the run silent for the full request timeout times every attempt.
-        policy = RetryPolicy(
+        return RetryPolicy(
             max_attempts=min(PREFLIGHT_MAX_ATTEMPTS, self.policy.max_attempts),
             base_delay=self.policy.base_delay,
             max_delay=min(10.0, self.policy.max_delay),
             timeout=self.policy.timeout,
         )
+
+    async def _check_listing(self, endpoint: Endpoint) -> None:
+        shown = _without_credentials(endpoint.base_url)
+        policy = self._preflight_policy()
         listing_policy = dataclasses.replace(policy, timeout=min(PREFLIGHT_LISTING_TIMEOUT, policy.timeout or PREFLIGHT_LISTING_TIMEOUT))
 
         async def served_models() -> list[str]:
@@ -250,6 +272,10 @@ class OpenAIBackend:
                 f"model {self.model!r} is not served by {shown}; it serves: {listed}. "
                 "Pass --model openai:<one of those>"
             )
+
+    async def _probe(self, endpoint: Endpoint, n_images: int, widest: Request | None, extra: dict[str, Any]) -> None:
+        shown = _without_credentials(endpoint.base_url)
+        policy = self._preflight_policy()
         body = probe_body(self.model, n_images, extra)
         probe = await call_with_retries(
             lambda: endpoint.post_chat(body),
@@ -380,6 +406,9 @@ class OpenAIBackend:
 
     async def aclose(self) -> None:
         """Close the connections and the body threads. Safe to call again; a later call reopens them."""
+        listing, self._listing = self._listing, None
+        if listing is not None:  # contacted, never preflighted: the run stopped before
+            listing.cancel()
         for endpoint in self._endpoints:
             await endpoint.aclose()
         if self._pool is not None:

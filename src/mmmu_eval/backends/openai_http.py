@@ -163,6 +163,14 @@ class Endpoint:
         """GET ``url`` (``models_url``); the answer's body."""
         return await self._send("GET", url, None)
 
+    def open(self) -> None:
+        """Make the connection pool now (importing aiohttp) rather than at the first request.
+
+        Needs a running event loop. A caller about to start work in another thread opens first,
+        so that the two threads never import at the same time.
+        """
+        self._bind()
+
     async def aclose(self) -> None:
         """Close the connections; the next request opens new ones. Safe to call again."""
         client, sdk = self._client, self._sdk

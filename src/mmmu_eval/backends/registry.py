@@ -17,12 +17,12 @@ import importlib
 from dataclasses import dataclass
 from typing import Sequence
 
-from mmmu_eval.backends.base import Backend
+from mmmu_eval.backends.base import Backend, Contacting
 from mmmu_eval.config import RunConfig
 from mmmu_eval.errors import ConfigError
 from mmmu_eval.records import Item
 
-__all__ = ["BACKENDS", "BackendEntry", "make_backend", "parse_spec"]
+__all__ = ["BACKENDS", "BackendEntry", "make_backend", "make_backend_before_data", "parse_spec"]
 
 
 @dataclass(frozen=True)
@@ -39,6 +39,9 @@ class BackendEntry:
     """The pip extra that brings its dependencies; None when the core install has them."""
     usage: str
     """How the spec is written, for help and error messages."""
+    before_data: bool = False
+    """Built before the dataset is read, to reach its server meanwhile (``contact()``): needs no
+    items and loads nothing. Never a local model, which loads only after the protocol check."""
 
     @property
     def takes_name(self) -> bool:
@@ -46,7 +49,7 @@ class BackendEntry:
 
 
 BACKENDS: tuple[BackendEntry, ...] = (
-    BackendEntry("openai:", "mmmu_eval.backends.openai_api", "OpenAIBackend", None, "openai:MODEL"),
+    BackendEntry("openai:", "mmmu_eval.backends.openai_api", "OpenAIBackend", None, "openai:MODEL", before_data=True),
     BackendEntry("hf:", "mmmu_eval.backends.hf_transformers", "HFBackend", "hf", "hf:PATH_OR_ID"),
     BackendEntry("vllm:", "mmmu_eval.backends.vllm_offline", "VLLMBackend", "vllm", "vllm:PATH_OR_ID"),
     BackendEntry("random", "mmmu_eval.backends.baselines", "RandomBackend", None, "random"),
@@ -95,6 +98,27 @@ def make_backend(spec: str | Backend, config: RunConfig, items: Sequence[Item] =
     entry, name = parse_spec(spec)
     cls = getattr(_import(entry, spec), entry.cls)
     return cls.from_config(name, config, items)
+
+
+def make_backend_before_data(spec: str | Backend, config: RunConfig) -> Contacting | None:
+    """The backend for ``spec`` if it is one to build before the data is read, else None.
+
+    Only an API client is: ``evaluate`` calls its ``contact()`` so the first request goes out
+    while the dataset loads. A Backend object given ready is left to its owner (the suite
+    shares one between runs and has contacted it already).
+
+    Raises:
+        ConfigError: as ``make_backend`` (an unknown spec, no API key).
+    """
+    if not isinstance(spec, str):
+        return None
+    entry, name = parse_spec(spec)
+    if not entry.before_data:
+        return None
+    cls = getattr(_import(entry, spec), entry.cls)
+    backend = cls.from_config(name, config, ())
+    assert isinstance(backend, Contacting), f"{entry.cls} is built before the data but has no contact()"
+    return backend
 
 
 def _import(entry: BackendEntry, spec: str) -> object:

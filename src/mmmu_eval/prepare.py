@@ -1,0 +1,219 @@
+"""The stages before a backend: read the data, choose the items, build their requests, draft
+the manifest. ``evaluate`` and ``plan_run`` both start with ``prepare_run``.
+
+An API run sends its first request (the model listing) before this work, and does it in a
+thread meanwhile (``prepare_run_aside``), so the server's answer arrives while the data is read.
+That is why the dataset loader, and pyarrow under it, is imported inside ``load_items``: the
+request must not wait for those imports either.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import datetime as _dt
+import logging
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from mmmu_eval.config import RunConfig
+from mmmu_eval.errors import ConfigError, DataError
+from mmmu_eval.prompt.protocol import EvalProtocol, build_request, loose_images_record
+from mmmu_eval.records import Item, Request, Response
+from mmmu_eval.report.usage import NOT_SENT
+from mmmu_eval.store.rundir import MANIFEST, RunStore
+
+if TYPE_CHECKING:
+    from mmmu_eval.dataset.load import Dataset
+    from mmmu_eval.score.spec import ScoringSpec
+
+__all__ = [
+    "PreparedRun", "build_requests", "load_items", "prepare_run", "prepare_run_aside", "run_manifest",
+    "run_scoring", "select_items", "utc_now",
+]
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class PreparedRun:
+    """Everything a run knows before it asks a model."""
+
+    config: RunConfig
+    dataset: Dataset
+    items: tuple[Item, ...]
+    """The selected items, in dataset order."""
+    protocol: EvalProtocol
+    requests: list[Request]
+    failures: list[Response]
+    """Items whose request could not be built, as ``error`` responses (stored, never sent)."""
+    scoring: ScoringSpec
+    manifest: dict[str, Any]
+    """manifest.json as the run starts, without the backend's entry."""
+
+
+def prepare_run(config: RunConfig) -> PreparedRun:
+    """Load, select, build and draft, in pipeline order.
+
+    Raises:
+        ConfigError, DataError: the data cannot be read or the selection is empty.
+    """
+    dataset = load_items(config)
+    items = select_items(dataset.items, config)
+    protocol = EvalProtocol.from_config(config)
+    requests, failures = build_requests(items, protocol)
+    scoring = run_scoring(config)
+    manifest = run_manifest(config, protocol, dataset, items, scoring=scoring)
+    return PreparedRun(config, dataset, items, protocol, requests, failures, scoring, manifest)
+
+
+async def prepare_run_aside(config: RunConfig) -> PreparedRun:
+    """``prepare_run`` in a thread of its own, so that the event loop serves requests meanwhile.
+
+    A daemon thread rather than the loop's executor: if the run is cancelled (Ctrl-C while the
+    hub is downloading), the caller stops waiting at once, where ``asyncio.run`` would wait for
+    an executor's thread to finish first. The thread's result or error is handed back as is.
+    """
+    loop = asyncio.get_running_loop()
+    done: asyncio.Future[PreparedRun] = loop.create_future()
+
+    def settle(result: PreparedRun | None, error: BaseException | None) -> None:
+        if done.cancelled():
+            return
+        if error is not None:
+            done.set_exception(error)
+        else:
+            done.set_result(result)  # type: ignore[arg-type]
+
+    def work() -> None:
+        try:
+            outcome: tuple[PreparedRun | None, BaseException | None] = (prepare_run(config), None)
+        except BaseException as exc:  # handed to the awaiting task, which raises it
+            outcome = (None, exc)
+        try:
+            loop.call_soon_threadsafe(settle, *outcome)
+        except RuntimeError:  # the loop is closed: the run was cancelled and is gone
+            pass
+
+    threading.Thread(target=work, name="mmmu-eval-prepare", daemon=True).start()
+    return await done
+
+
+def load_items(config: RunConfig) -> Dataset:
+    """The dataset the configuration names (hub at the pinned revision, a snapshot, or the sample)."""
+    from mmmu_eval.dataset.load import load_dataset  # pyarrow: see the module doc
+
+    return load_dataset(
+        config.benchmark,
+        split=config.resolved_split if config.benchmark == "mmmu" else None,
+        setting=config.resolved_setting,
+        data=config.data,
+        revision=config.revision,
+        subjects=config.subjects,
+    )
+
+
+def select_items(items: Sequence[Item], config: RunConfig) -> tuple[Item, ...]:
+    """Apply ``ids``, then ``limit``, then ``shard``, keeping dataset order.
+
+    ``--shard K/N`` takes every N-th item starting at the K-th: item i (0-based) goes to shard
+    ``(i % N) + 1``. Shards of one selection are disjoint and together hold every item, and a
+    shard's items do not depend on which other shards run (``merge`` relies on this).
+
+    Raises:
+        ConfigError: an id that is not in the data (with the closest ids), or an empty selection.
+    """
+    selected = tuple(items)
+    if config.ids:
+        wanted = set(config.ids)
+        from mmmu_eval.dataset.load import find_item
+
+        for item_id in config.ids:
+            try:
+                find_item(selected, item_id)
+            except DataError as exc:
+                raise ConfigError(f"--ids: {exc}") from None
+        selected = tuple(it for it in selected if it.id in wanted)
+    if config.limit is not None:
+        selected = selected[: config.limit]
+    if config.shard is not None:
+        k, n = config.shard
+        selected = selected[k - 1:: n]
+    if not selected:
+        raise ConfigError("the selection is empty: no item is left after --subjects, --ids, --limit and --shard")
+    return selected
+
+
+def build_requests(items: Sequence[Item], protocol: EvalProtocol) -> tuple[list[Request], list[Response]]:
+    """A request per item; an item whose request cannot be built becomes an ``error`` response."""
+    requests: list[Request] = []
+    failures: list[Response] = []
+    for item in items:
+        try:
+            requests.append(build_request(item, protocol))
+        except DataError as exc:
+            message = str(exc) if str(exc).startswith(item.id) else f"{item.id}: {exc}"
+            failures.append(Response(item.id, "error", error=message, notes=(NOT_SENT,)))
+            log.warning("%s", message)
+    return requests, failures
+
+
+def run_scoring(config: RunConfig) -> ScoringSpec:
+    """How the run is scored: its flags, and on resume the run's own record where they are unset.
+
+    ``mmmu-eval score R --parser strict`` records its choice in R's manifest; running the run's
+    command again (a resume, to retry failed items) must not quietly put the mode's defaults back.
+    """
+    from mmmu_eval.score.spec import ScoringSpec
+
+    spec = config.scoring()
+    if not (config.resume and config.out is not None and (Path(config.out) / MANIFEST).is_file()):
+        return spec
+    recorded = ScoringSpec.from_manifest(RunStore.read(config.out).manifest())
+    return recorded.replace(parsers=config.parsers, fallback=config.fallback,
+                            fallback_seed=config.fallback_seed, answers=config.answers)
+
+
+def run_manifest(
+    config: RunConfig, protocol: EvalProtocol, dataset: Dataset, items: Sequence[Item],
+    *, scoring: ScoringSpec | None = None,
+) -> dict[str, Any]:
+    """What manifest.json says about this run when it starts; ``with_backend`` adds the backend.
+
+    ``scoring`` is the run's scoring record (``run_scoring``); None: the configuration's.
+    """
+    manifest: dict[str, Any] = {
+        "package_version": _package_version(),
+        "status": "running",
+        "started_at": utc_now(),
+        "config": config.to_manifest(),
+        "protocol": protocol.describe(),
+        "scoring": (scoring or config.scoring()).to_manifest(),
+        "dataset": {
+            "benchmark": dataset.benchmark,
+            "split": dataset.split,
+            "setting": dataset.setting,
+            "source": dataset.source,
+            "revision": dataset.revision,
+            "digest": dataset.digest,
+            "files": list(dataset.files),
+            "problems": [str(p) for p in dataset.problems],
+        },
+        "shard": list(config.shard) if config.shard else None,
+        "item_ids": [it.id for it in items],
+        "unreferenced_images": loose_images_record(items, protocol),
+    }
+    return manifest
+
+
+def utc_now() -> str:
+    """Now, in UTC, to the second: the manifest's times."""
+    return _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
+
+
+def _package_version() -> str:
+    import mmmu_eval  # at call time: the package's __init__ may import this module
+
+    return str(getattr(mmmu_eval, "__version__", "unknown"))
