@@ -116,7 +116,8 @@ class FaultServer:
         self.received = 0
         self.holding = 0
         self.listed = threading.Event()
-        """Set when ``/v1/models`` is first asked (``stats["listed"]`` counts the askings)."""
+        """Set when ``/v1/models`` is first asked; ``listings`` counts the askings."""
+        self.listings = 0
         self._released = threading.Event()
         self.model = model
         self.seed = seed
@@ -211,7 +212,7 @@ class _Handler(BaseHTTPRequestHandler):
         owner = self.server.owner
         if self.path.rstrip("/") in ("/v1/models", "/models"):
             with owner._lock:
-                owner.stats["listed"] += 1
+                owner.listings += 1
             owner.listed.set()
             self._json(200, {"object": "list", "data": [
                 {"id": owner.model, "object": "model", "created": 0, "owned_by": "fault-server"}]})
