@@ -41,7 +41,6 @@ log = logging.getLogger(__name__)
 class PreparedRun:
     """Everything a run knows before it asks a model."""
 
-    config: RunConfig
     dataset: Dataset
     items: tuple[Item, ...]
     """The selected items, in dataset order."""
@@ -66,7 +65,7 @@ def prepare_run(config: RunConfig) -> PreparedRun:
     requests, failures = build_requests(items, protocol)
     scoring = run_scoring(config)
     manifest = run_manifest(config, protocol, dataset, items, scoring=scoring)
-    return PreparedRun(config, dataset, items, protocol, requests, failures, scoring, manifest)
+    return PreparedRun(dataset, items, protocol, requests, failures, scoring, manifest)
 
 
 async def prepare_run_aside(config: RunConfig) -> PreparedRun:
