@@ -145,14 +145,15 @@ def print_headline(result: Any, console: Console) -> None:
     """The report's terminal tables, then where the run is."""
     from rich.table import Table
 
+    from mmmu_eval.report.fit import print_fitted
     from mmmu_eval.report.terminal import print_results
 
     print_results(result.results, console)
     counts = Table(title="Responses", title_justify="left")
     for key in ("items", "ok", "truncated", "error", "missing"):
-        counts.add_column(key, justify="right")
+        counts.add_column(key, justify="right", no_wrap=True)
     counts.add_row(*(str(result.counts[k]) for k in ("items", "ok", "truncated", "error", "missing")))
-    console.print(counts)
+    print_fitted(console, counts)
     console.print(f"run directory: {escape(str(result.run_dir))}", soft_wrap=True)
 
 

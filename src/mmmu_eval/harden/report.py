@@ -22,6 +22,7 @@ from rich.table import Table
 from mmmu_eval.harden.problems import count_by_kind
 from mmmu_eval.harden.record import Record
 from mmmu_eval.report.charts import Bar, bar_chart
+from mmmu_eval.report.fit import print_fitted
 
 __all__ = ["accuracy_rows", "figure5_svg", "print_report", "render_report_html", "write_report"]
 
@@ -63,19 +64,20 @@ def print_report(record: Record, console: Console) -> None:
     """The step counts and the text-only accuracy table, for the terminal."""
     counts = Table(title="harden", title_justify="left")
     for column in ("step", "status", "in", "out", "left out", "notes"):
-        counts.add_column(column, justify="left" if column in ("step", "status", "notes") else "right")
+        label = column in ("step", "status", "notes")
+        counts.add_column(column, justify="left" if label else "right", no_wrap=not label, overflow="fold")
     for row in _step_rows(record):
         counts.add_row(*(rich_escape(str(c)) for c in row))
-    console.print(counts)
+    print_fitted(console, counts)
     rows = accuracy_rows(record)
     if rows:
         table = Table(title="Text-only accuracy (Figure 5)", title_justify="left")
-        table.add_column("model")
-        for _, name, _ in SETS:
-            table.add_column(name, justify="right")
+        table.add_column("model", overflow="fold")
+        for _, name, _ in SETS:  # headings wrap at their spaces; a figure is one word, never folded
+            table.add_column(name, justify="right", overflow="fold")
         for label, figures in rows:
             table.add_row(rich_escape(label), *(_pct(figures.get(k)) for k, _, _ in SETS))
-        console.print(table)
+        print_fitted(console, table)
     left = record.left_out()
     if left:
         kinds = ", ".join(f"{k} {n}" for k, n in count_by_kind(left).items())

@@ -20,6 +20,7 @@ from rich.table import Table
 
 from mmmu_eval.dataset.subjects import DISCIPLINES, discipline_of
 from mmmu_eval.errors import ConfigError, MmmuEvalError
+from mmmu_eval.report.fit import print_fitted
 from mmmu_eval.report.results import Results
 from mmmu_eval.report.stats import RESAMPLES, mcnemar_exact, paired_bootstrap_ci, paired_strata
 
@@ -259,19 +260,20 @@ def print_comparison(c: Comparison, console: Console, *, max_flips: int = 50) ->
     )
     table = Table(title="By discipline (shared items)", title_justify="left")
     for col in ("discipline", "n", "A %", "B %", "A − B"):
-        table.add_column(col, justify="left" if col == "discipline" else "right")
+        table.add_column(col, justify="left" if col == "discipline" else "right", no_wrap=col != "discipline",
+                         overflow="fold")
     for d, r in c.by_discipline.items():
         table.add_row(escape(d), str(r.n), f"{100 * r.acc_a:.1f}", f"{100 * r.acc_b:.1f}", _pp(r.difference))
-    console.print(table)
+    print_fitted(console, table)
     if not c.flips:
         console.print("No item flips: both runs are right and wrong on the same items.")
         return
     flips = Table(title=f"Items that flip ({len(c.flips)})", title_justify="left")
     for col in ("id", "right in", "pred A", "pred B"):
-        flips.add_column(col)
+        flips.add_column(col, overflow="fold")
     for f in c.flips[:max_flips]:
         flips.add_row(escape(f.id), "A" if f.a_correct else "B", escape(str(f.pred_a)), escape(str(f.pred_b)))
-    console.print(flips)
+    print_fitted(console, flips)
     if len(c.flips) > max_flips:
         console.print(f"… and {len(c.flips) - max_flips} more (--flips N to list more, --json for all)")
 

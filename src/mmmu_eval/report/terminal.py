@@ -17,6 +17,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from mmmu_eval.dataset.subjects import DISCIPLINES
+from mmmu_eval.report.fit import fit_table, print_fitted
 from mmmu_eval.report.published import expert_line
 from mmmu_eval.report.results import Results, Row
 from mmmu_eval.report.usage import usage_rows
@@ -84,10 +85,10 @@ def _headline(results: Results) -> str:
 
 def _breakdown(title: str, rows: Mapping[str, Row]) -> Table:
     table = Table(title=title, title_justify="left")
-    table.add_column(title.split(" by ")[-1])
-    table.add_column("n", justify="right")
-    table.add_column("correct", justify="right")
-    table.add_column("acc %", justify="right")
+    table.add_column(title.split(" by ")[-1], overflow="fold")
+    table.add_column("n", justify="right", no_wrap=True)
+    table.add_column("correct", justify="right", no_wrap=True)
+    table.add_column("acc %", justify="right", no_wrap=True)
     for key, row in rows.items():
         table.add_row(escape(key), str(row["n"]), str(row["correct"]), _pct(row["accuracy"]))
     return table
@@ -96,10 +97,10 @@ def _breakdown(title: str, rows: Mapping[str, Row]) -> Table:
 def official_table(results: Results) -> Table:
     """The official layout as a rich table (discipline rows bold, 95% intervals alongside)."""
     table = Table(title="Official MMMU layout", title_justify="left")
-    table.add_column("Subject")
-    table.add_column("Data Num", justify="right")
-    table.add_column("Acc", justify="right")
-    table.add_column("95% CI", justify="right", style="dim")
+    table.add_column("Subject", overflow="fold")
+    table.add_column("Data Num", justify="right", no_wrap=True)
+    table.add_column("Acc", justify="right", no_wrap=True)
+    table.add_column("95% CI", justify="right", style="dim", no_wrap=True)
     for name, n, acc in official_rows(results):
         if name == "Overall":
             low, high = results["overall"]["ci95"]
@@ -118,8 +119,8 @@ def _parse_table(results: Results) -> Table:
     parse = results["parse"]
     cov = results["coverage"]
     table = Table(title="Parsing and coverage", title_justify="left", show_header=False)
-    table.add_column("what")
-    table.add_column("value", justify="right")
+    table.add_column("what", overflow="fold")
+    table.add_column("value", justify="right", no_wrap=True)
     table.add_row("items / scored", f"{cov['items']} / {cov['scored']}")
     table.add_row("errors (not scored)", str(cov["errors"]))
     table.add_row("missing (no response)", str(cov["missing"]))
@@ -156,8 +157,8 @@ def usage_table(results: Results) -> Table | None:
     if not usage:
         return None
     table = Table(title="Cost and usage", title_justify="left", show_header=False)
-    table.add_column("what")
-    table.add_column("value", justify="right")
+    table.add_column("what", overflow="fold")
+    table.add_column("value", justify="right", no_wrap=True)
     for name, value in usage_rows(usage):
         table.add_row(name, escape(value))
     return table
@@ -171,7 +172,7 @@ def print_results(results: Results, console: Console) -> None:
     console.print(_headline(results))
     experts = expert_text(results)
     if experts:
-        console.print(escape(experts), soft_wrap=True)
+        console.print(escape(experts))
     if not results["gold_available"]:
         console.print(
             "[yellow]No gold answers: the test split's accuracies are void. Score it with "
@@ -180,7 +181,7 @@ def print_results(results: Results, console: Console) -> None:
     official = results["run"]["official"]
     if official is False:
         console.print("[yellow]This run did not follow the official protocol; compare with care.[/yellow]")
-    console.print(official_table(results))
+    print_fitted(console, official_table(results))
     tables = [
         _breakdown(title, results[key])  # type: ignore[literal-required]
         for title, key in (
@@ -191,11 +192,11 @@ def print_results(results: Results, console: Console) -> None:
         )
         if results[key]  # type: ignore[literal-required]
     ]
-    console.print(Columns(tables))
-    console.print(_parse_table(results))
+    console.print(Columns([fit_table(t, console) for t in tables]))
+    print_fitted(console, _parse_table(results))
     usage = usage_table(results)
     if usage is not None:
-        console.print(usage)
+        print_fitted(console, usage)
 
 
 def print_pro_headline(headline: Mapping[str, Any], console: Console) -> None:
@@ -208,7 +209,8 @@ def print_pro_headline(headline: Mapping[str, Any], console: Console) -> None:
         console.print(f"[bold]MMMU-Pro headline: {_pct(float(value))}%[/bold] ({escape(str(headline.get('rule', '')))})")
     table = Table(title="MMMU-Pro settings", title_justify="left")
     for col in ("setting", "used", "mode used", "direct", "cot"):
-        table.add_column(col, justify="left" if col in ("setting", "mode used") else "right")
+        table.add_column(col, justify="left" if col in ("setting", "mode used") else "right",
+                         no_wrap=col not in ("setting", "mode used"))
     for setting, row in headline.get("settings", {}).items():
         runs = row.get("runs", {})
         table.add_row(
@@ -217,4 +219,4 @@ def print_pro_headline(headline: Mapping[str, Any], console: Console) -> None:
             escape(str(row.get("mode", ""))),
             *(f"{_pct(runs[m])}%" if m in runs else "–" for m in ("direct", "cot")),
         )
-    console.print(table)
+    print_fitted(console, table)

@@ -15,6 +15,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from mmmu_eval.report.fit import print_fitted
 from mmmu_eval.report.published import sources, table1_rows
 from mmmu_eval.report.terminal import usage_table
 from mmmu_eval.suite.study import COLUMNS, published_cells, table1_position
@@ -33,10 +34,13 @@ def _num(value: float | None, key: str = "") -> str:
     return f"{value:+.1f}" if key.startswith("delta") else f"{value:.1f}"
 
 
-def _table1(summary: Mapping[str, Any]) -> Table:
+def _table1(summary: Mapping[str, Any], width: int = 200) -> Table:
+    """Table 1 for a console ``width`` wide: a model name too long to fit folds, the figures never do."""
     table1 = summary["table1"]
     table = Table(title="Table 1 (MMMU-Pro paper), accuracy %; published rows from [1]", title_justify="left")
-    table.add_column("Model", no_wrap=True, overflow="ellipsis", max_width=28)
+    # The eight figure columns take 57 columns at the tightest (fit.py); the name gets the rest.
+    name_width = max(22, width - 58)
+    table.add_column("Model", overflow="fold", max_width=name_width)
     for key in COLUMNS:
         table.add_column(_HEADINGS[key], justify="right", no_wrap=True)
     published = table1_rows()
@@ -47,7 +51,7 @@ def _table1(summary: Mapping[str, Any]) -> Table:
     ours = table1.get("overall")
     at = table1_position([(r.model, r.baseline, r.scores.get("overall")) for r in published],
                          str(summary["model"]), ours["percent"] if ours else None)
-    mine = [f"▶ {escape(str(summary['model']))}",
+    mine = [escape(_marked(str(summary["model"]), name_width)),
             *(_num(c["percent"], k) if (c := table1.get(k)) else "–" for k in COLUMNS)]
     lines = [(mine, "bold magenta")]
     lines.append((["  95% CI from", *(_num(c["ci95_percent"][0], k) if (c := table1.get(k)) else "" for k in COLUMNS)], "magenta"))
@@ -62,13 +66,27 @@ def _table1(summary: Mapping[str, Any]) -> Table:
     return table
 
 
+def _marked(name: str, width: int) -> str:
+    """``▶ name``, folded by hand into lines of ``width`` so the marker stays beside the name's start."""
+    label = f"▶ {name}"
+    if len(label) <= width:
+        return label
+    lines = [label[:width]]
+    rest = label[width:]
+    while rest:
+        lines.append("  " + rest[:width - 2])
+        rest = rest[width - 2:]
+    return "\n".join(lines)
+
+
 def _effects(title: str, effects: Mapping[str, Any], mode: str) -> Table | None:
     entries = {k: v for k, v in effects.items() if k != "reasons" and v is not None}
     if not entries:
         return None
     table = Table(title=title, title_justify="left")
-    for col in ("setting", "direct %", f"{mode} %", "difference", "95% CI", "McNemar p",
-                f"only {mode}", "only direct", "items"):
+    # Headings on two lines, so the nine columns fit 80 columns of terminal without a cut figure.
+    for col in ("setting", "direct\n%", f"{mode}\n%", f"{mode} −\ndirect", "95% CI", "McNemar\np",
+                f"only\n{mode}", "only\ndirect", "items"):
         table.add_column(col, justify="left" if col == "setting" else "right", no_wrap=True)
     for key, e in entries.items():
         d = e["difference"]
@@ -77,7 +95,8 @@ def _effects(title: str, effects: Mapping[str, Any], mode: str) -> Table | None:
             _num(d["percent"], "delta"), f"{_num(d['ci95_percent'][0], 'delta')} {_num(d['ci95_percent'][1], 'delta')}",
             f"{e['mcnemar_p']:.3g}", str(e[f"{mode}_only_right"]), str(e["direct_only_right"]), str(e["shared"]),
         )
-    table.caption = f"difference = {mode} − direct in points on the items both runs scored; paired bootstrap 95% CI"
+    table.caption = (f"{mode} − direct: the difference in points on the items both runs scored, with its paired "
+                     f"bootstrap 95% CI; only {mode} / only direct: items only that prompt got right")
     table.caption_justify = "left"
     return table
 
@@ -89,7 +108,8 @@ def _flips(flips: Mapping[str, Any]) -> Table | None:
     table = Table(title="Flips (section 3.5): items right in A, wrong in B", title_justify="left")
     table.add_column("discipline")
     for e in entries.values():
-        table.add_column(f"{e['a']['setting']} ({e['a']['mode']}) → {e['b']['setting']} ({e['b']['mode']})", justify="right")
+        table.add_column(f"{e['a']['setting']}\n({e['a']['mode']})\n→ {e['b']['setting']}\n({e['b']['mode']})",
+                         justify="right", no_wrap=True)
     table.add_row("all", *(f"{e['count']} of {e['shared']}" for e in entries.values()), style="bold")
     disciplines = list(dict.fromkeys(d for e in entries.values() for d in e["by_discipline"]))
     for d in disciplines:
@@ -101,7 +121,8 @@ def _flips(flips: Mapping[str, Any]) -> Table | None:
 def _runs(summary: Mapping[str, Any]) -> Table:
     table = Table(title="Runs", title_justify="left")
     for col in ("run", "acc %", "scored / items", "status"):
-        table.add_column(col, justify="right" if col in ("acc %", "scored / items") else "left")
+        numeric = col in ("acc %", "scored / items")
+        table.add_column(col, justify="right" if numeric else "left", no_wrap=numeric)
     for name, run in summary["runs"].items():
         status = "complete" if run["complete"] else f"[red]{escape(run['problem'] or 'incomplete')}[/red]"
         scored = f"{run['scored']} / {run['items']}" if run["items"] is not None else "–"
@@ -122,25 +143,27 @@ def print_suite(summary: Mapping[str, Any], console: Console) -> None:
         console.print(f"[bold]MMMU-Pro study · {model}: overall {_num(overall['percent'])}%[/bold] (95% CI {_num(low)}–{_num(high)})")
     else:
         console.print(f"[bold]MMMU-Pro study · {model}: no overall[/bold] ({escape(table1['reasons'].get('overall', ''))})")
-    console.print(_table1(summary))
+    print_fitted(console, _table1(summary, console.width))
     for key, reason in table1["reasons"].items():
-        console.print(f"[yellow]{escape(COLUMNS[key])}: {escape(reason)}[/yellow]", soft_wrap=True)
+        console.print(f"[yellow]{escape(COLUMNS[key])}: {escape(reason)}[/yellow]")
     if table1.get("mmmu_val"):
-        console.print(escape(table1["mmmu_val"]["expert_line"]), soft_wrap=True)
+        console.print(escape(table1["mmmu_val"]["expert_line"]))
     for title, section, mode in (("CoT effect (section 3.4)", "cot_effect", "cot"),
                                  ("OCR effect (section 3.3)", "ocr_effect", "ocr")):
         table = _effects(title, summary[section], mode)
         if table is not None:
-            console.print(table)
+            print_fitted(console, table)
             if any(not e["complete"] for k, e in summary[section].items() if k != "reasons" and e):
                 console.print("* on the items both runs scored (a run lacks answers)", style="dim")
     flips = _flips(summary["flips"])
     if flips is not None:
-        console.print(flips)
-    console.print(_runs(summary))
+        print_fitted(console, flips)
+    print_fitted(console, _runs(summary))
     usage = usage_table(summary)  # type: ignore[arg-type]  # the run report's table, over every run's responses
     if usage is not None:
-        console.print(usage)
+        print_fitted(console, usage)
     srcs = sources()
-    console.print("Published rows: " + "; ".join(escape(f"[{i + 1}] {s.title} {s.url}") for i, s in enumerate(srcs.values())),
-                  style="dim", soft_wrap=True)
+    # One source a line, wrapped at words by rich: at 80 columns a URL is never split by the terminal.
+    console.print("Published rows:", style="dim")
+    for i, src in enumerate(srcs.values()):
+        console.print(escape(f"[{i + 1}] {src.title} {src.url}"), style="dim")
