@@ -246,14 +246,15 @@ def _fact(label: str, value: str) -> str:
     return f'<div class="fact"><dt>{escape(label)}</dt><dd>{escape(value)}</dd></div>'
 
 
-def _table(title: str, rows: Mapping[str, Row]) -> str:
+def _table(title: str, rows: Mapping[str, Row], *, wide: bool = False) -> str:
+    """One breakdown card; ``wide`` spans the whole grid row (image types: many rows, long names)."""
     body = "".join(
         f'<tr><td>{escape(k)}</td><td class="n">{r["n"]}</td><td class="n">{r["correct"]}</td>'
         f'<td class="n">{_pct(r["accuracy"])}</td></tr>'
         for k, r in rows.items()
     )
     return (
-        f'<div class="panel"><h3>{escape(title)}</h3><table class="t"><thead><tr><th></th>'
+        f'<div class="panel{" wide" if wide else ""}"><h3>{escape(title)}</h3><table class="t"><thead><tr><th></th>'
         f'<th class="n">n</th><th class="n">correct</th><th class="n">acc</th></tr></thead>'
         f"<tbody>{body}</tbody></table></div>"
     )
@@ -474,7 +475,7 @@ def _page_start(results: Results, rows: list[dict], manifest: Mapping, script: s
     run = results["run"]
     title = f"{run['model'] or 'run'} · {results['benchmark']} {results['setting'] or results['split']}"
     breakdowns = "".join(
-        _table(t, results[k])  # type: ignore[literal-required]
+        _table(t, results[k], wide=k == "by_img_type")  # type: ignore[literal-required]
         for t, k in (
             ("Question type", "by_question_type"),
             ("Option count", "by_option_count"),

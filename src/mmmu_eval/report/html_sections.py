@@ -35,8 +35,10 @@ def expert_section(results: Results) -> str:
     ci = (overall["ci95"][0], overall["ci95"][1])
     levels = expert_levels(overall["accuracy"], ci)
     model = results["run"]["model"] or "this run"
-    bars = [Bar(x["name"], x["score"], None, NEUTRAL, f"{x['percent']:.1f}") for x in reversed(levels)]
-    bars.append(Bar(f"▶ {model} (this run)", overall["accuracy"], ci, ACCENT, "95% CI", strong=True))
+    # Each bar prints its value once (the chart writes it); the run's bar adds its interval's numbers.
+    bars = [Bar(x["name"], x["score"], None, NEUTRAL) for x in reversed(levels)]
+    bars.append(Bar(f"▶ {model} (this run)", overall["accuracy"], ci, ACCENT,
+                    f"95% CI {100 * ci[0]:.1f}–{100 * ci[1]:.1f}", strong=True))
     rows = "".join(
         f'<tr><td>{escape(x["name"])}</td><td class="n">{x["percent"]:.1f}%</td>'
         f'<td class="reach-{escape(x["reaches"].replace(" ", "-"))}">{escape(_REACHES[x["reaches"]])}</td></tr>'

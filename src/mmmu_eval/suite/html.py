@@ -66,7 +66,8 @@ def _model_row(summary: Mapping[str, Any]) -> str:
         low, high = cell["ci95_percent"]
         extra = f'<div class="src">{_num(low, signed)} – {_num(high, signed)}</div>'
         if cell.get("mode"):
-            extra += f'<div class="src">{escape(cell["mode"])}</div>'
+            compared = len(cell.get("by_mode") or {}) > 1
+            extra += f'<div class="src">{escape(cell["mode"])} {"(chosen)" if compared else "only"}</div>'
         if cell.get("expected_percent") is not None:
             extra += f'<div class="src">expected {_num(cell["expected_percent"], signed)}</div>'
         cells.append(f'<td class="n">{_num(cell["percent"], signed)}{extra}</td>')
@@ -101,17 +102,37 @@ def _table1_section(summary: Mapping[str, Any]) -> str:
         '<section id="table1"><h2>Table 1 <span class="src">(MMMU-Pro paper, accuracy %)</span></h2>'
         f'<div class="panel"><table class="t t1"><thead><tr><th>Model</th>{head}<th>Source</th></tr></thead>'
         f'<tbody>{"".join(rows)}</tbody></table>'
-        '<p class="src">This suite\'s row: each setting the better of direct and CoT (the mode is named under it), '
-        "95% intervals below each figure; Δ1 = Standard 10 − Standard 4, Δ2 = Vision − Standard 10, "
+        f'<p class="src">This suite\'s row: {escape(_chosen_note(summary["table1"]))}; the 95% interval under each '
+        "figure; Δ1 = Standard 10 − Standard 4, Δ2 = Vision − Standard 10, "
         "Δ3 = Overall − MMMU (Val), from unrounded values. Published Δs are differences of the printed figures.</p>"
         + (f'<div class="warn">Cells without a figure:<ul>{missing}</ul></div>' if missing else "")
         + f'<ol class="src" style="list-style:none;padding:0">{notes}</ol></div></section>'
     )
 
 
+def _chosen_note(table1: Mapping[str, Any]) -> str:
+    """What each setting's figure was chosen from: the better of the prompts that ran, or the one that did."""
+    compared = {key: list((table1.get(key) or {}).get("by_mode") or {}) for key in _SETTING_NAMES}
+    compared = {k: v for k, v in compared.items() if v}
+    if not compared:
+        return "no setting has a figure"
+
+    def what(modes: list[str]) -> str:
+        names = [{"cot": "CoT"}.get(m, m) for m in modes]
+        if len(names) == 1:
+            return f"from its {names[0]} run, the only prompt run (nothing to choose between)"
+        return "the better of " + " and ".join(names) + " (the chosen prompt is named under each figure)"
+
+    if len({tuple(v) for v in compared.values()}) == 1:
+        return "each setting " + what(next(iter(compared.values())))
+    return "; ".join(f"{COLUMNS[k]} {what(v)}" for k, v in compared.items())
+
+
 # -- effects ----------------------------------------------------------------------------------
 
-def _effect_section(anchor: str, title: str, effects: Mapping[str, Any], mode: str, what: str) -> str:
+def _effect_section(anchor: str, title: str, effects: Mapping[str, Any], mode: str, what: str,
+                    table1: Mapping[str, Any]) -> str:
+    """The two prompts' accuracies per setting, the one Table 1 took highlighted, then the paired difference."""
     entries = {k: v for k, v in effects.items() if k != "reasons" and v is not None}
     reasons = effects.get("reasons") or {}
     if not entries:
@@ -122,8 +143,11 @@ def _effect_section(anchor: str, title: str, effects: Mapping[str, Any], mode: s
     body = []
     for key, e in entries.items():
         setting = _SETTING_NAMES[key]
-        bars.append(Bar(f"{setting} · direct", e["direct"]["value"], None, NEUTRAL, f"n={e['shared']}"))
-        bars.append(Bar(f"{setting} · {mode}", e[mode]["value"], None, ACCENT, f"n={e['shared']}", strong=True))
+        chosen = (table1.get(key) or {}).get("mode")
+        for shown in ("direct", mode):
+            picked = shown == chosen
+            bars.append(Bar(f"{setting} · {shown}", e[shown]["value"], None, ACCENT if picked else NEUTRAL,
+                            f"n={e['shared']}" + ("  chosen for Table 1" if picked else ""), strong=picked))
         d = e["difference"]
         diffs.append(Difference(f"{setting}: {mode} − direct", d["value"], tuple(d["ci95"]), f"p = {e['mcnemar_p']:.3g}"))
         low, high = d["ci95_percent"]
@@ -135,7 +159,7 @@ def _effect_section(anchor: str, title: str, effects: Mapping[str, Any], mode: s
             f"<td class=n>{e['shared']}</td></tr>"
             + (f'<tr><td colspan="9" class="src">{escape(e["note"])}</td></tr>' if e.get("note") else "")
         )
-    head = "".join(f"<th class=n>{h}</th>" for h in ("direct %", f"{mode} %", "difference", "95% CI (paired)",
+    head = "".join(f"<th class=n>{h}</th>" for h in ("direct %", f"{mode} %", f"{mode} − direct", "95% CI (paired)",
                                                       "McNemar p", f"only {mode} right", "only direct right", "items"))
     skipped = "".join(f"<li>{escape(_SETTING_NAMES[k])}: {escape(v)}</li>" for k, v in reasons.items())
     return (
@@ -143,8 +167,8 @@ def _effect_section(anchor: str, title: str, effects: Mapping[str, Any], mode: s
         f'{bar_chart(bars, title=f"{title}: accuracy", label_width=200, row=20)}'
         f'{difference_chart(diffs, title=f"{title}: paired difference", label_width=200)}</div>'
         f'<div class="panel"><table class="t"><thead><tr><th>setting</th>{head}</tr></thead><tbody>{"".join(body)}'
-        f'</tbody></table><p class="src">{escape(what)} Difference = {escape(mode)} − direct on the items both runs '
-        "scored, with the paired bootstrap interval (stratified by subject) and the exact McNemar test. The paper "
+        f'</tbody></table><p class="src">{escape(what)} {escape(mode)} − direct: the difference in points on the '
+        "items both runs scored, with the paired bootstrap interval (stratified by subject) and the exact McNemar test. The paper "
         "shows the same comparison for its models; their per-model figures are not in this tool's published data, "
         "so only this model is drawn.</p>"
         + (f'<ul class="src">{skipped}</ul>' if skipped else "") + "</div></section>"
@@ -306,6 +330,19 @@ def _runs_section(summary: Mapping[str, Any], records: Sequence[RunRecord]) -> s
     )
 
 
+def _when(stamp: str) -> str:
+    """An ISO time as people read it, ``2026-12-01 19:39:50 UTC``: it wraps between date and time, not inside."""
+    import datetime as dt
+
+    try:
+        when = dt.datetime.fromisoformat(stamp)
+    except (TypeError, ValueError):
+        return str(stamp)
+    if when.utcoffset() == dt.timedelta(0):
+        return f"{when:%Y-%m-%d %H:%M:%S} UTC"
+    return when.isoformat(sep=" ")
+
+
 def _hero(summary: Mapping[str, Any]) -> str:
     overall = summary["table1"].get("overall")
     if overall is not None:
@@ -318,7 +355,7 @@ def _hero(summary: Mapping[str, Any]) -> str:
     runs = summary["runs"]
     complete = sum(1 for r in runs.values() if r["complete"])
     facts = [("Status", summary["status"]), ("Runs complete", f"{complete} of {len(runs)}"),
-             ("Updated", summary.get("updated_at", "")), ("mmmu-eval", summary.get("package_version", ""))]
+             ("Updated", _when(summary.get("updated_at", ""))), ("mmmu-eval", summary.get("package_version", ""))]
     for key in ("standard_4", "standard_10", "vision"):
         cell = summary["table1"].get(key)
         if cell is not None:
@@ -357,9 +394,12 @@ def render_suite_html(summary: Mapping[str, Any], records: Sequence[RunRecord], 
         + _hero(summary)
         + _table1_section(summary)
         + _effect_section("cot", "CoT effect (section 3.4)", summary["cot_effect"], "cot",
-                          "Chain-of-thought against the direct prompt, per setting.")
+                          "Chain-of-thought against the direct prompt, per setting; the highlighted bar is the "
+                          "prompt Table 1 took.", summary["table1"])
         + _effect_section("ocr", "OCR effect (section 3.3)", summary["ocr_effect"], "ocr",
-                          "Vision with the OCR prompt (not in the official code) against the direct prompt.")
+                          "Vision with the OCR prompt (not in the official code) against the direct prompt; a "
+                          "highlighted bar is the prompt Table 1 took (it takes the better of direct and CoT only).",
+                          summary["table1"])
         + _flips_section(summary["flips"])
         + (expert_section(mmmu.results) if mmmu is not None else "")
         + _runs_section(summary, records)

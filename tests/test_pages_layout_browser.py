@@ -1,0 +1,92 @@
+"""Every page the project writes, in headless Chromium at 1024 and 1400 px: nothing sticks out.
+
+The pages: a run's report.html (an MMMU validation run of the sample, and the same run with
+many image types, whose breakdown once spilled past its card), the suite's report.html, harden's
+report.html and its review.html. For each width every visible element's content must fit its
+box (``scrollWidth`` against ``clientWidth``: nothing wider than its container, no text
+clipped), and the page must raise no script error or console error. A full-page screenshot of
+each page at each width is written to ``test-artifacts/pages/`` (git-ignored; see the README)
+for a person to look at after ``make test``.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from fakes.browser import NEEDS_CHROMIUM, headless_chromium
+from fakes.page_layout import WIDTHS, check_page
+
+pytestmark = NEEDS_CHROMIUM
+
+#: Image types as the MMMU data writes them, several per item: long keys a breakdown must wrap.
+IMG_TYPES = ["['Diagrams']", "['Tables']", "['Plots and Charts']", "['Chemical Structures']", "['Photographs']",
+             "['Paintings']", "['Geometric Shapes']", "['Sheet Music']", "['Medical Images']",
+             "['Pathological Images']", "['Microscopic Images']", "['MRI, CT scans, and X-rays']",
+             "['Sketches and Drafts']", "['Maps']", "['Technical Blueprints']", "['Trees and Graphs']",
+             "['Mathematical Notations']", "['Comics and Cartoons']", "['Sculpture']", "['Portraits']",
+             "['Screenshots']", "['Other']", "['Poster']", "['Icons and Symbols']", "['Historical Timelines']",
+             "['3D Renderings']", "['DNA Sequences']", "['Landscapes']", "['Logos and Branding']",
+             "['Advertisements']", "['Diagrams', 'Tables', 'Plots and Charts', 'Chemical_Structures_and_Reactions']"]
+
+
+@pytest.fixture(scope="module")
+def pages(tmp_path_factory):
+    """(name, path, selector that says the page's script ran) for every page, made before the browser starts."""
+    from fakes.fault_server import FaultServer
+    from fakes.mc_set import Proposer, write_jsonl_set
+    from mmmu_eval import evaluate
+    from mmmu_eval.cli.main import main
+    from mmmu_eval.harden import harden_augment
+    from mmmu_eval.progress import NullDisplay
+    from mmmu_eval.report.html import render_html
+    from mmmu_eval.report.rundata import load_run, prompts_for
+    from mmmu_eval.suite.execute import evaluate_suite
+    from suite.conftest import quiet
+
+    root = tmp_path_factory.mktemp("pages")
+    run = root / "run"
+    evaluate(model="random", benchmark="mmmu", split="validation", data="sample", out=str(run), display=NullDisplay())
+    loaded = load_run(run, details=True)
+    results = dict(loaded.results)
+    row = next(iter(results["by_img_type"].values()))
+    results["by_img_type"] = {k: dict(row, n=100 + i, correct=37 + i) for i, k in enumerate(IMG_TYPES)}
+    results["run"] = dict(results["run"], model="openai:Qwen/Qwen2.5-VL-72B-Instruct-AWQ-served-by-vllm-0.6.3")
+    many = root / "many-img-types.html"
+    many.write_text(render_html(results, loaded.items, loaded.responses, loaded.scoring, loaded.manifest,
+                                prompts=prompts_for(loaded.items, loaded.manifest)), encoding="utf-8")
+    suite = root / "suite"
+    evaluate_suite(model="random", data="sample", out=str(suite), ocr=True, display=quiet(), bootstrap=100)
+    assert main(["harden", "filter", "--data", "sample", "--out", str(root / "filtered"), "--models",
+                 "frequent,random,random", "--trials", "2"]) == 0
+    data = write_jsonl_set(root / "set", [
+        {"id": "test_Art_1", "question": "apple: which colour? <image 1>", "options": ["red", "green", "blue", "grey"],
+         "answer": "B", "image_1": "auto"},
+        {"id": "test_Art_2", "question": "pear " + "a-very-long-unbroken-option-text-" * 6, "options": ["a", "b", "c", "d"],
+         "answer": "A"},
+    ])
+    with FaultServer(fault_rate=0.0, answer=Proposer({})) as server:
+        harden_augment(data, root / "hard", model="openai:fake-model", base_urls=[server.url])
+    return [
+        ("run-report", run / "report.html", "#items article.item"),
+        ("run-report-many-img-types", many, "#items article.item"),
+        ("suite-report", suite / "report.html", "#items .pair, #items article"),
+        ("harden-report", root / "filtered" / "report.html", "body"),
+        ("harden-review", root / "hard" / "review.html", "section.card"),
+    ]
+
+
+@pytest.fixture(scope="module")
+def browser():
+    with headless_chromium() as browser:
+        yield browser
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+@pytest.mark.parametrize("name", ["run-report", "run-report-many-img-types", "suite-report", "harden-report",
+                                  "harden-review"])
+def test_page_fits_its_window_without_errors(pages, browser, name, width):
+    _, path, ready = next(p for p in pages if p[0] == name)
+    layout = check_page(browser, path, name, width, ready=ready)
+    assert layout.screenshot.stat().st_size > 10_000
+    assert layout.problems == [], layout.problems
+    assert layout.overflows == [], "\n".join(layout.overflows)
