@@ -9,6 +9,7 @@ import pytest
 from fakes.fault_server import FaultServer
 from fakes.parquet_rows import image_cell, mmmu_row, png, write_mmmu
 
+from mmmu_eval.backends.openai_api import OpenAIBackend
 from mmmu_eval.api import evaluate, plan_run
 from mmmu_eval.cli.main import main
 from mmmu_eval.config import RunConfig
@@ -52,7 +53,13 @@ def test_the_plan_counts_what_the_run_would_send(snapshot, tmp_path):
     assert plan.request_bytes == plan.text_bytes + plan.image_bytes
     assert plan.image_pixels == 2 * 40 * 30 + 8 * 6
     assert plan.estimated_prompt_tokens == sum(math.ceil(sum(len(t) for t in ts) / CHARS_PER_TOKEN) for ts in texts)
-    assert plan.estimated_input_usd == pytest.approx(plan.estimated_prompt_tokens * 2.0 / 1e6)
+    # Bytes as sent: the JSON bodies the backend encodes (images in base64), and one probe per endpoint.
+    backend = OpenAIBackend("m", base_urls=["http://127.0.0.1:9/v1"], api_key="k")
+    assert plan.wire_bytes == sum(len(backend.encode_body(r)[0]) for r in requests) > 4 / 3 * plan.image_bytes
+    assert (plan.preflight_probes, plan.preflight_images) == (1, 2)  # Art_1 shows its image twice
+    assert plan.sent_bytes == plan.wire_bytes + plan.preflight_bytes and plan.preflight_bytes > 0
+    assert plan.preflight_tokens == math.ceil(len("Reply with one letter.") / CHARS_PER_TOKEN)
+    assert plan.estimated_input_usd == pytest.approx((plan.estimated_prompt_tokens + plan.preflight_tokens) * 2.0 / 1e6)
     assert plan.failures == (("validation_Art_3", "the question refers to <image 4> but the item has 1 image"),)
     # Art_3's image_1 has no token either (a data fact, named even though its request fails).
     assert plan.loose_image_ids == ("validation_Art_2", "validation_Art_3") and not plan.loose_images_sent
@@ -63,6 +70,15 @@ def test_the_plan_counts_what_the_run_would_send(snapshot, tmp_path):
     assert "2 item(s) have images no token refers to, not sent (official rule): validation_Art_2, validation_Art_3" in lines
     assert json.loads(json.dumps(plan.to_json()))["failures"] == [
         {"id": "validation_Art_3", "reason": "the question refers to <image 4> but the item has 1 image"}]
+
+
+def test_each_endpoint_gets_a_probe_and_a_local_backend_sends_no_http(snapshot, tmp_path):
+    base = dict(data=str(snapshot), subjects=("Art",), out=tmp_path / "run")
+    two = plan_run(RunConfig(model="openai:m", base_urls=("http://127.0.0.1:9/v1", "http://127.0.0.1:10/v1"), **base))
+    assert two.preflight_probes == 2 and two.preflight_bytes == 2 * plan_run(RunConfig(model="openai:m", **base)).preflight_bytes
+    local = plan_run(RunConfig(model="random", **base))
+    assert (local.wire_bytes, local.sent_bytes, local.preflight_probes) == (None, None, 0)
+    assert "this backend sends nothing over HTTP" in "\n".join(local.lines())
 
 
 def test_append_and_text_only_change_the_plan_as_they_change_the_run(snapshot, tmp_path):

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from mmmu_eval.backends.openai_body import PROBE_TEXT
 from mmmu_eval.config import RunConfig
 from mmmu_eval.errors import DataError, StoreError
 from mmmu_eval.prepare import prepare_run
@@ -33,6 +34,8 @@ from mmmu_eval.store.rundir import MANIFEST, RunStore
 
 __all__ = ["CHARS_PER_TOKEN", "IMAGE_TOKEN_NOTE", "TOKEN_RULE", "RunPlan", "check_run_dir", "plan_run"]
 
+#: The backend that sends JSON bodies over HTTP, whose bytes the plan counts as sent.
+OPENAI_PREFIX = "openai:"
 #: The prompt-token estimate: characters of text per token (English prose in common tokenizers).
 CHARS_PER_TOKEN = 4
 TOKEN_RULE = f"ceil(characters / {CHARS_PER_TOKEN}) of text per request (text parts and system message)"
@@ -79,6 +82,15 @@ class RunPlan:
     """True under ``--unreferenced-images append``."""
     loose_image_ids: tuple[str, ...]
     """Items with images no token refers to (not sent by default)."""
+    wire_bytes: int | None = None
+    """The requests' JSON bodies as the OpenAI-compatible backend sends them (images in base64),
+    byte for byte; None for a backend that sends no HTTP (local models, baselines)."""
+    preflight_probes: int = 0
+    """Probe requests the preflight sends before the first request (one per endpoint)."""
+    preflight_bytes: int = 0
+    """Their JSON bodies, byte for byte (as many tiny images as the widest request)."""
+    preflight_images: int = 0
+    """Images in each probe."""
     images_withheld: bool = False
     """``text-only:`` model: the requests carry no image."""
     max_image_pixels: int | None = None
@@ -92,9 +104,21 @@ class RunPlan:
         return self.text_bytes + self.image_bytes
 
     @property
+    def sent_bytes(self) -> int | None:
+        """Everything the run POSTs: the requests' bodies and the preflight probes; None without HTTP."""
+        return None if self.wire_bytes is None else self.wire_bytes + self.preflight_bytes
+
+    @property
+    def preflight_tokens(self) -> int:
+        """The probes' text by ``TOKEN_RULE`` (their images are tiny, and not estimated either)."""
+        return self.preflight_probes * math.ceil(len(PROBE_TEXT) / CHARS_PER_TOKEN)
+
+    @property
     def estimated_input_usd(self) -> float | None:
-        """The text-only token estimate at ``--price-input``: a lower bound (images are extra)."""
-        return None if self.price_input is None else self.estimated_prompt_tokens * self.price_input / PER
+        """The text-only token estimate, probes included, at ``--price-input``: a lower bound (images are extra)."""
+        if self.price_input is None:
+            return None
+        return (self.estimated_prompt_tokens + self.preflight_tokens) * self.price_input / PER
 
     def to_json(self) -> dict[str, Any]:
         """The plan as JSON-ready data (``run --dry-run --json``)."""
@@ -103,6 +127,8 @@ class RunPlan:
         out["failures"] = [{"id": i, "reason": why} for i, why in self.failures]
         out["loose_image_ids"] = list(self.loose_image_ids)
         out["request_bytes"] = self.request_bytes
+        out["sent_bytes"] = self.sent_bytes
+        out["preflight_tokens"] = self.preflight_tokens
         out["estimated_input_usd"] = self.estimated_input_usd
         out["token_rule"] = f"{TOKEN_RULE}; {IMAGE_TOKEN_NOTE}"
         return out
@@ -116,19 +142,30 @@ class RunPlan:
             f"{self.benchmark} {where}, prompt {self.prompt_mode}, {official}, fingerprint {self.fingerprint[:12]}, model {self.model}",
             f"items        {self.items} selected"
             + (f", {self.already_answered} already answered in the run directory" if self.already_answered else ""),
-            f"requests     {self.requests}",
+            f"requests     {self.requests}"
+            + (f", after {self.preflight_probes} preflight probe(s)" if self.preflight_probes else ""),
             f"images       {self.images} ({_size(self.image_bytes)}, {self.image_pixels / 1e6:.1f} megapixels)"
             + (" - withheld: text-only model" if self.images_withheld else ""),
-            f"bytes        {_size(self.request_bytes)} (text {_size(self.text_bytes)} + images {_size(self.image_bytes)}; "
-            "base64 adds a third to images over HTTP)",
-            f"tokens       about {self.estimated_prompt_tokens:,} prompt tokens of text ({TOKEN_RULE}); {IMAGE_TOKEN_NOTE}",
         ]
+        raw = f"text {_size(self.text_bytes)} + images {_size(self.image_bytes)} as stored"
+        if self.wire_bytes is None:
+            out.append(f"bytes        {_size(self.request_bytes)} ({raw}; this backend sends nothing over HTTP)")
+        else:
+            out.append(f"bytes        {_size(self.sent_bytes or 0)} sent ({self.sent_bytes:,} B of JSON bodies, images in "
+                       f"base64): requests {_size(self.wire_bytes)}, preflight {_size(self.preflight_bytes)}; raw {raw}")
+        if self.preflight_probes:
+            out.append(f"preflight    {self.preflight_probes} probe(s) of {self.preflight_images} tiny image(s) and "
+                       f"a one-token answer, one per endpoint, before the first request ({self.preflight_tokens} "
+                       "tokens of text in the estimate below)")
+        out.append(f"tokens       about {self.estimated_prompt_tokens:,} prompt tokens of text ({TOKEN_RULE}); "
+                   f"{IMAGE_TOKEN_NOTE}")
         if self.max_image_pixels is not None:
             out.append(f"note         image sizes are as stored; --max-image-pixels {self.max_image_pixels} "
                        "down-scales larger ones when sent")
         if self.estimated_input_usd is not None:
-            out.append(f"cost         at least ${self.estimated_input_usd:.4f} for the prompt text "
-                       f"(--price-input {self.price_input:g}; images and answers are extra)")
+            out.append(f"cost         at least ${self.estimated_input_usd:.4f} for the prompt text"
+                       + (" and the probes" if self.preflight_probes else "")
+                       + f" (--price-input {self.price_input:g}; images and answers are extra)")
         if self.loose_image_ids:
             shown = ", ".join(self.loose_image_ids[:5]) + (" ..." if len(self.loose_image_ids) > 5 else "")
             what = "sent after the referenced ones (--unreferenced-images append)" if self.loose_images_sent else "not sent (official rule)"
@@ -150,11 +187,14 @@ def plan_run(config: RunConfig) -> RunPlan:
         ConfigError, DataError: as ``evaluate`` would raise them before its first request.
     """
     from mmmu_eval import api  # see the module docstring: api imports this module
+    from mmmu_eval.backends.openai_api import endpoint_urls
+    from mmmu_eval.backends.openai_body import encode_body, preflight_probe
     from mmmu_eval.backends.registry import parse_spec
 
     config, _ = api.resolve_config(config, {})
     withheld = config.model.startswith("text-only:")
-    parse_spec(config.model.removeprefix("text-only:") if withheld else config.model)
+    entry, name = parse_spec(config.model.removeprefix("text-only:") if withheld else config.model)
+    http = entry.prefix == OPENAI_PREFIX
     prepared = prepare_run(config)
     items, protocol, requests, build_failures = prepared.items, prepared.protocol, prepared.requests, prepared.failures
     manifest = prepared.manifest
@@ -169,6 +209,7 @@ def plan_run(config: RunConfig) -> RunPlan:
 
         requests = [TextOnlyBackend.strip(r) for r in requests]
     counts = _Counts()
+    wire_bytes = 0
     failures = [(f.item_id, _reason(f.item_id, f.error or "")) for f in build_failures if f.item_id not in answered]
     for request in requests:
         if request.item_id in answered:
@@ -176,6 +217,11 @@ def plan_run(config: RunConfig) -> RunPlan:
         problem = counts.add(request)
         if problem:
             failures.append((request.item_id, problem))
+        elif http:
+            wire_bytes += len(encode_body(request, name, config.max_image_pixels)[0])
+    # The preflight gets every request of the run (answered ones too), as evaluate passes them.
+    probe, widest = preflight_probe(name, requests) if http else (b"", None)
+    probes = len(endpoint_urls(config)) if http else 0
     loose = loose_images_record(items, protocol)
     return RunPlan(
         run_dir=Path(str(config.out)),
@@ -198,6 +244,10 @@ def plan_run(config: RunConfig) -> RunPlan:
         failures=tuple(failures),
         loose_images_sent=protocol.appends_loose_images,
         loose_image_ids=tuple(loose["ids"]),
+        wire_bytes=wire_bytes if http else None,
+        preflight_probes=probes,
+        preflight_bytes=probes * len(probe),
+        preflight_images=len(widest.images) if widest else 0,
         images_withheld=withheld,
         max_image_pixels=config.max_image_pixels,
         price_input=config.price_input,

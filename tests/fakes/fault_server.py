@@ -124,6 +124,8 @@ class FaultServer:
         self.answer = answer
         self.bodies: list[dict] = []
         """Every chat request body received, in arrival order."""
+        self.chat_bytes = 0
+        """Bytes of every chat request body received (Content-Length), as they came over the wire."""
         self.attempts: Counter[str] = Counter()
         self.answered: Counter[str] = Counter()
         self.stats: Counter[str] = Counter()
@@ -223,7 +225,11 @@ class _Handler(BaseHTTPRequestHandler):
 
     def do_POST(self) -> None:
         owner = self.server.owner
-        body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))) or b"{}")
+        raw = self.rfile.read(int(self.headers.get("Content-Length", 0)))
+        if self.path.rstrip("/").endswith("/chat/completions"):
+            with owner._lock:
+                owner.chat_bytes += len(raw)
+        body = json.loads(raw or b"{}")
         if not self.path.rstrip("/").endswith("/chat/completions"):
             self._json(404, {"error": {"message": f"no route {self.path}"}})
             return

@@ -41,3 +41,29 @@ def test_a_dry_run_of_a_suite_part_done_counts_only_what_is_left(tmp_path):
     plans = plan_suite(model="random", data="sample", settings="vision", mmmu=False, out=out)
     totals = plan_totals(plans)
     assert [p.already_answered for p in plans] == [24, 0] and totals["requests"] == 24
+
+
+def test_the_dry_run_counts_to_the_byte_what_the_server_then_receives(tmp_path, capsys):
+    """On the sample suite (8 runs, OCR included) the dry run's bytes are the bytes the server reads.
+
+    The server counts the Content-Length of every chat request it receives, preflight probes
+    included; without faults each request goes out once, so the two totals must be equal.
+    """
+    from mmmu_eval.suite.execute import evaluate_suite
+
+    from .conftest import quiet
+
+    out = tmp_path / "suite"
+    with FaultServer(fault_rate=0.0) as server:
+        argv = ["suite", "--model", "openai:fake-model", "--base-url", server.url, "--data", "sample", "--ocr",
+                "--out", str(out), "--dry-run", "--json"]
+        assert main(argv) == 0
+        totals = json.loads(capsys.readouterr().out)["totals"]
+        assert server.chat_bytes == 0
+        evaluate_suite(model="openai:fake-model", base_urls=(server.url,), data="sample", ocr=True, out=out,
+                       display=quiet(), bootstrap=20)
+        received, posts = server.chat_bytes, sum(server.stats.values())
+    assert totals["preflight_probes"] == 8 and posts == totals["requests"] + totals["preflight_probes"] == 216
+    assert received == totals["sent_bytes"] == totals["wire_bytes"] + totals["preflight_bytes"]
+    # The raw payload is what base64 and JSON make a third larger: the old figure was not what went out.
+    assert totals["sent_bytes"] > 1.3 * totals["image_bytes"]

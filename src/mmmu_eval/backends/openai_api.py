@@ -54,7 +54,7 @@ from mmmu_eval.backends.openai_body import (
     encode_body_parts,
     generation_params,
     parse_completion,
-    probe_body,
+    preflight_probe,
 )
 from mmmu_eval.backends.openai_errors import (
     MalformedAnswer,
@@ -73,7 +73,7 @@ if TYPE_CHECKING:
     import httpx
 
 __all__ = [
-    "DEFAULT_BASE_URL", "MalformedAnswer", "OpenAIBackend", "build_messages", "classify_error",
+    "DEFAULT_BASE_URL", "MalformedAnswer", "OpenAIBackend", "build_messages", "classify_error", "endpoint_urls",
     "generation_params", "parse_completion", "retry_after_seconds", "split_reasoning",
 ]
 
@@ -157,8 +157,7 @@ class OpenAIBackend:
         """
         if not name:
             raise ConfigError("--model openai: needs a model name, e.g. openai:gpt-4o")
-        urls = _split_urls(config.base_urls) or _split_urls((os.environ.get("OPENAI_BASE_URL", ""),))
-        urls = urls or (DEFAULT_BASE_URL,)
+        urls = endpoint_urls(config)
         env = config.api_key_env or "OPENAI_API_KEY"
         key = os.environ.get(env, "")
         if not key:
@@ -222,14 +221,12 @@ class OpenAIBackend:
         Raises:
             ConfigError: naming the endpoint and the fix.
         """
-        widest = max(requests, key=lambda r: len(r.images), default=None)
-        n_images = len(widest.images) if widest else 0
-        extra = dict(widest.generation.extra_body) if widest else {}
+        body, widest = preflight_probe(self.model, requests)
         self.contact()
         listing, self._listing = self._listing, None  # the next run's preflight asks again
         assert listing is not None
         await listing
-        await asyncio.gather(*(self._probe(e, n_images, widest, extra) for e in self._endpoints))
+        await asyncio.gather(*(self._probe(e, body, widest) for e in self._endpoints))
 
     def _preflight_policy(self) -> RetryPolicy:
         # The probe must fail fast: a server that accepts connections but never answers would
@@ -273,10 +270,10 @@ class OpenAIBackend:
                 "Pass --model openai:<one of those>"
             )
 
-    async def _probe(self, endpoint: Endpoint, n_images: int, widest: Request | None, extra: dict[str, Any]) -> None:
+    async def _probe(self, endpoint: Endpoint, body: bytes, widest: Request | None) -> None:
         shown = _without_credentials(endpoint.base_url)
         policy = self._preflight_policy()
-        body = probe_body(self.model, n_images, extra)
+        n_images = len(widest.images) if widest else 0
         probe = await call_with_retries(
             lambda: endpoint.post_chat(body),
             classify_error, policy=policy, item_id=f"preflight {shown}", sleep=self._sleep, rng=self._rng,
@@ -438,6 +435,12 @@ def _model_ids(listing: Any) -> list[str]:
 def _with_id(item_id: str, exc: BaseException) -> str:
     text = str(exc)
     return text if text.startswith(item_id) else f"{item_id}: {text}"
+
+
+def endpoint_urls(config: RunConfig) -> tuple[str, ...]:
+    """The base URLs a run sends to: ``--base-url`` (each flag, commas too), else OPENAI_BASE_URL, else OpenAI's."""
+    urls = _split_urls(config.base_urls) or _split_urls((os.environ.get("OPENAI_BASE_URL", ""),))
+    return urls or (DEFAULT_BASE_URL,)
 
 
 def _split_urls(values: Sequence[str] | None) -> tuple[str, ...]:

@@ -110,8 +110,12 @@ def dry_run(overrides: dict, *, as_json: bool) -> int:
         for plan in plans:
             print("\n".join(plan.lines()) + "\n")
         usd = totals["estimated_input_usd"]
+        sent = totals["sent_bytes"]
+        size = (f"{sent / 1e6:.2f} MB sent ({sent:,} B: requests and {totals['preflight_probes']} preflight probe(s) "
+                f"as JSON, images in base64; raw {totals['request_bytes'] / 1e6:.2f} MB)"
+                if sent is not None else f"{totals['request_bytes'] / 1e6:.2f} MB")
         print(f"suite: {totals['runs']} runs, {totals['requests']} requests ({totals['already_answered']} items already "
-              f"answered), {totals['images']} images, {totals['request_bytes'] / 1e6:.1f} MB, about "
+              f"answered), {totals['images']} images, {size}, about "
               f"{totals['estimated_prompt_tokens']:,} prompt tokens of text"
               + (f", at least ${usd:.4f} for the prompt text" if usd is not None else "")
               + (f"; {len(totals['refused'])} run(s) would be refused" if totals["refused"] else ""))
