@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from mmmu_eval.backends.base import Backend
+from mmmu_eval.backends.base import PREFLIGHT_SENT, Backend
 from mmmu_eval.backends.registry import make_backend, make_backend_before_data
 from mmmu_eval.config import RunConfig
 from mmmu_eval.errors import ConfigError, DataError
@@ -37,6 +37,7 @@ from mmmu_eval.progress import Display, ProgressDisplay
 from mmmu_eval.prompt.protocol import EvalProtocol, loose_images_line, prompt_text
 from mmmu_eval.records import Item, Request, Response
 from mmmu_eval.runner import run_requests
+from mmmu_eval.report.usage import add_probes
 from mmmu_eval.store.rundir import RunStore
 
 if TYPE_CHECKING:
@@ -184,8 +185,15 @@ async def evaluate_async(config: RunConfig | None = None, /, **overrides: Any) -
         check_run_dir(config, manifest)  # before a model loads or a server is probed
         if backend is None:
             backend = make_backend(model, config, items)
-        await backend.preflight(requests)
+        probes: list[dict[str, Any]] = []
+        noting = PREFLIGHT_SENT.set(probes)
+        try:
+            await backend.preflight(requests)
+        finally:
+            PREFLIGHT_SENT.reset(noting)
         store = RunStore.open(config.out, with_backend(manifest, backend, config), resume=config.resume)
+        if probes:  # each session's probes add to the earlier sessions' (usage and cost count them)
+            store.update_manifest(preflight=add_probes(store.manifest().get("preflight"), probes))
         log.info("%s: %d items of %r to %s", config.out, len(items), prepared.dataset, backend.spec)
         loose = loose_images_line(manifest["unreferenced_images"])
         if loose:

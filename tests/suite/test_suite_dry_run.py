@@ -65,5 +65,9 @@ def test_the_dry_run_counts_to_the_byte_what_the_server_then_receives(tmp_path, 
         received, posts = server.chat_bytes, sum(server.stats.values())
     assert totals["preflight_probes"] == 8 and posts == totals["requests"] + totals["preflight_probes"] == 216
     assert received == totals["sent_bytes"] == totals["wire_bytes"] + totals["preflight_bytes"]
+    # The suite's usage counts the same probes, and their tokens are in its totals.
+    usage = json.loads((out / "suite.json").read_text())["usage"]
+    assert usage["preflight"]["probes"] == 8 and usage["preflight"]["bytes"] == totals["preflight_bytes"]
+    assert usage["completion_tokens"] == 6 * (totals["requests"] + 8)  # the fake server reports 6 per answer
     # The raw payload is what base64 and JSON make a third larger: the old figure was not what went out.
     assert totals["sent_bytes"] > 1.3 * totals["image_bytes"]

@@ -8,9 +8,16 @@ never reads the dataset, never scores, and never writes files.
 
 from __future__ import annotations
 
-from typing import AsyncIterator, Protocol, Sequence, runtime_checkable
+from contextvars import ContextVar
+from typing import Any, AsyncIterator, Protocol, Sequence, runtime_checkable
 
 from mmmu_eval.records import Request, Response
+
+#: Where a preflight notes each probe request it sent (``{"bytes", "attempts", "prompt_tokens",
+#: "completion_tokens"}``), so the run counts it in its usage and cost. ``evaluate`` sets a fresh
+#: list around each run's preflight: a context variable, because the runs of a suite share one
+#: backend and preflight at the same time, each in its own task.
+PREFLIGHT_SENT: ContextVar[list[dict[str, Any]] | None] = ContextVar("preflight_sent", default=None)
 
 
 @runtime_checkable

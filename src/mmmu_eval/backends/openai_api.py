@@ -62,6 +62,7 @@ from mmmu_eval.backends.openai_errors import (
     classify_preflight,
     retry_after_seconds,
 )
+from mmmu_eval.backends.base import PREFLIGHT_SENT
 from mmmu_eval.backends.openai_http import Body, Endpoint
 from mmmu_eval.backends.reasoning import split_reasoning
 from mmmu_eval.backends.retry import RetryPolicy, call_with_retries
@@ -278,6 +279,9 @@ class OpenAIBackend:
             lambda: endpoint.post_chat(body),
             classify_error, policy=policy, item_id=f"preflight {shown}", sleep=self._sleep, rng=self._rng,
         )
+        sent = PREFLIGHT_SENT.get()
+        if sent is not None:
+            sent.append({"bytes": len(body), "attempts": probe.attempts, **_reported_tokens(probe.value)})
         if probe.value is None:
             assert probe.failure is not None
             if probe.failure.kind == "final" and n_images > 1:
@@ -420,6 +424,15 @@ class _Job:
 
     def __init__(self, request: Request, body: Body, notes: tuple[str, ...]) -> None:
         self.request, self.body, self.notes = request, body, notes
+
+
+def _reported_tokens(answer: bytes | None) -> dict[str, int | None]:
+    """The prompt and completion tokens a probe's answer reports (None where it reports none)."""
+    try:
+        usage = json.loads(answer or b"null").get("usage") or {}
+    except (ValueError, AttributeError):
+        usage = {}
+    return {k: usage.get(k) if isinstance(usage.get(k), int) else None for k in ("prompt_tokens", "completion_tokens")}
 
 
 def _model_ids(listing: Any) -> list[str]:

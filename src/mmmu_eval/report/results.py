@@ -372,7 +372,8 @@ def build_results(
 def run_usage(manifest: Mapping, responses: Sequence[Response]) -> Usage:
     """The usage of a run's responses, priced at the prices its manifest records (if any)."""
     return usage_summary(
-        responses, price_input=_price(lookup(manifest, "price_input")), price_output=_price(lookup(manifest, "price_output"))
+        responses, price_input=_price(lookup(manifest, "price_input")), price_output=_price(lookup(manifest, "price_output")),
+        preflight=[manifest.get("preflight")],
     )
 
 

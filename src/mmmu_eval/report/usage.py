@@ -6,6 +6,11 @@ suite sums the responses of all its runs together. Token counts are what the ser
 guessed zero. Reasoning tokens are part of the completion tokens (OpenAI's
 ``completion_tokens_details.reasoning_tokens``), so they are shown, never added again.
 
+The preflight's probe requests (one per endpoint each time a run starts, before its first
+request) are counted apart (``preflight``: probes, attempts, bytes) and their reported tokens
+are added to the token totals and so to the cost: a paid API charges for them too. The run
+records them in its manifest's ``preflight`` (``add_probes``).
+
 An item whose request could not be built (a missing image) is stored as an ``error`` response
 with the note ``NOT_SENT``: it is counted among the errors, but no request went out for it.
 
@@ -20,7 +25,8 @@ from typing import Any, TypedDict
 
 from mmmu_eval.records import Response
 
-__all__ = ["NOT_SENT", "Cost", "Latency", "Usage", "cost", "percentile", "usage_rows", "usage_summary"]
+__all__ = ["NOT_SENT", "Cost", "Latency", "Preflight", "Usage", "add_probes", "cost", "percentile", "usage_rows",
+           "usage_summary"]
 
 #: The note on a stored error whose request was never sent (it could not be built).
 NOT_SENT = "not sent: the request could not be built"
@@ -50,6 +56,17 @@ class Cost(TypedDict):
     """input_usd + output_usd, when both are known."""
 
 
+class Preflight(TypedDict):
+    """The probe requests a run's preflight sent, over all its sessions (manifest ``preflight``)."""
+
+    probes: int
+    attempts: int
+    bytes: int
+    """Their JSON bodies, once per probe (as the dry run counts them)."""
+    prompt_tokens: int | None
+    completion_tokens: int | None
+
+
 class Usage(TypedDict):
     """The ``usage`` section of results.json (and, summed over runs, of suite.json)."""
 
@@ -64,7 +81,7 @@ class Usage(TypedDict):
     not_sent: int
     """Items whose request could not be built, so nothing was sent."""
     prompt_tokens: int | None
-    """Sum over the responses that reported it; None when none did."""
+    """Sum over the responses (and preflight probes) that reported it; None when none did."""
     completion_tokens: int | None
     reasoning_tokens: int | None
     """Part of completion_tokens; None when no server reported it."""
@@ -74,10 +91,29 @@ class Usage(TypedDict):
     """None when no request was answered."""
     cost: Cost | None
     """None when no price was given."""
+    preflight: Preflight | None
+    """The preflight's probes (their tokens are in the totals above); None when none were recorded."""
+
+
+def add_probes(earlier: Mapping[str, Any] | None, sent: Iterable[Mapping[str, Any]]) -> Preflight:
+    """``earlier`` (a manifest's ``preflight``, or None) with the probes of one more preflight added."""
+    return _summed(([earlier] if earlier else []) + [{"probes": 1, **probe} for probe in sent])
+
+
+def _summed(parts: Iterable[Mapping[str, Any]]) -> Preflight:
+    total: Preflight = {"probes": 0, "attempts": 0, "bytes": 0, "prompt_tokens": None, "completion_tokens": None}
+    for part in parts:
+        for key in ("probes", "attempts", "bytes"):
+            total[key] += int(part.get(key) or 0)  # type: ignore[literal-required]
+        for key in ("prompt_tokens", "completion_tokens"):
+            if part.get(key) is not None:
+                total[key] = (total[key] or 0) + int(part[key])  # type: ignore[literal-required]
+    return total
 
 
 def usage_summary(
-    responses: Iterable[Response], *, price_input: float | None = None, price_output: float | None = None
+    responses: Iterable[Response], *, price_input: float | None = None, price_output: float | None = None,
+    preflight: Iterable[Mapping[str, Any] | None] = (),
 ) -> Usage:
     """Sum the usage of ``responses`` and, when prices are given, their cost.
 
@@ -85,6 +121,8 @@ def usage_summary(
         responses: the stored responses (one per item: the last record of each).
         price_input: USD per million prompt tokens, or None.
         price_output: USD per million completion tokens (reasoning included), or None.
+        preflight: each run's manifest ``preflight`` (None for a run that recorded none); a
+            suite passes all its runs'.
 
     Returns:
         The Usage dict (see its fields). Latency percentiles are nearest-rank over the answered
@@ -113,6 +151,13 @@ def usage_summary(
             reasoning.append(r.reasoning_tokens)
         if r.status != "error":
             latencies.append(r.latency_s)
+    records = [record for record in preflight if record]
+    probes = _summed(records) if records else None
+    if probes is not None:
+        if probes["prompt_tokens"] is not None:
+            prompt.append(probes["prompt_tokens"])
+        if probes["completion_tokens"] is not None:
+            completion.append(probes["completion_tokens"])
     prompt_tokens = sum(prompt) if prompt else None
     completion_tokens = sum(completion) if completion else None
     latencies.sort()
@@ -131,6 +176,7 @@ def usage_summary(
         "responses_with_usage": reported,
         "latency_s": latency,
         "cost": cost(prompt_tokens, completion_tokens, price_input=price_input, price_output=price_output),
+        "preflight": probes,
     }
 
 
@@ -165,6 +211,10 @@ def usage_rows(usage: Mapping[str, Any]) -> list[tuple[str, str]]:
         ("completion tokens", count(usage["completion_tokens"])),
         ("of which reasoning", count(usage["reasoning_tokens"])),
     ]
+    probes = usage.get("preflight")
+    if probes:
+        rows.insert(1, ("preflight probes (tokens in the totals)",
+                        f"{probes['probes']:,} ({probes['attempts']:,} attempts, {probes['bytes']:,} B)"))
     latency = usage.get("latency_s")
     if latency:
         rows.append(("latency p50 / p95 / max", f"{latency['p50']:.2f} / {latency['p95']:.2f} / {latency['max']:.2f} s"))

@@ -242,7 +242,8 @@ def summarize(
         "runs": runs_summary(records),
         **study,
         "usage": usage_summary([r for record in records for r in record_responses(record)],
-                               price_input=prices.get("price_input"), price_output=prices.get("price_output")),
+                               price_input=prices.get("price_input"), price_output=prices.get("price_output"),
+                               preflight=[(record.manifest or {}).get("preflight") for record in records]),
     }
     store = RunStore(suite_dir, writable=True)
     store.write_json(SUITE_FILE, document)
