@@ -27,152 +27,18 @@ from typing import Any
 
 from mmmu_eval.errors import MmmuEvalError
 from mmmu_eval.records import Item, Response
-from mmmu_eval.report.charts import ACCENT, NEUTRAL, Bar, Difference, bar_chart, difference_chart
 from mmmu_eval.report.html import IMAGE_BUDGET, asset, content_security_policy, data_url, script_json
 from mmmu_eval.report.html_sections import expert_section, usage_section
-from mmmu_eval.report.published import sources, table1_rows
 from mmmu_eval.suite.rundirs import RunRecord
-from mmmu_eval.suite.study import COLUMNS, published_cells, table1_position
+from mmmu_eval.suite.html_study import effect_section, num, table1_section
+from mmmu_eval.suite.study import COLUMNS
 
 __all__ = ["flip_rows", "render_suite_html"]
 
 log = logging.getLogger(__name__)
 
-_SETTING_NAMES = {"standard_4": "standard-4", "standard_10": "standard-10", "vision": "vision"}
-
-
 def _suite_asset(name: str) -> str:
     return resources.files("mmmu_eval.suite").joinpath("assets", name).read_text(encoding="utf-8")
-
-
-def _num(value: float | None, signed: bool = False) -> str:
-    if value is None:
-        return "–"
-    return f"{value:+.1f}" if signed else f"{value:.1f}"
-
-
-# -- Table 1 ----------------------------------------------------------------------------------
-
-def _model_row(summary: Mapping[str, Any]) -> str:
-    table1 = summary["table1"]
-    cells = []
-    for key in COLUMNS:
-        cell = table1.get(key)
-        signed = key.startswith("delta")
-        if cell is None:
-            reason = table1["reasons"].get(key, "")
-            cells.append(f'<td class="n" title="{escape(reason)}">–</td>')
-            continue
-        low, high = cell["ci95_percent"]
-        extra = f'<div class="src">{_num(low, signed)} – {_num(high, signed)}</div>'
-        if cell.get("mode"):
-            compared = len(cell.get("by_mode") or {}) > 1
-            extra += f'<div class="src">{escape(cell["mode"])} {"(chosen)" if compared else "only"}</div>'
-        if cell.get("expected_percent") is not None:
-            extra += f'<div class="src">expected {_num(cell["expected_percent"], signed)}</div>'
-        cells.append(f'<td class="n">{_num(cell["percent"], signed)}{extra}</td>')
-    return (f'<tr class="me"><td>▶ {escape(summary["model"])} <span class="src">(this suite)</span></td>'
-            f'{"".join(cells)}<td class="src">mmmu-eval</td></tr>')
-
-
-def _table1_section(summary: Mapping[str, Any]) -> str:
-    srcs = sources()
-    marker = {k: f"[{i + 1}]" for i, k in enumerate(srcs)}
-    published = table1_rows()
-    ours = summary["table1"].get("overall")
-    rows = []
-    for row in published:
-        cells = published_cells(row.scores)
-        rows.append(
-            f'<tr{" class=baseline" if row.baseline else ""}><td>{escape(row.model)}</td>'
-            + "".join(f'<td class="n">{_num(cells[k], k.startswith("delta"))}</td>' for k in COLUMNS)
-            + f'<td class="src">{escape(marker.get(row.source, row.source))}</td></tr>'
-        )
-    at = table1_position([(r.model, r.baseline, r.scores.get("overall")) for r in published],
-                         str(summary["model"]), ours["percent"] if ours else None)
-    rows.insert(at, _model_row(summary))
-    head = "".join(f'<th class="n">{escape(h)}</th>' for h in COLUMNS.values())
-    notes = "".join(
-        f'<li>{escape(marker[k])} <a href="{escape(s.url)}">{escape(s.title)}</a>. {escape(s.note)}</li>'
-        for k, s in srcs.items() if any(r.source == k for r in published)
-    )
-    reasons = summary["table1"]["reasons"]
-    missing = "".join(f"<li><b>{escape(COLUMNS[k])}</b>: {escape(v)}</li>" for k, v in reasons.items())
-    return (
-        '<section id="table1"><h2>Table 1 <span class="src">(MMMU-Pro paper, accuracy %)</span></h2>'
-        f'<div class="panel"><table class="t t1"><thead><tr><th>Model</th>{head}<th>Source</th></tr></thead>'
-        f'<tbody>{"".join(rows)}</tbody></table>'
-        f'<p class="src">This suite\'s row: {escape(_chosen_note(summary["table1"]))}; the 95% interval under each '
-        "figure; Δ1 = Standard 10 − Standard 4, Δ2 = Vision − Standard 10, "
-        "Δ3 = Overall − MMMU (Val), from unrounded values. Published Δs are differences of the printed figures.</p>"
-        + (f'<div class="warn">Cells without a figure:<ul>{missing}</ul></div>' if missing else "")
-        + f'<ol class="src" style="list-style:none;padding:0">{notes}</ol></div></section>'
-    )
-
-
-def _chosen_note(table1: Mapping[str, Any]) -> str:
-    """What each setting's figure was chosen from: the better of the prompts that ran, or the one that did."""
-    compared = {key: list((table1.get(key) or {}).get("by_mode") or {}) for key in _SETTING_NAMES}
-    compared = {k: v for k, v in compared.items() if v}
-    if not compared:
-        return "no setting has a figure"
-
-    def what(modes: list[str]) -> str:
-        names = [{"cot": "CoT"}.get(m, m) for m in modes]
-        if len(names) == 1:
-            return f"from its {names[0]} run, the only prompt run (nothing to choose between)"
-        return "the better of " + " and ".join(names) + " (the chosen prompt is named under each figure)"
-
-    if len({tuple(v) for v in compared.values()}) == 1:
-        return "each setting " + what(next(iter(compared.values())))
-    return "; ".join(f"{COLUMNS[k]} {what(v)}" for k, v in compared.items())
-
-
-# -- effects ----------------------------------------------------------------------------------
-
-def _effect_section(anchor: str, title: str, effects: Mapping[str, Any], mode: str, what: str,
-                    table1: Mapping[str, Any]) -> str:
-    """The two prompts' accuracies per setting, the one Table 1 took highlighted, then the paired difference."""
-    entries = {k: v for k, v in effects.items() if k != "reasons" and v is not None}
-    reasons = effects.get("reasons") or {}
-    if not entries:
-        why = "; ".join(f"{_SETTING_NAMES[k]}: {v}" for k, v in reasons.items()) or "no runs"
-        return f'<section id="{anchor}"><h2>{escape(title)}</h2><p class="src">{escape(why)}</p></section>'
-    bars: list[Bar] = []
-    diffs: list[Difference] = []
-    body = []
-    for key, e in entries.items():
-        setting = _SETTING_NAMES[key]
-        chosen = (table1.get(key) or {}).get("mode")
-        for shown in ("direct", mode):
-            picked = shown == chosen
-            bars.append(Bar(f"{setting} · {shown}", e[shown]["value"], None, ACCENT if picked else NEUTRAL,
-                            f"n={e['shared']}" + ("  chosen for Table 1" if picked else ""), strong=picked))
-        d = e["difference"]
-        diffs.append(Difference(f"{setting}: {mode} − direct", d["value"], tuple(d["ci95"]), f"p = {e['mcnemar_p']:.3g}"))
-        low, high = d["ci95_percent"]
-        body.append(
-            f"<tr><td>{escape(setting)}</td><td class=n>{_num(e['direct']['percent'])}</td>"
-            f"<td class=n>{_num(e[mode]['percent'])}</td><td class=n>{_num(d['percent'], True)}</td>"
-            f"<td class=n>{_num(low, True)} – {_num(high, True)}</td><td class=n>{e['mcnemar_p']:.3g}</td>"
-            f"<td class=n>{e[f'{mode}_only_right']}</td><td class=n>{e['direct_only_right']}</td>"
-            f"<td class=n>{e['shared']}</td></tr>"
-            + (f'<tr><td colspan="9" class="src">{escape(e["note"])}</td></tr>' if e.get("note") else "")
-        )
-    head = "".join(f"<th class=n>{h}</th>" for h in ("direct %", f"{mode} %", f"{mode} − direct", "95% CI (paired)",
-                                                      "McNemar p", f"only {mode} right", "only direct right", "items"))
-    skipped = "".join(f"<li>{escape(_SETTING_NAMES[k])}: {escape(v)}</li>" for k, v in reasons.items())
-    return (
-        f'<section id="{anchor}"><h2>{escape(title)}</h2><div class="panel">'
-        f'{bar_chart(bars, title=f"{title}: accuracy", label_width=200, row=20)}'
-        f'{difference_chart(diffs, title=f"{title}: paired difference", label_width=200)}</div>'
-        f'<div class="panel"><table class="t"><thead><tr><th>setting</th>{head}</tr></thead><tbody>{"".join(body)}'
-        f'</tbody></table><p class="src">{escape(what)} {escape(mode)} − direct: the difference in points on the '
-        "items both runs scored, with the paired bootstrap interval (stratified by subject) and the exact McNemar test. The paper "
-        "shows the same comparison for its models; their per-model figures are not in this tool's published data, "
-        "so only this model is drawn.</p>"
-        + (f'<ul class="src">{skipped}</ul>' if skipped else "") + "</div></section>"
-    )
 
 
 # -- flips ------------------------------------------------------------------------------------
@@ -189,7 +55,7 @@ def _flips_section(flips: Mapping[str, Any]) -> str:
         a, b = entry["a"], entry["b"]
         body = "".join(
             f"<tr><td>{escape(d)}</td><td class=n>{c['count']}</td><td class=n>{c['shared']}</td>"
-            f"<td class=n>{_num(100 * c['count'] / c['shared'] if c['shared'] else None)}</td></tr>"
+            f"<td class=n>{num(100 * c['count'] / c['shared'] if c['shared'] else None)}</td></tr>"
             for d, c in entry["by_discipline"].items()
         )
         panels.append(
@@ -317,7 +183,7 @@ def _runs_section(summary: Mapping[str, Any], records: Sequence[RunRecord]) -> s
         status = "complete" if run["complete"] else (run["problem"] or "incomplete")
         body.append(
             f"<tr><td>{link}</td><td>{escape(str(run['setting'] or 'MMMU ' + str(run['split'])))}</td>"
-            f"<td>{escape(str(run['prompt']))}</td><td class=n>{_num(run['percent'])}</td><td class=n>{ci_text}</td>"
+            f"<td>{escape(str(run['prompt']))}</td><td class=n>{num(run['percent'])}</td><td class=n>{ci_text}</td>"
             f"<td class=n>{run['scored'] if run['scored'] is not None else '–'} / {run['items'] if run['items'] is not None else '–'}</td>"
             f"<td>{escape(status)}</td></tr>"
         )
@@ -347,8 +213,8 @@ def _hero(summary: Mapping[str, Any]) -> str:
     overall = summary["table1"].get("overall")
     if overall is not None:
         low, high = overall["ci95_percent"]
-        headline = (f'<span class="big" id="headline">{_num(overall["percent"])}%</span>'
-                    f'<span class="ci">MMMU-Pro overall · 95% CI {_num(low)} – {_num(high)}</span>')
+        headline = (f'<span class="big" id="headline">{num(overall["percent"])}%</span>'
+                    f'<span class="ci">MMMU-Pro overall · 95% CI {num(low)} – {num(high)}</span>')
     else:
         headline = ('<span class="big" id="headline">–</span><span class="ci">MMMU-Pro overall: '
                     f'{escape(summary["table1"]["reasons"].get("overall", ""))}</span>')
@@ -392,11 +258,11 @@ def render_suite_html(summary: Mapping[str, Any], records: Sequence[RunRecord], 
         '<a href="#cot">CoT</a><a href="#ocr">OCR</a><a href="#flips">Flips</a><a href="#runs">Runs</a>'
         '<a href="#usage">Cost</a><a href="#items-section">Items</a></div></nav><main>'
         + _hero(summary)
-        + _table1_section(summary)
-        + _effect_section("cot", "CoT effect (section 3.4)", summary["cot_effect"], "cot",
+        + table1_section(summary)
+        + effect_section("cot", "CoT effect (section 3.4)", summary["cot_effect"], "cot",
                           "Chain-of-thought against the direct prompt, per setting; the highlighted bar is the "
                           "prompt Table 1 took.", summary["table1"])
-        + _effect_section("ocr", "OCR effect (section 3.3)", summary["ocr_effect"], "ocr",
+        + effect_section("ocr", "OCR effect (section 3.3)", summary["ocr_effect"], "ocr",
                           "Vision with the OCR prompt (not in the official code) against the direct prompt; a "
                           "highlighted bar is the prompt Table 1 took (it takes the better of direct and CoT only).",
                           summary["table1"])
