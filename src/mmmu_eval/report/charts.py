@@ -46,6 +46,11 @@ class Bar:
     """A group heading row with no bar."""
 
 
+def ci_note(ci: tuple[float, float] | list[float]) -> str:
+    """A bar's interval note with its numbers, ``95% CI 2.5–17.5`` (fractions in, points out)."""
+    return f"95% CI {100 * ci[0]:.1f}–{100 * ci[1]:.1f}"
+
+
 def _f(x: float) -> str:
     return f"{x:.1f}"
 

@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING
 
 from mmmu_eval.errors import DataError
 from mmmu_eval.records import ImageRef, Item, Response, sniff_media_type
-from mmmu_eval.report.charts import ACCENT, DISCIPLINE_COLORS, NEUTRAL, Bar, bar_chart
+from mmmu_eval.report.charts import ACCENT, DISCIPLINE_COLORS, NEUTRAL, Bar, bar_chart, ci_note
 from mmmu_eval.report.html_harness import annotate_rows, harness_html
 from mmmu_eval.report.html_sections import expert_section, mark_loose_images, usage_section
 from mmmu_eval.report.published import published_for, score_key, sources
@@ -298,7 +298,8 @@ def _published_section(results: Results) -> str:
     marker = {k: f"[{i + 1}]" for i, k in enumerate(srcs)}
     model = results["run"]["model"] or "this run"
     overall = results["overall"]
-    run_bar = Bar(f"▶ {model} (this run)", overall["accuracy"], tuple(overall["ci95"]), ACCENT, "95% CI", strong=True)
+    run_bar = Bar(f"▶ {model} (this run)", overall["accuracy"], tuple(overall["ci95"]), ACCENT, ci_note(overall["ci95"]),
+                  strong=True)
     bars = [
         Bar(p.model, p.percent / 100, None, "#cfd8dc" if p.baseline else NEUTRAL, marker[p.source])
         for p in published
