@@ -35,7 +35,12 @@ def test_each_tier_value_is_printed_once_and_the_runs_interval_has_its_numbers(s
         assert not re.search(r"95% CI</text>", chart)
 
 
-def test_the_image_type_breakdown_spans_its_row(scoring, items, manifest, responses):
-    _, page = _page(scoring, items, manifest, responses)
+def test_a_crowded_breakdown_spans_its_row_and_a_short_one_keeps_its_card(scoring, items, manifest, responses):
+    results, page = _page(scoring, items, manifest, responses)
+    cards = re.findall(r'<div class="panel( wide)?"><h3>([^<]+)</h3>', _section(page, "breakdowns"))
+    assert ("", "Image type") in cards and ("", "Question type") in cards
+    row = next(iter(results["by_img_type"].values()))
+    many = {f"['Kind {i}', 'Plots and Charts']": row for i in range(3)}
+    _, page = _page(scoring, items, manifest, responses, by_img_type=many)
     cards = re.findall(r'<div class="panel( wide)?"><h3>([^<]+)</h3>', _section(page, "breakdowns"))
     assert (" wide", "Image type") in cards and ("", "Question type") in cards

@@ -260,6 +260,11 @@ def _table(title: str, rows: Mapping[str, Row], *, wide: bool = False) -> str:
     )
 
 
+def _crowded(rows: Mapping[str, Row]) -> bool:
+    """Too many rows or too long a name for a quarter-width card (MMMU's combined image types)."""
+    return len(rows) > 12 or any(len(key) > 24 for key in rows)
+
+
 def _discipline_chart(results: Results) -> str:
     bars = [
         Bar(d, r["accuracy"], tuple(r["ci95"]), DISCIPLINE_COLORS.get(d, NEUTRAL), f"n={r['n']}")
@@ -476,7 +481,7 @@ def _page_start(results: Results, rows: list[dict], manifest: Mapping, script: s
     run = results["run"]
     title = f"{run['model'] or 'run'} · {results['benchmark']} {results['setting'] or results['split']}"
     breakdowns = "".join(
-        _table(t, results[k], wide=k == "by_img_type")  # type: ignore[literal-required]
+        _table(t, results[k], wide=_crowded(results[k]))  # type: ignore[literal-required]
         for t, k in (
             ("Question type", "by_question_type"),
             ("Option count", "by_option_count"),
