@@ -128,3 +128,20 @@ def test_dry_run_json_prints_the_plan(snapshot, tmp_path, capsys):
 def test_json_without_dry_run_is_refused(capsys):
     assert main(["run", "--model", "random", "--data", "sample", "--json"]) == 2
     assert "--json applies to --dry-run only" in capsys.readouterr().err
+
+
+def test_the_dry_run_folds_its_lines_to_the_terminal_and_keeps_every_figure(tmp_path, capsys, monkeypatch):
+    from fakes.widths import figures
+
+    printed = {}
+    for width in (80, 200):
+        monkeypatch.setenv("COLUMNS", str(width))
+        assert main(["run", "--benchmark", "mmmu-pro", "--setting", "vision", "--data", "sample", "--model",
+                     "openai:m", "--base-url", "http://127.0.0.1:9/v1", "--price-input", "2.5", "--dry-run",
+                     "--out", str(tmp_path / "r")]) == 0
+        printed[width] = capsys.readouterr().out
+    narrow = printed[80].splitlines()
+    assert all(len(line) <= 80 or " " not in line.strip() for line in narrow), [l for l in narrow if len(l) > 80]
+    assert any(line.startswith(" " * 13) for line in narrow)  # a folded line continues under its value
+    assert figures(printed[80]) == figures(printed[200])
+    assert " ".join(printed[80].split()) == " ".join(printed[200].split())

@@ -32,7 +32,7 @@ from mmmu_eval.records import ImagePart, ImageRef, Request, TextPart
 from mmmu_eval.report.usage import PER
 from mmmu_eval.store.rundir import MANIFEST, RunStore
 
-__all__ = ["CHARS_PER_TOKEN", "IMAGE_TOKEN_NOTE", "TOKEN_RULE", "RunPlan", "check_run_dir", "plan_run"]
+__all__ = ["CHARS_PER_TOKEN", "IMAGE_TOKEN_NOTE", "TOKEN_RULE", "RunPlan", "check_run_dir", "plan_run", "wrap_line"]
 
 #: The backend that sends JSON bodies over HTTP, whose bytes the plan counts as sent.
 OPENAI_PREFIX = "openai:"
@@ -133,6 +133,12 @@ class RunPlan:
         out["token_rule"] = f"{TOKEN_RULE}; {IMAGE_TOKEN_NOTE}"
         return out
 
+    def text(self, width: int | None = None) -> str:
+        """``lines()`` for a terminal ``width`` wide: each wraps under its value, no word or path split."""
+        if width is None:
+            return "\n".join(self.lines())
+        return "\n".join(wrap_line(line, width) for line in self.lines())
+
     def lines(self) -> list[str]:
         """The plan as plain lines, for the terminal."""
         where = self.setting or self.split
@@ -175,6 +181,14 @@ class RunPlan:
         if self.refusal:
             out.append(f"REFUSED      the run would stop before its first request: {self.refusal}")
         return out
+
+
+def wrap_line(line: str, width: int, indent: int = 13) -> str:
+    """One ``name  value`` line of a plan folded at ``width``, continuing under the value."""
+    import textwrap
+
+    return textwrap.fill(line, width=max(width, indent + 20), subsequent_indent=" " * indent,
+                         break_long_words=False, break_on_hyphens=False)
 
 
 def plan_run(config: RunConfig) -> RunPlan:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import shutil
 import typing
 from dataclasses import fields
 from pathlib import Path
@@ -122,7 +123,7 @@ def dry_run(overrides: dict[str, Any], *, as_json: bool) -> int:
     if as_json:
         print(json.dumps(plan.to_json(), indent=2))
     else:
-        print("\n".join(plan.lines()))
+        print(plan.text(shutil.get_terminal_size().columns))
     return 1 if plan.refusal else 0
 
 

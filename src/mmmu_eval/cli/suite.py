@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import shutil
 from pathlib import Path
 
 from rich.console import Console
@@ -100,6 +101,7 @@ def main(args: argparse.Namespace) -> int:
 
 def dry_run(overrides: dict, *, as_json: bool) -> int:
     """Print each run's plan and the suite's totals; 0, or 1 when a run would be refused."""
+    from mmmu_eval.plan import wrap_line
     from mmmu_eval.suite.plan import plan_suite, plan_totals
 
     plans = plan_suite(**overrides)
@@ -107,18 +109,19 @@ def dry_run(overrides: dict, *, as_json: bool) -> int:
     if as_json:
         print(json.dumps({"runs": [p.to_json() for p in plans], "totals": totals}, indent=2))
     else:
+        width = shutil.get_terminal_size().columns
         for plan in plans:
-            print("\n".join(plan.lines()) + "\n")
+            print(plan.text(width) + "\n")
         usd = totals["estimated_input_usd"]
         sent = totals["sent_bytes"]
         size = (f"{sent / 1e6:.2f} MB sent ({sent:,} B: requests and {totals['preflight_probes']} preflight probe(s) "
                 f"as JSON, images in base64; raw {totals['request_bytes'] / 1e6:.2f} MB)"
                 if sent is not None else f"{totals['request_bytes'] / 1e6:.2f} MB")
-        print(f"suite: {totals['runs']} runs, {totals['requests']} requests ({totals['already_answered']} items already "
+        print(wrap_line(f"suite: {totals['runs']} runs, {totals['requests']} requests ({totals['already_answered']} items already "
               f"answered), {totals['images']} images, {size}, about "
               f"{totals['estimated_prompt_tokens']:,} prompt tokens of text"
               + (f", at least ${usd:.4f} for the prompt text" if usd is not None else "")
-              + (f"; {len(totals['refused'])} run(s) would be refused" if totals["refused"] else ""))
+              + (f"; {len(totals['refused'])} run(s) would be refused" if totals["refused"] else ""), width, indent=7))
     return 1 if totals["refused"] else 0
 
 
