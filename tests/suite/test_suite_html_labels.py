@@ -1,4 +1,4 @@
-"""The suite page's labels say what was compared: the chosen prompt, the intervals, the footnote.
+"""The suite page's (and terminal's) labels say what was compared: the chosen prompt, the intervals, the footnote.
 
 A suite that ran only the direct prompt must not claim "the better of direct and CoT"; one that
 ran both marks the prompt Table 1 took as chosen, in its cell and in the CoT chart (highlighted,
@@ -28,11 +28,17 @@ def both(tmp_path_factory):
 
 
 def test_a_direct_only_suite_says_its_figures_come_from_the_direct_run(tmp_path):
-    _, page = _page(tmp_path, "direct", prompts="direct")
+    summary, page = _page(tmp_path, "direct", prompts="direct")
     note = re.search(r"This suite's row: (.*?)</p>", page).group(1)
     assert note.startswith("each setting from its direct run, the only prompt run (nothing to choose between)")
     assert "better of" not in note
     assert "direct only" in page and "(chosen)" not in page
+    from fakes.widths import render
+    from mmmu_eval.suite.terminal import print_suite
+
+    text = " ".join(render(lambda console: print_suite(summary, console), 200).split())
+    assert "This model's row: each setting from its direct run, the only prompt run" in text
+    assert "prompt chosen" not in text
 
 
 def test_the_chosen_prompt_is_marked_chosen_in_table1_and_only_its_bar_is_highlighted(both):
@@ -48,6 +54,11 @@ def test_the_chosen_prompt_is_marked_chosen_in_table1_and_only_its_bar_is_highli
         assert re.search(rf'font-weight="600" xml:space="preserve">{setting} · {chosen}</text>', cot)
         assert not re.search(rf'font-weight="600" xml:space="preserve">{setting} · {other}</text>', cot)
     assert cot.count("chosen for Table 1") == 3
+    from fakes.widths import render
+    from mmmu_eval.suite.terminal import print_suite
+
+    text = " ".join(render(lambda console: print_suite(summary, console), 200).split())
+    assert "This model's row: each setting the better of direct and CoT" in text and "prompt chosen" in text
 
 
 def test_expert_bars_print_each_value_once_and_the_interval_with_its_numbers(both):

@@ -12,7 +12,7 @@ from typing import Any
 
 from mmmu_eval.report.charts import ACCENT, NEUTRAL, Bar, Difference, bar_chart, difference_chart
 from mmmu_eval.report.published import sources, table1_rows
-from mmmu_eval.suite.study import COLUMNS, published_cells, table1_position
+from mmmu_eval.suite.study import COLUMNS, chosen_note, published_cells, table1_position
 
 __all__ = ["SETTING_NAMES", "effect_section", "num", "table1_section"]
 
@@ -76,30 +76,12 @@ def table1_section(summary: Mapping[str, Any]) -> str:
         '<section id="table1"><h2>Table 1 <span class="src">(MMMU-Pro paper, accuracy %)</span></h2>'
         f'<div class="panel"><table class="t t1"><thead><tr><th>Model</th>{head}<th>Source</th></tr></thead>'
         f'<tbody>{"".join(rows)}</tbody></table>'
-        f'<p class="src">This suite\'s row: {escape(_chosen_note(summary["table1"]))}; the 95% interval under each '
+        f'<p class="src">This suite\'s row: {escape(chosen_note(summary["table1"]))}; the 95% interval under each '
         "figure; Δ1 = Standard 10 − Standard 4, Δ2 = Vision − Standard 10, "
         "Δ3 = Overall − MMMU (Val), from unrounded values. Published Δs are differences of the printed figures.</p>"
         + (f'<div class="warn">Cells without a figure:<ul>{missing}</ul></div>' if missing else "")
         + f'<ol class="src" style="list-style:none;padding:0">{notes}</ol></div></section>'
     )
-
-
-def _chosen_note(table1: Mapping[str, Any]) -> str:
-    """What each setting's figure was chosen from: the better of the prompts that ran, or the one that did."""
-    compared = {key: list((table1.get(key) or {}).get("by_mode") or {}) for key in SETTING_NAMES}
-    compared = {k: v for k, v in compared.items() if v}
-    if not compared:
-        return "no setting has a figure"
-
-    def what(modes: list[str]) -> str:
-        names = [{"cot": "CoT"}.get(m, m) for m in modes]
-        if len(names) == 1:
-            return f"from its {names[0]} run, the only prompt run (nothing to choose between)"
-        return "the better of " + " and ".join(names) + " (the chosen prompt is named under each figure)"
-
-    if len({tuple(v) for v in compared.values()}) == 1:
-        return "each setting " + what(next(iter(compared.values())))
-    return "; ".join(f"{COLUMNS[k]} {what(v)}" for k, v in compared.items())
 
 
 # -- effects ----------------------------------------------------------------------------------

@@ -42,7 +42,7 @@ from mmmu_eval.score.headline import pro_headline
 from mmmu_eval.suite.plan import PROMPTS, SETTINGS
 from mmmu_eval.suite.rundirs import RunRecord
 
-__all__ = ["COLUMNS", "build_study", "percent", "published_cells", "runs_summary"]
+__all__ = ["COLUMNS", "build_study", "chosen_note", "percent", "published_cells", "runs_summary"]
 
 #: Table 1's columns in the paper's order: suite.json key -> printed heading.
 COLUMNS: dict[str, str] = {
@@ -322,6 +322,24 @@ def runs_summary(records: Sequence[RunRecord]) -> dict[str, dict[str, Any]]:
             "protocol_fingerprint": r.results["run"]["protocol_fingerprint"] if r.results else None,
         }
     return out
+
+
+def chosen_note(table1: Mapping[str, Any]) -> str:
+    """What each setting's figure was chosen from: the better of the prompts that ran, or the one that did."""
+    compared = {key: list((table1.get(key) or {}).get("by_mode") or {}) for key in ("standard_4", "standard_10", "vision")}
+    compared = {k: v for k, v in compared.items() if v}
+    if not compared:
+        return "no setting has a figure"
+
+    def what(modes: list[str]) -> str:
+        names = [{"cot": "CoT"}.get(m, m) for m in modes]
+        if len(names) == 1:
+            return f"from its {names[0]} run, the only prompt run (nothing to choose between)"
+        return "the better of " + " and ".join(names) + " (the chosen prompt is named under each figure)"
+
+    if len({tuple(v) for v in compared.values()}) == 1:
+        return "each setting " + what(next(iter(compared.values())))
+    return "; ".join(f"{COLUMNS[k]} {what(v)}" for k, v in compared.items())
 
 
 def published_cells(scores: Mapping[str, float]) -> dict[str, float | None]:

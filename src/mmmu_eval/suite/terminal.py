@@ -18,7 +18,7 @@ from rich.table import Table
 from mmmu_eval.report.fit import print_fitted
 from mmmu_eval.report.published import sources, table1_rows
 from mmmu_eval.report.terminal import usage_table
-from mmmu_eval.suite.study import COLUMNS, published_cells, table1_position
+from mmmu_eval.suite.study import COLUMNS, chosen_note, published_cells, table1_position
 
 __all__ = ["print_suite"]
 
@@ -56,7 +56,9 @@ def _table1(summary: Mapping[str, Any], width: int = 200) -> Table:
     lines = [(mine, "bold magenta")]
     lines.append((["  95% CI from", *(_num(c["ci95_percent"][0], k) if (c := table1.get(k)) else "" for k in COLUMNS)], "magenta"))
     lines.append((["  95% CI to", *(_num(c["ci95_percent"][1], k) if (c := table1.get(k)) else "" for k in COLUMNS)], "magenta"))
-    lines.append((["  prompt", *(str(c.get("mode") or "") if (c := table1.get(k)) else "" for k in COLUMNS)], "magenta"))
+    chose = any(len((table1.get(k) or {}).get("by_mode") or {}) > 1 for k in COLUMNS)
+    lines.append((["  prompt chosen" if chose else "  prompt", *(str(c.get("mode") or "") if (c := table1.get(k)) else ""
+                                                                for k in COLUMNS)], "magenta"))
     if any((table1.get(k) or {}).get("expected_percent") is not None for k in COLUMNS):
         lines.append((["  expected (Random)", *(_num(c.get("expected_percent"), k) if (c := table1.get(k)) else ""
                                                 for k in COLUMNS)], "magenta"))
@@ -144,6 +146,7 @@ def print_suite(summary: Mapping[str, Any], console: Console) -> None:
     else:
         console.print(f"[bold]MMMU-Pro study · {model}: no overall[/bold] ({escape(table1['reasons'].get('overall', ''))})")
     print_fitted(console, _table1(summary, console.width))
+    console.print(f"This model's row: {escape(chosen_note(table1))}; the 95% interval on the lines under it.", style="dim")
     for key, reason in table1["reasons"].items():
         console.print(f"[yellow]{escape(COLUMNS[key])}: {escape(reason)}[/yellow]")
     if table1.get("mmmu_val"):
