@@ -1,7 +1,8 @@
 """Every page the project writes, in headless Chromium at 1024 and 1400 px: nothing sticks out.
 
-The pages: a run's report.html (an MMMU validation run of the sample, and the same run with
-many image types, whose breakdown once spilled past its card), the suite's report.html, harden's
+The pages: a run's report.html (an MMMU validation run of the sample, the same run with many
+image types, whose breakdown once spilled past its card, and a rescored harness output with its
+"Beside the harness" section), the suite's report.html, harden's
 report.html and its review.html. For each width every visible element's content must fit its
 box (``scrollWidth`` against ``clientWidth``: nothing wider than its container, no text
 clipped), and the page must raise no script error or console error. A full-page screenshot of
@@ -10,6 +11,8 @@ for a person to look at after ``make test``.
 """
 
 from __future__ import annotations
+
+import json
 
 import pytest
 
@@ -54,6 +57,11 @@ def pages(tmp_path_factory):
     many = root / "many-img-types.html"
     many.write_text(render_html(results, loaded.items, loaded.responses, loaded.scoring, loaded.manifest,
                                 prompts=prompts_for(loaded.items, loaded.manifest)), encoding="utf-8")
+    answers = root / "answers.jsonl"  # another harness's output, rescored: the report gains "Beside the harness"
+    answers.write_text("".join(json.dumps({"id": it.id, "response": "The answer is (A).", "correct": i % 2 == 0})
+                               + "\n" for i, it in enumerate(loaded.items)), encoding="utf-8")
+    assert main(["rescore", str(answers), "--benchmark", "mmmu", "--split", "validation", "--data", "sample",
+                 "--out", str(root / "rescored")]) == 0
     suite = root / "suite"
     evaluate_suite(model="random", data="sample", out=str(suite), ocr=True, display=quiet(), bootstrap=100)
     assert main(["harden", "filter", "--data", "sample", "--out", str(root / "filtered"), "--models",
@@ -69,6 +77,7 @@ def pages(tmp_path_factory):
     return [
         ("run-report", run / "report.html", "#items article.item"),
         ("run-report-many-img-types", many, "#items article.item"),
+        ("rescored-run-report", root / "rescored" / "report.html", "#items article.item"),
         ("suite-report", suite / "report.html", "#items .pair, #items article"),
         ("harden-report", root / "filtered" / "report.html", "body"),
         ("harden-review", root / "hard" / "review.html", "section.card"),
@@ -82,8 +91,8 @@ def browser():
 
 
 @pytest.mark.parametrize("width", WIDTHS)
-@pytest.mark.parametrize("name", ["run-report", "run-report-many-img-types", "suite-report", "harden-report",
-                                  "harden-review"])
+@pytest.mark.parametrize("name", ["run-report", "run-report-many-img-types", "rescored-run-report", "suite-report",
+                                  "harden-report", "harden-review"])
 def test_page_fits_its_window_without_errors(pages, browser, name, width):
     _, path, ready = next(p for p in pages if p[0] == name)
     layout = check_page(browser, path, name, width, ready=ready)
