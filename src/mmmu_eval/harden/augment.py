@@ -36,7 +36,7 @@ from mmmu_eval.harden.review import apply_decisions, read_decisions, write_revie
 from mmmu_eval.harden.shuffle import POLICIES, arrange, shuffle_rng
 from mmmu_eval.harden.source import Source, content_digest, read_source
 from mmmu_eval.harden.trials import Model, TrialSettings, parse_models, run_trials
-from mmmu_eval.harden.writer import copy_config, standard_row, write_config
+from mmmu_eval.harden.writer import Beside, copy_config, standard_row, write_config
 from mmmu_eval.progress import Display
 from mmmu_eval.prompt.distractors import DISTRACTOR_TEMPLATE, template_fingerprint
 from mmmu_eval.prompt.layout import TOKEN
@@ -155,18 +155,28 @@ async def _apply(source: Source, out: str | Path, decisions_file: Path, check_mo
         copy_config(source.path, out, "standard-4")
     decisions = read_decisions(decisions_file)
     review_problems, dropped = apply_decisions(record, source.items, decisions, lambda item, distractors: _arrangement(item, distractors, record))
-    if dropped:
-        kept = [it for it in source.items if it.id not in dropped]
-        written4 = write_config(out, "standard-4", kept, standard_row, step="review")
-        record.data["configs"]["standard (4 options)"] = config_entry(written4.ids, content_digest(kept), step="review")
-        source = Source(tuple(kept), source.problems, source.kind, source.data, source.path, source.revision, source.setting, record)
-    record.set_left_out("review", review_problems)
-    return await _finish(out, record, source, [*source.problems, *review_problems], "complete", check_models, check_trials, display)
+    # In place, the 4-option file is both read (every item's images point at its rows) and
+    # rewritten without the dropped rows: the new files wait beside the old ones until the
+    # 10-option config and the review page have read their last image (``_finish``).
+    with Beside() as beside:
+        if dropped:
+            kept = [it for it in source.items if it.id not in dropped]
+            written4 = write_config(out, "standard-4", kept, standard_row, step="review", beside=beside)
+            record.data["configs"]["standard (4 options)"] = config_entry(written4.ids, content_digest(kept), step="review")
+            source = Source(tuple(kept), source.problems, source.kind, source.data, source.path, source.revision, source.setting, record)
+        record.set_left_out("review", review_problems)
+        return await _finish(out, record, source, [*source.problems, *review_problems], "complete", check_models, check_trials,
+                             display, beside=beside)
 
 
 async def _finish(out: Path, record: Record, source: Source, problems: list[Problem], status: str,
-                  check_models, check_trials, display) -> StepResult:
-    """Write the 10-option config, the review files, the check, the record and the report."""
+                  check_models, check_trials, display, beside: Beside | None = None) -> StepResult:
+    """Write the 10-option config, the review files, the check, the record and the report.
+
+    The configs and review files are written beside the old ones (with any ``beside`` already
+    holds) and put in place together once ``source``'s images are all read.
+    """
+    beside = beside or Beside()
     section = record.step("augment") or {}
     entries = {it.id: record.item(it.id).get("augment") or {} for it in source.items}
     ten = [it for it in source.items if entries[it.id].get("status") in IN_TEN and (entries[it.id].get("review") or {}).get("state") != "dropped"]
@@ -178,10 +188,12 @@ async def _finish(out: Path, record: Record, source: Source, problems: list[Prob
         section["status"] = "incomplete"
         record.save(out)
         return StepResult(out, record, "augment", "incomplete", tuple(problems + step_problems), tuple(messages))
-    written = write_config(out, "standard-10", ten, lambda it: standard_row(it, entries[it.id]["options"], entries[it.id]["answer"]), step="augment")
+    written = write_config(out, "standard-10", ten, lambda it: standard_row(it, entries[it.id]["options"], entries[it.id]["answer"]),
+                           step="augment", beside=beside)
     digest = json_digest([[i, entries[i]["options"], entries[i]["answer"]] for i in written.ids])
+    review = write_review(out, record, source.items, beside=beside)
+    beside.replace_all()  # source's images are not read after this line
     settle_later_steps(out, record, "augment", digest)
-    review = write_review(out, record, source.items)
     states = [(e.get("review") or {}).get("state", "unreviewed") for e in entries.values() if e.get("status") in IN_TEN]
     unreviewed = states.count("unreviewed")
     section.update(

@@ -29,6 +29,7 @@ from mmmu_eval.errors import ConfigError, DataError
 from mmmu_eval.harden.distractors import check_options
 from mmmu_eval.harden.problems import Problem
 from mmmu_eval.harden.record import Record, json_digest
+from mmmu_eval.harden.writer import Beside
 from mmmu_eval.records import Item, sniff_media_type
 from mmmu_eval.report.html import script_json
 
@@ -41,15 +42,20 @@ IMAGE_BUDGET = 64 * 1024 * 1024
 _SHOWABLE = {"image/png", "image/jpeg", "image/gif", "image/webp"}
 
 
-def write_review(out: Path, record: Record, items: Sequence[Item], *, image_budget: int = IMAGE_BUDGET) -> dict[str, Any]:
+def write_review(out: Path, record: Record, items: Sequence[Item], *, image_budget: int = IMAGE_BUDGET,
+                 beside: Beside | None = None) -> dict[str, Any]:
     """Write review.jsonl and review.html for the items that have an augment entry.
+
+    With ``beside`` they replace the old ones at ``beside.replace_all()``, else at once.
 
     Returns ``{"state": "unreviewed" | "reviewed" | "partly reviewed (N unreviewed)", "items": N}``.
     """
     rows = [_row(item, record.item(item.id)["augment"]) for item in items if (record.item(item.id).get("augment") or {}).get("options")]
-    (out / "review.jsonl").write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
-    images = _images(items, {r["id"] for r in rows}, image_budget)
-    (out / "review.html").write_text(_page(rows, images, json_digest(rows)), encoding="utf-8")
+    with Beside() as own:
+        files = beside or own
+        files.text(out / "review.jsonl", "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows))
+        images = _images(items, {r["id"] for r in rows}, image_budget)
+        files.text(out / "review.html", _page(rows, images, json_digest(rows)))
     undecided = sum(1 for r in rows if r["review"]["state"] == "unreviewed")
     state = "unreviewed" if undecided == len(rows) else "reviewed" if undecided == 0 else f"partly reviewed ({undecided} unreviewed)"
     return {"state": state, "items": len(rows)}
