@@ -151,7 +151,7 @@ def main(args: argparse.Namespace) -> int:
         err.print(f"[yellow]{escape(message)}[/yellow]", soft_wrap=True)
     shown = [p for p in result.problems if p.bad][:10]
     for problem in shown:
-        err.print(f"[red]left out[/red] {escape(str(problem))}", soft_wrap=True)
+        err.print(f"[red]{problem.label}[/red] {escape(str(problem))}", soft_wrap=True)
     if len([p for p in result.problems if p.bad]) > len(shown):
         err.print(f"... and more: every one is in {escape(str(result.out / 'harden.json'))} (left_out)", soft_wrap=True)
     return result.exit_status

@@ -165,12 +165,35 @@ async def _apply(source: Source, out: str | Path, decisions_file: Path, check_mo
             record.data["configs"]["standard (4 options)"] = config_entry(written4.ids, content_digest(kept), step="review")
             source = Source(tuple(kept), source.problems, source.kind, source.data, source.path, source.revision, source.setting, record)
         record.set_left_out("review", review_problems)
+        told = _what_the_review_did(decisions, review_problems, decisions_file)
         return await _finish(out, record, source, [*source.problems, *review_problems], "complete", check_models, check_trials,
-                             display, beside=beside)
+                             display, beside=beside, told=told)
+
+
+def _what_the_review_did(decisions: dict[str, dict[str, Any]], refused: Sequence[Problem], file: Path) -> list[str]:
+    """One line per kind of outcome, naming the questions each happened to."""
+    not_applied = {p.where for p in refused}
+    by_action: dict[str, list[str]] = {"accept": [], "edit": [], "drop": []}
+    for item_id, decision in decisions.items():
+        if item_id not in not_applied:
+            by_action[decision["action"]].append(item_id)
+    what = {
+        "accept": "accepted (kept as they are)",
+        "edit": "edited (their new options replaced, placed by the same seeded shuffle)",
+        "drop": "dropped (removed from both standard configs)",
+    }
+    lines = [f"review {file.name}: " + ", ".join(f"{len(ids)} {what[a]}" for a, ids in by_action.items())
+             + f", {len(not_applied)} refused (those questions stay as they were)"]
+    for action in ("edit", "drop"):
+        ids = by_action[action]
+        if ids:
+            shown = ", ".join(ids[:10]) + (f" and {len(ids) - 10} more (harden.json)" if len(ids) > 10 else "")
+            lines.append(f"{what[action].split(' (')[0]}: {shown}")
+    return lines
 
 
 async def _finish(out: Path, record: Record, source: Source, problems: list[Problem], status: str,
-                  check_models, check_trials, display, beside: Beside | None = None) -> StepResult:
+                  check_models, check_trials, display, beside: Beside | None = None, told: Sequence[str] = ()) -> StepResult:
     """Write the 10-option config, the review files, the check, the record and the report.
 
     The configs and review files are written beside the old ones (with any ``beside`` already
@@ -181,7 +204,7 @@ async def _finish(out: Path, record: Record, source: Source, problems: list[Prob
     entries = {it.id: record.item(it.id).get("augment") or {} for it in source.items}
     ten = [it for it in source.items if entries[it.id].get("status") in IN_TEN and (entries[it.id].get("review") or {}).get("state") != "dropped"]
     step_problems = [_problem(i, e) for i, e in entries.items() if e.get("status") in ("unusable", "error")]
-    messages: list[str] = []
+    messages: list[str] = list(told)
     if status == "incomplete":
         unasked = sum(1 for e in entries.values() if e.get("status") == "unasked")
         messages.append(f"{unasked} question(s) were not asked (the model stopped answering); run the same command again to continue")
@@ -212,12 +235,27 @@ async def _finish(out: Path, record: Record, source: Source, problems: list[Prob
     check = await _check(out, record, digest, check_models, check_trials, display)
     if check is not None:
         section["check"] = check
+    elif section.get("check"):
+        stale = _stale(section["check"], digest)
+        if stale:
+            section["check"]["stale"] = stale
+            messages.append(f"the text-only check is stale: {stale}")
+        else:
+            section["check"].pop("stale", None)
     record.save(out)
     write_report(out, record)
     if unreviewed:
         messages.append(f"{unreviewed} question(s) are unreviewed: open {out / 'review.html'}, decide, download the decisions, "
                         f"then: mmmu-eval harden augment --data {out} --out {out} --apply DECISIONS.json")
     return StepResult(out, record, "augment", "complete", tuple(problems + step_problems + list(written.problems)), tuple(messages))
+
+
+def _stale(check: dict[str, Any], digest: str) -> str | None:
+    """Why a check kept from an earlier run does not measure the 10-option set now written, if it does not."""
+    if check.get("digest") == digest:
+        return None
+    return ("its accuracy was measured on the 10-option set before its latest change (a review, or another "
+            "augment run with the check off); run the same augment command without --no-check to measure this one")
 
 
 def _problem(item_id: str, entry: dict[str, Any]) -> Problem:
