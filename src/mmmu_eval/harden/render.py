@@ -128,7 +128,7 @@ async def harden_render_async(
                 except DataError as exc:
                     failures.append(Problem.from_error(exc, "render", "render", where=item.id))
                     return
-                _store(work, item, styles[item.id], png)
+                _store(work, item, styles[item.id], png, shots.redrawn.get(item.id, []))
                 done += 1
                 if done % 50 == 0:
                     console.print(f"rendered {done}/{len(todo)} · {done / (time.monotonic() - started):.1f} items/s")
@@ -144,15 +144,22 @@ async def harden_render_async(
     failed_ids = {p.where for p in failures}
     rendered = [it for it in source.items if it.id not in failed_ids]
     written = write_config(out, "vision", rendered, lambda it: vision_row(it, _png_path(work, it).read_bytes(), it.options, str(it.answer), styles[it.id].to_json()), step="render")
+    redrawn = 0
     for item in rendered:
         png = _png_path(work, item).read_bytes()
         record.item(item.id).update(subject=item.subject)
-        record.item(item.id)["render"] = {**styles[item.id].to_json(), "sha256": hashlib.sha256(png).hexdigest(), "bytes": len(png)}
+        entry = {**styles[item.id].to_json(), "sha256": hashlib.sha256(png).hexdigest(), "bytes": len(png)}
+        faults = _meta(work, item).get("redrawn") or []
+        if faults:
+            entry["redrawn"] = faults  # what was wrong with each capture before the one kept
+            redrawn += 1
+        record.item(item.id)["render"] = entry
     digest = json_digest([[i, record.item(i)["render"]["sha256"]] for i in written.ids])
     settle_later_steps(out, record, "render", digest)
     section.update(
         status="complete", elapsed_s=round(elapsed, 3), items_per_s=round(rate, 2) if rate else None,
-        counts={"input": len(source.items), "rendered": len(written.ids), "failed": len(failures), "reused": len(source.items) - len(todo)},
+        counts={"input": len(source.items), "rendered": len(written.ids), "failed": len(failures), "reused": len(source.items) - len(todo),
+                "redrawn": redrawn},
     )
     record.data["configs"]["vision"] = config_entry(written.ids, digest, step="render")
     record.set_left_out("render", [*failures, *written.problems])
@@ -179,20 +186,29 @@ def _key(item: Item, style: Style) -> str:
     return json_digest([content_digest([item]), style.to_json()])
 
 
-def _cached(work: Path, item: Item, style: Style) -> bool:
-    meta = _png_path(work, item).with_suffix(".json")
+def _meta(work: Path, item: Item) -> dict[str, Any]:
+    """What a finished screenshot was made from, and any captures redrawn; {} when none is kept."""
     try:
-        return json.loads(meta.read_text()).get("key") == _key(item, style) and _png_path(work, item).exists()
+        meta = json.loads(_png_path(work, item).with_suffix(".json").read_text())
     except (OSError, ValueError):
-        return False
+        return {}
+    return meta if isinstance(meta, dict) else {}
 
 
-def _store(work: Path, item: Item, style: Style, png: bytes) -> None:
+def _cached(work: Path, item: Item, style: Style) -> bool:
+    return _meta(work, item).get("key") == _key(item, style) and _png_path(work, item).exists()
+
+
+def _store(work: Path, item: Item, style: Style, png: bytes, redrawn: Sequence[str]) -> None:
     path = _png_path(work, item)
+    meta = path.with_suffix(".json")
+    meta.unlink(missing_ok=True)  # a PNG without its metadata is never taken as finished
     tmp = path.with_suffix(".tmp")
     tmp.write_bytes(png)
     tmp.replace(path)
-    path.with_suffix(".json").write_text(json.dumps({"id": item.id, "key": _key(item, style)}))
+    tmp_meta = meta.with_suffix(".json.tmp")
+    tmp_meta.write_text(json.dumps({"id": item.id, "key": _key(item, style), "redrawn": list(redrawn)}))
+    tmp_meta.replace(meta)
 
 
 def harden_render(data: str | Path, out: str | Path, **options: Any) -> StepResult:
