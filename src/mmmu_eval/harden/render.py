@@ -26,7 +26,8 @@ from rich.console import Console
 from mmmu_eval.errors import ConfigError, DataError
 from mmmu_eval.harden.browser import Screenshotter
 from mmmu_eval.harden.outdir import StepResult, config_entry, open_out, settle_later_steps
-from mmmu_eval.harden.page import BACKGROUNDS, FONT_SIZES, PAGE_WIDTHS, Style, choose_style, installed_fonts, page_html
+from mmmu_eval.harden.page import BACKGROUNDS, FONT_SIZES, PAGE_WIDTHS, PHOTO_SHARE, Style, choose_style, installed_fonts, page_html
+from mmmu_eval.harden.photo import photograph
 from mmmu_eval.harden.problems import Problem
 from mmmu_eval.harden.record import json_digest, versions
 from mmmu_eval.harden.report import write_report
@@ -50,6 +51,7 @@ async def harden_render_async(
     font_sizes: tuple[int, int] = FONT_SIZES,
     page_widths: tuple[int, int] = PAGE_WIDTHS,
     backgrounds: Sequence[str] | None = None,
+    photo_share: float = PHOTO_SHARE,
     split: str | None = None,
     subjects: Sequence[str] | None = None,
     limit: int | None = None,
@@ -61,9 +63,10 @@ async def harden_render_async(
     Args:
         seed: draws each page's style (``page.choose_style``).
         workers: browser pages rendering side by side.
-        fonts: font families to draw from (default: every installed one of ``page.SERIF`` and ``page.SANS``).
+        fonts: font families to draw from (default: every installed one of ``page.SERIF``, ``SANS``, ``HANDWRITING``, ``MONO``).
         font_sizes, page_widths: inclusive pixel ranges.
         backgrounds: names from ``page.BACKGROUNDS`` (default all).
+        photo_share: the share of pages made photos of a screen (``photo.py``), 0 to 1.
 
     >>> result = harden_render("hard", "hard")
     """
@@ -77,6 +80,8 @@ async def harden_render_async(
     unknown = [b for b in chosen_backgrounds if b not in BACKGROUNDS]
     if unknown:
         raise ConfigError(f"--backgrounds: unknown {', '.join(unknown)} (known: {', '.join(BACKGROUNDS)})")
+    if not 0.0 <= photo_share <= 1.0:
+        raise ConfigError(f"--photo-share must be between 0 and 1, not {photo_share}")
     for name, (low, high) in (("--font-sizes", font_sizes), ("--page-widths", page_widths)):
         if not 1 <= low <= high:
             raise ConfigError(f"{name} must be LOW-HIGH with 1 <= LOW <= HIGH, not {low}-{high}")
@@ -95,14 +100,15 @@ async def harden_render_async(
         record.set_left_out("input", [*source.problems, *written4.problems])
         record.data["configs"]["standard (4 options)"] = config_entry(written4.ids, content_digest(source.items), step="input")
 
-    styles = {it.id: choose_style(seed, it.id, chosen_fonts, font_sizes=font_sizes, page_widths=page_widths, backgrounds=chosen_backgrounds) for it in source.items}
+    styles = {it.id: choose_style(seed, it.id, chosen_fonts, font_sizes=font_sizes, page_widths=page_widths, backgrounds=chosen_backgrounds,
+                                  options=it.options, photo_share=photo_share) for it in source.items}
     work = out / "work" / "render"
     work.mkdir(parents=True, exist_ok=True)
     previous = record.step("render") or {}
     section: dict[str, Any] = {
         "status": "running", "input": source.describe(), "options_from": source.setting or "the input's options",
         "seed": seed, "workers": workers, "fonts": list(chosen_fonts), "font_sizes": list(font_sizes),
-        "page_widths": list(page_widths), "backgrounds": list(chosen_backgrounds),
+        "page_widths": list(page_widths), "backgrounds": list(chosen_backgrounds), "photo_share": photo_share,
         "versions": versions("playwright", "latex2mathml"),
         "browser": previous.get("browser", "not started: every page was already rendered"),
     }
@@ -169,12 +175,15 @@ async def harden_render_async(
 
 
 async def render_item(shots: Screenshotter, item: Item, options: Sequence[str], style: Style) -> bytes:
-    """The screenshot of one item in one style (DataError naming it when an image cannot be read)."""
+    """The page of one item in one style, a screenshot or its photo (DataError naming it when an image cannot be read)."""
     images = {}
     for ref in item.images:
         data = await asyncio.to_thread(ref.load)
         images[ref.field] = f"data:{sniff_media_type(data)};base64," + base64.b64encode(data).decode("ascii")
-    return await shots.capture(page_html(item, options, style, images), width=style.page_width, label=item.id)
+    png = await shots.capture(page_html(item, options, style, images), width=style.page_width, label=item.id)
+    if style.medium == "photo" and style.photo is not None:
+        return await asyncio.to_thread(photograph, png, style.photo, item.id)
+    return png
 
 
 def _png_path(work: Path, item: Item) -> Path:

@@ -3,8 +3,8 @@
 ``OUT/standard (4 options)/test-00000-of-00001.parquet``, ``OUT/standard (10 options)/...`` and
 ``OUT/vision/...``, with exactly the hub's columns in the hub's order and types
 (``dataset/schema.py``), so ``mmmu-eval run --benchmark mmmu-pro --data OUT`` reads them as it
-reads the hub. The vision config adds four columns after the hub's five, the rendering
-parameters of each screenshot (the official build data kept font, size and background per item
+reads the hub. The vision config adds seven columns after the hub's five, the rendering
+parameters of each page (``RENDER_COLUMNS``) (the official build data kept font, size and background per item
 too); readers ignore columns they do not know.
 
 Rows are streamed into small row groups (images are read one item at a time, and the loader
@@ -42,7 +42,7 @@ __all__ = [
 ]
 
 #: Rendering parameters in the vision config, after the hub's columns.
-RENDER_COLUMNS: tuple[str, ...] = ("font", "font_size", "page_width", "background")
+RENDER_COLUMNS: tuple[str, ...] = ("font", "font_size", "page_width", "background", "options_columns", "images", "medium")
 VISION_COLUMNS = PRO_VISION_COLUMNS + RENDER_COLUMNS
 #: Rows per row group: a loader reads a whole group's image column to get one image.
 ROW_GROUP = 16
