@@ -197,7 +197,6 @@ class Screenshotter:
             await page.set_viewport_size({"width": width, "height": VIEWPORT_HEIGHT})
             await page.set_content(html, wait_until="load", timeout=PAGE_TIMEOUT_S * 1000)
             await page.evaluate("() => document.fonts.ready.then(() => true)")
-            await page.evaluate(TWO_FRAMES_JS)
             # The page is clipped out of a viewport already taller than it, so what is captured is
             # what was laid out and painted. Two captures that relied on a resize lost text under
             # load: a full-page capture tiled the first 200 px down the image, and a viewport grown

@@ -217,8 +217,7 @@ def page_html(item: Item, options: Sequence[str], style: Style, images: Mapping[
     if style.images == "after question":
         # The text keeps its tokens (as MMMU's text reads); its images follow it, in token order, once each.
         question = _with_math(item.question)
-        placed = [n for n in dict.fromkeys(question_numbers)]
-        after = "".join(_img(images, f"image_{n}", "fig") for n in placed)
+        after = "".join(_img(images, f"image_{n}", "fig") for n in dict.fromkeys(question_numbers))
     else:
         question, after = _rich(item.question, images, "fig"), ""
     extra = "".join(_img(images, ref.field, "fig") for ref in item.images if ref.number not in used)

@@ -92,22 +92,34 @@ def photograph(png: bytes, photo: Photo, key: str) -> bytes:
     target = [(c[0] * cw, c[1] * ch), (cw + c[2] * cw, c[3] * ch), (cw + c[4] * cw, ch + c[5] * ch), (c[6] * cw, ch + c[7] * ch)]
     source = [(0, 0), (cw, 0), (cw, ch), (0, ch)]
     warped = canvas.transform((cw, ch), Image.Transform.PERSPECTIVE, _perspective(target, source),
-                              resample=Image.Resampling.BICUBIC, fillcolor=(24, 24, 26))
+                              resample=Image.Resampling.BILINEAR, fillcolor=(24, 24, 26))
     warped = warped.filter(ImageFilter.GaussianBlur(photo.blur))
 
-    pixels = np.asarray(warped, dtype=np.float32)
-    ys, xs = np.mgrid[0:ch, 0:cw].astype(np.float32)
+    pixels = np.array(warped, dtype=np.float32)
+    # The light is smooth, so it is computed on a grid 8 times coarser and scaled up.
+    gw, gh = max(2, cw // 8), max(2, ch // 8)
+    gx = (np.arange(gw, dtype=np.float32) + 0.5) * (cw / gw)
+    gy = (np.arange(gh, dtype=np.float32) + 0.5) * (ch / gh)
     hx, hy = photo.highlight[0] * cw, photo.highlight[1] * ch
     reach = float(np.hypot(max(hx, cw - hx), max(hy, ch - hy)))
-    light = 1.0 + 0.06 - photo.light * (np.hypot(xs - hx, ys - hy) / reach) ** 2
+    coarse = 1.06 - photo.light * (np.hypot(gx[None, :] - hx, gy[:, None] - hy) / reach) ** 2
+    light = np.array(Image.fromarray(coarse.astype(np.float32), "F").resize((cw, ch), Image.Resampling.BILINEAR), dtype=np.float32)
     if photo.moire:
+        # sin(a x + b y) = sin(a x) cos(b y) + cos(a x) sin(b y): two outer products, no full-size trigonometry.
         angle = np.deg2rad(photo.moire_angle)
-        light = light * (1.0 + photo.moire * np.sin(2 * np.pi * (xs * np.cos(angle) + ys * np.sin(angle)) / photo.moire_period))
-    pixels = pixels * light[..., None] * np.asarray(photo.tint, dtype=np.float32)
+        ax = 2 * np.pi * np.cos(angle) / photo.moire_period * np.arange(cw, dtype=np.float32)
+        by = 2 * np.pi * np.sin(angle) / photo.moire_period * np.arange(ch, dtype=np.float32)
+        wave = np.outer(np.cos(by), np.sin(ax)) + np.outer(np.sin(by), np.cos(ax))
+        light *= 1.0 + photo.moire * wave.astype(np.float32)
+    pixels *= light[..., None]
+    pixels *= np.asarray(photo.tint, dtype=np.float32)
     seed = int.from_bytes(hashlib.sha256(f"photo-noise:{key}".encode()).digest()[:8], "big")
-    pixels += np.random.default_rng(seed).normal(0.0, photo.noise, pixels.shape).astype(np.float32)
+    noise = np.random.default_rng(seed).standard_normal(pixels.shape, dtype=np.float32)
+    noise *= photo.noise
+    pixels += noise
+    np.clip(pixels, 0, 255, out=pixels)
     out = io.BytesIO()
-    Image.fromarray(np.clip(np.rint(pixels), 0, 255).astype(np.uint8), "RGB").save(out, format="JPEG", quality=JPEG_QUALITY)
+    Image.fromarray(np.rint(pixels).astype(np.uint8), "RGB").save(out, format="JPEG", quality=JPEG_QUALITY)
     return out.getvalue()
 
 

@@ -3,11 +3,12 @@
 MMMU-Pro (arXiv:2409.02813, section 2.2) showed each question, options included, as a
 screenshot or photo, across varied backgrounds, font styles and font sizes. Here every question
 of the input (the 10-option config after ``augment``, else the 4-option one) becomes a page
-(``page.py``) in a style drawn from the seed, captured by headless Chromium (``browser.py``).
-The screenshots are kept under ``OUT/work/render`` as they finish, so a rerun renders only what
-is missing; then ``OUT/vision`` is written with the hub's columns plus each page's font, font
-size, page width and background, which ``harden.json`` records too. Items per second are
-printed and recorded.
+(``page.py``) in a style drawn from the seed, captured by headless Chromium (``browser.py``,
+which checks each capture and redraws a wrong one), and for a share of them made a photo of a
+screen (``photo.py``). The pages are kept under ``OUT/work/render`` as they finish, so a rerun
+renders only what is missing; then ``OUT/vision`` is written with the hub's columns plus each
+page's style (``writer.RENDER_COLUMNS``), which ``harden.json`` records in full. Items per
+second are printed and recorded.
 """
 
 from __future__ import annotations

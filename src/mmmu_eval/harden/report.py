@@ -180,7 +180,7 @@ def _render_section(record: Record) -> list[str]:
     render = record.step("render")
     if not render:
         return []
-    usage: dict[str, Counter] = {"font": Counter(), "background": Counter()}
+    usage: dict[str, Counter] = {k: Counter() for k in ("font", "background", "options_columns", "images", "medium")}
     for entry in record.items.values():
         params = entry.get("render") or {}
         for key in usage:
@@ -190,6 +190,9 @@ def _render_section(record: Record) -> list[str]:
     rows.append(("font size (px)", f"{render.get('font_sizes')}"))
     rows.append(("page width (px)", f"{render.get('page_widths')}"))
     rows.append(("browser", str(render.get("browser"))))
+    redrawn = (render.get("counts") or {}).get("redrawn")
+    if redrawn:
+        rows.append(("captures redrawn", f"{redrawn} page(s): a capture failed its check (why: harden.json, render.redrawn)"))
     return ["<h2>Rendering</h2>", _html_table(("parameter", "used"), rows)]
 
 
