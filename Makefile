@@ -32,7 +32,7 @@ $(VENV)/.test-installed: pyproject.toml $(VENV)/.installed
 # the rendered pages back in the tests. The tests find chromium on PATH, as the last line here
 # does; under CI=true (.ci/run) a package that cannot be installed stops here, since the tests
 # that need it would fail anyway.
-BROWSER_PACKAGES := chromium tesseract-ocr fonts-dejavu-core fonts-liberation fonts-freefont-ttf fonts-crosextra-caladea fonts-crosextra-carlito
+BROWSER_PACKAGES := chromium tesseract-ocr fonts-dejavu-core fonts-liberation fonts-freefont-ttf fonts-crosextra-caladea fonts-crosextra-carlito fonts-comic-neue fonts-humor-sans
 browser:
 	@if command -v dpkg >/dev/null 2>&1; then \
 	  missing=$$(for p in $(BROWSER_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \

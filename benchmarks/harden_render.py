@@ -3,7 +3,8 @@
 Synthesises ten-option questions with one 800x600 PNG figure each (the size of a typical MMMU
 image), a line of LaTeX in every fifth, and renders them with one headless Chromium and 1, 2 and
 4 reusable pages, the way the render step does (``render_item``: page, images as data URLs,
-fonts awaited, full-page PNG). Prints items/s per row, measured after the browser started.
+fonts awaited, the capture checked, photos made), with no photos and with the default share.
+Prints items/s per row, measured after the browser started.
 
     .venv/bin/python benchmarks/harden_render.py [N_ITEMS]
 """
@@ -19,7 +20,7 @@ import time
 from PIL import Image, ImageDraw
 
 from mmmu_eval.harden.browser import Screenshotter
-from mmmu_eval.harden.page import choose_style, installed_fonts
+from mmmu_eval.harden.page import PHOTO_SHARE, choose_style, installed_fonts
 from mmmu_eval.harden.render import render_item
 from mmmu_eval.records import ImageRef, Item
 
@@ -48,11 +49,12 @@ def items(n: int) -> list[Item]:
     return out
 
 
-async def rate(batch: list[Item], workers: int) -> float:
+async def rate(batch: list[Item], workers: int, photo_share: float) -> float:
     fonts = installed_fonts()
     async with Screenshotter(workers=workers) as shots:
         started = time.perf_counter()
-        await asyncio.gather(*(render_item(shots, it, it.options, choose_style(0, it.id, fonts)) for it in batch))
+        await asyncio.gather(*(render_item(shots, it, it.options, choose_style(0, it.id, fonts, options=it.options, photo_share=photo_share))
+                               for it in batch))
         return len(batch) / (time.perf_counter() - started)
 
 
@@ -60,9 +62,9 @@ def main() -> None:
     n = int(sys.argv[1]) if len(sys.argv) > 1 else 60
     batch = items(n)
     print(f"{n} ten-option items, one 800x600 PNG each\n")
-    print("| pages | items/s |\n|---|---|")
+    print("| pages | items/s, screenshots only | items/s, 30% photos (the default) |\n|---|---|---|")
     for workers in (1, 2, 4):
-        print(f"| {workers} | {asyncio.run(rate(batch, workers)):.1f} |")
+        print(f"| {workers} | {asyncio.run(rate(batch, workers, 0.0)):.1f} | {asyncio.run(rate(batch, workers, PHOTO_SHARE)):.1f} |")
 
 
 if __name__ == "__main__":

@@ -26,7 +26,7 @@ async def main() -> None:
     options = ("raven", "maple", "$p = \\frac{3}{4}\\,q$", "heron", "birch", "quartz", "cedar", "pine", "larch", "none of the others")
     item = dataclasses.replace(item, question="<image 1> The chart shows prices by region. Which category has the highest value?",
                                options=options, answer="E")  # birch: the tallest bar
-    style = choose_style(0, item.id, installed_fonts())
+    style = choose_style(0, item.id, installed_fonts(), photo_share=0.0)
     async with Screenshotter(workers=1) as shots:
         OUT.write_bytes(await render_item(shots, item, item.options, style))
     print(f"{OUT} ({OUT.stat().st_size} bytes, {style})")

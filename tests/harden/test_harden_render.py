@@ -54,16 +54,20 @@ def test_every_rendered_page_reads_back_its_question_words_and_option_letters(tm
     table = pq.read_table(tmp_path / "hard" / "vision" / "test-00000-of-00001.parquet").to_pylist()
     assert len(table) == 8
     styles = set()
+    letters_read = 0  # a single letter is OCR's weak spot ("Cc. Jupiter"; a left column's letters on a two-column page): most must read
     for row in table:
         text = ocr(row["image"]["bytes"], tmp_path)
-        missing = [w for w in WORDS if w not in text]
-        assert not missing, f"{row['id']} ({row['font']}, {row['font_size']}px, {row['background']}): OCR missed {missing}"
-        letters = set(re.findall(r"^\s*([A-D])\W", text, re.M))
-        assert letters == {"A", "B", "C", "D"}, f"{row['id']}: OCR found option letters {sorted(letters)} in {text!r}"
+        missing = [w for w in WORDS if w.lower() not in text.lower()]  # a handwriting family has capitals only
+        assert not missing, f"{row['id']} ({row['font']}, {row['font_size']}px, {row['background']}, {row['medium']}): OCR missed {missing}"
+        letters = set(re.findall(r"(?<![A-Za-z])([A-D])[.,:]?\s+(?:Mars|Venus|Jupiter|Saturn)", text, re.I))
+        read = {x.upper() for x in letters} & {"A", "B", "C", "D"}
+        letters_read += len(read)
+        assert len(read) >= 2, f"{row['id']}: OCR found option letters {sorted(read)} in {text!r}"
         styles.add((row["font"], row["background"]))
         if os.environ.get("MMMU_EVAL_KEEP_RENDER"):
             Path(os.environ["MMMU_EVAL_KEEP_RENDER"], f"{row['id']}.png").write_bytes(row["image"]["bytes"])
     assert len(styles) > 3, "fonts and backgrounds vary per item"
+    assert letters_read >= 28, f"{letters_read} of 32 option letters read"
 
 
 @needs_browser
@@ -72,11 +76,12 @@ def test_the_vision_config_records_each_pages_style_and_mmmu_eval_reads_it(tmp_p
     result = harden_render(data, tmp_path / "hard", seed=5)
     table = pq.read_table(tmp_path / "hard" / "vision" / "test-00000-of-00001.parquet")
     assert table.column_names[:5] == ["id", "image", "options", "answer", "subject"]
-    assert table.column_names[5:] == ["font", "font_size", "page_width", "background"]
+    columns = ["font", "font_size", "page_width", "background", "options_columns", "images", "medium"]
+    assert table.column_names[5:] == columns
     for row in table.to_pylist():
         recorded = result.record.items[row["id"]]["render"]
-        assert (recorded["font"], str(recorded["font_size"]), str(recorded["page_width"]), recorded["background"]) == (
-            row["font"], row["font_size"], row["page_width"], row["background"])
+        assert [str(recorded[c]) for c in columns] == [row[c] for c in columns]
+        assert (recorded["photo"] is not None) == (row["medium"] == "photo")
     items = load_dataset("mmmu-pro", setting="vision", data=tmp_path / "hard").items
     assert [it.options for it in items] == [("Mars", "Venus", "Jupiter", "Saturn")] * 3
     assert result.record.step("render")["items_per_s"] > 0
@@ -101,7 +106,7 @@ def test_the_same_seed_gives_the_same_bytes_and_a_rerun_renders_nothing_again(tm
 def test_latex_is_rendered_as_mathml_and_money_stays_text(tmp_path):
     data = write_jsonl_set(tmp_path / "set", [{"id": "validation_Math_1", "question": r"Evaluate $\frac{1}{2}+x^2$; it costs $5 to $6.",
                                                "options": [r"$\sqrt{2}$", "1", "2", "3"], "answer": "B"}])
-    result = harden_render(data, tmp_path / "hard")
+    result = harden_render(data, tmp_path / "hard", fonts=["DejaVu Sans"], photo_share=0.0)
     assert result.exit_status == 0
     png = pq.read_table(tmp_path / "hard" / "vision" / "test-00000-of-00001.parquet").to_pylist()[0]["image"]["bytes"]
     text = ocr(png, tmp_path)

@@ -71,3 +71,53 @@ def test_review_page_decisions_download_and_apply(review_dir, tmp_path, chromium
     assert "a brand new option" in entries["test_Art_2"]["options"]
     ten = {it.id for it in load_dataset("mmmu-pro", setting="standard-10", data=review_dir).items}
     assert ten == {"test_Art_2", "test_Art_3"}
+
+
+def download(page, path):
+    with page.expect_download() as info:
+        page.click("#download")
+    info.value.save_as(path)
+    return json.loads(path.read_text())["decisions"]
+
+
+def visible_inputs(page, card):
+    return page.locator(f'section[data-id="{card}"] input[type=text]:visible').count()
+
+
+def test_only_the_chosen_actions_inputs_are_shown_and_what_they_hold_is_downloaded(review_dir, tmp_path, chromium):
+    from playwright import sync_api
+    card = 'section[data-id="test_Art_2"]'
+    with sync_api.sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=str(chromium), args=["--no-sandbox", "--disable-background-networking", "--disable-gpu"])
+        page = browser.new_page(accept_downloads=True)
+        page.goto((review_dir / "review.html").as_uri())
+        page.wait_for_selector("section.card")
+        new_options = page.locator(f"{card} .edits input").count()
+        assert new_options == 6
+        assert visible_inputs(page, "test_Art_2") == 0, "no action chosen: nothing to type into"
+
+        page.check(f'{card} input[value="edit"]')
+        assert visible_inputs(page, "test_Art_2") == 1 + new_options
+        page.fill(f"{card} .edits input >> nth=0", "typed under edit")
+        page.check(f'{card} input[value="accept"]')
+        assert visible_inputs(page, "test_Art_2") == 1, "accept shows the note alone"
+        assert not page.locator(f"{card} .edits").is_visible()
+        accepted = download(page, tmp_path / "1.json")["test_Art_2"]
+        assert accepted["action"] == "accept" and "distractors" not in accepted
+
+        page.check(f'{card} input[value="edit"]')
+        assert page.input_value(f"{card} .edits input >> nth=0") == "typed under edit"
+        page.fill(f"{card} .edits input >> nth=1", "and a second one")
+        edited = download(page, tmp_path / "2.json")["test_Art_2"]
+        assert edited["action"] == "edit" and edited["distractors"][:2] == ["typed under edit", "and a second one"]
+        assert len(edited["distractors"]) == new_options
+
+        page.check(f'{card} input[value="drop"]')
+        assert visible_inputs(page, "test_Art_2") == 1
+        page.fill(f"{card} .note-field", "gives the answer away")
+        dropped = download(page, tmp_path / "3.json")["test_Art_2"]
+        assert dropped == {"action": "drop", "shown": edited["shown"], "note": "gives the answer away"}
+        page.reload()
+        page.wait_for_selector("section.card")
+        assert visible_inputs(page, "test_Art_2") == 1 and page.input_value(f"{card} .note-field") == "gives the answer away"
+        browser.close()

@@ -109,6 +109,7 @@ def _render_flags(p: argparse.ArgumentParser) -> None:
     p.add_argument("--font-sizes", type=_range, default=(16, 24), metavar="LOW-HIGH", help="font size range in pixels (default 16-24)")
     p.add_argument("--page-widths", type=_range, default=(640, 980), metavar="LOW-HIGH", help="page width range in pixels (default 640-980)")
     p.add_argument("--backgrounds", type=lambda t: tuple(x.strip() for x in t.split(",") if x.strip()), help="background names to draw from (default all)")
+    p.add_argument("--photo-share", type=float, default=0.3, help="share of pages made photos of a screen rather than screenshots (default 0.3; 0 for none)")
 
 
 def main(args: argparse.Namespace) -> int:
@@ -151,7 +152,7 @@ def main(args: argparse.Namespace) -> int:
         err.print(f"[yellow]{escape(message)}[/yellow]", soft_wrap=True)
     shown = [p for p in result.problems if p.bad][:10]
     for problem in shown:
-        err.print(f"[red]left out[/red] {escape(str(problem))}", soft_wrap=True)
+        err.print(f"[red]{problem.label}[/red] {escape(str(problem))}", soft_wrap=True)
     if len([p for p in result.problems if p.bad]) > len(shown):
         err.print(f"... and more: every one is in {escape(str(result.out / 'harden.json'))} (left_out)", soft_wrap=True)
     return result.exit_status
@@ -167,7 +168,7 @@ def _filter_options(args: argparse.Namespace) -> dict[str, Any]:
 def _render_options(args: argparse.Namespace) -> dict[str, Any]:
     return {
         "seed": args.seed, "workers": args.workers, "fonts": args.fonts, "font_sizes": args.font_sizes,
-        "page_widths": args.page_widths, "backgrounds": args.backgrounds,
+        "page_widths": args.page_widths, "backgrounds": args.backgrounds, "photo_share": args.photo_share,
     }
 
 

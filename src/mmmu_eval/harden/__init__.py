@@ -6,7 +6,7 @@ Benchmark", arXiv:2409.02813, section 2.2) made MMMU robust in three steps, each
 - ``filter.py``: drop questions text-only models answer (trials through the ordinary runner),
   then sample per subject -> ``standard (4 options)``;
 - ``augment.py``: an LLM proposes distractors, validated, shuffled, reviewed -> ``standard (10 options)``;
-- ``render.py``: each question as one screenshot in headless Chromium -> ``vision``.
+- ``render.py``: each question as one page in headless Chromium, a screenshot or a photo of a screen -> ``vision``.
 
 Each step reads ``--data`` (``source.py``) and writes ``--out`` in the hub's MMMU-Pro layout
 (``writer.py``, the only writer of dataset files) with ``harden.json`` (``record.py``) and a

@@ -36,7 +36,7 @@ from mmmu_eval.harden.review import apply_decisions, read_decisions, write_revie
 from mmmu_eval.harden.shuffle import POLICIES, arrange, shuffle_rng
 from mmmu_eval.harden.source import Source, content_digest, read_source
 from mmmu_eval.harden.trials import Model, TrialSettings, parse_models, run_trials
-from mmmu_eval.harden.writer import copy_config, standard_row, write_config
+from mmmu_eval.harden.writer import Beside, copy_config, standard_row, write_config
 from mmmu_eval.progress import Display
 from mmmu_eval.prompt.distractors import DISTRACTOR_TEMPLATE, template_fingerprint
 from mmmu_eval.prompt.layout import TOKEN
@@ -155,33 +155,68 @@ async def _apply(source: Source, out: str | Path, decisions_file: Path, check_mo
         copy_config(source.path, out, "standard-4")
     decisions = read_decisions(decisions_file)
     review_problems, dropped = apply_decisions(record, source.items, decisions, lambda item, distractors: _arrangement(item, distractors, record))
-    if dropped:
-        kept = [it for it in source.items if it.id not in dropped]
-        written4 = write_config(out, "standard-4", kept, standard_row, step="review")
-        record.data["configs"]["standard (4 options)"] = config_entry(written4.ids, content_digest(kept), step="review")
-        source = Source(tuple(kept), source.problems, source.kind, source.data, source.path, source.revision, source.setting, record)
-    record.set_left_out("review", review_problems)
-    return await _finish(out, record, source, [*source.problems, *review_problems], "complete", check_models, check_trials, display)
+    # In place, the 4-option file is both read (every item's images point at its rows) and
+    # rewritten without the dropped rows: the new files wait beside the old ones until the
+    # 10-option config and the review page have read their last image (``_finish``).
+    with Beside() as beside:
+        if dropped:
+            kept = [it for it in source.items if it.id not in dropped]
+            written4 = write_config(out, "standard-4", kept, standard_row, step="review", beside=beside)
+            record.data["configs"]["standard (4 options)"] = config_entry(written4.ids, content_digest(kept), step="review")
+            source = Source(tuple(kept), source.problems, source.kind, source.data, source.path, source.revision, source.setting, record)
+        record.set_left_out("review", review_problems)
+        told = _what_the_review_did(decisions, review_problems, decisions_file)
+        return await _finish(out, record, source, [*source.problems, *review_problems], "complete", check_models, check_trials,
+                             display, beside=beside, told=told)
+
+
+def _what_the_review_did(decisions: dict[str, dict[str, Any]], refused: Sequence[Problem], file: Path) -> list[str]:
+    """One line per kind of outcome, naming the questions each happened to."""
+    not_applied = {p.where for p in refused}
+    by_action: dict[str, list[str]] = {"accept": [], "edit": [], "drop": []}
+    for item_id, decision in decisions.items():
+        if item_id not in not_applied:
+            by_action[decision["action"]].append(item_id)
+    what = {
+        "accept": "accepted (kept as they are)",
+        "edit": "edited (their new options replaced, placed by the same seeded shuffle)",
+        "drop": "dropped (removed from both standard configs)",
+    }
+    lines = [f"review {file.name}: " + ", ".join(f"{len(ids)} {what[a]}" for a, ids in by_action.items())
+             + f", {len(not_applied)} refused (those questions stay as they were)"]
+    for action in ("edit", "drop"):
+        ids = by_action[action]
+        if ids:
+            shown = ", ".join(ids[:10]) + (f" and {len(ids) - 10} more (harden.json)" if len(ids) > 10 else "")
+            lines.append(f"{what[action].split(' (')[0]}: {shown}")
+    return lines
 
 
 async def _finish(out: Path, record: Record, source: Source, problems: list[Problem], status: str,
-                  check_models, check_trials, display) -> StepResult:
-    """Write the 10-option config, the review files, the check, the record and the report."""
+                  check_models, check_trials, display, beside: Beside | None = None, told: Sequence[str] = ()) -> StepResult:
+    """Write the 10-option config, the review files, the check, the record and the report.
+
+    The configs and review files are written beside the old ones (with any ``beside`` already
+    holds) and put in place together once ``source``'s images are all read.
+    """
+    beside = beside or Beside()
     section = record.step("augment") or {}
     entries = {it.id: record.item(it.id).get("augment") or {} for it in source.items}
     ten = [it for it in source.items if entries[it.id].get("status") in IN_TEN and (entries[it.id].get("review") or {}).get("state") != "dropped"]
     step_problems = [_problem(i, e) for i, e in entries.items() if e.get("status") in ("unusable", "error")]
-    messages: list[str] = []
+    messages: list[str] = list(told)
     if status == "incomplete":
         unasked = sum(1 for e in entries.values() if e.get("status") == "unasked")
         messages.append(f"{unasked} question(s) were not asked (the model stopped answering); run the same command again to continue")
         section["status"] = "incomplete"
         record.save(out)
         return StepResult(out, record, "augment", "incomplete", tuple(problems + step_problems), tuple(messages))
-    written = write_config(out, "standard-10", ten, lambda it: standard_row(it, entries[it.id]["options"], entries[it.id]["answer"]), step="augment")
+    written = write_config(out, "standard-10", ten, lambda it: standard_row(it, entries[it.id]["options"], entries[it.id]["answer"]),
+                           step="augment", beside=beside)
     digest = json_digest([[i, entries[i]["options"], entries[i]["answer"]] for i in written.ids])
+    review = write_review(out, record, source.items, beside=beside)
+    beside.replace_all()  # source's images are not read after this line
     settle_later_steps(out, record, "augment", digest)
-    review = write_review(out, record, source.items)
     states = [(e.get("review") or {}).get("state", "unreviewed") for e in entries.values() if e.get("status") in IN_TEN]
     unreviewed = states.count("unreviewed")
     section.update(
@@ -200,12 +235,27 @@ async def _finish(out: Path, record: Record, source: Source, problems: list[Prob
     check = await _check(out, record, digest, check_models, check_trials, display)
     if check is not None:
         section["check"] = check
+    elif section.get("check"):
+        stale = _stale(section["check"], digest)
+        if stale:
+            section["check"]["stale"] = stale
+            messages.append(f"the text-only check is stale: {stale}")
+        else:
+            section["check"].pop("stale", None)
     record.save(out)
     write_report(out, record)
     if unreviewed:
         messages.append(f"{unreviewed} question(s) are unreviewed: open {out / 'review.html'}, decide, download the decisions, "
                         f"then: mmmu-eval harden augment --data {out} --out {out} --apply DECISIONS.json")
     return StepResult(out, record, "augment", "complete", tuple(problems + step_problems + list(written.problems)), tuple(messages))
+
+
+def _stale(check: dict[str, Any], digest: str) -> str | None:
+    """Why a check kept from an earlier run does not measure the 10-option set now written, if it does not."""
+    if check.get("digest") == digest:
+        return None
+    return ("its accuracy was measured on the 10-option set before its latest change (a review, or another "
+            "augment run with the check off); run the same augment command without --no-check to measure this one")
 
 
 def _problem(item_id: str, entry: dict[str, Any]) -> Problem:

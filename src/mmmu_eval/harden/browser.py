@@ -7,6 +7,12 @@ in flight while one is encoded. Determinism: no GPU, sRGB, no font hinting or su
 device scale 1, and each page waits for its fonts and images before the capture, so the same
 page gives the same PNG bytes on the same machine.
 
+Every capture is checked as it is made (``capture_faults``): the PNG must be as wide as asked
+and as tall as the page was laid out, and a page of ours (``#page``) must have no ink to the
+right of or below its content, where only its margin is. Under load a capture once came back
+with a cut-off second copy of the page at its right edge; a capture that fails the check is
+redrawn on a fresh browser page, and ``redrawn`` keeps why, for the record.
+
     async with Screenshotter(workers=4) as shots:
         png = await shots.capture(html, width=800)
 """
@@ -14,14 +20,16 @@ page gives the same PNG bytes on the same machine.
 from __future__ import annotations
 
 import asyncio
+import io
 import os
 from pathlib import Path
+from dataclasses import dataclass
 from types import TracebackType
 from typing import Any
 
 from mmmu_eval.errors import ConfigError, DataError
 
-__all__ = ["CHROMIUM", "Screenshotter", "chromium_path"]
+__all__ = ["CHROMIUM", "Geometry", "Screenshotter", "capture_faults", "chromium_path"]
 
 #: Where Debian's chromium lives; ``MMMU_EVAL_CHROMIUM`` overrides it.
 CHROMIUM = "/usr/bin/chromium"
@@ -38,6 +46,69 @@ VIEWPORT_HEIGHT = 2400
 #: scroll height would be the viewport's for a shorter page).
 PAGE_HEIGHT_JS = "() => Math.ceil(document.body.getBoundingClientRect().height)"
 TWO_FRAMES_JS = "() => new Promise(done => requestAnimationFrame(() => requestAnimationFrame(() => done(true))))"
+#: The page's height, and the right and bottom edges of its content: the union of the content
+#: boxes (padding and border excluded) of ``#page`` and everything in it, images and MathML
+#: included. None for a page without ``#page`` (only its size is checked then).
+GEOMETRY_JS = """() => {
+  const height = Math.ceil(document.body.getBoundingClientRect().height);
+  const page = document.getElementById('page');
+  if (!page) return {height: height, right: null, bottom: null};
+  let right = 0, bottom = 0;
+  for (const el of [page, ...page.querySelectorAll('*')]) {
+    const box = el.getBoundingClientRect();
+    if (!(box.width > 0 && box.height > 0)) continue;
+    const css = getComputedStyle(el);
+    right = Math.max(right, box.right - parseFloat(css.paddingRight || 0) - parseFloat(css.borderRightWidth || 0));
+    bottom = Math.max(bottom, box.bottom - parseFloat(css.paddingBottom || 0) - parseFloat(css.borderBottomWidth || 0));
+  }
+  return {height: height, right: Math.ceil(right), bottom: Math.ceil(bottom)};
+}"""
+#: Captures of one page before it is that item's error.
+CAPTURE_ATTEMPTS = 3
+#: Pixels past the content's edge that glyph overhang may still reach.
+INK_SLACK = 3
+#: A pixel darker than this (0-255 luminance) is ink; every background of ours is lighter.
+INK_LUMINANCE = 128
+
+
+@dataclass(frozen=True)
+class Geometry:
+    """The page as laid out, in CSS pixels (device scale 1)."""
+
+    width: int
+    height: int
+    right: int | None = None
+    """Right edge of the content; None when unknown."""
+    bottom: int | None = None
+    """Bottom edge of the content; None when unknown."""
+
+
+def capture_faults(png: bytes, geometry: Geometry) -> list[str]:
+    """What is wrong with a capture of a page laid out as ``geometry``: empty when nothing.
+
+    The size must match; no ink may lie in the margin right of or below the content.
+    """
+    import numpy as np
+    from PIL import Image
+
+    try:
+        with Image.open(io.BytesIO(png)) as image:
+            size = image.size
+            grey = np.asarray(image.convert("L"))
+    except Exception as exc:  # PIL raises many types for broken bytes; any means a broken capture
+        return [f"the capture is not a readable PNG ({type(exc).__name__})"]
+    faults = []
+    if size != (geometry.width, geometry.height):
+        faults.append(f"captured {size[0]}x{size[1]} px, laid out {geometry.width}x{geometry.height} px")
+    if geometry.right is not None:
+        right = grey[:, min(grey.shape[1], geometry.right + INK_SLACK):]
+        if right.size and int((right < INK_LUMINANCE).sum()):
+            faults.append(f"{int((right < INK_LUMINANCE).sum())} ink pixel(s) in the right margin (past x={geometry.right})")
+    if geometry.bottom is not None:
+        below = grey[min(grey.shape[0], geometry.bottom + INK_SLACK):, :]
+        if below.size and int((below < INK_LUMINANCE).sum()):
+            faults.append(f"{int((below < INK_LUMINANCE).sum())} ink pixel(s) below the content (past y={geometry.bottom})")
+    return faults
 
 
 def chromium_path() -> Path:
@@ -69,6 +140,8 @@ class Screenshotter:
         self._browser: Any = None
         self._context: Any = None
         self._pages: asyncio.Queue = asyncio.Queue()
+        self.redrawn: dict[str, list[str]] = {}
+        """Label -> what was wrong with each capture that was redrawn (nothing for a clean first one)."""
 
     async def __aenter__(self) -> "Screenshotter":
         try:
@@ -101,11 +174,24 @@ class Screenshotter:
         self._pw = self._browser = self._context = None
 
     async def capture(self, html: str, *, width: int, label: str) -> bytes:
-        """A PNG of the whole page at ``width`` pixels.
+        """A PNG of the whole page at ``width`` pixels, checked (``capture_faults``) and redrawn when wrong.
 
         Raises:
-            DataError: naming ``label``, when the page fails or times out (its page is replaced).
+            DataError: naming ``label``, when the page fails, times out, or every capture of it
+                was wrong (its page is replaced each time).
         """
+        faults: list[str] = []
+        for _ in range(CAPTURE_ATTEMPTS):
+            png, wrong = await self._capture_once(html, width=width, label=label)
+            if not wrong:
+                if faults:
+                    self.redrawn[label] = faults
+                return png
+            faults.append("; ".join(wrong))
+        raise DataError(f"every one of {CAPTURE_ATTEMPTS} captures was wrong ({' | '.join(faults)})", label)
+
+    async def _capture_once(self, html: str, *, width: int, label: str) -> tuple[bytes, list[str]]:
+        """One capture and what is wrong with it; a page that made a wrong one is replaced."""
         page = await self._pages.get()
         try:
             await page.set_viewport_size({"width": width, "height": VIEWPORT_HEIGHT})
@@ -117,14 +203,16 @@ class Screenshotter:
             # to the page's height just before the capture came back with only its first 200 px
             # painted (the last options missing). A page taller than the viewport still needs the
             # resize; it then waits for two frames, so the capture follows a paint at the new size.
-            height = max(1, int(await page.evaluate(PAGE_HEIGHT_JS)))
+            laid_out = await page.evaluate(GEOMETRY_JS)
+            height = max(1, int(laid_out["height"]))
             if height > VIEWPORT_HEIGHT:
                 await page.set_viewport_size({"width": width, "height": height})
                 await page.evaluate(TWO_FRAMES_JS)
-            png = await page.screenshot(
-                type="png", animations="disabled", caret="hide", timeout=PAGE_TIMEOUT_S * 1000,
-                clip={"x": 0, "y": 0, "width": width, "height": height},
-            )
+            png = await self._screenshot(page, width, height)
+            wrong = await asyncio.to_thread(capture_faults, png, Geometry(width, height, laid_out.get("right"), laid_out.get("bottom")))
+            if wrong:
+                await page.close()
+                page = await self._context.new_page()
         except Exception as exc:
             try:
                 await page.close()
@@ -134,4 +222,10 @@ class Screenshotter:
             raise DataError(f"the page could not be rendered ({type(exc).__name__}: {str(exc).splitlines()[0][:200]})", label) from exc
         finally:
             await self._pages.put(page)
-        return png
+        return png, wrong
+
+    async def _screenshot(self, page: Any, width: int, height: int) -> bytes:
+        return await page.screenshot(
+            type="png", animations="disabled", caret="hide", timeout=PAGE_TIMEOUT_S * 1000,
+            clip={"x": 0, "y": 0, "width": width, "height": height},
+        )

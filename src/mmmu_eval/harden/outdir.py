@@ -62,11 +62,15 @@ class StepResult:
         return 0 if self.status == "complete" and not any(p.bad for p in self.problems) else 1
 
     def summary(self) -> str:
-        """``12 item(s) left out (no answer 3, image 9)``, or ``nothing left out``."""
-        if not self.problems:
-            return "nothing left out"
-        kinds = ", ".join(f"{k} {n}" for k, n in count_by_kind(self.problems).items())
-        return f"{len(self.problems)} item(s) left out ({kinds})"
+        """``12 item(s) left out (no answer 3, image 9)``, or ``nothing left out``.
+
+        Refused review decisions are counted apart: their questions stay, as they were.
+        """
+        left = [p for p in self.problems if p.left_out]
+        refused = len(self.problems) - len(left)
+        kinds = ", ".join(f"{k} {n}" for k, n in count_by_kind(left).items())
+        text = f"{len(left)} item(s) left out ({kinds})" if left else "nothing left out"
+        return text + (f"; {refused} review decision(s) refused (those questions stay as they were)" if refused else "")
 
     def __repr__(self) -> str:
         return f"StepResult({self.step}, {str(self.out)!r}, {self.status}, {self.summary()})"

@@ -16,11 +16,14 @@ from mmmu_eval.errors import DataError
 from mmmu_eval.prompt.layout import check_references
 from mmmu_eval.records import Item, letters
 
-__all__ = ["NOT_APPLICABLE", "Problem", "count_by_kind", "usable"]
+__all__ = ["NOT_APPLICABLE", "REFUSED", "Problem", "count_by_kind", "usable"]
 
 #: Kinds that are not bad input, only out of scope (MMMU's open questions): counted and listed
 #: like the others, but they do not make a step's exit status 1.
 NOT_APPLICABLE = frozenset({"open question"})
+#: The kind of a review decision that could not be applied: the question is not left out, it
+#: stays as it was (undecided); the decisions file is what needs fixing.
+REFUSED = "refused decision"
 
 
 @dataclass(frozen=True)
@@ -43,6 +46,16 @@ class Problem:
     def bad(self) -> bool:
         """True for bad input or a failure; False for an item merely out of scope (an open question)."""
         return self.kind not in NOT_APPLICABLE
+
+    @property
+    def left_out(self) -> bool:
+        """False for a refused review decision, whose question stays in the set as it was."""
+        return self.kind != REFUSED
+
+    @property
+    def label(self) -> str:
+        """What happened, for the console: ``left out`` or ``refused decision``."""
+        return "left out" if self.left_out else REFUSED
 
     def to_json(self) -> dict[str, str]:
         return {"where": self.where, "step": self.step, "kind": self.kind, "problem": self.problem}

@@ -3,11 +3,12 @@
 MMMU-Pro (arXiv:2409.02813, section 2.2) showed each question, options included, as a
 screenshot or photo, across varied backgrounds, font styles and font sizes. Here every question
 of the input (the 10-option config after ``augment``, else the 4-option one) becomes a page
-(``page.py``) in a style drawn from the seed, captured by headless Chromium (``browser.py``).
-The screenshots are kept under ``OUT/work/render`` as they finish, so a rerun renders only what
-is missing; then ``OUT/vision`` is written with the hub's columns plus each page's font, font
-size, page width and background, which ``harden.json`` records too. Items per second are
-printed and recorded.
+(``page.py``) in a style drawn from the seed, captured by headless Chromium (``browser.py``,
+which checks each capture and redraws a wrong one), and for a share of them made a photo of a
+screen (``photo.py``). The pages are kept under ``OUT/work/render`` as they finish, so a rerun
+renders only what is missing; then ``OUT/vision`` is written with the hub's columns plus each
+page's style (``writer.RENDER_COLUMNS``), which ``harden.json`` records in full. Items per
+second are printed and recorded.
 """
 
 from __future__ import annotations
@@ -26,7 +27,8 @@ from rich.console import Console
 from mmmu_eval.errors import ConfigError, DataError
 from mmmu_eval.harden.browser import Screenshotter
 from mmmu_eval.harden.outdir import StepResult, config_entry, open_out, settle_later_steps
-from mmmu_eval.harden.page import BACKGROUNDS, FONT_SIZES, PAGE_WIDTHS, Style, choose_style, installed_fonts, page_html
+from mmmu_eval.harden.page import BACKGROUNDS, FONT_SIZES, PAGE_WIDTHS, PHOTO_SHARE, Style, choose_style, installed_fonts, page_html
+from mmmu_eval.harden.photo import photograph
 from mmmu_eval.harden.problems import Problem
 from mmmu_eval.harden.record import json_digest, versions
 from mmmu_eval.harden.report import write_report
@@ -50,6 +52,7 @@ async def harden_render_async(
     font_sizes: tuple[int, int] = FONT_SIZES,
     page_widths: tuple[int, int] = PAGE_WIDTHS,
     backgrounds: Sequence[str] | None = None,
+    photo_share: float = PHOTO_SHARE,
     split: str | None = None,
     subjects: Sequence[str] | None = None,
     limit: int | None = None,
@@ -61,9 +64,10 @@ async def harden_render_async(
     Args:
         seed: draws each page's style (``page.choose_style``).
         workers: browser pages rendering side by side.
-        fonts: font families to draw from (default: every installed one of ``page.SERIF`` and ``page.SANS``).
+        fonts: font families to draw from (default: every installed one of ``page.SERIF``, ``SANS``, ``HANDWRITING``, ``MONO``).
         font_sizes, page_widths: inclusive pixel ranges.
         backgrounds: names from ``page.BACKGROUNDS`` (default all).
+        photo_share: the share of pages made photos of a screen (``photo.py``), 0 to 1.
 
     >>> result = harden_render("hard", "hard")
     """
@@ -77,6 +81,8 @@ async def harden_render_async(
     unknown = [b for b in chosen_backgrounds if b not in BACKGROUNDS]
     if unknown:
         raise ConfigError(f"--backgrounds: unknown {', '.join(unknown)} (known: {', '.join(BACKGROUNDS)})")
+    if not 0.0 <= photo_share <= 1.0:
+        raise ConfigError(f"--photo-share must be between 0 and 1, not {photo_share}")
     for name, (low, high) in (("--font-sizes", font_sizes), ("--page-widths", page_widths)):
         if not 1 <= low <= high:
             raise ConfigError(f"{name} must be LOW-HIGH with 1 <= LOW <= HIGH, not {low}-{high}")
@@ -95,14 +101,15 @@ async def harden_render_async(
         record.set_left_out("input", [*source.problems, *written4.problems])
         record.data["configs"]["standard (4 options)"] = config_entry(written4.ids, content_digest(source.items), step="input")
 
-    styles = {it.id: choose_style(seed, it.id, chosen_fonts, font_sizes=font_sizes, page_widths=page_widths, backgrounds=chosen_backgrounds) for it in source.items}
+    styles = {it.id: choose_style(seed, it.id, chosen_fonts, font_sizes=font_sizes, page_widths=page_widths, backgrounds=chosen_backgrounds,
+                                  options=it.options, photo_share=photo_share) for it in source.items}
     work = out / "work" / "render"
     work.mkdir(parents=True, exist_ok=True)
     previous = record.step("render") or {}
     section: dict[str, Any] = {
         "status": "running", "input": source.describe(), "options_from": source.setting or "the input's options",
         "seed": seed, "workers": workers, "fonts": list(chosen_fonts), "font_sizes": list(font_sizes),
-        "page_widths": list(page_widths), "backgrounds": list(chosen_backgrounds),
+        "page_widths": list(page_widths), "backgrounds": list(chosen_backgrounds), "photo_share": photo_share,
         "versions": versions("playwright", "latex2mathml"),
         "browser": previous.get("browser", "not started: every page was already rendered"),
     }
@@ -128,7 +135,7 @@ async def harden_render_async(
                 except DataError as exc:
                     failures.append(Problem.from_error(exc, "render", "render", where=item.id))
                     return
-                _store(work, item, styles[item.id], png)
+                _store(work, item, styles[item.id], png, shots.redrawn.get(item.id, []))
                 done += 1
                 if done % 50 == 0:
                     console.print(f"rendered {done}/{len(todo)} · {done / (time.monotonic() - started):.1f} items/s")
@@ -144,15 +151,22 @@ async def harden_render_async(
     failed_ids = {p.where for p in failures}
     rendered = [it for it in source.items if it.id not in failed_ids]
     written = write_config(out, "vision", rendered, lambda it: vision_row(it, _png_path(work, it).read_bytes(), it.options, str(it.answer), styles[it.id].to_json()), step="render")
+    redrawn = 0
     for item in rendered:
         png = _png_path(work, item).read_bytes()
         record.item(item.id).update(subject=item.subject)
-        record.item(item.id)["render"] = {**styles[item.id].to_json(), "sha256": hashlib.sha256(png).hexdigest(), "bytes": len(png)}
+        entry = {**styles[item.id].to_json(), "sha256": hashlib.sha256(png).hexdigest(), "bytes": len(png)}
+        faults = _meta(work, item).get("redrawn") or []
+        if faults:
+            entry["redrawn"] = faults  # what was wrong with each capture before the one kept
+            redrawn += 1
+        record.item(item.id)["render"] = entry
     digest = json_digest([[i, record.item(i)["render"]["sha256"]] for i in written.ids])
     settle_later_steps(out, record, "render", digest)
     section.update(
         status="complete", elapsed_s=round(elapsed, 3), items_per_s=round(rate, 2) if rate else None,
-        counts={"input": len(source.items), "rendered": len(written.ids), "failed": len(failures), "reused": len(source.items) - len(todo)},
+        counts={"input": len(source.items), "rendered": len(written.ids), "failed": len(failures), "reused": len(source.items) - len(todo),
+                "redrawn": redrawn},
     )
     record.data["configs"]["vision"] = config_entry(written.ids, digest, step="render")
     record.set_left_out("render", [*failures, *written.problems])
@@ -162,12 +176,15 @@ async def harden_render_async(
 
 
 async def render_item(shots: Screenshotter, item: Item, options: Sequence[str], style: Style) -> bytes:
-    """The screenshot of one item in one style (DataError naming it when an image cannot be read)."""
+    """The page of one item in one style, a screenshot or its photo (DataError naming it when an image cannot be read)."""
     images = {}
     for ref in item.images:
         data = await asyncio.to_thread(ref.load)
         images[ref.field] = f"data:{sniff_media_type(data)};base64," + base64.b64encode(data).decode("ascii")
-    return await shots.capture(page_html(item, options, style, images), width=style.page_width, label=item.id)
+    png = await shots.capture(page_html(item, options, style, images), width=style.page_width, label=item.id)
+    if style.medium == "photo" and style.photo is not None:
+        return await asyncio.to_thread(photograph, png, style.photo, item.id)
+    return png
 
 
 def _png_path(work: Path, item: Item) -> Path:
@@ -179,20 +196,29 @@ def _key(item: Item, style: Style) -> str:
     return json_digest([content_digest([item]), style.to_json()])
 
 
-def _cached(work: Path, item: Item, style: Style) -> bool:
-    meta = _png_path(work, item).with_suffix(".json")
+def _meta(work: Path, item: Item) -> dict[str, Any]:
+    """What a finished screenshot was made from, and any captures redrawn; {} when none is kept."""
     try:
-        return json.loads(meta.read_text()).get("key") == _key(item, style) and _png_path(work, item).exists()
+        meta = json.loads(_png_path(work, item).with_suffix(".json").read_text())
     except (OSError, ValueError):
-        return False
+        return {}
+    return meta if isinstance(meta, dict) else {}
 
 
-def _store(work: Path, item: Item, style: Style, png: bytes) -> None:
+def _cached(work: Path, item: Item, style: Style) -> bool:
+    return _meta(work, item).get("key") == _key(item, style) and _png_path(work, item).exists()
+
+
+def _store(work: Path, item: Item, style: Style, png: bytes, redrawn: Sequence[str]) -> None:
     path = _png_path(work, item)
+    meta = path.with_suffix(".json")
+    meta.unlink(missing_ok=True)  # a PNG without its metadata is never taken as finished
     tmp = path.with_suffix(".tmp")
     tmp.write_bytes(png)
     tmp.replace(path)
-    path.with_suffix(".json").write_text(json.dumps({"id": item.id, "key": _key(item, style)}))
+    tmp_meta = meta.with_suffix(".json.tmp")
+    tmp_meta.write_text(json.dumps({"id": item.id, "key": _key(item, style), "redrawn": list(redrawn)}))
+    tmp_meta.replace(meta)
 
 
 def harden_render(data: str | Path, out: str | Path, **options: Any) -> StepResult:

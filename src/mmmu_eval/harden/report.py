@@ -46,6 +46,15 @@ def accuracy_rows(record: Record) -> list[tuple[str, dict[str, float | None]]]:
     return rows
 
 
+def stale_check(record: Record) -> str | None:
+    """Why the augmented set's accuracy (the check) is stale, or None when it measures the set written."""
+    return ((record.step("augment") or {}).get("check") or {}).get("stale")
+
+
+def _set_name(record: Record, key: str, name: str) -> str:
+    return f"{name} (stale)" if key == "augmented" and stale_check(record) else name
+
+
 def figure5_svg(record: Record) -> str:
     """Text-only accuracy per model on each set, as an inline SVG chart; empty when no filter ran."""
     bars: list[Bar] = []
@@ -54,7 +63,7 @@ def figure5_svg(record: Record) -> str:
         for key, name, color in SETS:
             value = figures.get(key)
             if value is not None:
-                bars.append(Bar(name, value, color=color, indent=True))
+                bars.append(Bar(_set_name(record, key, name), value, color=color, indent=True))
     if not bars:
         return ""
     return bar_chart(bars, title="Text-only accuracy of each filter model (as the MMMU-Pro paper's Figure 5)", label_width=230)
@@ -73,15 +82,20 @@ def print_report(record: Record, console: Console) -> None:
     if rows:
         table = Table(title="Text-only accuracy (Figure 5)", title_justify="left")
         table.add_column("model", overflow="fold")
-        for _, name, _ in SETS:  # headings wrap at their spaces; a figure is one word, never folded
-            table.add_column(name, justify="right", overflow="fold")
+        for key, name, _ in SETS:  # headings wrap at their spaces; a figure is one word, never folded
+            table.add_column(_set_name(record, key, name), justify="right", overflow="fold")
         for label, figures in rows:
             table.add_row(rich_escape(label), *(_pct(figures.get(k)) for k, _, _ in SETS))
         print_fitted(console, table)
-    left = record.left_out()
+        if stale_check(record):
+            console.print(f"[yellow]stale:[/yellow] the check {rich_escape(str(stale_check(record)))}", highlight=False)
+    left = [p for p in record.left_out() if p.left_out]
     if left:
         kinds = ", ".join(f"{k} {n}" for k, n in count_by_kind(left).items())
         console.print(f"left out: {len(left)} ({rich_escape(kinds)}); each is named in harden.json", highlight=False)
+    refused = [p for p in record.left_out() if not p.left_out]
+    if refused:
+        console.print(f"review decisions refused: {len(refused)} (those questions stay as they were); each is named in harden.json", highlight=False)
 
 
 def write_report(out: Path, record: Record) -> Path:
@@ -108,9 +122,11 @@ def render_report_html(record: Record) -> str:
     chart = figure5_svg(record)
     if chart:
         parts += ["<h2>Text-only accuracy</h2>", chart, _html_table(
-            ("model", *(name for _, name, _ in SETS)),
+            ("model", *(_set_name(record, key, name) for key, name, _ in SETS)),
             [(label, *(_pct(f.get(k)) for k, _, _ in SETS)) for label, f in accuracy_rows(record)],
         )]
+        if stale_check(record):
+            parts.append(f"<p class=note><b>Stale:</b> the check {escape(str(stale_check(record)))}.</p>")
         rule = (record.step("filter") or {}).get("rule")
         if rule:
             parts.append(f"<p class=note>Rule: {escape(rule)}.</p>")
@@ -166,7 +182,7 @@ def _render_section(record: Record) -> list[str]:
     render = record.step("render")
     if not render:
         return []
-    usage: dict[str, Counter] = {"font": Counter(), "background": Counter()}
+    usage: dict[str, Counter] = {k: Counter() for k in ("font", "background", "options_columns", "images", "medium")}
     for entry in record.items.values():
         params = entry.get("render") or {}
         for key in usage:
@@ -176,16 +192,21 @@ def _render_section(record: Record) -> list[str]:
     rows.append(("font size (px)", f"{render.get('font_sizes')}"))
     rows.append(("page width (px)", f"{render.get('page_widths')}"))
     rows.append(("browser", str(render.get("browser"))))
+    redrawn = (render.get("counts") or {}).get("redrawn")
+    if redrawn:
+        rows.append(("captures redrawn", f"{redrawn} page(s): a capture failed its check (why: harden.json, render.redrawn)"))
     return ["<h2>Rendering</h2>", _html_table(("parameter", "used"), rows)]
 
 
 def _left_out_section(record: Record) -> list[str]:
-    left = record.left_out()
-    if not left:
-        return []
-    rows = [(p.step, p.where, p.kind, p.problem) for p in left[:LIST_LIMIT]]
-    more = f"<p class=note>{len(left) - LIST_LIMIT} more in harden.json.</p>" if len(left) > LIST_LIMIT else ""
-    return [f"<h2>Left out ({len(left)})</h2>", _html_table(("step", "item", "kind", "problem"), rows), more]
+    parts = []
+    for title, chosen in (("Left out", [p for p in record.left_out() if p.left_out]),
+                          ("Review decisions refused (the questions stay as they were)", [p for p in record.left_out() if not p.left_out])):
+        if chosen:
+            rows = [(p.step, p.where, p.kind, p.problem) for p in chosen[:LIST_LIMIT]]
+            more = f"<p class=note>{len(chosen) - LIST_LIMIT} more in harden.json.</p>" if len(chosen) > LIST_LIMIT else ""
+            parts += [f"<h2>{escape(title)} ({len(chosen)})</h2>", _html_table(("step", "item", "kind", "problem"), rows), more]
+    return parts
 
 
 def _html_table(header: tuple[str, ...], rows: list[tuple[str, ...]] | list[Any]) -> str:

@@ -27,8 +27,9 @@ from typing import Any, Callable, Mapping, Sequence
 
 from mmmu_eval.errors import ConfigError, DataError
 from mmmu_eval.harden.distractors import check_options
-from mmmu_eval.harden.problems import Problem
+from mmmu_eval.harden.problems import REFUSED, Problem
 from mmmu_eval.harden.record import Record, json_digest
+from mmmu_eval.harden.writer import Beside
 from mmmu_eval.records import Item, sniff_media_type
 from mmmu_eval.report.html import script_json
 
@@ -41,15 +42,20 @@ IMAGE_BUDGET = 64 * 1024 * 1024
 _SHOWABLE = {"image/png", "image/jpeg", "image/gif", "image/webp"}
 
 
-def write_review(out: Path, record: Record, items: Sequence[Item], *, image_budget: int = IMAGE_BUDGET) -> dict[str, Any]:
+def write_review(out: Path, record: Record, items: Sequence[Item], *, image_budget: int = IMAGE_BUDGET,
+                 beside: Beside | None = None) -> dict[str, Any]:
     """Write review.jsonl and review.html for the items that have an augment entry.
+
+    With ``beside`` they replace the old ones at ``beside.replace_all()``, else at once.
 
     Returns ``{"state": "unreviewed" | "reviewed" | "partly reviewed (N unreviewed)", "items": N}``.
     """
     rows = [_row(item, record.item(item.id)["augment"]) for item in items if (record.item(item.id).get("augment") or {}).get("options")]
-    (out / "review.jsonl").write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
-    images = _images(items, {r["id"] for r in rows}, image_budget)
-    (out / "review.html").write_text(_page(rows, images, json_digest(rows)), encoding="utf-8")
+    with Beside() as own:
+        files = beside or own
+        files.text(out / "review.jsonl", "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows))
+        images = _images(items, {r["id"] for r in rows}, image_budget)
+        files.text(out / "review.html", _page(rows, images, json_digest(rows)))
     undecided = sum(1 for r in rows if r["review"]["state"] == "unreviewed")
     state = "unreviewed" if undecided == len(rows) else "reviewed" if undecided == 0 else f"partly reviewed ({undecided} unreviewed)"
     return {"state": state, "items": len(rows)}
@@ -100,27 +106,33 @@ def apply_decisions(
     for item_id, decision in decisions.items():
         entry = (record.items.get(item_id) or {}).get("augment")
         if item_id not in by_id or not entry or not entry.get("options"):
-            problems.append(Problem(item_id, "review", "not a question of this augment output; decision ignored", "review"))
+            problems.append(_refused(item_id, "not a question of this augment output", kept=False))
             continue
         shown = decision.get("shown")
         if shown is not None and list(shown) != list(entry["options"]):
-            problems.append(Problem(item_id, "review", "its options changed since the review; review it again (decision not applied)", "review"))
+            problems.append(_refused(item_id, "its options changed since the review; review it again"))
             continue
         note = str(decision.get("note") or "")
         if decision["action"] == "edit":
             needed = len(entry.get("distractors") or [])
             if not needed:
-                problems.append(Problem(item_id, "review", "it has no new options to edit (its options were left unchanged); accept or drop it", "review"))
+                problems.append(_refused(item_id, "it has no new options to edit (its options were left unchanged); accept or drop it"))
                 continue
             checked = check_options(decision["distractors"], by_id[item_id], needed)
             if checked.error or len(decision["distractors"]) != needed:
                 why = checked.error or f"{len(decision['distractors'])} options given, {needed} needed"
-                problems.append(Problem(item_id, "review", f"the edited options are not usable: {why} (decision not applied)", "review"))
+                problems.append(_refused(item_id, f"the edited options are not usable: {why}"))
                 continue
             entry.update(place(by_id[item_id], checked.accepted), distractors=list(checked.accepted))
         entry["review"] = {"state": {"accept": "accepted", "edit": "edited", "drop": "dropped"}[decision["action"]], "note": note}
     dropped = {i for i, e in record.items.items() if ((e.get("augment") or {}).get("review") or {}).get("state") == "dropped"}
     return problems, dropped
+
+
+def _refused(item_id: str, why: str, *, kept: bool = True) -> Problem:
+    """A decision not applied: the question, if there is one, stays as it was."""
+    after = "the question stays as it was" if kept else "nothing changed"
+    return Problem(item_id, "review", f"{why}: decision refused, {after}", REFUSED)
 
 
 def _row(item: Item, entry: Mapping[str, Any]) -> dict[str, Any]:

@@ -36,6 +36,10 @@ __all__ = ["Model", "Outcome", "TrialRuns", "TrialSettings", "parse_models", "ru
 
 #: The prompt mode of every trial (``prompt/mmmu_pro.py``, FORCED_CHOICE_INSTRUCTION).
 PROMPT = "forced-choice"
+#: The images' layout of every trial: the text is one part, MMMU-Pro's standard prompt string,
+#: with ``<image>`` where each image was (an image-only option reads ``A. <image>``), then the
+#: images, which ``text-only:`` removes. Interleaved, removing them also removed their markers.
+LAYOUT = "text-then-images"
 #: Sampling temperature when none is given: the model's own distribution, so trials differ.
 DEFAULT_TEMPERATURE = 1.0
 _ENDPOINT = re.compile(r"@(?=https?://)")
@@ -195,7 +199,7 @@ async def run_trials(
                 model=model.text_only_spec, benchmark="mmmu-pro", setting=setting, prompt=PROMPT,
                 data=str(data_dir), out=path, resume=(path / MANIFEST).exists(), seed=seed,
                 temperature=settings.temperature, base_urls=model.base_urls, html=False,
-                display=forward, **dict(settings.run),
+                display=forward, **{**dict(settings.run), "image_layout": LAYOUT},
             )
             runs.append({"model": model.label, "trial": trial, "seed": seed, "path": str(path), "counts": dict(result.counts)})
 

@@ -3,13 +3,18 @@
 ``OUT/standard (4 options)/test-00000-of-00001.parquet``, ``OUT/standard (10 options)/...`` and
 ``OUT/vision/...``, with exactly the hub's columns in the hub's order and types
 (``dataset/schema.py``), so ``mmmu-eval run --benchmark mmmu-pro --data OUT`` reads them as it
-reads the hub. The vision config adds four columns after the hub's five, the rendering
-parameters of each screenshot (the official build data kept font, size and background per item
+reads the hub. The vision config adds seven columns after the hub's five, the rendering
+parameters of each page (``RENDER_COLUMNS``) (the official build data kept font, size and background per item
 too); readers ignore columns they do not know.
 
 Rows are streamed into small row groups (images are read one item at a time, and the loader
-reads one row group per image), into a temporary file that replaces the config's file only
-when it is complete. An item whose images cannot be read is a Problem, not a crash.
+reads one row group per image), into a temporary file beside the config's file. Nothing here
+rewrites a file in place: a loaded item's images are lazy references to row positions of the
+file it came from, so a file must not change while such items may still be read. A step that
+writes a config from items of the same directory (``augment --apply`` in place drops rows of
+the 4-option file that the 10-option rows and the review page still read) writes every file
+into a ``Beside`` and replaces them all at once, after its last read. An item whose images
+cannot be read is a Problem, not a crash.
 """
 
 from __future__ import annotations
@@ -32,12 +37,12 @@ from mmmu_eval.harden.problems import Problem
 from mmmu_eval.records import Item, sniff_media_type
 
 __all__ = [
-    "RENDER_COLUMNS", "Written", "config_file", "copy_config", "remove_config", "standard_row", "vision_row",
+    "RENDER_COLUMNS", "Beside", "Written", "replace_text", "config_file", "copy_config", "remove_config", "standard_row", "vision_row",
     "write_config",
 ]
 
 #: Rendering parameters in the vision config, after the hub's columns.
-RENDER_COLUMNS: tuple[str, ...] = ("font", "font_size", "page_width", "background")
+RENDER_COLUMNS: tuple[str, ...] = ("font", "font_size", "page_width", "background", "options_columns", "images", "medium")
 VISION_COLUMNS = PRO_VISION_COLUMNS + RENDER_COLUMNS
 #: Rows per row group: a loader reads a whole group's image column to get one image.
 ROW_GROUP = 16
@@ -55,6 +60,70 @@ class Written:
     """Items left out because their row could not be built (an unreadable image)."""
     sha256: str
     """Of the parquet file's bytes."""
+
+
+class Beside:
+    """Files written next to the ones they will replace, put in place together by ``replace_all``.
+
+    Until then every earlier file is untouched, so items loaded from them read the right rows.
+    ``discard`` (or leaving the ``with`` block on an error) removes what was written.
+    """
+
+    def __init__(self) -> None:
+        self._pending: list[tuple[Path, Path, bool]] = []
+
+    def __enter__(self) -> "Beside":
+        return self
+
+    def __exit__(self, exc_type: object, exc: object, tb: object) -> None:
+        if exc_type is not None:
+            self.discard()
+        elif self._pending:
+            self.replace_all()
+
+    def temporary(self, target: Path, *, sole_shard: bool = False) -> Path:
+        """A new empty file beside ``target``, to replace it at ``replace_all``.
+
+        ``sole_shard``: the target is its config's only parquet file, so the other shards of an
+        earlier layout go when it is put in place.
+        """
+        target.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{target.stem}.", suffix=target.suffix + ".tmp", dir=target.parent)
+        os.close(fd)
+        for pending in [p for p in self._pending if p[1] == target]:
+            pending[0].unlink(missing_ok=True)
+            self._pending.remove(pending)
+        self._pending.append((Path(tmp), target, sole_shard))
+        return Path(tmp)
+
+    def text(self, target: Path, text: str) -> None:
+        """``text`` as the future content of ``target``."""
+        self.temporary(target).write_text(text, encoding="utf-8")
+
+    def replace_all(self) -> None:
+        """Move every file into place (each move is atomic), then forget them."""
+        try:
+            for tmp, target, sole_shard in self._pending:
+                if sole_shard:
+                    for old in target.parent.glob("test*.parquet"):
+                        if old != target:
+                            old.unlink()  # an earlier layout with several shards
+                os.replace(tmp, target)
+        except OSError as exc:
+            raise StoreError(f"cannot put the new files in place ({exc.strerror or exc})", target) from exc
+        finally:
+            self.discard()
+
+    def discard(self) -> None:
+        for tmp, _, _ in self._pending:
+            tmp.unlink(missing_ok=True)
+        self._pending = []
+
+
+def replace_text(target: Path, text: str) -> None:
+    """Write a text file (the review files, the report) beside its old self, then replace it."""
+    with Beside() as beside:
+        beside.text(Path(target), text)
 
 
 def config_file(root: Path, setting: str) -> Path:
@@ -98,9 +167,13 @@ def vision_row(item: Item, screenshot: bytes, options: Iterable[str], answer: st
 
 
 def write_config(
-    root: Path, setting: str, items: Iterable[Item], row_of: Callable[[Item], dict[str, object]], *, step: str
+    root: Path, setting: str, items: Iterable[Item], row_of: Callable[[Item], dict[str, object]], *, step: str,
+    beside: Beside | None = None,
 ) -> Written:
     """Write one config of ``root`` from ``row_of(item)`` for each item, replacing what was there.
+
+    With ``beside`` the new file waits beside the old one until ``beside.replace_all()``;
+    without it, it replaces the old one once complete (nothing may read the old one after).
 
     Raises:
         StoreError: the file cannot be written (the old one, if any, is kept).
@@ -110,10 +183,10 @@ def write_config(
     schema = arrow_schema(columns)
     ids: list[str] = []
     problems: list[Problem] = []
+    own = beside is None
+    staging = Beside() if own else beside
     try:
-        target.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=".test.", suffix=".parquet.tmp", dir=target.parent)
-        os.close(fd)
+        tmp = staging.temporary(target, sole_shard=True)
         try:
             with pq.ParquetWriter(tmp, schema, compression="snappy") as out:
                 batch: list[dict[str, object]] = []
@@ -129,16 +202,15 @@ def write_config(
                         batch = []
                 if batch or not ids:
                     out.write_table(_table(batch, columns, schema))
-            for old in target.parent.glob("test*.parquet"):
-                if old != target:
-                    old.unlink()  # an earlier layout with several shards
-            os.replace(tmp, target)
+            digest = _sha256(tmp)
+            if own:
+                staging.replace_all()
         except BaseException:
-            Path(tmp).unlink(missing_ok=True)
+            staging.discard()
             raise
     except OSError as exc:
         raise StoreError(f"cannot write ({exc.strerror or exc}); choose a writable --out", target) from exc
-    return Written(target, tuple(ids), tuple(problems), _sha256(target))
+    return Written(target, tuple(ids), tuple(problems), digest)
 
 
 def copy_config(source_root: Path, root: Path, setting: str) -> Path | None:
@@ -157,10 +229,13 @@ def copy_config(source_root: Path, root: Path, setting: str) -> Path | None:
         return folder
     try:
         folder.mkdir(parents=True, exist_ok=True)
+        files = sorted(source.glob("test*.parquet"))
+        with Beside() as beside:
+            for file in files:
+                shutil.copyfile(file, beside.temporary(folder / file.name))
         for old in folder.glob("test*.parquet"):
-            old.unlink()
-        for file in sorted(source.glob("test*.parquet")):
-            shutil.copyfile(file, folder / file.name)
+            if old.name not in {f.name for f in files}:
+                old.unlink()
     except OSError as exc:
         raise StoreError(f"cannot copy {source} ({exc.strerror or exc})", folder) from exc
     return folder

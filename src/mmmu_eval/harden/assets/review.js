@@ -92,10 +92,22 @@
     return box;
   }
 
+  // Only the chosen action's inputs are shown: the new options' fields under "edit", the note
+  // once any action is chosen. A field that is shown is always part of the decision, so nothing
+  // typed is silently lost; what was typed under "edit" stays in its fields when another action
+  // is chosen (and is back in the decision when "edit" is chosen again).
   function controls(row) {
     var form = el("div", "controls");
     var current = decisions[row.id] || {};
     var edits = el("div", "edits");
+    var note = el("input", "note-field");
+    var fields = [];
+
+    function showFor(action) {
+      edits.hidden = action !== "edit";
+      note.hidden = !action;
+    }
+
     ["accept", "edit", "drop"].forEach(function (action) {
       if (action === "edit" && !row.distractors.length) return;
       var label = el("label");
@@ -108,7 +120,7 @@
         var d = { action: action, shown: row.options, note: note.value };
         if (action === "edit") d.distractors = fields.map(function (f) { return f.value; });
         decisions[row.id] = d;
-        edits.hidden = action !== "edit";
+        showFor(action);
         save();
         form.parentNode.classList.add("decided");
       });
@@ -116,10 +128,11 @@
       label.appendChild(document.createTextNode(" " + action));
       form.appendChild(label);
     });
-    var fields = row.distractors.map(function (text, k) {
+    fields = row.distractors.map(function (text, k) {
       var input = el("input");
       input.type = "text";
       input.value = current.distractors ? current.distractors[k] : text;
+      input.setAttribute("aria-label", "new option " + (k + 1));
       input.addEventListener("input", function () {
         if (decisions[row.id] && decisions[row.id].action === "edit") {
           decisions[row.id].distractors = fields.map(function (f) { return f.value; });
@@ -129,14 +142,13 @@
       edits.appendChild(input);
       return input;
     });
-    edits.hidden = current.action !== "edit";
-    var note = el("input", "note-field");
     note.type = "text";
     note.placeholder = "note (why)";
     note.value = current.note || "";
     note.addEventListener("input", function () {
       if (decisions[row.id]) { decisions[row.id].note = note.value; save(); }
     });
+    showFor(current.action);
     form.appendChild(note);
     form.appendChild(edits);
     return form;
