@@ -30,7 +30,7 @@ def _log(tmp_path: Path) -> Path:
 @pytest.fixture
 def rescored(tmp_path, capsys):
     run = tmp_path / "runs" / "lmms"
-    assert main(["rescore", str(_log(tmp_path)), "--data", "sample", "--out", str(run)]) == 0
+    assert main(["rescore", str(_log(tmp_path)), "--data", "sample", "--partial", "--out", str(run)]) == 0
     return run, capsys.readouterr().out
 
 
@@ -87,7 +87,7 @@ def test_compare_with_our_own_run_explains_what_it_measures(rescored, tmp_path, 
 
 def test_rescoring_into_an_existing_run_is_refused(rescored, tmp_path, capsys):
     run, _ = rescored
-    assert main(["rescore", str(_log(tmp_path)), "--data", "sample", "--out", str(run)]) == 1
+    assert main(["rescore", str(_log(tmp_path)), "--data", "sample", "--partial", "--out", str(run)]) == 1
     assert "already holds a run" in capsys.readouterr().err
 
 

@@ -31,7 +31,9 @@ from mmmu_eval.score.readers.base import (
     HarnessVerdict,
     RecordedScore,
     message_text,
+    names_mmmu,
     no_rows_error,
+    other_benchmark_error,
     prompt_text,
     read_json,
 )
@@ -86,6 +88,10 @@ def read(path: Path) -> ForeignFile:
     spec = header.get("eval") if isinstance(header.get("eval"), dict) else {}
     task = str(spec.get("task") or "")
     short = task.rsplit("/", 1)[-1]
+    dataset = spec.get("dataset") if isinstance(spec.get("dataset"), Mapping) else {}
+    if task and short not in TASKS and not any(names_mmmu(v) for v in (task, dataset.get("name"), dataset.get("location"))):
+        shown = f"{task}" + (f", dataset {dataset.get('name') or dataset.get('location')}" if dataset else "")
+        raise other_benchmark_error(path, shown, "its eval names the task")
     benchmark, split, qtype = TASKS.get(short, (None, None, None))
     args = spec.get("task_args") if isinstance(spec.get("task_args"), dict) else {}
     if isinstance(args.get("split"), str):
