@@ -113,6 +113,11 @@ class ForeignFile:
     """Every file read (the prediction file, the verdict file next to it, the results file)."""
     notes: tuple[str, ...] = field(default=())
     """What the reader decided that a user should know (rows set aside, the layout recognised)."""
+    expected_ids: tuple[str, ...] | None = None
+    """The item ids the harness says it evaluated (Inspect's ``dataset.sample_ids``), when it says:
+    what the file should cover. None: every item of its split (and question type, and subjects)."""
+    subjects: tuple[str, ...] | None = None
+    """The subjects the harness was asked for (Inspect's ``task_args.subjects``); None for all."""
 
 
 # -- small helpers every reader uses ----------------------------------------------------------
