@@ -196,3 +196,13 @@ def test_a_verifiers_run_of_another_environment_is_refused_naming_it(tmp_path):
     (run / "metadata.json").write_text(json.dumps({"env_id": "gsm8k", "model": "m", "avg_reward": 1.0}))
     with pytest.raises(ConfigError, match=r"names the environment 'gsm8k', which is not MMMU"):
         rescore(run, data="sample", benchmark="mmmu")
+
+
+def test_a_verifiers_04_run_of_another_environment_is_refused_naming_it(tmp_path):
+    """The real 0.4 episode with its env id changed to another environment's and its info emptied."""
+    episode = json.loads((REAL / "vf04_mmmu_pro_vision" / "traces.jsonl").read_text().splitlines()[0])
+    episode["env"] = {"id": "gsm8k"}
+    episode["task"]["data"]["info"] = {}
+    (tmp_path / "traces.jsonl").write_text(json.dumps(episode) + "\n")
+    with pytest.raises(ConfigError, match=r"name the environment 'gsm8k', which is not MMMU"):
+        rescore(tmp_path, data="sample", benchmark="mmmu-pro", setting="vision")

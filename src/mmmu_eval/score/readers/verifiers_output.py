@@ -69,9 +69,12 @@ def read(path: Path) -> ForeignFile:
     seen: set[object] = set()
     repeats = 0
     model = None
+    env_id = None
     for where, record in jsonl_rows(file, problems):
         if "traces" in record:
             row, model = _episode(where, record, problems), model or _model(record)
+            env = record.get("env")
+            env_id = env_id or (env.get("id") if isinstance(env, Mapping) else env)
         elif "example_id" in record or "completion" in record:
             row = _legacy(where, record, problems)
         else:
@@ -87,6 +90,7 @@ def read(path: Path) -> ForeignFile:
         rows.append(row)
     if not rows:
         raise no_rows_error(file, NAME, EXPECTED, problems)
+    _refuse_other_env(file, env_id, rows, "its episodes name the environment")
     notes = [f"{repeats} further rollout(s) of examples already read: the first rollout of each is scored"] if repeats else []
     metadata = file.with_name("metadata.json")
     recorded = None
