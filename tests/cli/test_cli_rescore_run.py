@@ -51,7 +51,9 @@ def test_the_run_directory_holds_what_a_run_holds(rescored):
     assert manifest["scoring"] == {"parsers": ["official"], "fallback": "official", "fallback_seed": 42, "answers": None}
     assert manifest["dataset"]["source"] == "sample" and manifest["config"]["data"] == "sample"
     assert manifest["rescored_from"]["format"] == "lmms-eval" and manifest["rescored_from"]["files"][0]["sha256"]
-    assert manifest["status"] == "complete" and manifest["counts"]["ok"] == 3
+    # 3 rows of a 40-item split (rescored with --partial): the run directory says it is incomplete.
+    assert manifest["status"] == "incomplete" and manifest["counts"]["ok"] == 3
+    assert len(manifest["rescored_from"]["missing"]) == 37
     results = json.loads((run / "results.json").read_text())
     assert results["run"]["rescored_from"] == "lmms-eval" and results["overall"]["correct"] == 3
     assert results["harness"]["causes"]["letter"]["items"] == 1

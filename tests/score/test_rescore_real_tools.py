@@ -206,3 +206,17 @@ def test_a_verifiers_04_run_of_another_environment_is_refused_naming_it(tmp_path
     (tmp_path / "traces.jsonl").write_text(json.dumps(episode) + "\n")
     with pytest.raises(ConfigError, match=r"name the environment 'gsm8k', which is not MMMU"):
         rescore(tmp_path, data="sample", benchmark="mmmu-pro", setting="vision")
+
+
+def test_a_partial_file_rescored_into_a_run_directory_is_incomplete_and_names_the_missing(tmp_path):
+    from mmmu_eval.rescoring import write_rescored_run
+
+    run = tmp_path / "cut"
+    run.mkdir()
+    lines = (REAL / "vf03_mmmu_pro_vision" / "results.jsonl").read_text().splitlines(keepends=True)
+    (run / "results.jsonl").write_text("".join(lines[:10]))
+    result = rescore(run, data="sample")
+    written = write_rescored_run(result, tmp_path / "out", html=False)
+    manifest = json.loads((written.run_dir / "manifest.json").read_text())
+    assert manifest["status"] == "incomplete"
+    assert sorted(manifest["rescored_from"]["missing"]) == sorted(result.missing) and len(result.missing) == 14
