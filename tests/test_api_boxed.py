@@ -6,13 +6,16 @@ beside it, finds no letter in ``\\boxed{B}`` and falls back to its seeded random
 disagree on items and the disagreements are in the results.
 """
 
+import io
 import json
 
 import pytest
+from rich.console import Console
 
 from mmmu_eval.api import evaluate
 from mmmu_eval.dataset.load import load_dataset
 from mmmu_eval.progress import NullDisplay
+from mmmu_eval.report.terminal import print_results
 
 from fakes.scripted_backend import ScriptedBackend
 
@@ -51,12 +54,24 @@ def test_a_boxed_run_scores_with_the_boxed_parser_first_and_official_beside_it(t
     assert results["overall"]["correct"] == gold_b
     assert results["parsers"]["boxed"] == {
         "n": len(items), "correct": gold_b, "accuracy": gold_b / len(items), "fallbacks": 0,
+        "deterministic_correct": gold_b,
     }
     assert result.accuracy == gold_b / len(items)
 
     # The official parser finds no letter in "\boxed{B}": every multiple-choice answer is a fallback.
     multiple_choice = sum(1 for it in items if it.question_type == "multiple-choice")
     assert results["parsers"]["official"]["fallbacks"] == multiple_choice
+    # Counted wrong instead, those fallbacks leave the official parser nothing (no open gold is "B").
+    assert results["parsers"]["official"]["deterministic_correct"] == 0
+    lucky = results["parsers"]["official"]["correct"]
+
+    # The terminal shows that deterministic figure beside the boxed headline (verifiers' two means).
+    console = Console(file=io.StringIO(), width=200)
+    print_results(results, console)
+    shown = console.file.getvalue()
+    n = len(items)
+    assert (f"boxed {100 * gold_b / n:.1f}% ({gold_b}/{n}) · official, fallbacks wrong 0.0% (0/{n})") in shown
+    assert f"with the seeded random fallback official is {100 * lucky / n:.1f}%" in shown
     assert results["disagreements"] > 0  # with seed 42 the random picks do not match the boxed verdicts item for item
 
     predictions = [json.loads(line) for line in (result.run_dir / "predictions.jsonl").read_text().splitlines()]

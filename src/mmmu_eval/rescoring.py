@@ -78,7 +78,8 @@ def write_rescored_run(result: Rescore, out: str | Path, *, html: bool = True, i
     items = result.items
     scoring = spec.score(items, responses)
     counts = count_statuses(items, responses)
-    store.update_manifest(status="complete" if not counts["error"] + counts["missing"] else "incomplete",
+    unanswered = counts["error"] + counts["missing"] + len(result.missing)
+    store.update_manifest(status="complete" if not unanswered else "incomplete",
                           ended_at=_now(), counts=counts)
     manifest = store.manifest()
     results = build_results(scoring, items, manifest, responses=responses,
@@ -146,6 +147,8 @@ def rescored_manifest(result: Rescore, spec: ScoringSpec) -> dict[str, Any]:
             "recorded": None if recorded is None else {"accuracy": recorded.accuracy, "source": recorded.source, "n": recorded.n},
             "problems": list(result.problems),
             "unjoined": list(result.unjoined),
+            # Items the file should cover that no row names (a cut file, a run with a limit).
+            "missing": list(result.missing),
             "notes": list(result.notes),
         },
     }

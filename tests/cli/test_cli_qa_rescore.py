@@ -17,8 +17,8 @@ def test_rescore_of_a_file_of_the_wrong_kind_exits_1(tmp_path, capsys):
 
 
 def test_rescore_of_an_empty_file_exits_1(tmp_path, capsys):
-    """An empty JSONL file also 'scored' 0/0 with exit status 0."""
+    """An empty JSONL file once "scored" 0/0 with exit status 0; now it is refused as empty."""
     empty = tmp_path / "out.jsonl"
     empty.write_text("")
     assert main(["rescore", str(empty), "--format", "official-mmmu-pro"]) == 1
-    assert "no row could be scored" in capsys.readouterr().err
+    assert "the file is empty (0 bytes)" in capsys.readouterr().err

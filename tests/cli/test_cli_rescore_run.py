@@ -30,7 +30,7 @@ def _log(tmp_path: Path) -> Path:
 @pytest.fixture
 def rescored(tmp_path, capsys):
     run = tmp_path / "runs" / "lmms"
-    assert main(["rescore", str(_log(tmp_path)), "--data", "sample", "--out", str(run)]) == 0
+    assert main(["rescore", str(_log(tmp_path)), "--data", "sample", "--partial", "--out", str(run)]) == 0
     return run, capsys.readouterr().out
 
 
@@ -51,7 +51,9 @@ def test_the_run_directory_holds_what_a_run_holds(rescored):
     assert manifest["scoring"] == {"parsers": ["official"], "fallback": "official", "fallback_seed": 42, "answers": None}
     assert manifest["dataset"]["source"] == "sample" and manifest["config"]["data"] == "sample"
     assert manifest["rescored_from"]["format"] == "lmms-eval" and manifest["rescored_from"]["files"][0]["sha256"]
-    assert manifest["status"] == "complete" and manifest["counts"]["ok"] == 3
+    # 3 rows of a 40-item split (rescored with --partial): the run directory says it is incomplete.
+    assert manifest["status"] == "incomplete" and manifest["counts"]["ok"] == 3
+    assert len(manifest["rescored_from"]["missing"]) == 37
     results = json.loads((run / "results.json").read_text())
     assert results["run"]["rescored_from"] == "lmms-eval" and results["overall"]["correct"] == 3
     assert results["harness"]["causes"]["letter"]["items"] == 1
@@ -87,7 +89,7 @@ def test_compare_with_our_own_run_explains_what_it_measures(rescored, tmp_path, 
 
 def test_rescoring_into_an_existing_run_is_refused(rescored, tmp_path, capsys):
     run, _ = rescored
-    assert main(["rescore", str(_log(tmp_path)), "--data", "sample", "--out", str(run)]) == 1
+    assert main(["rescore", str(_log(tmp_path)), "--data", "sample", "--partial", "--out", str(run)]) == 1
     assert "already holds a run" in capsys.readouterr().err
 
 

@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import re
+import sys
+
 import pytest
 
+from fakes import required
 from mmmu_eval.environments import reward, scores
 
 
@@ -68,3 +72,76 @@ def test_an_official_parser_crash_scores_official_zero_not_an_exception():
     bad = example("A", options=("a", ["nested", "list"], "c"))
     assert scores("well, it is somewhere in this long text", bad) == {
         "boxed_correct": 0.0, "official_correct": 0.0, "boxed_found": 0.0}
+
+
+# -- every completion form a trainer hands over -------------------------------------------------
+
+def sdk_message(content):
+    from openai.types.chat import ChatCompletionMessage
+
+    return ChatCompletionMessage(role="assistant", content=content)
+
+
+def test_the_openai_sdk_message_object_is_read_as_its_text():
+    """The SDK's pydantic ChatCompletionMessage (what ``client.chat.completions.create`` returns)."""
+    message = sdk_message("Reasoning first... so the answer is \\boxed{D}.")
+    assert scores(message, example("D")) == {"boxed_correct": 1.0, "official_correct": 0.0, "boxed_found": 1.0}
+    assert reward([message], example("D")) == 1.0
+    assert reward([sdk_message("\\boxed{A}"), message], example("D")) == 1.0  # the last one counts
+    assert reward(sdk_message(None), example("D")) == 0.0  # a tool-call turn holds no text
+
+
+def test_verifiers_message_objects_are_read_as_their_text():
+    if sys.version_info < (3, 11):
+        pytest.skip("verifiers (the extra) needs Python 3.11+; its message types cannot be installed here")
+    vf = required.module("verifiers.v1", "verifiers' message types need the verifiers extra")
+    conversation = [vf.UserMessage(content="q"), vf.AssistantMessage(content="so \\boxed{D}")]
+    assert reward(conversation, example("D")) == 1.0
+    assert reward(conversation[-1], example("D")) == 1.0
+
+
+class PartObject:
+    """A content part as an object (type and text attributes), as pydantic SDKs model them."""
+
+    def __init__(self, type_, text=None):
+        self.type, self.text = type_, text
+
+
+class MessageObject:
+    def __init__(self, role, content):
+        self.role, self.content = role, content
+
+
+def test_content_parts_as_objects_and_tuples():
+    parts = [PartObject("text", "so \\boxed{"), PartObject("image_url"), PartObject("text", "D}")]
+    assert reward(MessageObject("assistant", parts), example("D")) == 1.0
+    assert reward((MessageObject("user", "q"), MessageObject("assistant", tuple(parts))), example("D")) == 1.0
+
+
+@pytest.mark.parametrize("completion,named", [
+    ([[{"role": "assistant", "content": "\\boxed{D}"}]], "a list of conversations is a batch"),
+    (42, "got a int (42)"),
+    (None, "got a NoneType"),
+    (b"\\boxed{D}", "got a bytes"),
+    ({"text": "\\boxed{D}"}, "got a dict"),
+    (["\\boxed{D}"], "item 0 is a str"),
+    ({"role": "assistant", "content": 7}, "content must be a string or a list of content parts; got a int"),
+    ({"role": "assistant", "content": ["\\boxed{D}"]}, "item 0 is a str"),
+    ({"role": "assistant", "content": [{"type": "text", "text": None}]}, "text part 0 holds a NoneType"),
+], ids=["batch", "int", "none", "bytes", "dict-without-content", "list-of-strings", "int-content",
+        "string-parts", "none-text"])
+def test_anything_else_is_a_type_error_naming_it_never_zero(completion, named):
+    with pytest.raises(TypeError, match=re.escape(named)):
+        scores(completion, example("D"))
+    with pytest.raises(TypeError):
+        reward(completion, example("D"))
+
+
+def test_an_object_that_is_no_message_is_named_by_its_type():
+    with pytest.raises(TypeError, match=r"tests?\.?.*PartObject|PartObject"):
+        reward(PartObject("text", "\\boxed{D}"), example("D"))
+
+
+def test_an_empty_conversation_or_one_without_a_reply_answers_nothing():
+    assert scores([], example("D"))["boxed_found"] == 0.0
+    assert scores([{"role": "user", "content": "\\boxed{D}"}], example("D"))["boxed_correct"] == 0.0

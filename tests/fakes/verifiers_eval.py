@@ -64,3 +64,44 @@ def vf_eval(env_id: str, base_url: str, workdir: Path, *, model: str = MODEL, ti
     if done.returncode != 0:
         raise AssertionError(f"vf-eval exited {done.returncode}:\n{done.stderr[-4000:]}")
     return VfRun(out / RUN_NAME, done.stdout, done.stderr)
+
+
+@dataclass(frozen=True)
+class VfLegacyRun:
+    """One finished ``vf-eval`` run of verifiers' classic CLI (0.3 and earlier), saved with ``-s``."""
+
+    run_dir: Path
+    """``<output_dir>/evals/<env>--<model>/<run id>``: ``results.jsonl`` and ``metadata.json``."""
+    stdout: str
+    stderr: str
+
+    @property
+    def rollouts(self) -> list[dict]:
+        text = (self.run_dir / "results.jsonl").read_text()
+        return [json.loads(line) for line in text.splitlines() if line.strip()]
+
+    @property
+    def metadata(self) -> dict:
+        return json.loads((self.run_dir / "metadata.json").read_text())
+
+
+def vf_eval_legacy(env_id: str, base_url: str, workdir: Path, *, model: str = MODEL, timeout: float = 240,
+                   **env_args: object) -> VfLegacyRun:
+    """Run the classic ``vf-eval ENV_ID -a '{...}' -s`` against ``base_url``; raise when it fails."""
+    out = workdir / "out"
+    command = [
+        str(Path(sys.executable).parent / "vf-eval"), env_id, "-a", json.dumps(env_args),
+        "-m", model, "-b", base_url, "-k", "FAKE_API_KEY", "-n", "-1", "-r", "1", "-s", "-o", str(out),
+    ]
+    home = workdir / "home"
+    home.mkdir(parents=True, exist_ok=True)
+    env = {
+        **{k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")},
+        "HOME": str(home), "FAKE_API_KEY": "test-key", "HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1",
+        "NO_PROXY": "127.0.0.1,localhost",
+    }
+    done = subprocess.run(command, capture_output=True, text=True, env=env, cwd=workdir, timeout=timeout)
+    if done.returncode != 0:
+        raise AssertionError(f"vf-eval exited {done.returncode}:\n{done.stderr[-4000:]}")
+    (results,) = out.rglob("results.jsonl")
+    return VfLegacyRun(results.parent, done.stdout, done.stderr)

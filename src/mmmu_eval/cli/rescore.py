@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from pathlib import Path
 
 from mmmu_eval.dataset.subjects import DISCIPLINES
@@ -47,6 +48,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    help="MMMU split; also chooses one split of a file that holds two (MMMU_DEV_VAL)")
     p.add_argument("--setting", choices=("standard-10", "standard-4", "vision"), help="MMMU-Pro setting, when PATH does not say")
     p.add_argument("--answers", metavar="FILE", help="official answer dict (answer_dict_val.json); needed by official-mmmu-eval-only")
+    p.add_argument("--partial", action="store_true",
+                   help="exit 0 even when the file covers only part of its split (by default that exits 1, as a run "
+                        "with unanswered items does; the accuracy is over the rows the file has either way)")
     p.add_argument("--out", metavar="RUN_DIR", help="also write a run directory (results.json, predictions.jsonl, report.html)")
     p.add_argument("--no-html", action="store_true", help="with --out: no report.html")
     p.add_argument("--no-images", action="store_true", help="with --out: embed no images in report.html")
@@ -79,7 +83,8 @@ def run(args: argparse.Namespace) -> int:
         print(f"format: {result.format} (recognised: {result.detected})")
     if result.dataset is not None:
         print(f"joined {len(result.items)} row(s) to {result.dataset!r}"
-              + (f"; {len(result.unjoined)} row(s) matched no item" if result.unjoined else ""))
+              + (f"; {len(result.unjoined)} row(s) matched no item" if result.unjoined else "")
+              + (f"; {len(result.missing)} of its {result.expected} item(s) have no row" if result.missing else ""))
     for note in doc["notes"]:
         print(f"note: {note}")
     if not doc["overall"]["total"]:
@@ -91,6 +96,7 @@ def run(args: argparse.Namespace) -> int:
     interval = build_results(result.scoring, result.items, {})["overall"]["ci95"]
     for line in summary_lines(doc, pro=result.items[0].benchmark == "mmmu-pro", ci95=interval):
         print(line)
+    unanswered = len(result.missing) + len(doc["errors"])
     if doc["harness"] is not None:
         for line in harness_lines(doc["harness"], show=args.show_differences):
             print(line)
@@ -111,6 +117,11 @@ def run(args: argparse.Namespace) -> int:
             print(f"{len(written.stored_as_errors)} response(s) that are not text are stored as errors in "
                   f"{written.run_dir} and not scored there (e.g. {written.stored_as_errors[0]})")
         print(f"wrote {written.run_dir} (mmmu-eval report {written.run_dir} --html; mmmu-eval compare RUN {written.run_dir})")
+    if unanswered and not args.partial:
+        print(f"{unanswered} of the {doc['coverage']['expected']} item(s) have no scored answer "
+              f"({len(result.missing)} without a row, {len(doc['errors'])} failed in the harness): exit status 1 "
+              "(pass --partial to accept a partial file)", file=sys.stderr)
+        return 1
     return 0
 
 
@@ -128,8 +139,12 @@ def summary_lines(doc: dict, *, pro: bool, ci95: list[float] | None = None) -> l
     """The printed result: the official table (MMMU) or the official accuracy line (MMMU-Pro), then parse figures."""
     lines: list[str] = []
     overall = doc["overall"]
+    coverage = doc.get("coverage") or {}
+    partial = (f"PARTIAL: {coverage['missing']} of the {coverage['expected']} item(s) have no row; "
+               f"the accuracy is over the {coverage['rows']} scored") if coverage.get("missing") else ""
     if pro:
-        lines.append(f"Accuracy: {overall['accuracy'] * 100:.2f}% ({overall['correct']}/{overall['total']})")
+        lines.append(f"Accuracy: {overall['accuracy'] * 100:.2f}% ({overall['correct']}/{overall['total']})"
+                     + (f"  {partial}" if partial else ""))
     else:
         lines.append(f"{'Subject':<40} {'Data Num':>8} {'Acc':>6}")
         known = {s for subjects in DISCIPLINES.values() for s in subjects}
@@ -140,6 +155,8 @@ def summary_lines(doc: dict, *, pro: bool, ci95: list[float] | None = None) -> l
                 sub = doc["by_subject"][subject]
                 lines.append(f"{subject:<40} {sub['total']:>8} {sub['accuracy']:>6.3f}")
         lines.append(f"{'Overall':<40} {overall['total']:>8} {overall['accuracy']:>6.3f}")
+        if partial:
+            lines.append(partial)
     total = overall["total"] or 1
     interval = f" (95% CI {ci95[0]:.4f}-{ci95[1]:.4f})" if ci95 else ""
     lines.append(

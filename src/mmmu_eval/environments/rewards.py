@@ -12,6 +12,8 @@ metrics that tell format from correctness:
 
 A completion is read as ``run`` reads a server's answer: ``<think>...</think>`` is removed
 first (``backends/reasoning.py``), so the reward equals ``mmmu-eval``'s verdict on the same text.
+Every form a trainer hands over is read (``completions.py``: a string, chat dicts, the OpenAI
+SDK's and verifiers' message objects, a list of them); any other value is a ``TypeError``.
 
     reward("so \\\\boxed{B}", example)           # 1.0 when example["answer"] == "B"
     scores([{"role": "assistant", "content": "..."}], example)
@@ -20,10 +22,10 @@ first (``backends/reasoning.py``), so the reward equals ``mmmu-eval``'s verdict 
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import Any
 
-from mmmu_eval.backends.reasoning import split_reasoning
+from mmmu_eval.environments.completions import completion_text
 from mmmu_eval.environments.examples import item_from_info
 from mmmu_eval.score.boxed import last_boxed
 from mmmu_eval.score.choices import OfficialCrash
@@ -36,15 +38,17 @@ log = logging.getLogger(__name__)
 #: The names ``scores`` returns: the reward first, then the two metrics.
 METRICS = ("boxed_correct", "official_correct", "boxed_found")
 
-Completion = str | Mapping[str, Any] | Sequence[Mapping[str, Any]]
+#: A string, a chat message (dict or object with ``role`` and ``content``), or a list of messages.
+Completion = Any
 
 
 def reward(completion: Completion, example: Mapping[str, Any]) -> float:
     """1.0 when the boxed parser judges ``completion`` correct for ``example``, else 0.0.
 
     Args:
-        completion: the model's answer: a string, one chat message, or a conversation
-            (the last assistant message is read).
+        completion: the model's answer: a string, one chat message (a dict, the OpenAI SDK's
+            ``ChatCompletionMessage``, a verifiers message), or a conversation (a list of them;
+            the last assistant message is read).
         example: a dict from ``examples`` (only its ``info`` is read).
 
     >>> reward("The answer is \\\\boxed{B}.", example)
@@ -53,7 +57,11 @@ def reward(completion: Completion, example: Mapping[str, Any]) -> float:
 
 
 def scores(completion: Completion, example: Mapping[str, Any]) -> dict[str, float]:
-    """The reward and the two metrics (``METRICS``) for one completion, each 1.0 or 0.0."""
+    """The reward and the two metrics (``METRICS``) for one completion, each 1.0 or 0.0.
+
+    Raises:
+        TypeError: ``completion`` is not one of the forms ``reward`` takes (it is named).
+    """
     item = item_from_info(example["info"])
     text = completion_text(completion)
     boxed = judge(item, text, "boxed", None)
@@ -67,22 +75,3 @@ def scores(completion: Completion, example: Mapping[str, Any]) -> dict[str, floa
         "official_correct": float(official),
         "boxed_found": float(last_boxed(text) is not None),
     }
-
-
-def completion_text(completion: Completion) -> str:
-    """The answer text a completion holds, with any ``<think>`` block removed.
-
-    A conversation gives its last assistant message; a message with content parts gives its
-    text parts joined.
-    """
-    if isinstance(completion, str):
-        content: Any = completion
-    elif isinstance(completion, Mapping):
-        content = completion.get("content")
-    else:
-        replies = [m for m in completion if isinstance(m, Mapping) and m.get("role", "assistant") == "assistant"]
-        content = replies[-1].get("content") if replies else ""
-    if isinstance(content, list):
-        content = "".join(p.get("text", "") for p in content if isinstance(p, Mapping) and p.get("type") == "text")
-    text, _ = split_reasoning(content if isinstance(content, str) else "")
-    return text

@@ -2,9 +2,15 @@
 
 The classic ``vf-eval mmmu-pro -a '{"mode": "vision"}'`` imports the module the id names and
 calls its ``load_environment(**args)``; this builds the environment from ``examples`` (the
-dataset: ``prompt``, ``answer``, ``info``, ``task``) and a rubric of ``rewards.scores``: the
-reward ``boxed_correct`` (weight 1) and the metrics ``official_correct`` and ``boxed_found``
-(weight 0, reported beside it). Items that cannot be asked are logged with their id and left out.
+dataset: ``prompt``, ``answer``, ``info``) and a rubric of ``rewards.scores``: the reward
+``boxed_correct`` (weight 1) and the metrics ``official_correct`` and ``boxed_found`` (weight 0,
+reported beside it). Items that cannot be asked are logged with their id and left out.
+
+The rows have no ``task`` column: verifiers 0.3 reads a ``task`` value as a serialized task
+payload (a JSON object) and refuses a plain name (``Serialized task payloads must be JSON
+objects``), so ``env.evaluate_sync`` failed on every row. The reward functions receive the
+completion as verifiers' pydantic message objects (0.3) or as dicts (earlier releases);
+``rewards.scores`` reads both.
 """
 
 from __future__ import annotations
@@ -42,7 +48,6 @@ def load_environment(env_id: str, **args: Any) -> Any:
             # One type per column: an open question's several accepted answers travel as JSON.
             "answer": example["answer"] if isinstance(example["answer"], str) else json.dumps(example["answer"]),
             "info": json.dumps(example["info"]),
-            "task": env_id,
         }
         for example in examples(env_id, **args)
     ]

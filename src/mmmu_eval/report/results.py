@@ -143,6 +143,9 @@ class ParserScore(TypedDict):
     """correct / n."""
     fallbacks: int
     """Of those, random fallbacks."""
+    deterministic_correct: NotRequired[int]
+    """Items it judged correct without a random fallback (fallbacks counted wrong): for the
+    official parser, what a verifiers run's mean ``official_correct`` counts. Absent in older files."""
 
 
 class ItemVerdict(TypedDict):
@@ -304,7 +307,9 @@ def build_results(
     for name in scoring.parsers:
         tally = scoring.aggregates[name].overall
         fallbacks = sum(1 for v in scoring.verdicts[name].values() if v.fallback)
-        parsers[name] = {"n": tally.n, "correct": tally.correct, "accuracy": tally.accuracy, "fallbacks": fallbacks}
+        deterministic = sum(1 for v in scoring.verdicts[name].values() if v.correct and not v.fallback)
+        parsers[name] = {"n": tally.n, "correct": tally.correct, "accuracy": tally.accuracy, "fallbacks": fallbacks,
+                         "deterministic_correct": deterministic}
 
     results: Results = {
         "schema_version": SCHEMA_VERSION,

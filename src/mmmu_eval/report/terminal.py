@@ -83,6 +83,29 @@ def _headline(results: Results) -> str:
     )
 
 
+def boxed_lines(results: Results) -> list[str]:
+    """Under ``--prompt boxed``: the deterministic official accuracy beside the boxed headline.
+
+    The official figure in the tables draws a seeded random letter for an answer it cannot
+    parse; the deterministic one counts it wrong, and is what a verifiers run reports as the
+    mean ``official_correct`` on the same responses (the boxed headline is its mean reward).
+    """
+    parsers = results.get("parsers") or {}
+    boxed, official = parsers.get("boxed"), parsers.get("official")
+    if results.get("run", {}).get("prompt_mode") != "boxed" or not boxed or not official:
+        return []
+    if "deterministic_correct" not in official or not official["n"]:
+        return []
+    n = official["n"]
+    fixed = official["deterministic_correct"]
+    return [
+        f"boxed {100 * boxed['accuracy']:.1f}% ({boxed['correct']}/{boxed['n']}) · official, fallbacks "
+        f"wrong {100 * fixed / n:.1f}% ({fixed}/{n})",
+        f"  (verifiers' boxed_correct and official_correct; with the seeded random fallback "
+        f"official is {100 * official['accuracy']:.1f}%)",
+    ]
+
+
 def _breakdown(title: str, rows: Mapping[str, Row]) -> Table:
     table = Table(title=title, title_justify="left")
     table.add_column(title.split(" by ")[-1], overflow="fold")
@@ -170,6 +193,8 @@ def print_results(results: Results, console: Console) -> None:
     >>> print_results(read_results("runs/sample-random"), Console())
     """
     console.print(_headline(results))
+    for line in boxed_lines(results):
+        console.print(escape(line), soft_wrap=True)
     experts = expert_text(results)
     if experts:
         console.print(escape(experts))

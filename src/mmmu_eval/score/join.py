@@ -51,6 +51,11 @@ class Joined:
     """``"<where> (<key>): <why>"`` for every row that matched no item, or an item already taken."""
     notes: tuple[str, ...]
     """Rows set aside on purpose (another split), ids read under another spelling."""
+    missing: tuple[str, ...] = ()
+    """Ids of the items the file should cover (its split, its task's question type) that no row
+    names: a file cut short, or run with a limit. Its accuracy is over the rows it has."""
+    expected: int = 0
+    """How many items the file should cover (those joined plus ``missing``)."""
 
 
 def target(foreign: ForeignFile, benchmark: str | None, split: str | None, setting: str | None) -> tuple[str, str | None, str | None]:
@@ -150,7 +155,20 @@ def join(
     notes = list(matcher.notes())
     if aside:
         notes.append(f"{aside} row(s) of another split than {chosen_split} set aside (pass --split to score them)")
-    return Joined(dataset, items, responses, harness, prompts, tuple(unjoined), tuple(notes))
+    missing = _missing(foreign, matcher.typed, taken)
+    return Joined(dataset, items, responses, harness, prompts, tuple(unjoined), tuple(notes),
+                  missing=missing, expected=len(items) + len(missing))
+
+
+def _missing(foreign: ForeignFile, typed: Sequence[Item], taken: dict[str, ForeignRow]) -> tuple[str, ...]:
+    """The items the file should cover and does not: those the harness lists as evaluated when
+    it lists them (numeric ids cannot be told apart from positions, so only names count),
+    else every item of its question type and subjects."""
+    if foreign.expected_ids and not all(i.strip().lstrip("-").isdigit() for i in foreign.expected_ids):
+        return tuple(i for i in foreign.expected_ids if i not in taken)
+    wanted = {_spelling(s) for s in foreign.subjects} if foreign.subjects else None
+    return tuple(it.id for it in typed if it.id not in taken
+                 and (wanted is None or _spelling(it.subject) in wanted))
 
 
 class _Matcher:

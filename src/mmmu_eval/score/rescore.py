@@ -31,7 +31,7 @@ from mmmu_eval.score.aggregate import Tally
 from mmmu_eval.score.explain import Explanation, explain
 from mmmu_eval.score.join import join
 from mmmu_eval.score.readers import FORMATS, detect, read_foreign, reader
-from mmmu_eval.score.readers.base import ForeignFile, HarnessVerdict
+from mmmu_eval.score.readers.base import ForeignFile, HarnessVerdict, empty_file_error, is_empty
 from mmmu_eval.score.readers.official import FORMATS as OFFICIAL_FORMATS
 from mmmu_eval.score.readers.official import read_official
 from mmmu_eval.score.scorer import OFFICIAL_SEED, Scoring, score_responses
@@ -71,6 +71,15 @@ class Rescore:
     """What the reader and the join decided that the user should know."""
     explanation: Explanation | None = None
     """The harness's accuracy beside ours and the differing items; None when it gave no verdicts."""
+    missing: tuple[str, ...] = ()
+    """Items the file should cover (its split, its task's question type) that no row names."""
+    expected: int = 0
+    """Items the file should cover; 0 for the official formats (their items are the rows)."""
+
+    @property
+    def partial(self) -> bool:
+        """True when some items of the file's split have no row (the accuracy is over fewer)."""
+        return bool(self.missing)
 
     def to_json(self) -> dict:
         """The ``--json`` document: overall, fallback figures, breakdowns, problems, every item, the harness."""
@@ -108,6 +117,8 @@ class Rescore:
             "disagreements": list(scoring.disagreements),
             "problems": list(self.problems),
             "unjoined": list(self.unjoined),
+            "coverage": {"expected": self.expected or len(self.items), "rows": len(self.items),
+                         "missing": len(self.missing), "missing_ids": list(self.missing)},
             "notes": list(self.notes),
             "harness": None if self.explanation is None else self.explanation.to_json(),
             "items": [
@@ -146,10 +157,17 @@ def rescore(
 
     Raises:
         ConfigError: an unknown or unrecognised format, missing ``--answers``, a file that mixes
-            benchmarks or settings, or a path that cannot be read at all.
-        DataError: a file of which no row could be read, or no row matches an item.
+            benchmarks or settings, a file that declares another benchmark's task (whatever
+            ``benchmark`` says), or a path that cannot be read at all.
+        DataError: an empty file, a file without a column its format needs, a file of which
+            no row could be read, or no row matches an item.
+
+    A file that covers only part of its split is scored over its rows; ``missing`` names the
+    items it lacks (``mmmu-eval rescore`` exits 1 on it unless ``--partial``).
     """
     path = Path(path)
+    if path.is_file() and is_empty(path):
+        raise empty_file_error(path)
     detected = None
     if format == "auto":
         format, detected = detect(path)
@@ -173,6 +191,7 @@ def rescore(
         format, str(path), joined.items, joined.responses, scoring, source.problems + scoring.problems,
         detected=detected, source=source, dataset=joined.dataset, harness=joined.harness, prompts=joined.prompts,
         unjoined=joined.unjoined, notes=source.notes + joined.notes, explanation=explanation,
+        missing=joined.missing, expected=joined.expected,
     )
 
 

@@ -33,7 +33,7 @@ from types import ModuleType
 
 from mmmu_eval.errors import ConfigError
 from mmmu_eval.score.readers import inspect_log, lmms_eval, plain_jsonl, verifiers_output, vlmevalkit
-from mmmu_eval.score.readers.base import ForeignFile, first_json_line
+from mmmu_eval.score.readers.base import ForeignFile, empty_file_error, first_json_line, is_empty
 from mmmu_eval.score.readers.official import FORMATS as OFFICIAL_FORMATS
 
 #: The foreign formats, in the order ``auto`` tries them (the plainest last).
@@ -71,10 +71,13 @@ def detect(path: Path) -> tuple[str, str]:
 
     Raises:
         ConfigError: nothing recognises ``path`` (the error lists the formats).
+        DataError: ``path`` is an empty file.
     """
     path = Path(path)
     if not path.exists():
         raise ConfigError(f"{path}: no such file or folder")
+    if path.is_file() and is_empty(path):
+        raise empty_file_error(path)
     guessed = guess_format(path)
     if guessed is None:
         what = "folder" if path.is_dir() else f"{path.suffix or 'extensionless'} file"
@@ -89,12 +92,16 @@ def read_foreign(path: Path, format: str) -> ForeignFile:
     """Read ``path`` with the reader of ``format`` (not an official one).
 
     Raises:
-        ConfigError: an unknown format.
+        ConfigError: an unknown format; a file that declares another benchmark's task.
+        DataError: an empty file, a file without a column its format needs, no readable row.
     """
     module = READERS.get(format)
     if module is None:
         raise ConfigError(f"--format {format!r} is not one of {', '.join(FORMATS)}")
-    return module.read(Path(path))
+    path = Path(path)
+    if path.is_file() and is_empty(path):
+        raise empty_file_error(path)
+    return module.read(path)
 
 
 def reader(format: str) -> ModuleType | None:

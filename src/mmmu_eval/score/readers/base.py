@@ -113,6 +113,11 @@ class ForeignFile:
     """Every file read (the prediction file, the verdict file next to it, the results file)."""
     notes: tuple[str, ...] = field(default=())
     """What the reader decided that a user should know (rows set aside, the layout recognised)."""
+    expected_ids: tuple[str, ...] | None = None
+    """The item ids the harness says it evaluated (Inspect's ``dataset.sample_ids``), when it says:
+    what the file should cover. None: every item of its split (and question type, and subjects)."""
+    subjects: tuple[str, ...] | None = None
+    """The subjects the harness was asked for (Inspect's ``task_args.subjects``); None for all."""
 
 
 # -- small helpers every reader uses ----------------------------------------------------------
@@ -225,3 +230,41 @@ def no_rows_error(path: Path, fmt: str, expected: str, problems: list[str]) -> D
     guess = guess_format(path)
     hint = f"; it looks like --format {guess[0]} ({guess[1]})" if guess and guess[0] != fmt else ""
     return DataError(f"{path}: no row is {expected}{hint}" + (f" ({shown})" if shown else ""))
+
+
+def is_empty(path: Path) -> bool:
+    """True for a file with no bytes, or only whitespace (a harness that wrote nothing)."""
+    try:
+        with path.open("rb") as fh:
+            while block := fh.read(1 << 16):
+                if block.strip():
+                    return False
+    except OSError:
+        return False
+    return True
+
+
+def empty_file_error(path: Path) -> DataError:
+    """The one error for an empty file: it is empty, whatever its extension suggests."""
+    size = path.stat().st_size if path.exists() else 0
+    what = "0 bytes" if size == 0 else f"{size} bytes of whitespace"
+    return DataError(f"{path}: the file is empty ({what}); the harness wrote no rows into it")
+
+
+#: What every refusal of another benchmark's file ends with.
+_ONLY = "rescore scores MMMU and MMMU-Pro outputs only, whatever --benchmark says"
+
+
+def other_benchmark_error(path: Path | str, declared: str, how: str) -> ConfigError:
+    """The error for a file that declares another task: ``declared`` (its name), ``how`` it says so."""
+    return ConfigError(f"{path}: {how} {declared!r}, which is not MMMU or MMMU-Pro; {_ONLY}")
+
+
+def missing_column_error(path: Path | str, fmt: str, column: str, seen: object) -> DataError:
+    """The error for a file a reader recognised that lacks a column it needs."""
+    return DataError(f"{path}: a {fmt} file without its {column!r} column ({seen}); nothing can be scored from it")
+
+
+def names_mmmu(text: object) -> bool:
+    """Whether a task or dataset name is one of MMMU's (``mmmu_val``, ``MMMU/MMMU``, ``MMMU_Pro_10c``)."""
+    return isinstance(text, str) and "mmmu" in text.lower()

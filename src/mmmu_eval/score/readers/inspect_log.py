@@ -4,7 +4,9 @@ A ``.json`` log is one ``EvalLog`` object: ``eval`` (the task, its dataset, the 
 ``results`` (each scorer's metrics, ``accuracy`` among them) and ``samples``. A ``.eval`` log is
 a zip archive of the same parts: ``header.json`` (everything but the samples), one
 ``samples/<id>_epoch_<n>.json`` per sample, and while the evaluation runs ``_journal/start.json``
-instead of a header. A sample holds ``id``, ``epoch``, ``target``, ``choices``, ``output``
+instead of a header. Current inspect_ai (0.3.285 at least) compresses each member with
+Zstandard (zip method 93), which Python's ``zipfile`` reads only from 3.14; ``zstandard``
+decompresses them before that. A sample holds ``id``, ``epoch``, ``target``, ``choices``, ``output``
 (``completion``, ``choices[0].message``), ``scores`` (``{scorer: {value, answer, explanation}}``),
 ``error`` when it failed, and ``attachments`` for long texts the log replaced by
 ``attachment://<hash>``.
@@ -20,7 +22,9 @@ each sample is scored.
 from __future__ import annotations
 
 import json
+import struct
 import zipfile
+import zlib
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -31,7 +35,9 @@ from mmmu_eval.score.readers.base import (
     HarnessVerdict,
     RecordedScore,
     message_text,
+    names_mmmu,
     no_rows_error,
+    other_benchmark_error,
     prompt_text,
     read_json,
 )
@@ -86,6 +92,10 @@ def read(path: Path) -> ForeignFile:
     spec = header.get("eval") if isinstance(header.get("eval"), dict) else {}
     task = str(spec.get("task") or "")
     short = task.rsplit("/", 1)[-1]
+    dataset = spec.get("dataset") if isinstance(spec.get("dataset"), Mapping) else {}
+    if task and short not in TASKS and not any(names_mmmu(v) for v in (task, dataset.get("name"), dataset.get("location"))):
+        shown = f"{task}" + (f", dataset {dataset.get('name') or dataset.get('location')}" if dataset else "")
+        raise other_benchmark_error(path, shown, "its eval names the task")
     benchmark, split, qtype = TASKS.get(short, (None, None, None))
     args = spec.get("task_args") if isinstance(spec.get("task_args"), dict) else {}
     if isinstance(args.get("split"), str):
@@ -103,11 +113,16 @@ def read(path: Path) -> ForeignFile:
         raise no_rows_error(path, NAME, "an Inspect sample with an id and an output", problems)
     if later_epochs:
         notes.append(f"{later_epochs} sample(s) of later epochs left out: the first epoch is scored")
+    sample_ids = dataset.get("sample_ids")
+    expected = tuple(str(i) for i in sample_ids) if isinstance(sample_ids, list) and sample_ids else None
+    subjects = args.get("subjects")
+    subjects = (subjects,) if isinstance(subjects, str) else tuple(subjects) if isinstance(subjects, list) else None
     return ForeignFile(
         format=NAME, path=str(path), rows=tuple(rows), problems=tuple(problems),
         benchmark=benchmark, split=split, index_scheme="position-1", question_type=qtype,
         task=task or None, model=spec.get("model") if isinstance(spec.get("model"), str) else None,
         recorded=_recorded(header, path), sources=(str(path),), notes=tuple(notes),
+        expected_ids=expected, subjects=subjects,
     )
 
 
@@ -199,12 +214,50 @@ def _read_zip(path: Path, notes: list[str]) -> tuple[dict, list[tuple[str, dict]
     return header, samples, problems
 
 
+#: The zip compression method number of Zstandard (APPNOTE 4.4.5), which inspect_ai writes.
+ZIP_ZSTANDARD = 93
+_LOCAL_HEADER = struct.Struct("<4s5H3L2H")  # signature ... file name length, extra field length
+
+
+def _read_member(archive: zipfile.ZipFile, name: str) -> bytes:
+    """A member's bytes; Zstandard members (current inspect_ai) are decompressed here.
+
+    Python's ``zipfile`` reads Zstandard only from 3.14 on; before that the member's raw bytes
+    are taken from behind its local header and handed to ``zstandard``.
+    """
+    info = archive.getinfo(name)
+    if info.compress_type != ZIP_ZSTANDARD or _zipfile_reads_zstd():
+        return archive.read(name)
+    import zstandard
+
+    fp = archive.fp
+    if fp is None:
+        raise ValueError("the archive is closed")
+    fp.seek(info.header_offset)
+    header = _LOCAL_HEADER.unpack(fp.read(_LOCAL_HEADER.size))
+    if header[0] != b"PK\x03\x04":
+        raise zipfile.BadZipFile(f"{name}: no local file header where the directory says")
+    fp.seek(header[-2] + header[-1], 1)  # the file name and the extra field
+    raw = fp.read(info.compress_size)
+    try:
+        data = zstandard.ZstdDecompressor().decompressobj().decompress(raw)
+    except zstandard.ZstdError as exc:
+        raise zipfile.BadZipFile(f"a Zstandard member that does not decompress ({exc})") from None
+    if len(data) != info.file_size or zlib.crc32(data) != info.CRC:
+        raise zipfile.BadZipFile(f"{name}: decompressed to {len(data)} bytes, not the {info.file_size} the archive records")
+    return data
+
+
+def _zipfile_reads_zstd() -> bool:
+    return getattr(zipfile, "ZIP_ZSTANDARD", None) == ZIP_ZSTANDARD
+
+
 def _member(archive: zipfile.ZipFile, name: str, problems: list[str]) -> dict | None:
     try:
-        data = archive.read(name)
+        data = _read_member(archive, name)
     except KeyError:
         return None
-    except (zipfile.BadZipFile, OSError, EOFError) as exc:
+    except (zipfile.BadZipFile, OSError, EOFError, ValueError) as exc:
         problems.append(f"{Path(str(archive.filename)).name}:{name}: cannot be read from the archive ({exc}); nothing scored from it")
         return None
     try:

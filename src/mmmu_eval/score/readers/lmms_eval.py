@@ -44,7 +44,10 @@ from mmmu_eval.score.readers.base import (
     HarnessVerdict,
     RecordedScore,
     jsonl_rows,
+    missing_column_error,
+    names_mmmu,
     no_rows_error,
+    other_benchmark_error,
     read_json,
 )
 
@@ -60,6 +63,8 @@ def sniff(path: Path, first: dict | None) -> str | None:
         return f"a folder with lmms-eval samples files ({found[0].name})" if found else None
     if first is not None and "doc_id" in first and ("filtered_resps" in first or "resps" in first):
         return "a JSONL row with doc_id and filtered_resps"
+    if first is not None and "doc_id" in first and _SAMPLES.match(path.name):
+        return "an lmms-eval samples_<task>.jsonl file of doc_id rows"
     if path.suffix == ".json" and first is None:
         head = _head(path)
         if '"logs"' in head and '"doc_id"' in head:
@@ -87,7 +92,10 @@ def read(path: Path) -> ForeignFile:
             else:
                 problems.append(f"{path.name}[logs][{index}]: not an object; nothing scored from it")
         task = path.stem
+    _refuse_other_task(path, task, samples)
     benchmark, split, setting, mode = task_target(task)
+    if samples and not any("filtered_resps" in s or "resps" in s for _, s in samples):
+        raise missing_column_error(path, NAME, "filtered_resps", f"its rows hold {', '.join(sorted(samples[0][1])[:10])}")
     rows = [row for where, sample in samples if (row := _row(where, sample, setting, problems)) is not None]
     if not rows:
         raise no_rows_error(path, NAME, EXPECTED, problems)
@@ -100,6 +108,20 @@ def read(path: Path) -> ForeignFile:
         index_scheme="position-0", task=task, recorded=recorded, model=model,
         sources=(str(path),) + ((results_file,) if results_file else ()), notes=tuple(notes),
     )
+
+
+def _refuse_other_task(path: Path, task: str | None, samples: list[tuple[str, dict]]) -> None:
+    """Refuse the log of a task that is not MMMU's: the file's name declares it.
+
+    A ``samples_<task>.jsonl`` name is lmms-eval's own; an old ``<task>.json`` may have been
+    renamed, so there a name without MMMU in it is refused only when no row holds ``mmmu_acc``.
+    """
+    if not task or names_mmmu(task):
+        return
+    if path.suffix == ".jsonl" and _SAMPLES.match(path.name):
+        raise other_benchmark_error(path, task, "lmms-eval names its samples files after the task, and this one is task")
+    if not any(isinstance(sample.get("mmmu_acc"), Mapping) for _, sample in samples):
+        raise other_benchmark_error(path, task, "its name (lmms-eval's <task>.json) and rows (no mmmu_acc) say task")
 
 
 def task_target(task: str | None) -> tuple[str | None, str | None, str | None, str | None]:

@@ -17,7 +17,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from mmmu_eval.score.readers.base import ForeignFile, ForeignRow, HarnessVerdict, jsonl_rows, no_rows_error
+from mmmu_eval.score.readers.base import (
+    ForeignFile,
+    ForeignRow,
+    HarnessVerdict,
+    jsonl_rows,
+    missing_column_error,
+    no_rows_error,
+)
 
 NAME = "jsonl"
 EXPECTED = 'a {"id", "response"} object'
@@ -27,6 +34,8 @@ def sniff(path: Path, first: dict | None) -> str | None:
     """Why this is a plain ``jsonl`` file, or None."""
     if path.suffix == ".jsonl" and first is not None and "id" in first and ("response" in first or "error" in first):
         return 'a JSONL row with "id" and "response"'
+    if path.suffix == ".jsonl" and first is not None and isinstance(first.get("id"), str):
+        return 'a JSONL row with an "id" (and no "response")'
     return None
 
 
@@ -34,7 +43,10 @@ def read(path: Path) -> ForeignFile:
     """Read the rows; a row without a usable id or response is a problem, not a row."""
     problems: list[str] = []
     rows: list[ForeignRow] = []
-    for where, row in jsonl_rows(path, problems):
+    records = list(jsonl_rows(path, problems))
+    if records and not any("response" in row or "error" in row for _, row in records):
+        raise missing_column_error(path, NAME, "response", f"its first row has {', '.join(sorted(records[0][1])[:10])}")
+    for where, row in records:
         key = row.get("id")
         if not isinstance(key, str) or not key.strip():
             problems.append(f"{where}: no \"id\" string (expected {EXPECTED}); nothing scored from it")

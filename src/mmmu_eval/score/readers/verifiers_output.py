@@ -34,7 +34,9 @@ from mmmu_eval.score.readers.base import (
     RecordedScore,
     jsonl_rows,
     last_assistant_text,
+    names_mmmu,
     no_rows_error,
+    other_benchmark_error,
     prompt_text,
     read_json,
 )
@@ -67,9 +69,12 @@ def read(path: Path) -> ForeignFile:
     seen: set[object] = set()
     repeats = 0
     model = None
+    env_id = None
     for where, record in jsonl_rows(file, problems):
         if "traces" in record:
             row, model = _episode(where, record, problems), model or _model(record)
+            env = record.get("env")
+            env_id = env_id or (env.get("id") if isinstance(env, Mapping) else env)
         elif "example_id" in record or "completion" in record:
             row = _legacy(where, record, problems)
         else:
@@ -85,12 +90,14 @@ def read(path: Path) -> ForeignFile:
         rows.append(row)
     if not rows:
         raise no_rows_error(file, NAME, EXPECTED, problems)
+    _refuse_other_env(file, env_id, rows, "its episodes name the environment")
     notes = [f"{repeats} further rollout(s) of examples already read: the first rollout of each is scored"] if repeats else []
     metadata = file.with_name("metadata.json")
     recorded = None
     if file.name == RESULTS and metadata.is_file():
         meta = read_json(metadata, "verifiers metadata.json")
         if isinstance(meta, dict):
+            _refuse_other_env(metadata, meta.get("env_id"), rows, "its metadata.json names the environment")
             model = meta.get("model") if isinstance(meta.get("model"), str) else model
             if isinstance(meta.get("avg_reward"), (int, float)):
                 recorded = RecordedScore(float(meta["avg_reward"]), f"{metadata.name}: avg_reward",
@@ -100,6 +107,19 @@ def read(path: Path) -> ForeignFile:
         index_scheme="position-0", model=model, recorded=recorded,
         sources=(str(file),) + ((str(metadata),) if recorded else ()), notes=tuple(notes),
     )
+
+
+def _refuse_other_env(path: Path, env_id: object, rows: list[ForeignRow], how: str) -> None:
+    """Refuse the output of an environment that is not MMMU's, unless its rows say they are.
+
+    Our environments put ``benchmark`` in every row's info; another MMMU environment has MMMU
+    in its id (``mmmu-pro``, ``vf-mmmu``).
+    """
+    if not isinstance(env_id, str) or not env_id or names_mmmu(env_id):
+        return
+    if any(row.benchmark in ("mmmu", "mmmu-pro") for row in rows):
+        return
+    raise other_benchmark_error(path, env_id, how)
 
 
 def _episode(where: str, episode: dict, problems: list[str]) -> ForeignRow | None:

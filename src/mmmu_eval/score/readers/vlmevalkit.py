@@ -30,7 +30,16 @@ import re
 from pathlib import Path
 
 from mmmu_eval.errors import ConfigError, DataError
-from mmmu_eval.score.readers.base import ForeignFile, ForeignRow, HarnessVerdict, RecordedScore, no_rows_error
+from mmmu_eval.score.readers.base import (
+    ForeignFile,
+    ForeignRow,
+    HarnessVerdict,
+    RecordedScore,
+    missing_column_error,
+    names_mmmu,
+    no_rows_error,
+    other_benchmark_error,
+)
 
 NAME = "vlmevalkit"
 EXPECTED = "a VLMEvalKit prediction row (columns index and prediction)"
@@ -48,6 +57,7 @@ _NAME = re.compile(r"^(?P<model>.+?)_(?P<dataset>" + "|".join(sorted(DATASETS, k
 _FAILED = "Failed to obtain answer"
 _LOG = re.compile(r"^Match Log:\s*(?P<text>.*?)\.\s*$", re.S)
 _SUFFIXES = (".xlsx", ".tsv")
+_MMMU_ID = re.compile(r"^(dev|validation|test)_[A-Za-z_]+_\d+$")
 
 
 def sniff(path: Path, first: dict | None) -> str | None:
@@ -58,7 +68,12 @@ def sniff(path: Path, first: dict | None) -> str | None:
         header = read_table(path, limit=0)[0]
     except (ConfigError, DataError):
         return None
-    return "a table with index and prediction columns" if {"index", "prediction"} <= set(header) else None
+    columns = set(header)
+    if {"index", "prediction"} <= columns:
+        return "a table with index and prediction columns"
+    if "index" in columns and {"question", "answer"} <= columns:
+        return "a table with VLMEvalKit's index, question and answer columns (and no prediction column)"
+    return None
 
 
 def read(path: Path) -> ForeignFile:
@@ -70,8 +85,11 @@ def read(path: Path) -> ForeignFile:
     benchmark, split, setting, mode = DATASETS.get(dataset or "", (None, None, None, None))
     predictions, results = _pair(path, match)
     header, table = read_table(predictions)
-    if not {"index", "prediction"} <= set(header):
-        raise no_rows_error(path, NAME, EXPECTED, [f"its columns are {', '.join(header[:12])}"])
+    for column in ("prediction", "index"):
+        if column not in header:
+            raise missing_column_error(predictions, NAME, column, f"its columns are {', '.join(h for h in header[:14] if h)}")
+    if dataset is None:
+        _refuse_other_dataset(predictions, table)
     verdicts = _verdicts(results) if results else {}
     problems: list[str] = []
     rows = [row for number, cells in table if (row := _row(f"{predictions.name}:{number}", cells, verdicts, problems))]
@@ -88,6 +106,19 @@ def read(path: Path) -> ForeignFile:
         benchmark=benchmark, split=split, setting=setting, prompt_mode=mode,
         index_scheme="content", task=dataset, model=match["model"] if match else None, recorded=recorded[0],
         sources=tuple(str(p) for p in (predictions, results, recorded[1]) if p), notes=tuple(notes),
+    )
+
+
+def _refuse_other_dataset(path: Path, table: list[tuple[int, dict[str, str]]]) -> None:
+    """Refuse a prediction file whose name declares another dataset (``<model>_<dataset>.xlsx``).
+
+    A name without MMMU in it is refused unless its rows carry MMMU ids (a renamed MMMU file).
+    """
+    if names_mmmu(path.name) or any(_MMMU_ID.match(cells.get("id", "")) for _, cells in table):
+        return
+    raise other_benchmark_error(
+        path, path.stem, f"VLMEvalKit names prediction files <model>_<dataset> (MMMU's are {', '.join(DATASETS)}), "
+        "its rows carry no MMMU id, and this one is",
     )
 
 
