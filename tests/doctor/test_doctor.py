@@ -1,0 +1,157 @@
+"""``doctor`` / ``diagnose``: each cause counted exactly on runs made to have it, and on real outputs."""
+
+import json
+
+import pytest
+
+from mmmu_eval import diagnose
+from mmmu_eval.api import evaluate
+from mmmu_eval.cli.main import main
+from mmmu_eval.errors import ConfigError
+
+from mmmu_eval.progress import NullDisplay
+
+
+def _pct(k, n):
+    return round(100.0 * k / n, 4)
+
+
+def _by_cause(diagnosis):
+    return {c["cause"]: c for c in diagnosis.to_json()["causes"]}
+
+
+def test_every_cause_of_the_faulty_run_is_counted_exactly(faulty_run):
+    """9 scored of 10 asked: 5 right (2 parsed, 3 lucky fallbacks), 4 wrong."""
+    d = diagnose(faulty_run)
+    assert (d.figure["correct"], d.figure["n"]) == (5, 9)
+    causes = _by_cause(d)
+    assert set(causes) == {"truncated", "unparsed", "sampling", "prompt", "images", "errors", "coverage"}
+
+    cut = causes["truncated"]
+    assert cut["items"] == 3 and cut["points"] == _pct(3, 9)
+    assert cut["examples"] == ["dev_Accounting_2", "dev_Art_2", "dev_Computer_Science_1"]
+    assert {k: cut["detail"][k] for k in ("finish_length", "unclosed_think", "limit", "used_all_tokens", "wrong")} == {
+        "finish_length": 2, "unclosed_think": 1, "limit": 64, "used_all_tokens": 1, "wrong": 3}
+
+    unparsed = causes["unparsed"]
+    # the official parser reads no letter in "I cannot tell", "No idea", \boxed{C}, \boxed{B}
+    assert unparsed["examples"] == ["dev_Design_1", "dev_Economics_1", "dev_Energy_and_Power_2", "dev_Psychology_1"]
+    assert unparsed["items"] == 4 and unparsed["points"] == _pct(1, 9)  # 3 of the 4 random letters hit
+    detail = unparsed["detail"]
+    assert (detail["fallbacks"], detail["fallback_hits"]) == (4, 3)
+    assert detail["expected_correct"] == round(1 / 2 + 1 / 4 + 1 / 3 + 1 / 5, 4)
+    assert detail["expected_points"] == round(100 * (1 / 2 + 1 / 4 + 1 / 3 + 1 / 5) / 9, 4)
+    assert detail["parsers"] == {"boxed": {"accuracy": _pct(2, 9), "moves": _pct(-3, 9)},
+                                 "strict": {"accuracy": _pct(4, 9), "moves": _pct(-1, 9)}}
+    assert (detail["boxed_share"], detail["answer_line_share"]) == (round(2 / 9, 4), round(2 / 9, 4))
+
+    sampling = causes["sampling"]
+    assert sampling["detail"]["differs"] == {"max_tokens": {"run": 64, "official": None},
+                                             "temperature": {"run": 0.7, "official": None}}
+    assert sampling["items"] == 9 and sampling["points"] == _pct(4, 9) and sampling["detail"]["points_down"] == _pct(5, 9)
+
+    assert causes["prompt"]["items"] == 9 and any("append" in n for n in causes["prompt"]["detail"]["notes"])
+
+    images = causes["images"]
+    assert images["items"] == 1 and images["examples"] == ["dev_History_1"] and images["points"] == 0.0
+    assert images["detail"]["downscaled_images"] == 1 and images["detail"]["downscaled_to"] == ["400x300"]
+    assert images["detail"]["unreferenced_rule"] == "append"
+
+    errors = causes["errors"]
+    assert errors["items"] == 1 and errors["examples"] == ["dev_Math_2"]
+    assert errors["points"] == round(100 * (6 / 10 - 5 / 9), 4)  # had the failed item been right
+
+    coverage = causes["coverage"]
+    assert coverage["items"] == 140 and coverage["detail"]["full_set"] == 150 and coverage["detail"]["evaluated"] == 10
+
+    points = [c["points"] for c in d.to_json()["causes"]]
+    assert points == sorted(points, reverse=True)
+
+
+def test_an_official_run_at_default_settings_shows_no_sampling_prompt_or_image_cause(tmp_path):
+    run = evaluate(model="random", benchmark="mmmu", split="dev", data="sample", out=tmp_path / "run",
+                   display=NullDisplay(), html=False).run_dir
+    causes = _by_cause(diagnose(run))
+    assert not {"sampling", "prompt", "images", "truncated", "errors"} & set(causes)
+    assert causes["coverage"]["items"] == 130 and causes["coverage"]["detail"]["subset"] == {"data": "sample"}
+
+
+def test_a_published_value_inside_the_interval_and_the_causes_that_cover_the_gap(faulty_run):
+    d = diagnose(faulty_run, published=80)
+    p = d.published
+    assert p["value"] == 80.0 and p["source"] == "given" and p["inside_interval"] is True
+    assert p["gap"] == round(80 - 100 * 5 / 9, 4)
+    # sampling concerns every scored item: its 4 wrong ones (44.4 points) reach the 24.4-point gap alone
+    assert p["covered_by"] == ["sampling"] and p["covered"] is True
+
+    low = diagnose(faulty_run, published=10).published
+    assert low["inside_interval"] is False and low["gap"] == round(10 - 100 * 5 / 9, 4)
+    assert low["covered_by"] == ["sampling"] and low["coverable"] == _pct(5, 9)
+
+
+def test_causes_over_the_same_items_are_counted_once_toward_a_gap(faulty_run):
+    """Without sampling and prompt, truncated (3 wrong) and unparsed (1 wrong) are disjoint; 33.3 + 11.1 > 40."""
+    from mmmu_eval.doctor.diagnose import _against
+
+    d = diagnose(faulty_run)
+    rest = [c for c in d.causes if c.cause not in ("sampling", "prompt", "coverage")]
+    p = _against(100 * 5 / 9 + 40, "given", d.figure, rest)
+    assert p["covered_by"] == ["truncated", "unparsed"] and p["coverable"] == _pct(4, 9) and p["covered"]
+    twice = _against(100 * 5 / 9 + 40, "given", d.figure, [rest[0], rest[0]])
+    assert twice["coverable"] == _pct(3, 9) and not twice["covered"]
+
+
+def test_the_rescored_harness_differences_are_the_parser_cause(lmms_run):
+    causes = _by_cause(diagnose(lmms_run))
+    parser = causes["parser"]
+    assert parser["items"] == 1 and parser["examples"] == ["validation_Public_Health_1"]
+    assert parser["detail"]["by_cause"] == {"letter": 1} and parser["detail"]["net_points"] == _pct(-1, 3)
+    assert parser["points"] == _pct(1, 3)
+    assert "judge" not in causes and "sampling" not in causes
+
+
+def test_the_qwen_vl_official_outputs_against_the_leaderboard(fidelity_runs):
+    """325/900 with 48 fallbacks (16 hit, 14.25 expected: 323.25 - 309), against the published 35.9."""
+    d = diagnose(fidelity_runs["qwen"], published="Qwen-VL-7B-Chat")
+    assert (d.figure["correct"], d.figure["n"]) == (325, 900)
+    causes = _by_cause(d)
+    assert list(causes) == ["unparsed"]
+    unparsed = causes["unparsed"]
+    assert unparsed["items"] == 48 and unparsed["points"] == _pct(32, 900)
+    assert unparsed["detail"]["fallback_hits"] == 16 and unparsed["detail"]["expected_correct"] == 14.25
+    assert unparsed["examples"][0] == "validation_Accounting_8"
+    p = d.published
+    assert p["value"] == 35.9 and "leaderboard" in p["source"] and p["inside_interval"] is True
+    assert p["gap"] == round(35.9 - 100 * 325 / 900, 4) and p["covered_by"] == ["unparsed"] and p["covered"]
+
+
+def test_gpt4o_mmmu_pro_outputs_against_table1(fidelity_runs):
+    d = diagnose(fidelity_runs["gpt4o-std10-cot"], published="gpt-4o (0513)")
+    assert (d.figure["correct"], d.figure["n"]) == (952, 1730)
+    unparsed = _by_cause(d)["unparsed"]
+    assert unparsed["items"] == 0 and unparsed["detail"]["parsers"]["strict"]["accuracy"] == _pct(946, 1730)
+    assert d.published["value"] == 54.0 and d.published["inside_interval"] is True
+    assert d.published["gap"] == round(54.0 - 100 * 952 / 1730, 4)
+
+
+def test_an_unknown_model_name_is_refused_with_what_is_published(faulty_run):
+    with pytest.raises(ConfigError, match="no model of that name is published for mmmu/dev"):
+        diagnose(faulty_run, published="GPT-9")
+
+
+def test_the_cli_prints_the_causes_and_writes_the_json_schema(faulty_run, tmp_path, capsys):
+    out = tmp_path / "doctor.json"
+    assert main(["doctor", str(faulty_run), "--published", "80", "--json", str(out)]) == 0
+    printed = capsys.readouterr().out
+    assert "truncated" in printed and "limit 64 tokens, 1 used it all" in printed
+    assert "sampling alone could cover the gap" in printed
+    data = json.loads(out.read_text())
+    assert set(data) == {"run", "figure", "causes", "published"}
+    assert all(set(c) == {"cause", "items", "points", "detail", "examples"} for c in data["causes"])
+    assert {"value", "source", "inside_interval", "gap"} <= set(data["published"])
+    assert [c["points"] for c in data["causes"]] == sorted((c["points"] for c in data["causes"]), reverse=True)
+
+
+def test_the_cli_names_a_directory_that_is_no_run(tmp_path, capsys):
+    assert main(["doctor", str(tmp_path)]) == 1
+    assert "neither a run directory" in capsys.readouterr().err
