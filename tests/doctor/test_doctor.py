@@ -155,3 +155,24 @@ def test_the_cli_prints_the_causes_and_writes_the_json_schema(faulty_run, tmp_pa
 def test_the_cli_names_a_directory_that_is_no_run(tmp_path, capsys):
     assert main(["doctor", str(tmp_path)]) == 1
     assert "neither a run directory" in capsys.readouterr().err
+
+
+def test_a_suite_gets_its_table1_row_and_one_section_per_run(tmp_path, capsys):
+    from mmmu_eval import evaluate_suite
+
+    suite = evaluate_suite(model="frequent", data="sample", out=tmp_path / "suite", html=False)
+    d = diagnose(suite.suite_dir, published="Frequent Choice")
+    assert d.table1["ours"]["overall"] == suite.table1["overall"]["percent"] == 20.8
+    assert d.table1["published"] == {"model": "Frequent Choice", "scores": {
+        "standard_4": 27.8, "standard_10": 12.1, "vision": 12.1, "overall": 12.1, "mmmu_val": 26.8}}
+    by_name = {r.run.rsplit("/", 1)[1]: r for r in d.runs}
+    assert set(by_name) == {"standard-4-direct", "standard-4-cot", "standard-10-direct", "standard-10-cot",
+                            "vision-direct", "vision-cot", "mmmu-validation-direct"}
+    std10 = by_name["standard-10-direct"]
+    assert (std10.figure["correct"], std10.figure["n"]) == (5, 24)
+    assert std10.published["value"] == 12.1 and std10.published["gap"] == round(12.1 - 100 * 5 / 24, 4)
+    assert _by_cause(std10)["coverage"]["items"] == 1730 - 24
+    assert main(["doctor", str(suite.suite_dir), "--json", str(tmp_path / "d.json")]) == 0
+    data = json.loads((tmp_path / "d.json").read_text())
+    assert set(data) == {"suite", "table1", "runs"} and len(data["runs"]) == 7
+    assert "Table 1 row" in capsys.readouterr().out
