@@ -87,6 +87,7 @@ def test_a_published_value_inside_the_interval_and_the_causes_that_cover_the_gap
     low = diagnose(faulty_run, published=10).published
     assert low["inside_interval"] is False and low["gap"] == round(10 - 100 * 5 / 9, 4)
     assert low["covered_by"] == ["sampling"] and low["coverable"] == _pct(5, 9)
+    assert diagnose(faulty_run, published="95").published["inside_interval"] is False  # above 88.9
 
 
 def test_causes_over_the_same_items_are_counted_once_toward_a_gap(faulty_run):
@@ -172,6 +173,8 @@ def test_a_suite_gets_its_table1_row_and_one_section_per_run(tmp_path, capsys):
     assert (std10.figure["correct"], std10.figure["n"]) == (5, 24)
     assert std10.published["value"] == 12.1 and std10.published["gap"] == round(12.1 - 100 * 5 / 24, 4)
     assert _by_cause(std10)["coverage"]["items"] == 1730 - 24
+    # MMMU-Pro runs send max_tokens 4096, as the official scripts: no sampling cause
+    assert std10.figure["model"] == "frequent" and "sampling" not in _by_cause(std10)
     assert main(["doctor", str(suite.suite_dir), "--json", str(tmp_path / "d.json")]) == 0
     data = json.loads((tmp_path / "d.json").read_text())
     assert set(data) == {"suite", "table1", "runs"} and len(data["runs"]) == 7
