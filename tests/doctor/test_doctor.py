@@ -179,3 +179,17 @@ def test_a_suite_gets_its_table1_row_and_one_section_per_run(tmp_path, capsys):
     data = json.loads((tmp_path / "d.json").read_text())
     assert set(data) == {"suite", "table1", "runs"} and len(data["runs"]) == 7
     assert "Table 1 row" in capsys.readouterr().out
+
+
+def test_report_html_carries_the_same_causes(faulty_run, capsys):
+    """The page a user shares lists each cause with its items, bound and first ids, in the command's order."""
+    import re
+
+    assert main(["report", str(faulty_run), "--html", "--no-images"]) == 0
+    page = (faulty_run / "report.html").read_text()
+    section = page[page.index('<section id="doctor"'):]
+    section = section[: section.index("</section>")]
+    rows = re.findall(r'<tr><td>([a-z]+)</td><td class="n">(\d+)</td><td class="n">([+\-\d.]+)</td>', section)
+    assert rows == [(c.cause, str(c.items), f"{c.points:+.2f}") for c in diagnose(faulty_run).causes]
+    assert ("truncated", "3", "+33.33") in rows and ("unparsed", "4", "+11.11") in rows
+    assert "dev_Design_1, dev_Economics_1" in section and "limit 64 tokens, 1 used it all" in section

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from mmmu_eval.records import Item, Response
-from mmmu_eval.report.rundata import LoadedRun
+from mmmu_eval.score.scorer import Scoring
 from mmmu_eval.score.boxed import last_boxed
 from mmmu_eval.score.strict import has_answer_line
 
@@ -67,8 +67,10 @@ class Cause:
 class _Context:
     """What every cause reads: the run, its items in order, its graded verdicts."""
 
-    run: LoadedRun
-    items: tuple[Item, ...]
+    results: Mapping[str, Any]
+    manifest: Mapping[str, Any]
+    scoring: Scoring
+    items: Sequence[Item]
     responses: Mapping[str, Response]
     correct: Mapping[str, bool]
     """Graded, scored items -> headline verdict."""
@@ -103,7 +105,7 @@ def _unclosed_think(text: str) -> bool:
 
 
 def truncated(ctx: _Context) -> Cause | None:
-    limit = _generation(ctx.run.manifest)["max_tokens"]
+    limit = _generation(ctx.manifest)["max_tokens"]
     by_length, unclosed, ids = 0, 0, []
     used_all = 0
     for item in ctx.items:
@@ -129,8 +131,7 @@ def truncated(ctx: _Context) -> Cause | None:
 
 
 def unparsed(ctx: _Context) -> Cause | None:
-    scoring = ctx.run.scoring
-    assert scoring is not None
+    scoring = ctx.scoring
     headline = scoring.parsers[0]
     verdicts = scoring.verdicts[headline]
     ids = [it.id for it in ctx.items if it.id in ctx.correct and verdicts[it.id].fallback]
@@ -157,18 +158,18 @@ def _other_parsers(ctx: _Context) -> dict[str, float]:
     """The accuracy (percent) of the boxed and strict parsers, and official, on the same responses."""
     from mmmu_eval.score.spec import ScoringSpec
 
-    spec = ScoringSpec.from_manifest(ctx.run.manifest)
+    spec = ScoringSpec.from_manifest(ctx.manifest)
     names = [p for p in ("official", "boxed", "strict") if p != spec.parsers[0]]
     scoring = spec.replace(parsers=(spec.parsers[0], *names)).score(ctx.items, ctx.responses)
     return {name: 100.0 * scoring.aggregates[name].overall.accuracy for name in names}
 
 
 def sampling(ctx: _Context) -> Cause | None:
-    benchmark = str(ctx.run.results.get("benchmark") or "mmmu")
+    benchmark = str(ctx.results.get("benchmark") or "mmmu")
     official = OFFICIAL_GENERATION.get(benchmark, OFFICIAL_GENERATION["mmmu"])
-    if ctx.run.manifest.get("rescored_from"):
+    if ctx.manifest.get("rescored_from"):
         return None  # the harness's settings are not recorded
-    used = _generation(ctx.run.manifest)
+    used = _generation(ctx.manifest)
     differs = {}
     for key, value in used.items():
         if value is None or value == official[key]:
@@ -182,7 +183,7 @@ def sampling(ctx: _Context) -> Cause | None:
 
 
 def prompt(ctx: _Context) -> Cause | None:
-    protocol = ctx.run.manifest.get("protocol")
+    protocol = ctx.manifest.get("protocol")
     if not isinstance(protocol, Mapping) or protocol.get("official") is not False:
         return None
     ids = [it.id for it in ctx.items if it.id in ctx.correct]
@@ -194,7 +195,7 @@ def prompt(ctx: _Context) -> Cause | None:
 
 
 def images(ctx: _Context) -> Cause | None:
-    unref = ctx.run.manifest.get("unreferenced_images")
+    unref = ctx.manifest.get("unreferenced_images")
     unref = unref if isinstance(unref, Mapping) else {}
     sent = [i for i in unref.get("ids") or () if unref.get("sent")]
     scaled: dict[str, list[str]] = {}
@@ -211,7 +212,7 @@ def images(ctx: _Context) -> Cause | None:
     return ctx.cause("images", ids, {
         "unreferenced_rule": unref.get("rule"), "unreferenced_sent": len(sent),
         "downscaled_items": len(scaled), "downscaled_images": sum(len(v) for v in scaled.values()),
-        "downscaled_to": sizes, "max_image_pixels": _config(ctx.run.manifest).get("max_image_pixels"),
+        "downscaled_to": sizes, "max_image_pixels": _config(ctx.manifest).get("max_image_pixels"),
     })
 
 
@@ -225,7 +226,7 @@ def _unscored_bound(ctx: _Context, missing: int) -> tuple[float, float]:
 
 
 def errors(ctx: _Context) -> Cause | None:
-    coverage = ctx.run.results["coverage"]
+    coverage = ctx.results["coverage"]
     ids = list(coverage["error_ids"]) + list(coverage["missing_ids"])
     if not ids:
         return None
@@ -236,7 +237,7 @@ def errors(ctx: _Context) -> Cause | None:
 
 
 def coverage(ctx: _Context) -> Cause | None:
-    results, config = ctx.run.results, _config(ctx.run.manifest)
+    results, config = ctx.results, _config(ctx.manifest)
     from mmmu_eval.report.published import score_key
 
     key = score_key(results["benchmark"], results.get("split"), results.get("setting"))
@@ -255,7 +256,7 @@ def coverage(ctx: _Context) -> Cause | None:
 
 def harness(ctx: _Context) -> list[Cause]:
     """``judge`` and ``parser``: a rescored run's items where the harness's verdict differs from ours."""
-    section = ctx.run.results.get("harness")
+    section = ctx.results.get("harness")
     if not isinstance(section, Mapping) or not section.get("items"):
         return []
     out = []
@@ -278,14 +279,23 @@ def harness(ctx: _Context) -> list[Cause]:
     return out
 
 
-def find_causes(run: LoadedRun) -> list[Cause]:
-    """Every cause the run shows, largest ``points`` first (ties: the order above)."""
-    assert run.items is not None and run.responses is not None and run.scoring is not None
-    verdicts = run.scoring.verdicts[run.scoring.parsers[0]]
-    correct = {it.id: bool(verdicts[it.id].correct) for it in run.items
-               if it.id in verdicts and it.answer is not None and it.id in run.responses
-               and run.responses[it.id].status != "error"}
-    ctx = _Context(run, run.items, run.responses, correct)
+def find_causes(
+    results: Mapping[str, Any],
+    manifest: Mapping[str, Any],
+    items: Sequence[Item],
+    responses: Mapping[str, Response],
+    scoring: Scoring,
+) -> list[Cause]:
+    """Every cause a run shows, largest ``points`` first (ties: the order of this module).
+
+    Takes what ``report`` has in hand (``report.rundata.load_run(..., details=True)``, or the
+    pieces ``report.html`` is given), so the page and the command say the same.
+    """
+    verdicts = scoring.verdicts[scoring.parsers[0]]
+    correct = {it.id: bool(verdicts[it.id].correct) for it in items
+               if it.id in verdicts and it.answer is not None and it.id in responses
+               and responses[it.id].status != "error"}
+    ctx = _Context(results, manifest, scoring, items, responses, correct)
     found = [c for c in (truncated(ctx), unparsed(ctx), sampling(ctx), prompt(ctx), images(ctx),
                          errors(ctx), coverage(ctx)) if c is not None]
     found.extend(harness(ctx))

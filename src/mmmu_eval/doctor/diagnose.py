@@ -20,7 +20,7 @@ from mmmu_eval.doctor.causes import Cause, find_causes
 from mmmu_eval.errors import ConfigError, StoreError
 from mmmu_eval.report.published import published_for, score_key, sources, table1_rows
 
-__all__ = ["Diagnosis", "SuiteDiagnosis", "diagnose", "published_value"]
+__all__ = ["Diagnosis", "SuiteDiagnosis", "cause_line", "diagnose", "published_value"]
 
 
 @dataclass(frozen=True)
@@ -46,7 +46,7 @@ class Diagnosis:
         if not self.causes:
             out.append("no cause found in the run that could move the figure")
         for c in self.causes:
-            out.append(f"  {c.cause:<10} {c.items:>5} items  up to {c.points:+.2f} points  {_summary(c)}")
+            out.append(f"  {c.cause:<10} {c.items:>5} items  up to {c.points:+.2f} points  {cause_line(c)}")
             if c.examples:
                 out.append(f"  {'':<10} e.g. {', '.join(c.examples)}")
         if self.published is not None:
@@ -63,7 +63,8 @@ class Diagnosis:
         return out
 
 
-def _summary(c: Cause) -> str:
+def cause_line(c: Cause) -> str:
+    """One cause in words, every figure from its detail (the terminal line and the report row)."""
     d = c.detail
     if c.cause == "truncated":
         limit = "no token limit recorded" if d["limit"] is None else f"limit {d['limit']} tokens"
@@ -170,7 +171,8 @@ def diagnose_run(run_dir: str | Path, *, published: str | float | None = None) -
 
     loaded = load_run(run_dir, details=True)
     figure = _figure(loaded)
-    causes = tuple(find_causes(loaded))
+    assert loaded.items is not None and loaded.responses is not None and loaded.scoring is not None
+    causes = tuple(find_causes(loaded.results, loaded.manifest, loaded.items, loaded.responses, loaded.scoring))
     against = None
     if published is not None:
         value, source = published_value(published, figure["benchmark"], figure["split"], figure["setting"])
