@@ -193,3 +193,14 @@ def test_report_html_carries_the_same_causes(faulty_run, capsys):
     assert rows == [(c.cause, str(c.items), f"{c.points:+.2f}") for c in diagnose(faulty_run).causes]
     assert ("truncated", "3", "+33.33") in rows and ("unparsed", "4", "+11.11") in rows
     assert "dev_Design_1, dev_Economics_1" in section and "limit 64 tokens, 1 used it all" in section
+
+
+def test_the_suite_report_lists_each_run_s_causes(tmp_path):
+    from mmmu_eval import evaluate_suite
+
+    suite = evaluate_suite(model="frequent", data="sample", out=tmp_path / "suite", html=True)
+    page = (suite.suite_dir / "report.html").read_text()
+    section = page[page.index('<section id="doctor"'):]
+    section = section[: section.index("</section>")]
+    assert '<tr><td>standard-10-direct</td><td>coverage</td><td class="n">1706</td>' in section
+    assert section.count("<td>coverage</td>") == 7
