@@ -87,3 +87,33 @@ def fidelity_runs(tmp_path_factory):
         assert main(["rescore", str(source), "--out", str(base / name), "--no-html"]) == 0
     return {name: base / name for name in runs}
 
+
+
+@pytest.fixture(scope="module")
+def vlmevalkit_run(tmp_path_factory):
+    """VLMEvalKit predictions with its judge's verdicts, rescored here: one judged item, one other letter."""
+    from fakes.harness_outputs import write_xlsx
+
+    from mmmu_eval.cli.main import main
+
+    header = ["index", "question", "A", "B", "C", "D", "E", "answer", "category", "l2-category", "split", "id",
+              "prediction"]
+
+    def row(index, item_id, prediction, answer, options=()):
+        cells = list(options) + [None] * (5 - len(options))
+        return [index, f"question {index}", *cells, answer, item_id.split("_", 1)[1].rsplit("_", 1)[0], "x",
+                "validation", item_id, prediction]
+
+    rows = [
+        row(0, "validation_Art_3", "a square", "triangle"),  # open: its judge answered A (right), official wrong
+        row(1, "validation_Computer_Science_3", "I think it's (B), no wait, it's 4", "C", ("2", "3", "4", "5")),
+        row(2, "validation_Design_2", "B", "B", ("3", "4", "5", "6", "7")),
+    ]
+    verdicts = {0: (1, "Match Log: A. "), 1: (1, "Match Log: I think it's (B), no wait, it's 4. "), 2: (1, "Match Log: B. ")}
+    base = tmp_path_factory.mktemp("vlmevalkit")
+    folder = base / "outputs" / "GPT4o" / "T20250101_Gabc"
+    path = write_xlsx(folder / "GPT4o_MMMU_DEV_VAL.xlsx", header, rows)
+    write_xlsx(folder / "GPT4o_MMMU_DEV_VAL_openai_result.xlsx", header + ["hit", "log"],
+               [r + list(verdicts[r[0]]) for r in rows])
+    assert main(["rescore", str(path), "--data", "sample", "--out", str(base / "run"), "--no-html"]) == 0
+    return base / "run"

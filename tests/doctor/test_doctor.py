@@ -204,3 +204,16 @@ def test_the_suite_report_lists_each_run_s_causes(tmp_path):
     section = section[: section.index("</section>")]
     assert '<tr><td>standard-10-direct</td><td>coverage</td><td class="n">1706</td>' in section
     assert section.count("<td>coverage</td>") == 7
+
+
+def test_a_harness_judge_and_its_parser_are_separate_causes(vlmevalkit_run):
+    """Art_3: VLMEvalKit's LLM judge made 'a square' an A (right); CS_3: it took C where official reads (B)."""
+    d = diagnose(vlmevalkit_run)
+    assert (d.figure["correct"], d.figure["n"]) == (1, 3)
+    causes = _by_cause(d)
+    judge, parser = causes["judge"], causes["parser"]
+    assert (judge["items"], judge["examples"], judge["detail"]["by_cause"]) == (1, ["validation_Art_3"], {"judge": 1})
+    assert (parser["items"], parser["examples"], parser["detail"]["by_cause"]) == (
+        1, ["validation_Computer_Science_3"], {"letter": 1})
+    assert judge["points"] == parser["points"] == _pct(1, 3)
+    assert judge["detail"]["net_points"] == _pct(1, 3) and judge["detail"]["harness"] == "vlmevalkit"
