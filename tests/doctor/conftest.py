@@ -117,3 +117,9 @@ def vlmevalkit_run(tmp_path_factory):
                [r + list(verdicts[r[0]]) for r in rows])
     assert main(["rescore", str(path), "--data", "sample", "--out", str(base / "run"), "--no-html"]) == 0
     return base / "run"
+
+
+@pytest.fixture
+def mc_ids():
+    """The sample dev split's multiple-choice item ids, in dataset order."""
+    return list(MC)

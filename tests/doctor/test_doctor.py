@@ -1,6 +1,7 @@
 """``doctor`` / ``diagnose``: each cause counted exactly on runs made to have it, and on real outputs."""
 
 import json
+import re
 
 import pytest
 
@@ -217,3 +218,46 @@ def test_a_harness_judge_and_its_parser_are_separate_causes(vlmevalkit_run):
         1, ["validation_Computer_Science_3"], {"letter": 1})
     assert judge["points"] == parser["points"] == _pct(1, 3)
     assert judge["detail"]["net_points"] == _pct(1, 3) and judge["detail"]["harness"] == "vlmevalkit"
+
+
+def test_a_real_server_that_cuts_at_the_limit_boxes_and_answers_without_a_letter(tmp_path, mc_ids):
+    """Through the OpenAI backend and a loopback server: 3 answers cut at max_tokens 12, 2 boxed, 3 without a letter."""
+    from fakes.fault_server import FaultServer
+
+    from mmmu_eval.backends.openai_api import OpenAIBackend
+    from mmmu_eval.backends.retry import RetryPolicy
+    from mmmu_eval.dataset.load import load_dataset
+
+    long = "Let us work through the figures one step at a time before deciding which option fits, so Answer: B"
+    plan = {"dev_Accounting_2": long, "dev_Art_2": long, "dev_Computer_Science_1": long,
+            "dev_Design_1": "\\boxed{A}", "dev_Economics_1": "\\boxed{A}",
+            "dev_Energy_and_Power_2": "Answer: C", "dev_History_1": "Answer: A",
+            "dev_History_2": "I am not sure.", "dev_Math_2": "I am not sure.", "dev_Psychology_1": "I am not sure."}
+    # each item's request is told by the longest stretch of its question and its number of images
+    marks = {it.id: (max(re.split(r"<image \d+>", it.question), key=len).strip()[:40], len(it.images))
+             for it in load_dataset("mmmu", split="dev", data="sample").items if it.id in mc_ids}
+
+    def answer(body):
+        parts = [part for m in body["messages"] if isinstance(m.get("content"), list) for part in m["content"]]
+        text = "".join(part.get("text", "") for part in parts)
+        shown = sum(1 for part in parts if part.get("type") == "image_url")
+        found = [i for i, (mark, n) in marks.items() if mark in text and n == shown]
+        return plan[found[0]] if len(found) == 1 else "I am not sure."  # History_2's twin, and the preflight probe
+
+    with FaultServer(fault_rate=0.0, answer=answer, cut_at_max_tokens=True) as server:
+        backend = OpenAIBackend("fake-model", base_urls=[server.url], api_key="k", concurrency=2,
+                                policy=RetryPolicy(max_attempts=2, base_delay=0.001, max_delay=0.01, timeout=60.0))
+        run = evaluate(model=backend, benchmark="mmmu", split="dev", data="sample", ids=mc_ids, max_tokens=12,
+                       out=tmp_path / "run", display=NullDisplay(), html=False).run_dir
+    results = json.loads((run / "results.json").read_text())
+    causes = _by_cause(diagnose(run))
+    cut = causes["truncated"]
+    assert cut["examples"] == ["dev_Accounting_2", "dev_Art_2", "dev_Computer_Science_1"]
+    assert (cut["items"], cut["detail"]["finish_length"], cut["detail"]["limit"], cut["detail"]["used_all_tokens"]) == (3, 3, 12, 3)
+    unparsed = causes["unparsed"]["detail"]
+    # cut before their letter (3), boxed (2: the official parser reads no box), no letter (3)
+    assert unparsed["fallbacks"] == results["parse"]["fallbacks"] == 8
+    assert unparsed["fallback_hits"] == results["overall"]["correct"] - 2  # the two Answer: lines are right
+    assert unparsed["parsers"]["boxed"]["accuracy"] == 20.0 and unparsed["parsers"]["strict"]["accuracy"] == 40.0
+    assert (unparsed["boxed_share"], unparsed["answer_line_share"]) == (0.2, 0.2)
+    assert causes["sampling"]["detail"]["differs"] == {"max_tokens": {"run": 12, "official": None}}
