@@ -261,3 +261,11 @@ def test_a_real_server_that_cuts_at_the_limit_boxes_and_answers_without_a_letter
     assert unparsed["parsers"]["boxed"]["accuracy"] == 20.0 and unparsed["parsers"]["strict"]["accuracy"] == 40.0
     assert (unparsed["boxed_share"], unparsed["answer_line_share"]) == (0.2, 0.2)
     assert causes["sampling"]["detail"]["differs"] == {"max_tokens": {"run": 12, "official": None}}
+
+
+def test_a_published_value_is_read_in_percent(faulty_run, capsys):
+    assert diagnose(faulty_run, published="80%").published["value"] == 80.0
+    with pytest.raises(ConfigError, match="in percent"):
+        diagnose(faulty_run, published=0.8)
+    assert main(["doctor", str(faulty_run), "--published", "0.8"]) == 2
+    assert "in percent" in capsys.readouterr().err

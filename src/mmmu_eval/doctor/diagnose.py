@@ -108,10 +108,12 @@ def published_value(value: str | float, benchmark: str, split: str | None, setti
     Raises:
         ConfigError: the name matches no model (or several) published for this benchmark variant.
     """
-    try:
-        return float(value), "given"
-    except (TypeError, ValueError):
-        pass
+    number = _number(value)
+    if number is not None:
+        if not 1.0 < number <= 100.0:
+            raise ConfigError(f"--published {value!r}: give the published accuracy in percent (58.6), "
+                              "above 1 and at most 100 (a fraction such as 0.586 is read as a mistake)")
+        return number, "given"
     key = score_key(benchmark, split, setting)
     rows = published_for(key)
     name = str(value).strip().lower()
@@ -232,12 +234,16 @@ def _suite(suite_dir: Path, published: str | float | None) -> SuiteDiagnosis:
     return SuiteDiagnosis(str(suite_dir), row, tuple(runs))
 
 
-def _is_number(value: object) -> bool:
+def _number(value: object) -> float | None:
+    """``58.6``, ``"58.6"`` or ``"58.6%"`` as a float; None for a model name."""
     try:
-        float(value)  # type: ignore[arg-type]
-    except (TypeError, ValueError):
-        return False
-    return True
+        return float(str(value).strip().rstrip("%"))
+    except ValueError:
+        return None
+
+
+def _is_number(value: object) -> bool:
+    return _number(value) is not None
 
 
 def diagnose(run_dir: str | Path, *, published: str | float | None = None) -> Diagnosis | SuiteDiagnosis:
