@@ -26,7 +26,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
             "sampling settings, prompt and images, errors and coverage, and for rescored runs the "
             "harness's judge and parser), each with its items and the most points it can account for, "
             "largest first. Every figure is a count from the run. With --published, say whether that "
-            "value lies inside the run's 95%% interval and which causes together could cover the gap."
+            "value lies inside the run's 95% interval and which causes together could cover the gap."
         ),
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,

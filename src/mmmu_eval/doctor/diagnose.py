@@ -14,11 +14,14 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from mmmu_eval.doctor.causes import Cause, find_causes
 from mmmu_eval.errors import ConfigError, StoreError
 from mmmu_eval.report.published import published_for, score_key, sources, table1_rows
+
+if TYPE_CHECKING:
+    from mmmu_eval.report.rundata import LoadedRun
 
 __all__ = ["Diagnosis", "SuiteDiagnosis", "cause_line", "diagnose", "published_value"]
 
@@ -155,7 +158,7 @@ def _against(value: float, source: str, figure: Mapping[str, Any], causes: Seque
             "covered": reach >= abs(gap) - 1e-9}
 
 
-def _figure(loaded) -> dict[str, Any]:
+def _figure(loaded: LoadedRun) -> dict[str, Any]:
     results = loaded.results
     overall = results["overall"]
     return {
