@@ -69,3 +69,11 @@ def test_the_cli_registers_only_the_subcommand_it_runs():
 
     assert commands(build_parser(["-v", "run", "--model", "random"])) == ["run"]
     assert commands(build_parser(["--help"])) == sorted(COMMANDS)
+
+
+def test_diagnose_is_the_doctor_command_s_function():
+    from mmmu_eval.cli.main import COMMANDS
+    from mmmu_eval.doctor.diagnose import diagnose
+
+    assert mmmu_eval.diagnose is diagnose and "diagnose" in mmmu_eval.__all__
+    assert "doctor" in COMMANDS

@@ -9,6 +9,7 @@ The notebook surface, in pipeline order::
 
     suite = mmmu_eval.evaluate_suite(model="frequent", data="sample", out="suites/frequent-sample")
     print(suite.table1["overall"]["percent"], suite.suite_dir)   # the MMMU-Pro paper's Table 1 row
+    print("\n".join(mmmu_eval.diagnose(result.run_dir, published=58.6).lines()))   # why it may differ
 
     ds = mmmu_eval.load_dataset("mmmu-pro", setting="standard-10", data="sample")
     protocol = mmmu_eval.EvalProtocol.from_config(mmmu_eval.RunConfig(model="random", benchmark="mmmu-pro"))
@@ -27,6 +28,7 @@ if _typing.TYPE_CHECKING:
     from mmmu_eval.dataset.load import Dataset, load_dataset
     from mmmu_eval.errors import BackendError, ConfigError, DataError, MmmuEvalError, StoreError
     from mmmu_eval.prompt.protocol import EvalProtocol, build_request, prompt_text
+    from mmmu_eval.doctor.diagnose import diagnose
     from mmmu_eval.records import (
         GenerationSettings,
         ImagePart,
@@ -48,6 +50,7 @@ _HOME = {
     "Backend": "mmmu_eval.backends.base",
     "RunConfig": "mmmu_eval.config",
     **dict.fromkeys(("Dataset", "load_dataset"), "mmmu_eval.dataset.load"),
+    "diagnose": "mmmu_eval.doctor.diagnose",
     **dict.fromkeys(("BackendError", "ConfigError", "DataError", "MmmuEvalError", "StoreError"), "mmmu_eval.errors"),
     **dict.fromkeys(("EvalProtocol", "build_request", "prompt_text"), "mmmu_eval.prompt.protocol"),
     **dict.fromkeys(("GenerationSettings", "ImagePart", "ImageRef", "Item", "Request", "Response", "TextPart",
@@ -96,6 +99,7 @@ __all__ = [
     "Verdict",
     "__version__",
     "build_request",
+    "diagnose",
     "evaluate",
     "evaluate_async",
     "evaluate_suite",

@@ -89,6 +89,7 @@ class FaultServer:
         seed: int = 0,
         port: int = 0,
         answer: Callable[[dict], str] | None = None,
+        cut_at_max_tokens: bool = False,
     ) -> None:
         """
         Args:
@@ -102,6 +103,9 @@ class FaultServer:
             break_after: chat requests after the first ``break_after`` get HTTP 500.
             model: the one model ``/v1/models`` lists.
             answer: the answer text for a request body; None answers ``expected_answer(key)``.
+            cut_at_max_tokens: count each word of an answer as a token and cut an answer longer
+                than the request's ``max_tokens`` there, with ``finish_reason`` length, as a
+                server at its limit does (off: every answer is whole, 6 completion tokens).
         """
         self.fault_rate = fault_rate
         self.max_faults = max_faults
@@ -122,6 +126,7 @@ class FaultServer:
         self.model = model
         self.seed = seed
         self.answer = answer
+        self.cut_at_max_tokens = cut_at_max_tokens
         self.bodies: list[dict] = []
         """Every chat request body received, in arrival order."""
         self.chat_bytes = 0
@@ -269,15 +274,21 @@ class _Handler(BaseHTTPRequestHandler):
             if owner.latency:
                 owner._stopping.wait(owner.latency)
             text = owner.answer(body) if owner.answer else expected_answer(key)
+            finish, completion = "stop", 6
+            if owner.cut_at_max_tokens:
+                words, limit = text.split(), body.get("max_tokens")
+                completion = len(words)
+                if isinstance(limit, int) and len(words) > limit:
+                    text, finish, completion = " ".join(words[:limit]), "length", limit
             with owner._lock:
                 owner.answered[key] += 1
             self._json(200, {
                 "id": f"chatcmpl-{attempt}", "object": "chat.completion", "created": int(time.time()),
                 "model": owner.model,
-                "choices": [{"index": 0, "finish_reason": "stop",
+                "choices": [{"index": 0, "finish_reason": finish,
                              "message": {"role": "assistant", "content": text}}],
-                "usage": {"prompt_tokens": len(key) // 4 + 1, "completion_tokens": 6,
-                          "total_tokens": len(key) // 4 + 7},
+                "usage": {"prompt_tokens": len(key) // 4 + 1, "completion_tokens": completion,
+                          "total_tokens": len(key) // 4 + 1 + completion},
             })
 
     def _json(self, status: int, data: dict, headers: dict[str, str] | None = None) -> None:

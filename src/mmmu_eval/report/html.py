@@ -36,6 +36,7 @@ from mmmu_eval.errors import DataError
 from mmmu_eval.records import ImageRef, Item, Response, sniff_media_type
 from mmmu_eval.report.charts import ACCENT, DISCIPLINE_COLORS, NEUTRAL, Bar, bar_chart, ci_note
 from mmmu_eval.report.html_harness import annotate_rows, harness_html
+from mmmu_eval.doctor.html import doctor_section
 from mmmu_eval.report.html_sections import expert_section, mark_loose_images, usage_section
 from mmmu_eval.report.published import published_for, score_key, sources
 from mmmu_eval.report.results import Results, Row
@@ -460,7 +461,7 @@ def html_chunks(
     if harness:
         annotate_rows(rows, harness)
     script = asset("browser.js") + asset("report.js")
-    yield _page_start(results, rows, manifest, script, harness)
+    yield _page_start(results, rows, manifest, script, harness, doctor_section(results, manifest, items, responses, scoring))
     yield '<script type="application/json" id="items-data">['
     for i, row in enumerate(rows):
         # The page holds script_json(rows); a list's JSON is its rows' JSON joined by commas, and
@@ -475,7 +476,8 @@ def html_chunks(
     yield f"]</script><script>{script}</script></body></html>"
 
 
-def _page_start(results: Results, rows: list[dict], manifest: Mapping, script: str, harness: Mapping | None) -> str:
+def _page_start(results: Results, rows: list[dict], manifest: Mapping, script: str, harness: Mapping | None,
+                doctor: str = "") -> str:
     """Everything before the item data: head, headline, charts, published, breakdowns, browser, footer."""
     csp = content_security_policy(script)
     run = results["run"]
@@ -512,6 +514,7 @@ def _page_start(results: Results, rows: list[dict], manifest: Mapping, script: s
         '<p class="src">Bars: accuracy; whiskers: 95% bootstrap interval stratified by subject.</p></div></section>'
         + f'<section id="subjects"><h2>By subject</h2><div class="panel">{_subject_chart(results)}</div></section>'
         + _published_section(results)
+        + doctor
         + f'<section id="breakdowns"><h2>Breakdowns</h2><div class="grid2">{breakdowns}'
         + _table("Parsers (first = headline)", parser_rows)
         + "</div></section>"

@@ -50,6 +50,11 @@ def strict_open(response: str) -> str | None:
     return max(found)[1] if found else None
 
 
+def has_answer_line(response: str) -> bool:
+    """Whether the text holds an explicit ``Answer: ...`` line (what ``strict`` reads besides a box)."""
+    return any(m.group(1).strip() for m in _ANSWER_LINE.finditer(response))
+
+
 def _boxes(response: str) -> list[tuple[int, str]]:
     out = []
     start = response.find(BOX)

@@ -1,0 +1,51 @@
+"""``mmmu-eval doctor RUN [--published VALUE | MODEL] [--json FILE]``: why the figure may differ from a published one."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+from rich.console import Console
+from rich.markup import escape
+
+EPILOG = """examples:
+  mmmu-eval doctor runs/qwen-val
+  mmmu-eval doctor runs/qwen-val --published 58.6
+  mmmu-eval doctor runs/pro-std10-cot --published "GPT-4o (0513)" --json doctor.json
+  mmmu-eval doctor suites/gpt-4o --published "GPT-4o (0513)"   # a suite: each run and the Table 1 row
+"""
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    p = subparsers.add_parser(
+        "doctor",
+        help="list what in a run could move its figure, against a published one",
+        description=(
+            "List the causes in a run that could move its figure (truncated answers, unparsed answers, "
+            "sampling settings, prompt and images, errors and coverage, and for rescored runs the "
+            "harness's judge and parser), each with its items and the most points it can account for, "
+            "largest first. Every figure is a count from the run. With --published, say whether that "
+            "value lies inside the run's 95% interval and which causes together could cover the gap."
+        ),
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("run", metavar="RUN", help="a run directory, a rescore --out directory, or a suite directory")
+    p.add_argument("--published", metavar="VALUE|MODEL",
+                   help="a published accuracy in percent (58.6), or a model name from the published results shipped")
+    p.add_argument("--json", metavar="FILE", help="also write the diagnosis as JSON (docs/doctor.md)")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from mmmu_eval.doctor import diagnose
+
+    diagnosis = diagnose(args.run, published=args.published)
+    console = Console(highlight=False)
+    for line in diagnosis.lines():
+        console.print(escape(line), soft_wrap=True)
+    if args.json:
+        Path(args.json).write_text(json.dumps(diagnosis.to_json(), indent=2) + "\n", encoding="utf-8")
+        console.print(f"wrote {escape(args.json)}")
+    return 0

@@ -1,0 +1,302 @@
+"""The causes that could move a run's figure, each counted from the run itself.
+
+A cause names the scored items it concerns and the most points (of the headline accuracy, in
+percentage points) it can account for. For a cause that touches scored items, that is the share
+of them the headline judged wrong: had the cause not been there, at most those could have been
+right (``points``); and the share judged right is the most it could have cost the other way
+(``points_down``). Errors and coverage concern items that were never scored: their bound is how
+far the figure moves if every one of them had been right (or wrong).
+
+Nothing here guesses: each number is a count over the run's responses, verdicts and manifest.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from mmmu_eval.records import Item, Response
+from mmmu_eval.score.scorer import Scoring
+from mmmu_eval.score.boxed import last_boxed
+from mmmu_eval.score.strict import has_answer_line
+
+#: How many item ids a cause shows.
+EXAMPLES = 5
+
+#: Items in the full evaluated set, by published-score key (the official datasets).
+FULL_SIZE = {"mmmu/dev": 150, "mmmu/validation": 900, "mmmu/test": 10500,
+             "mmmu-pro/standard-10": 1730, "mmmu-pro/standard-4": 1730, "mmmu-pro/vision": 1730}
+
+#: The generation settings the official scripts pass (official-protocol.md); None: left to the
+#: server's default. MMMU's reference (LLaVA, beam search over 128 new tokens) has no API
+#: equivalent, so only values a run sets itself are compared there.
+OFFICIAL_GENERATION: dict[str, dict[str, Any]] = {
+    "mmmu": {"max_tokens": None, "temperature": None, "top_p": None, "seed": None},
+    "mmmu-pro": {"max_tokens": 4096, "temperature": None, "top_p": None, "seed": None},
+}
+
+#: Harness causes (``score.explain.CAUSES``) grouped as the doctor names them.
+_JUDGE_CAUSES = ("judge",)
+
+
+@dataclass(frozen=True)
+class Cause:
+    """One cause, with the scored items it concerns and its bounds in percentage points."""
+
+    cause: str
+    items: int
+    points: float
+    detail: dict[str, Any]
+    examples: list[str]
+    points_down: float = 0.0
+    wrong: frozenset[str] = field(default=frozenset(), repr=False)
+    """Scored items concerned that the headline judged wrong (``points`` counts them)."""
+    right: frozenset[str] = field(default=frozenset(), repr=False)
+    """Scored items concerned that the headline judged right (``points_down`` counts them).
+    Both are empty for causes whose bound is not over scored items (errors, coverage, judge)."""
+
+    def to_json(self) -> dict[str, Any]:
+        detail = dict(self.detail)
+        detail["points_down"] = round(self.points_down, 4)
+        return {"cause": self.cause, "items": self.items, "points": round(self.points, 4),
+                "detail": detail, "examples": list(self.examples)}
+
+
+@dataclass(frozen=True)
+class _Context:
+    """What every cause reads: the run, its items in order, its graded verdicts."""
+
+    results: Mapping[str, Any]
+    manifest: Mapping[str, Any]
+    scoring: Scoring
+    items: Sequence[Item]
+    responses: Mapping[str, Response]
+    correct: Mapping[str, bool]
+    """Graded, scored items -> headline verdict."""
+
+    @property
+    def n(self) -> int:
+        return len(self.correct)
+
+    def cause(self, name: str, ids: Sequence[str], detail: dict[str, Any]) -> Cause:
+        """A cause over scored items ``ids`` (dataset order kept)."""
+        wrong = frozenset(i for i in ids if self.correct.get(i) is False)
+        right = frozenset(i for i in ids if self.correct.get(i) is True)
+        n = self.n or 1
+        return Cause(name, len(ids), 100.0 * len(wrong) / n, detail, list(ids[:EXAMPLES]),
+                     100.0 * len(right) / n, wrong, right)
+
+
+def _config(manifest: Mapping) -> Mapping:
+    config = manifest.get("config")
+    return config if isinstance(config, Mapping) else {}
+
+
+def _generation(manifest: Mapping) -> dict[str, Any]:
+    protocol = manifest.get("protocol") if isinstance(manifest.get("protocol"), Mapping) else {}
+    generation = protocol.get("generation") if isinstance(protocol.get("generation"), Mapping) else {}
+    config = _config(manifest)
+    return {key: generation.get(key, config.get(key)) for key in ("max_tokens", "temperature", "top_p", "seed")}
+
+
+def _unclosed_think(text: str) -> bool:
+    return "<think>" in text and "</think>" not in text.rpartition("<think>")[2]
+
+
+def truncated(ctx: _Context) -> Cause | None:
+    limit = _generation(ctx.manifest)["max_tokens"]
+    by_length, unclosed, ids = 0, 0, []
+    used_all = 0
+    for item in ctx.items:
+        r = ctx.responses.get(item.id)
+        if r is None or r.status == "error":
+            continue
+        cut = r.status == "truncated" or r.finish_reason == "length"
+        think = _unclosed_think(r.text) or _unclosed_think(r.reasoning or "")
+        if not (cut or think):
+            continue
+        ids.append(item.id)
+        by_length += cut
+        unclosed += think and not cut
+        if isinstance(limit, int) and r.completion_tokens is not None and r.completion_tokens >= limit:
+            used_all += 1
+    if not ids:
+        return None
+    return ctx.cause("truncated", ids, {
+        "finish_length": by_length, "unclosed_think": unclosed, "limit": limit,
+        "used_all_tokens": used_all if isinstance(limit, int) else None,
+        "wrong": sum(1 for i in ids if ctx.correct.get(i) is False),
+    })
+
+
+def unparsed(ctx: _Context) -> Cause | None:
+    scoring = ctx.scoring
+    headline = scoring.parsers[0]
+    verdicts = scoring.verdicts[headline]
+    ids = [it.id for it in ctx.items if it.id in ctx.correct and verdicts[it.id].fallback]
+    texts = [ctx.responses[i].text for i in ctx.correct if i in ctx.responses]
+    others = _other_parsers(ctx)
+    figure = 100.0 * sum(ctx.correct.values()) / ctx.n if ctx.n else 0.0
+    expected = sum(1.0 / verdicts[i].n_choices for i in ids if verdicts[i].n_choices)
+    detail = {
+        "parser": headline,
+        "fallbacks": len(ids),
+        "fallback_hits": sum(1 for i in ids if ctx.correct[i]),
+        "expected_correct": round(expected, 4),
+        "expected_points": round(100.0 * expected / ctx.n, 4) if ctx.n else 0.0,
+        "parsers": {name: {"accuracy": round(acc, 4), "moves": round(acc - figure, 4)} for name, acc in others.items()},
+        "boxed_share": round(sum(1 for t in texts if last_boxed(t) is not None) / len(texts), 4) if texts else 0.0,
+        "answer_line_share": round(sum(1 for t in texts if has_answer_line(t)) / len(texts), 4) if texts else 0.0,
+    }
+    if not ids and all(abs(v["moves"]) < 1e-9 for v in detail["parsers"].values()):
+        return None
+    return ctx.cause("unparsed", ids, detail)
+
+
+def _other_parsers(ctx: _Context) -> dict[str, float]:
+    """The accuracy (percent) of the boxed and strict parsers, and official, on the same responses."""
+    from mmmu_eval.score.spec import ScoringSpec
+
+    spec = ScoringSpec.from_manifest(ctx.manifest)
+    names = [p for p in ("official", "boxed", "strict") if p != spec.parsers[0]]
+    scoring = spec.replace(parsers=(spec.parsers[0], *names)).score(ctx.items, ctx.responses)
+    return {name: 100.0 * scoring.aggregates[name].overall.accuracy for name in names}
+
+
+def sampling(ctx: _Context) -> Cause | None:
+    benchmark = str(ctx.results.get("benchmark") or "mmmu")
+    official = OFFICIAL_GENERATION.get(benchmark, OFFICIAL_GENERATION["mmmu"])
+    if ctx.manifest.get("rescored_from"):
+        return None  # the harness's settings are not recorded
+    used = _generation(ctx.manifest)
+    differs = {}
+    for key, value in used.items():
+        if value is None or value == official[key]:
+            continue
+        differs[key] = {"run": value, "official": official[key]}
+    if not differs:
+        return None
+    ids = [it.id for it in ctx.items if it.id in ctx.correct]
+    return ctx.cause("sampling", ids, {"differs": differs, "run": used, "official": official,
+                                       "source": "official-protocol.md (the official scripts' generation settings)"})
+
+
+def prompt(ctx: _Context) -> Cause | None:
+    protocol = ctx.manifest.get("protocol")
+    if not isinstance(protocol, Mapping) or protocol.get("official") is not False:
+        return None
+    ids = [it.id for it in ctx.items if it.id in ctx.correct]
+    return ctx.cause("prompt", ids, {
+        "mode": protocol.get("mode"), "image_layout": protocol.get("image_layout"),
+        "system": protocol.get("system"), "fingerprint": protocol.get("fingerprint"),
+        "notes": list(protocol.get("notes") or ()),
+    })
+
+
+def images(ctx: _Context) -> Cause | None:
+    unref = ctx.manifest.get("unreferenced_images")
+    unref = unref if isinstance(unref, Mapping) else {}
+    sent = [i for i in unref.get("ids") or () if unref.get("sent")]
+    scaled: dict[str, list[str]] = {}
+    for item in ctx.items:
+        r = ctx.responses.get(item.id)
+        notes = [n for n in (r.notes if r else ()) if n.startswith("down-scaled ")]
+        if notes:
+            scaled[item.id] = notes
+    if not sent and not scaled:
+        return None
+    order = {it.id: k for k, it in enumerate(ctx.items)}
+    ids = sorted(set(sent) | set(scaled), key=lambda i: order.get(i, len(order)))
+    sizes = sorted({n.split(" to ", 1)[1].split(" ", 1)[0] for notes in scaled.values() for n in notes})
+    return ctx.cause("images", ids, {
+        "unreferenced_rule": unref.get("rule"), "unreferenced_sent": len(sent),
+        "downscaled_items": len(scaled), "downscaled_images": sum(len(v) for v in scaled.values()),
+        "downscaled_to": sizes, "max_image_pixels": _config(ctx.manifest).get("max_image_pixels"),
+    })
+
+
+def _unscored_bound(ctx: _Context, missing: int) -> tuple[float, float]:
+    """How far the figure moves, up and down, if ``missing`` more items had all been right (or wrong)."""
+    n, right = ctx.n, sum(ctx.correct.values())
+    if not missing or not n:
+        return 0.0, 0.0
+    now = right / n
+    return 100.0 * ((right + missing) / (n + missing) - now), 100.0 * (now - right / (n + missing))
+
+
+def errors(ctx: _Context) -> Cause | None:
+    coverage = ctx.results["coverage"]
+    ids = list(coverage["error_ids"]) + list(coverage["missing_ids"])
+    if not ids:
+        return None
+    up, down = _unscored_bound(ctx, len(ids))
+    first = [str(ctx.responses[i].error) for i in coverage["error_ids"][:EXAMPLES] if i in ctx.responses]
+    return Cause("errors", len(ids), up, {"errors": coverage["errors"], "missing": coverage["missing"],
+                                          "first_errors": first}, ids[:EXAMPLES], points_down=down)
+
+
+def coverage(ctx: _Context) -> Cause | None:
+    results, config = ctx.results, _config(ctx.manifest)
+    from mmmu_eval.report.published import score_key
+
+    key = score_key(results["benchmark"], results.get("split"), results.get("setting"))
+    full = FULL_SIZE.get(key)
+    asked = results["coverage"]["items"]
+    subset = {k: config.get(k) for k in ("subjects", "limit", "ids", "shard") if config.get(k)}
+    if config.get("data") == "sample":
+        subset["data"] = "sample"
+    if not subset and (full is None or asked >= full):
+        return None
+    left = max((full or asked) - asked, 0)
+    up, down = _unscored_bound(ctx, left)
+    return Cause("coverage", left, up, {"evaluated": asked, "full_set": full, "subset": subset},
+                 [], points_down=down)
+
+
+def harness(ctx: _Context) -> list[Cause]:
+    """``judge`` and ``parser``: a rescored run's items where the harness's verdict differs from ours."""
+    section = ctx.results.get("harness")
+    if not isinstance(section, Mapping) or not section.get("items"):
+        return []
+    out = []
+    for name, wanted in (("judge", lambda c: c in _JUDGE_CAUSES), ("parser", lambda c: c not in _JUDGE_CAUSES)):
+        rows = [row for row in section["items"] if wanted(row["cause"])]
+        if not rows:
+            continue
+        by: dict[str, int] = {}
+        for row in rows:
+            by[row["cause"]] = by.get(row["cause"], 0) + 1
+        n = section["n"] or 1
+        harness_right = sum(1 for row in rows if row["harness"]["correct"])
+        official_right = sum(1 for row in rows if row["official"]["correct"])
+        # each differing item moves the harness's figure from ours by one item, either way
+        out.append(Cause(name, len(rows), 100.0 * len(rows) / n, {
+            "harness": section["name"], "by_cause": by, "harness_only_right": harness_right,
+            "official_only_right": official_right,
+            "net_points": round(100.0 * (harness_right - official_right) / n, 4),
+        }, [row["id"] for row in rows[:EXAMPLES]], 100.0 * len(rows) / n))
+    return out
+
+
+def find_causes(
+    results: Mapping[str, Any],
+    manifest: Mapping[str, Any],
+    items: Sequence[Item],
+    responses: Mapping[str, Response],
+    scoring: Scoring,
+) -> list[Cause]:
+    """Every cause a run shows, largest ``points`` first (ties: the order of this module).
+
+    Takes what ``report`` has in hand (``report.rundata.load_run(..., details=True)``, or the
+    pieces ``report.html`` is given), so the page and the command say the same.
+    """
+    verdicts = scoring.verdicts[scoring.parsers[0]]
+    correct = {it.id: bool(verdicts[it.id].correct) for it in items
+               if it.id in verdicts and it.answer is not None and it.id in responses
+               and responses[it.id].status != "error"}
+    ctx = _Context(results, manifest, scoring, items, responses, correct)
+    found = [c for c in (truncated(ctx), unparsed(ctx), sampling(ctx), prompt(ctx), images(ctx),
+                         errors(ctx), coverage(ctx)) if c is not None]
+    found.extend(harness(ctx))
+    return sorted(found, key=lambda c: -c.points)
