@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import json
+import random
 import subprocess
 import sys
 
@@ -123,14 +124,21 @@ def test_bad_mmmu_rows_are_logged_by_default(snapshot, caplog):
 
 
 def test_seed_shuffles_before_limit_and_none_keeps_the_order(snapshot):
+    """The documented order: the dataset's, shuffled by ``random.Random(seed)``, then cut to ``limit``."""
     def ids(**kw):
         return [e["id"] for e in examples("mmmu-pro", setting="vision", data="sample", **kw)]
 
     everything = ids()
+    dataset_order = [it.id for it in load_dataset("mmmu-pro", setting="vision", data="sample").items]
+    assert everything == dataset_order, "no seed keeps the dataset's order"
     assert ids(limit=2) == everything[:2]
+    expected = list(dataset_order)
+    random.Random(3).shuffle(expected)
     shuffled = ids(seed=3)
-    assert sorted(shuffled) == sorted(everything) and shuffled == ids(seed=3)
-    assert ids(seed=3, limit=2) == shuffled[:2]
+    assert shuffled != everything, "seed=3 must change the order of the 24 items"
+    assert shuffled == expected, "the order is random.Random(seed).shuffle of the dataset's, as documented"
+    assert ids(seed=4) != shuffled, "another seed gives another order"
+    assert ids(seed=3, limit=2) == shuffled[:2] != everything[:2], "the shuffle comes before the limit"
 
 
 @pytest.mark.parametrize("benchmark,kwargs,message", [

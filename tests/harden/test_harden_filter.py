@@ -12,7 +12,7 @@ from collections import Counter
 import pytest
 
 from fakes.fault_server import FaultServer
-from fakes.mc_set import A_IDS, ANSWER, IDS, KnowsSome, write_mmmu_set
+from fakes.mc_set import A_IDS, IDS, KnowsSome, write_mmmu_set
 from mmmu_eval.dataset.load import load_dataset
 from mmmu_eval.errors import ConfigError
 from mmmu_eval.harden import harden_filter
@@ -146,8 +146,12 @@ def test_setup_errors_come_before_any_trial(mmmu_set, tmp_path, quiet):
 
 
 def test_model_specs_take_their_own_endpoints():
-    models = parse_models("openai:a@http://n1:8000/v1@http://n2:8000/v1,frequent,text-only:random", ["http://x/v1"])
-    assert [m.label for m in models] == ["m1-openai-a", "m2-frequent", "m3-random"]
-    assert models[0].base_urls == ("http://n1:8000/v1", "http://n2:8000/v1") and models[1].base_urls == ("http://x/v1",)
-    assert models[2].text_only_spec == "text-only:random"
-    assert ANSWER["validation_Art_1"] == "A"
+    models = parse_models("openai:a@http://n1:8000/v1@http://n2:8000/v1,frequent,text-only:random,frequent", ["http://x/v1"])
+    assert [m.label for m in models] == ["m1-openai-a", "m2-frequent", "m3-random", "m4-frequent"], "one model per entry, twice counts twice"
+    assert [m.spec for m in models] == ["openai:a", "frequent", "text-only:random", "frequent"], "the endpoints are cut off the spec"
+    assert models[0].base_urls == ("http://n1:8000/v1", "http://n2:8000/v1"), "a spec's own endpoints, in order"
+    assert models[1].base_urls == ("http://x/v1",), "a spec without endpoints takes --base-url"
+    assert parse_models("frequent")[0].base_urls is None
+    assert [m.text_only_spec for m in models[1:3]] == ["text-only:frequent", "text-only:random"], "every trial is text-only, once"
+    with pytest.raises(ConfigError, match="one or more model specs"):
+        parse_models("frequent,,random")
