@@ -6,7 +6,7 @@ PY := $(VENV)/bin/python
 export HF_HUB_OFFLINE := 1
 export HF_DATASETS_OFFLINE := 1
 
-.PHONY: demo test browser clean test-pythons test-py3.10 test-py3.13
+.PHONY: demo test browser clean test-pythons test-py3.10 test-py3.13 mutants
 
 demo: $(VENV)/.installed
 	$(VENV)/bin/mmmu-eval run --benchmark mmmu --split validation --data sample --model random --out runs/sample-random
@@ -51,6 +51,10 @@ $(addprefix test-py,$(PYTHONS)): test-py%: .venv-py%/.test-installed browser
 	.venv-py$*/bin/python -m pip install -q --upgrade pip
 	.venv-py$*/bin/python -m pip install -q -e '.[test-tools,harden]'
 	touch $@
+
+# The mutation check (benchmarks/mutants.py): not part of `test`, it takes about half an hour.
+mutants: $(VENV)/.test-installed
+	$(PY) benchmarks/mutants.py --jobs 2
 
 # Headless Chromium for the HTML report's browser test and `harden render` (Debian package; never
 # `playwright install`), the serif and sans fonts render draws from, and Tesseract, which reads

@@ -38,14 +38,24 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 
-#: Test sets, one per package of the code mutated (fast tests only: no servers or browsers).
-SCORE = ("tests/score", "tests/test_scoring_record.py", "tests/test_api_boxed.py")
-STATS = ("tests/report/test_report_stats.py", "tests/report/test_report_results.py", "tests/score/test_score_scorer.py")
-SUITE = ("tests/suite", "tests/cli/test_cli_suite.py")
-ENVIRONMENTS = ("tests/environments",)
-HARDEN = ("tests/harden",)
-RUNNER = ("tests/test_api.py", "tests/test_runner.py", "tests/test_kill_resume.py", "tests/store", "tests/cli/test_cli_run.py")
-STORE = ("tests/store",)
+#: Test sets, one per package of the code mutated (fast tests only: no servers or browsers). The
+#: files that pin the behaviour most directly come first: pytest stops at the first failure (-x),
+#: so a killed mutant costs seconds and only a survivor runs the whole set.
+SCORE = ("tests/score/test_score_mmmu_parser.py", "tests/score/test_score_pro_parser.py", "tests/score/test_score_open_answer.py",
+         "tests/score/test_score_open_answer_lines.py",
+         "tests/score/test_score_boxed_strict.py", "tests/score/test_score_scorer.py", "tests/score/test_score_aggregate.py",
+         "tests/score/test_score_headline.py", "tests/score/test_score_parity.py", "tests/score/test_score_properties.py",
+         "tests/score/test_score_doctests.py", "tests/test_scoring_record.py")
+STATS = ("tests/report/test_report_stats.py", "tests/report/test_report_stats_combination.py",
+         "tests/report/test_report_qa_singleton_strata.py", "tests/report/test_report_results.py")
+SUITE = ("tests/suite/test_suite_study.py", "tests/suite/test_suite_table1.py", "tests/suite/test_suite_old_image_rule.py", "tests/suite/test_suite_local_engine.py",
+         "tests/cli/test_cli_suite.py", "tests/suite")
+ENVIRONMENTS = ("tests/environments/test_rewards.py", "tests/environments/test_examples.py", "tests/environments")
+HARDEN = ("tests/harden/test_harden_filter.py", "tests/harden/test_harden_distractors.py", "tests/harden/test_harden_augment.py",
+          "tests/harden/test_harden_later_steps.py", "tests/harden")
+RUNNER = ("tests/test_kill_resume.py", "tests/test_runner.py", "tests/test_api.py", "tests/store/test_store_rundir.py",
+          "tests/store", "tests/cli/test_cli_run.py")
+STORE = ("tests/store/test_merge_checks.py", "tests/store/test_merge_runs.py", "tests/store")
 
 
 @dataclass(frozen=True)
@@ -121,7 +131,7 @@ MUTANTS: tuple[Mutant, ...] = (
       "the paired interval is of a difference"),
     M("mcnemar-two-sided", "report/stats.py", "Fraction(2 * tail, 2**n)", "Fraction(tail, 2**n)", STATS, "McNemar's p is two-sided"),
     M("percent-half-up", "suite/study.py", 'quantize(Decimal("0.1"), rounding=ROUND_HALF_UP)', 'quantize(Decimal("0.1"), rounding="ROUND_HALF_EVEN")',
-      SUITE + ("tests/report",), "percentages round half up"),
+      SUITE, "percentages round half up"),
     M("overall-columns", "suite/study.py", '"overall": ((0.5, "standard_10"), (0.5, "vision")),', '"overall": ((0.5, "standard_10"), (0.5, "standard_4")),',
       SUITE, "overall is the mean of standard-10 and vision"),
     M("better-of-tie", "score/headline.py", 'key=lambda m: (by_mode.get(m, float("-inf")), m == "direct"))',
@@ -191,7 +201,7 @@ MUTANTS: tuple[Mutant, ...] = (
     M("finished-excludes-truncated", "api.py", 'FINISHED = ("ok", "truncated")', 'FINISHED = ("ok",)', RUNNER,
       "a truncated answer is an answer (not asked again)"),
     M("early-contact-on-resume", "api.py", "make_backend_before_data(model, config) if not _holds_anything(config.out) else None",
-      "make_backend_before_data(model, config) if True else None", RUNNER + ("tests/test_early_contact.py",),
+      "make_backend_before_data(model, config) if True else None", ("tests/test_early_contact.py",) + RUNNER,
       "a resumed run is checked before the server hears anything"),
     M("resume-asks-everything", "api.py", "    todo = [r for r in requests if r.item_id not in finished]", "    todo = list(requests)", RUNNER,
       "a resumed run asks only what has no answer"),

@@ -7,6 +7,7 @@ most frequent letter; so the ``frequent`` baseline is right exactly there, every
 from __future__ import annotations
 
 import json
+import random
 from collections import Counter
 
 import pytest
@@ -99,6 +100,19 @@ def test_sampling_per_subject_is_seeded_and_counts_what_was_not_drawn(mmmu_set, 
     draws = {frozenset(sample_per_subject(candidates, 2, seed)[0]) for seed in range(6)}
     assert frozenset(kept) in draws and len(draws) > 1
     assert sample_per_subject(candidates, 2, 0) == sample_per_subject(candidates, 2, 0)
+
+
+def test_each_subject_samples_from_its_own_generator(mmmu_set):
+    """The documented draw, ``random.Random(f"{seed}:sample:{subject}").sample(ids, n)`` over the
+    subject's ids in dataset order: anyone can reproduce the sample, and two subjects of the same
+    size do not get the same positions."""
+    items = load_dataset("mmmu", split="validation", data=mmmu_set).items
+    for seed in (0, 7):
+        chosen, before = sample_per_subject(items, 2, seed)
+        assert before == {"Art": 6, "Biology": 6, "Math": 6}
+        for subject in ("Art", "Biology", "Math"):
+            ids = [it.id for it in items if it.subject == subject]
+            assert chosen & set(ids) == set(random.Random(f"{seed}:sample:{subject}").sample(ids, 2)), (seed, subject)
 
 
 def test_bad_rows_are_left_out_and_the_exit_status_says_so(tmp_path, quiet):

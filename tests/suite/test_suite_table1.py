@@ -18,7 +18,6 @@ import pytest
 
 from mmmu_eval.dataset.subjects import discipline_of
 from mmmu_eval.suite.execute import evaluate_suite
-from mmmu_eval.suite.study import percent
 
 from .conftest import quiet
 
@@ -153,12 +152,3 @@ def test_the_mmmu_cell_is_placed_against_the_human_experts(suite, pattern):
     page = (suite.suite_dir / "report.html").read_text()
     assert 'id="experts"' in page and 'id="usage"' in page
 
-
-@pytest.mark.parametrize("value, shown", [
-    (0.12196, 12.2), (0.5185, 51.9), (0.0125, 1.3), (0.0135, 1.4), (-0.0125, -1.3), (1 / 3, 33.3), (2 / 3, 66.7),
-    (0.28125, 28.1), (0.9995, 100.0), (0.0, 0.0), (1.0, 100.0), (None, None),
-])
-def test_percent_rounds_half_up_to_one_decimal(value, shown):
-    """The published tables round half up (1.25 -> 1.3, where Python's round gives 1.2); 0.5185
-    is a tie in decimal although 100 * 0.5185 is 51.849999... in binary."""
-    assert percent(value) == shown
