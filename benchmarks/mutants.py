@@ -52,8 +52,8 @@ SUITE = ("tests/suite/test_suite_study.py", "tests/suite/test_suite_table1.py", 
          "tests/cli/test_cli_suite.py", "tests/suite")
 ENVIRONMENTS = ("tests/environments/test_rewards.py", "tests/environments/test_examples.py", "tests/environments")
 HARDEN = ("tests/harden/test_harden_filter.py", "tests/harden/test_harden_distractors.py", "tests/harden/test_harden_augment.py",
-          "tests/harden/test_harden_later_steps.py", "tests/harden")
-RUNNER = ("tests/test_kill_resume.py", "tests/test_runner.py", "tests/test_api.py", "tests/store/test_store_rundir.py",
+          "tests/harden/test_harden_later_steps.py", "tests/harden/test_harden_review_rerun.py", "tests/harden")
+RUNNER = ("tests/test_resume_truncated.py", "tests/test_kill_resume.py", "tests/test_runner.py", "tests/test_api.py", "tests/store/test_store_rundir.py",
           "tests/store", "tests/cli/test_cli_run.py")
 STORE = ("tests/store/test_merge_checks.py", "tests/store/test_merge_runs.py", "tests/store")
 
@@ -205,7 +205,9 @@ MUTANTS: tuple[Mutant, ...] = (
       "a resumed run is checked before the server hears anything"),
     M("resume-asks-everything", "api.py", "    todo = [r for r in requests if r.item_id not in finished]", "    todo = list(requests)", RUNNER,
       "a resumed run asks only what has no answer"),
-    M("store-first-record-wins", "store/rundir.py", "            out[response.item_id] = response", "            out.setdefault(response.item_id, response)",
+    M("store-first-record-wins", "store/rundir.py",
+      "            out.pop(response.item_id, None)  # keep insertion order = order of the latest answer\n            out[response.item_id] = response",
+      "            out.setdefault(response.item_id, response)",
       RUNNER, "the last stored record of an item wins"),
     M("resume-other-protocol", "store/rundir.py", "    if a != b:\n        differences", "    if False:\n        differences", RUNNER,
       "a run under another protocol is refused"),
@@ -220,7 +222,7 @@ MUTANTS: tuple[Mutant, ...] = (
     M("merge-gaps", "store/merge.py", "        expected = order[shard.k - 1:: n]", "        expected = order[shard.k:: n]", STORE,
       "each shard holds exactly its round-robin slice"),
     M("merge-order", "store/merge.py", "        for item_id in order:\n            store.append(merged[item_id])",
-      "        for item_id in sorted(order):\n            store.append(merged[item_id])", STORE, "the merged run keeps the dataset order"),
+      "        for item_id in reversed(order):\n            store.append(merged[item_id])", STORE, "the merged run keeps the dataset order"),
     M("merge-shard-count", "store/merge.py", "        if shard.n != first.n:", "        if False:", STORE, "shards of different N are refused"),
 )
 
