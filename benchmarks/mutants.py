@@ -266,11 +266,17 @@ def check_imports_copy(copy_root: Path, python: str) -> None:
                          "uninstall a non-editable mmmu-eval from this venv")
 
 
+def copy_source(tmp: str) -> Path:
+    """A copy of the checkout's ``src/`` under ``tmp``; the root to put on PYTHONPATH."""
+    copy_root = Path(tmp) / "src"
+    shutil.copytree(ROOT / "src", copy_root, ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"))
+    return copy_root
+
+
 def run_one(mutant: Mutant, python: str) -> Outcome:
     start = time.monotonic()
     with tempfile.TemporaryDirectory(prefix=f"mutant-{mutant.name}-") as tmp:
-        copy_root = Path(tmp) / "src"
-        shutil.copytree(ROOT / "src", copy_root, ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"))
+        copy_root = copy_source(tmp)
         try:
             apply(mutant, copy_root / "mmmu_eval")
         except LookupError as exc:
@@ -289,8 +295,7 @@ def run_one(mutant: Mutant, python: str) -> Outcome:
 def baseline(test_sets: set[tuple[str, ...]], python: str) -> None:
     """Every test set passes on the unmutated copy; else a kill would mean nothing."""
     with tempfile.TemporaryDirectory(prefix="mutant-baseline-") as tmp:
-        copy_root = Path(tmp) / "src"
-        shutil.copytree(ROOT / "src", copy_root, ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"))
+        copy_root = copy_source(tmp)
         check_imports_copy(copy_root, python)
         tests = sorted({t for s in test_sets for t in s})
         done = subprocess.run(pytest_command(tuple(tests), python), capture_output=True, text=True,
