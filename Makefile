@@ -36,10 +36,17 @@ $(VENV)/.test-installed: pyproject.toml $(VENV)/.installed
 # verifiers (3.11+ only; on 3.13 a 5-minute install), whose tests skip here even under CI=true
 # (MMMU_EVAL_TESTS_WITHOUT, tests/fakes/required.py). Every other skip still fails under CI.
 # test-pythons makes the venvs one after another (two editable installs of one tree could race),
-# then runs both test sessions at once, each one's output printed whole when it ends.
+# then runs both test sessions at once, each one's output printed whole when it ends. A Python
+# that is not there is left out with a line saying so; under CI=true it is an error.
 PYTHONS := 3.10 3.13
-test-pythons: $(foreach v,$(PYTHONS),.venv-py$(v)/.test-installed) browser
-	$(MAKE) --no-print-directory -j2 --output-sync=target $(addprefix test-py,$(PYTHONS))
+test-pythons: browser
+	@found=; for v in $(PYTHONS); do \
+	  if .ci/find-python $$v >/dev/null 2>&1; then found="$$found $$v"; \
+	  elif [ "$${CI:-}" = true ]; then .ci/find-python $$v; exit 1; \
+	  else echo "no Python $$v here: its fast tests are left out (under CI=true this fails)"; fi; \
+	done; \
+	[ -z "$$found" ] || { $(MAKE) --no-print-directory $$(for v in $$found; do echo .venv-py$$v/.test-installed; done) && \
+	  $(MAKE) --no-print-directory -j2 --output-sync=target $$(for v in $$found; do echo test-py$$v; done); }
 
 $(addprefix test-py,$(PYTHONS)): test-py%: .venv-py%/.test-installed browser
 	MMMU_EVAL_TESTS_WITHOUT=verifiers .venv-py$*/bin/python -m pytest -q -ra -p no:cacheprovider \
