@@ -46,6 +46,18 @@ def served_tiny_llava(tmp_path_factory):
         yield str(model), url
 
 
+@pytest.fixture(scope="session")
+def hf_extra() -> None:
+    """torch and transformers, for the tests of local models (marked ``hf``): skips locally and
+    fails under CI when missing. Session-scoped, so it comes before any module fixture that builds
+    a tiny model. ``make test-py3.10`` / ``test-py3.13`` leave the ``hf`` tests out (``-m "not hf"``):
+    torch has no wheel on this machine for those Pythons, and PyPI's pulls several GB of CUDA."""
+    from fakes import required
+
+    for name in ("torch", "transformers"):
+        required.module(name, "the local-model tests need the hf extra (pip install torch==2.13.0 -e '.[hf]')")
+
+
 @pytest.fixture
 def chromium() -> Path:
     """The system Chromium for a page's browser test; skips locally, fails under CI, when missing."""

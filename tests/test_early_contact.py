@@ -33,30 +33,41 @@ def api_run(server: FaultServer, out, **more):
 
 
 class Loads:
-    """Each data load, as (thread name, whether the server had been asked for its models by then).
+    """Each data load, as (thread name, whether the server had been asked for its models by then),
+    and ``order``: the data loads and the backend's ``contact`` calls (the only way a listing
+    starts), as they happened.
 
-    The loader waits up to ``wait_s`` for the listing first, so a run that asks only after the
-    data is read records False after the wait, never a lucky True, and a run that must not ask
-    yet has had the time to do it wrongly.
+    For a new run the loader waits for the listing (``listed``, an event: the wait ends the
+    moment the request arrives; the 10 s bound only ends a broken run), so a run that asks only
+    after the data is read records False, never a lucky True. For a resumed run nothing waits:
+    ``order`` says whether the backend was contacted before the data was read.
     """
 
     def __init__(self) -> None:
         self.server: FaultServer | None = None
-        self.wait_s = 10.0
+        self.wait_for_listing = True
         self.seen: list[tuple[str, bool]] = []
+        self.order: list[str] = []
 
 
 @pytest.fixture
 def loads(monkeypatch) -> Loads:
     watch = Loads()
-    original = prepare.load_items
+    original_load, original_contact = prepare.load_items, OpenAIBackend.contact
 
     def watched(config):
         assert watch.server is not None
-        watch.seen.append((threading.current_thread().name, watch.server.listed.wait(watch.wait_s)))
-        return original(config)
+        listed = watch.server.listed.wait(10.0) if watch.wait_for_listing else watch.server.listed.is_set()
+        watch.seen.append((threading.current_thread().name, listed))
+        watch.order.append("load")
+        return original_load(config)
+
+    def contact(self):
+        watch.order.append("contact")
+        return original_contact(self)
 
     monkeypatch.setattr(prepare, "load_items", watched)
+    monkeypatch.setattr(OpenAIBackend, "contact", contact)
     return watch
 
 
@@ -65,6 +76,7 @@ def test_a_new_run_asks_for_the_model_list_while_it_reads_the_data(tmp_path, loa
         loads.server = server
         result = api_run(server, tmp_path / "run")
     assert loads.seen == [("mmmu-eval-prepare", True)], "the data was read in its own thread, after the listing left"
+    assert loads.order[:2] == ["contact", "load"], "the backend asks before the data is read"
     assert result.counts == {"items": 3, "ok": 3, "truncated": 0, "error": 0, "missing": 0}
     assert server.listings == 1, "the early listing is the preflight's: the model list is asked once"
 
@@ -75,12 +87,16 @@ def test_a_resumed_run_is_checked_before_the_server_hears_anything(tmp_path, loa
         api_run(server, tmp_path / "run", limit=2)
         before = sum(server.stats.values()), server.listings
         server.listed.clear()
-        loads.wait_s = 1.0
+        loads.wait_for_listing = False
+        loads.order.clear()
         with pytest.raises(StoreError, match="differs in"):
             api_run(server, tmp_path / "run", limit=2, resume=True, prompt="cot")
+        assert loads.order == ["load"], "a refused resume reads the data and never contacts the server"
         assert (sum(server.stats.values()), server.listings) == before, "a refused resume sent no request at all"
+        loads.order.clear()
         finished = api_run(server, tmp_path / "run", resume=True)
-    assert loads.seen[1:] == [("MainThread", False), ("MainThread", False)], "on resume the data comes first"
+    assert loads.seen[1:] == [("MainThread", False), ("MainThread", False)], "on resume the data comes first, in the caller's thread"
+    assert loads.order[0] == "load" and "contact" in loads.order, "on resume the data comes first, then the preflight's listing"
     assert finished.counts["ok"] == 3
 
 

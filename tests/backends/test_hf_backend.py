@@ -3,17 +3,17 @@
 import shutil
 
 import pytest
-pytest.importorskip("torch")
-pytest.importorskip("transformers")
+from fakes.tiny_models import build_tiny_idefics3, build_tiny_llava, mmmu_like_requests, png_bytes
 
-from fakes.tiny_models import build_tiny_idefics3, build_tiny_llava, mmmu_like_requests, png_bytes  # noqa: E402
+from mmmu_eval.backends.base import Backend
+from mmmu_eval.backends.chat import chat_messages, resolve_sampling
+from mmmu_eval.backends.hf_transformers import HFBackend
+from mmmu_eval.config import RunConfig
+from mmmu_eval.errors import ConfigError
+from mmmu_eval.records import GenerationSettings, ImagePart, ImageRef, Request, TextPart
 
-from mmmu_eval.backends.base import Backend  # noqa: E402
-from mmmu_eval.backends.chat import chat_messages, resolve_sampling  # noqa: E402
-from mmmu_eval.backends.hf_transformers import HFBackend  # noqa: E402
-from mmmu_eval.config import RunConfig  # noqa: E402
-from mmmu_eval.errors import ConfigError  # noqa: E402
-from mmmu_eval.records import GenerationSettings, ImagePart, ImageRef, Request, TextPart  # noqa: E402
+# torch and transformers: a skip locally, a failure under CI (tests/conftest.py hf_extra).
+pytestmark = [pytest.mark.hf, pytest.mark.usefixtures("hf_extra")]
 
 MAX_TOKENS = 10
 

@@ -3,14 +3,13 @@
 import json
 
 import pytest
+from fakes.tiny_models import build_tiny_llava
 
-pytest.importorskip("torch")
-pytest.importorskip("transformers")
+from mmmu_eval.cli.main import main
+from mmmu_eval.store.rundir import RunStore
 
-from fakes.tiny_models import build_tiny_llava  # noqa: E402
-
-from mmmu_eval.cli.main import main  # noqa: E402
-from mmmu_eval.store.rundir import RunStore  # noqa: E402
+# torch and transformers: a skip locally, a failure under CI (tests/conftest.py hf_extra).
+pytestmark = [pytest.mark.hf, pytest.mark.usefixtures("hf_extra")]
 
 
 def test_run_command_evaluates_the_sample_with_a_local_model(tmp_path, capsys):

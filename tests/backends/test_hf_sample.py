@@ -1,16 +1,15 @@
 """The bundled sample's real prompts and images through the hf: backend on the tiny models."""
 
 import pytest
+from fakes.tiny_models import build_tiny_idefics3, build_tiny_llava
 
-pytest.importorskip("torch")
-pytest.importorskip("transformers")
+from mmmu_eval.backends.hf_transformers import HFBackend
+from mmmu_eval.config import RunConfig
+from mmmu_eval.dataset.load import load_dataset
+from mmmu_eval.prompt import EvalProtocol, build_request
 
-from fakes.tiny_models import build_tiny_idefics3, build_tiny_llava  # noqa: E402
-
-from mmmu_eval.backends.hf_transformers import HFBackend  # noqa: E402
-from mmmu_eval.config import RunConfig  # noqa: E402
-from mmmu_eval.dataset.load import load_dataset  # noqa: E402
-from mmmu_eval.prompt import EvalProtocol, build_request  # noqa: E402
+# torch and transformers: a skip locally, a failure under CI (tests/conftest.py hf_extra).
+pytestmark = [pytest.mark.hf, pytest.mark.usefixtures("hf_extra")]
 
 
 def sample_requests(benchmark: str, **selection):

@@ -25,6 +25,30 @@ def test_suite_frequent_on_the_sample_prints_table1_among_the_papers_rows(tmp_pa
     assert json.loads((out / "suite.json").read_text())["table1"]["overall"] == summary["table1"]["overall"]
 
 
+def test_report_of_a_suite_takes_a_rescored_run_into_table1(tmp_path, capsys):
+    """What `report SUITE_DIR` is for: after `score` re-scores a run, Table 1 follows it. Frequent
+    answers a bare letter, so the boxed parser scores standard-10-direct 0; the cell then takes
+    CoT (a tie went to direct before), and overall and both deltas move with it."""
+    out = tmp_path / "suite"
+    assert main(["suite", "--model", "frequent", "--data", "sample", "--out", str(out), "--bootstrap", "50",
+                 "--no-mmmu", "--settings", "standard-4,standard-10,vision"]) == 0
+    before = json.loads((out / "suite.json").read_text())["table1"]
+    assert before["standard_10"]["mode"] == "direct" and before["standard_10"]["value"] > 0
+    assert main(["score", str(out / "standard-10-direct"), "--parser", "boxed", "--fallback", "none"]) == 0
+    assert json.loads((out / "standard-10-direct" / "results.json").read_text())["overall"]["accuracy"] == 0.0
+    cot = json.loads((out / "standard-10-cot" / "results.json").read_text())["overall"]["accuracy"]
+    capsys.readouterr()
+
+    assert main(["report", str(out), "--bootstrap", "50"]) == 0
+    after = json.loads((out / "suite.json").read_text())["table1"]
+    assert after["standard_10"]["by_mode"]["direct"]["value"] == 0.0, "the re-scored results.json, not the old suite.json"
+    assert after["standard_10"]["mode"] == "cot" and after["standard_10"]["value"] == cot
+    assert after["overall"]["value"] == (cot + after["vision"]["value"]) / 2
+    assert after["delta_1"]["value"] == cot - after["standard_4"]["value"]
+    assert after["delta_2"]["value"] == after["vision"]["value"] - cot
+    assert after["vision"] == before["vision"] and after["standard_4"] == before["standard_4"], "the other runs are as they were"
+
+
 def test_suite_takes_every_run_flag_but_the_ones_it_decides_per_run():
     parser = build_parser()
     suite = next(a for a in parser._subparsers._actions if a.dest == "command").choices["suite"]

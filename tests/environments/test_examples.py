@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import json
+import random
 import subprocess
 import sys
 
@@ -13,7 +14,7 @@ from environments.conftest import BAD, IMAGES
 from mmmu_eval.backends.openai_api import OpenAIBackend
 from mmmu_eval.config import RunConfig
 from mmmu_eval.dataset.load import load_dataset
-from mmmu_eval.environments import examples
+from mmmu_eval.environments import examples, scores
 from mmmu_eval.environments.examples import resolve_setting
 from mmmu_eval.errors import ConfigError, DataError
 from mmmu_eval.prompt.protocol import EvalProtocol, build_request
@@ -123,14 +124,21 @@ def test_bad_mmmu_rows_are_logged_by_default(snapshot, caplog):
 
 
 def test_seed_shuffles_before_limit_and_none_keeps_the_order(snapshot):
+    """The documented order: the dataset's, shuffled by ``random.Random(seed)``, then cut to ``limit``."""
     def ids(**kw):
         return [e["id"] for e in examples("mmmu-pro", setting="vision", data="sample", **kw)]
 
     everything = ids()
+    dataset_order = [it.id for it in load_dataset("mmmu-pro", setting="vision", data="sample").items]
+    assert everything == dataset_order, "no seed keeps the dataset's order"
     assert ids(limit=2) == everything[:2]
+    expected = list(dataset_order)
+    random.Random(3).shuffle(expected)
     shuffled = ids(seed=3)
-    assert sorted(shuffled) == sorted(everything) and shuffled == ids(seed=3)
-    assert ids(seed=3, limit=2) == shuffled[:2]
+    assert shuffled != everything, "seed=3 must change the order of the 24 items"
+    assert shuffled == expected, "the order is random.Random(seed).shuffle of the dataset's, as documented"
+    assert ids(seed=4) != shuffled, "another seed gives another order"
+    assert ids(seed=3, limit=2) == shuffled[:2] != everything[:2], "the shuffle comes before the limit"
 
 
 @pytest.mark.parametrize("benchmark,kwargs,message", [
@@ -152,6 +160,15 @@ def test_mode_and_setting_resolve_as_the_hub_environment_names_them():
     assert resolve_setting("mmmu-pro", mode="vision") == "vision"
     assert resolve_setting("mmmu-pro", "standard-4", "standard") == "standard-4"
     assert resolve_setting("mmmu") is None
+
+
+@pytest.mark.parametrize("benchmark,where", [("mmmu-pro", {"setting": "standard-10"}), ("mmmu", {"split": "validation"})])
+def test_official_correct_never_counts_a_guess(benchmark, where):
+    """An answer the official parser cannot read is 0 on every example (the official scorer would
+    draw a random letter and sometimes hit the gold); the reward and boxed_found are 0 too."""
+    got = {e["id"]: scores("no idea, sorry", e) for e in examples(benchmark, data="sample", **where)}
+    assert got and all(s == {"boxed_correct": 0.0, "official_correct": 0.0, "boxed_found": 0.0} for s in got.values()), \
+        {i: s for i, s in got.items() if any(s.values())}
 
 
 def test_the_core_imports_and_runs_without_verifiers():

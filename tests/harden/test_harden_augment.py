@@ -144,13 +144,19 @@ def test_a_decisions_file_of_another_shape_is_refused(augmented, tmp_path):
 
 
 def test_running_augment_again_asks_only_what_has_no_usable_reply(augmented, tmp_path):
-    _, first, out = augmented
+    """The rerun rebuilds each stored reply's options with the same seeded shuffle: the same
+    options, in the same order, as the first run wrote (read before the rerun rewrites them)."""
+    first, _, out = augmented
+    before = {i: e["augment"].get("options") for i, e in first.record.items.items()}
+    shown_before = [json.loads(line)["options"] for line in (out / "review.jsonl").read_text().splitlines()]
+    assert before["test_Biology_1"] != ROWS[0]["options"] + [f"apple decoy {k}" for k in range(1, 7)], "the options are shuffled"
     proposer = Proposer(SCRIPT)
     with FaultServer(fault_rate=0.0, answer=proposer) as server:
         again = harden_augment(tmp_path / "set" / "data.jsonl", out, model="openai:fake-model", base_urls=[server.url], attempts=4)
     assert dict(proposer.asked) == {"cherry": 1, "damson": 1}, "only the fourth attempt of the two failures"
-    assert again.record.items["test_Biology_1"]["augment"]["options"] == json.loads(
-        (out / "review.jsonl").read_text().splitlines()[0])["options"]
+    after = {i: e["augment"].get("options") for i, e in again.record.items.items()}
+    assert after == before, "a rerun must place every stored reply's options exactly as the first run did"
+    assert [json.loads(line)["options"] for line in (out / "review.jsonl").read_text().splitlines()] == shown_before
 
 
 def test_requests_that_fail_after_their_retries_are_errors_asked_again_next_time(tmp_path):

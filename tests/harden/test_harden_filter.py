@@ -7,12 +7,13 @@ most frequent letter; so the ``frequent`` baseline is right exactly there, every
 from __future__ import annotations
 
 import json
+import random
 from collections import Counter
 
 import pytest
 
 from fakes.fault_server import FaultServer
-from fakes.mc_set import A_IDS, ANSWER, IDS, KnowsSome, write_mmmu_set
+from fakes.mc_set import A_IDS, IDS, KnowsSome, write_mmmu_set
 from mmmu_eval.dataset.load import load_dataset
 from mmmu_eval.errors import ConfigError
 from mmmu_eval.harden import harden_filter
@@ -101,6 +102,19 @@ def test_sampling_per_subject_is_seeded_and_counts_what_was_not_drawn(mmmu_set, 
     assert sample_per_subject(candidates, 2, 0) == sample_per_subject(candidates, 2, 0)
 
 
+def test_each_subject_samples_from_its_own_generator(mmmu_set):
+    """The documented draw, ``random.Random(f"{seed}:sample:{subject}").sample(ids, n)`` over the
+    subject's ids in dataset order: anyone can reproduce the sample, and two subjects of the same
+    size do not get the same positions."""
+    items = load_dataset("mmmu", split="validation", data=mmmu_set).items
+    for seed in (0, 7):
+        chosen, before = sample_per_subject(items, 2, seed)
+        assert before == {"Art": 6, "Biology": 6, "Math": 6}
+        for subject in ("Art", "Biology", "Math"):
+            ids = [it.id for it in items if it.subject == subject]
+            assert chosen & set(ids) == set(random.Random(f"{seed}:sample:{subject}").sample(ids, 2)), (seed, subject)
+
+
 def test_bad_rows_are_left_out_and_the_exit_status_says_so(tmp_path, quiet):
     result = harden_filter(write_mmmu_set(tmp_path / "m", bad_rows=True), tmp_path / "hard", models="frequent", trials=1,
                            per_subject=0, display=quiet)
@@ -146,8 +160,12 @@ def test_setup_errors_come_before_any_trial(mmmu_set, tmp_path, quiet):
 
 
 def test_model_specs_take_their_own_endpoints():
-    models = parse_models("openai:a@http://n1:8000/v1@http://n2:8000/v1,frequent,text-only:random", ["http://x/v1"])
-    assert [m.label for m in models] == ["m1-openai-a", "m2-frequent", "m3-random"]
-    assert models[0].base_urls == ("http://n1:8000/v1", "http://n2:8000/v1") and models[1].base_urls == ("http://x/v1",)
-    assert models[2].text_only_spec == "text-only:random"
-    assert ANSWER["validation_Art_1"] == "A"
+    models = parse_models("openai:a@http://n1:8000/v1@http://n2:8000/v1,frequent,text-only:random,frequent", ["http://x/v1"])
+    assert [m.label for m in models] == ["m1-openai-a", "m2-frequent", "m3-random", "m4-frequent"], "one model per entry, twice counts twice"
+    assert [m.spec for m in models] == ["openai:a", "frequent", "text-only:random", "frequent"], "the endpoints are cut off the spec"
+    assert models[0].base_urls == ("http://n1:8000/v1", "http://n2:8000/v1"), "a spec's own endpoints, in order"
+    assert models[1].base_urls == ("http://x/v1",), "a spec without endpoints takes --base-url"
+    assert parse_models("frequent")[0].base_urls is None
+    assert [m.text_only_spec for m in models[1:3]] == ["text-only:frequent", "text-only:random"], "every trial is text-only, once"
+    with pytest.raises(ConfigError, match="one or more model specs"):
+        parse_models("frequent,,random")

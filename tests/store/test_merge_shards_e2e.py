@@ -10,11 +10,10 @@ from mmmu_eval.cli.main import main
 from mmmu_eval.store.rundir import RunStore
 
 
-def test_merged_shards_equal_the_unsharded_run(tmp_path, capsys):
+@pytest.mark.hf
+def test_merged_shards_equal_the_unsharded_run(hf_extra, tmp_path, capsys):
     """A deterministic local model (greedy) answers each item the same in any shard, so the
     merged run must hold the same responses, in the same order, and score the same."""
-    pytest.importorskip("torch")
-    pytest.importorskip("transformers")
     model = f"hf:{build_tiny_llava(tmp_path / 'llava')}"
     common = dict(model=model, data="sample", benchmark="mmmu", split="validation", max_tokens=3,
                   batch_size=8, device="cpu", html=False)

@@ -17,6 +17,7 @@ the steps after it are removed: they were built on the old result.
 from __future__ import annotations
 
 import logging
+import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -110,7 +111,12 @@ def open_out(out: str | Path, source: Source, step: str) -> tuple[Path, Record]:
 
 
 def settle_later_steps(out: Path, record: Record, step: str, digest: str) -> None:
-    """Record ``step``'s config digest; when it changed, drop the later steps built on the old one."""
+    """Record ``step``'s config digest; when it changed, drop the later steps built on the old one.
+
+    Their run directories (``runs/augment``: the proposals) go too: they were asked about the old
+    questions, and a store of another input refuses to resume, so the later step could not run
+    here again.
+    """
     name = PRO_CONFIGS[STEP_CONFIG[step]]
     before = (record.data["configs"].get(name) or {}).get("digest")
     if before is not None and before != digest:
@@ -119,6 +125,8 @@ def settle_later_steps(out: Path, record: Record, step: str, digest: str) -> Non
         for later in STEPS[STEPS.index(step) + 1:]:
             if remove_config(out, STEP_CONFIG[later]):
                 record.data["configs"].pop(PRO_CONFIGS[STEP_CONFIG[later]], None)
+            if (out / "runs" / later).is_dir():
+                shutil.rmtree(out / "runs" / later)
 
 
 def config_entry(ids: tuple[str, ...], digest: str, **extra: Any) -> dict[str, Any]:

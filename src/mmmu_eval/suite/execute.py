@@ -28,6 +28,7 @@ from typing import Any
 from mmmu_eval.api import RunResult, evaluate_async
 from mmmu_eval.backends.registry import make_backend
 from mmmu_eval.errors import ConfigError, MmmuEvalError, StoreError
+from mmmu_eval.plan import check_run_dir
 from mmmu_eval.prompt.protocol import EvalProtocol
 from mmmu_eval.report.stats import RESAMPLES
 from mmmu_eval.store.rundir import MANIFEST, RunStore
@@ -204,7 +205,7 @@ def open_suite(config: SuiteConfig, runs: list[SuiteRun]) -> None:
         raise StoreError(f"is a non-empty directory without a {SUITE_FILE}; choose a new --out", out)
     for run in runs:
         partial = {"config": run.config.to_manifest(), "protocol": EvalProtocol.from_config(run.config).describe()}
-        RunStore.check(run.config.out, partial, resume=True)
+        check_run_dir(run.config, partial)  # as `run` refuses it, with the hint for a run of the old image rule
     try:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
