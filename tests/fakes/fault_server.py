@@ -2,8 +2,9 @@
 
 Standard library only (``http.server``, one thread per connection). ``POST /v1/chat/completions``
 fails at a high rate with every fault a real server or proxy produces (429 with Retry-After,
-500, 503, a 200 whose body is not JSON, a completion with no choices, a connection dropped
-without an answer, a stall longer than the client's timeout) and otherwise answers
+500, 503, a connection dropped without an answer, a stall, and 200 answers that are no usable
+completion: a body that is not JSON, not UTF-8 or cut short, no choices, a ``content`` that is
+null or a list with no text, an event stream to a request that asked for none) and otherwise answers
 deterministically from the request: ``expected_answer(key)`` where the key is the request's text
 and a digest of its images (``request_key``). So a test can check that every item got exactly its own answer.
 
@@ -41,8 +42,11 @@ from collections import Counter
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Callable
 
-FAULTS = ("429", "500", "503", "not-json", "empty-choices", "drop", "stall")
-MALFORMED = frozenset({"not-json", "empty-choices"})
+#: Failed answers: an HTTP error, a 200 that is no usable completion, or no answer at all.
+FAULTS = ("429", "500", "503", "not-json", "empty-choices", "drop", "stall",
+          "bad-utf8", "truncated", "null-content", "list-content", "stream")
+MALFORMED = frozenset({"not-json", "empty-choices", "bad-utf8", "truncated", "null-content", "list-content",
+                       "stream"})
 
 
 def request_key(body: dict) -> str:
@@ -80,7 +84,7 @@ class FaultServer:
         max_faults: int = 3,
         faults: tuple[str, ...] = FAULTS,
         latency: float = 0.0,
-        stall: float = 5.0,
+        stall: float | None = None,
         retry_after: str = "0",
         always_fail: frozenset[str] = frozenset(),
         hold_after: int | None = None,
@@ -95,7 +99,10 @@ class FaultServer:
             fault_rate: chance that each of a key's first ``max_faults`` attempts fails.
             faults: the fault kinds to draw from (``FAULTS``).
             latency: seconds before every real answer (slow answers).
-            stall: seconds a ``stall`` fault holds the request before giving up on it.
+            stall: seconds at most a ``stall`` fault holds its request; None holds it until the
+                server has finished another request since, or every request it holds is a stall
+                (then the connection is closed without an answer). So a stall is outlived by the
+                work around it, on any machine, and a run never waits on a clock for it.
             retry_after: the Retry-After header sent with 429.
             always_fail: keys that get HTTP 500 on every attempt (the client must give up).
             hold_after: chat requests after the first ``hold_after`` wait until ``release()``.
@@ -128,6 +135,10 @@ class FaultServer:
         self.answered: Counter[str] = Counter()
         self.stats: Counter[str] = Counter()
         self._lock = threading.Lock()
+        self._progress = threading.Condition(self._lock)
+        self._in_flight = 0
+        self._stalled = 0
+        self._finished = 0
         self._stopping = threading.Event()
         self._httpd = _Server(("127.0.0.1", port), _Handler)
         self._httpd.owner = self
@@ -162,6 +173,20 @@ class FaultServer:
     def release(self) -> None:
         """Let every held request go on, and hold none from now on."""
         self._released.set()
+
+    def _stall(self) -> None:
+        """Hold a request without answering it; see ``stall`` in ``__init__``."""
+        deadline = None if self.stall is None else time.monotonic() + self.stall
+        with self._progress:
+            finished = self._finished
+            self._stalled += 1
+            self._progress.notify_all()
+            try:
+                while not (self._stopping.is_set() or self._finished != finished or self._stalled >= self._in_flight
+                           or (deadline is not None and time.monotonic() >= deadline)):
+                    self._progress.wait(0.05)  # the wait only polls for stop(); progress notifies
+            finally:
+                self._stalled -= 1
 
     def _hold(self) -> None:
         with self._lock:
@@ -223,6 +248,18 @@ class _Handler(BaseHTTPRequestHandler):
 
     def do_POST(self) -> None:
         owner = self.server.owner
+        with owner._progress:
+            owner._in_flight += 1
+            owner._progress.notify_all()
+        try:
+            self._answer_post(owner)
+        finally:
+            with owner._progress:
+                owner._in_flight -= 1
+                owner._finished += 1
+                owner._progress.notify_all()
+
+    def _answer_post(self, owner: FaultServer) -> None:
         body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))) or b"{}")
         if not self.path.rstrip("/").endswith("/chat/completions"):
             self._json(404, {"error": {"message": f"no route {self.path}"}})
@@ -253,26 +290,43 @@ class _Handler(BaseHTTPRequestHandler):
         elif fault == "empty-choices":
             self._json(200, {"id": "x", "object": "chat.completion", "created": 0, "model": owner.model,
                              "choices": []})
+        elif fault == "bad-utf8":
+            self._raw(200, b'{"choices": [{"message": {"content": "\xff\xfe"}}]}', "application/json")
+        elif fault == "truncated":
+            self._raw(200, json.dumps(self._completion(owner, key, attempt, body, count=False)).encode()[:-25],
+                      "application/json")
+        elif fault in ("null-content", "list-content"):
+            answer = self._completion(owner, key, attempt, body, count=False)
+            answer["choices"][0]["message"]["content"] = (
+                None if fault == "null-content" else [{"type": "image_url", "image_url": {"url": "x"}}])
+            self._json(200, answer)
+        elif fault == "stream":
+            chunk = {"id": "x", "object": "chat.completion.chunk", "choices": [{"index": 0, "delta": {"content": "The"}}]}
+            self._raw(200, f"data: {json.dumps(chunk)}\n\ndata: [DONE]\n\n".encode(), "text/event-stream")
         elif fault == "drop":
             self.close_connection = True
             self.connection.shutdown(socket.SHUT_RDWR)
         elif fault == "stall":
-            owner._stopping.wait(owner.stall)
+            owner._stall()
             self.close_connection = True
         else:
             if owner.latency:
                 owner._stopping.wait(owner.latency)
-            text = owner.answer(body) if owner.answer else expected_answer(key)
+            self._json(200, self._completion(owner, key, attempt, body))
+
+    @staticmethod
+    def _completion(owner: FaultServer, key: str, attempt: int, body: dict, *, count: bool = True) -> dict:
+        """The real answer to ``key``; counted as answered unless ``count`` is False (a fault's)."""
+        text = owner.answer(body) if owner.answer else expected_answer(key)
+        if count:
             with owner._lock:
                 owner.answered[key] += 1
-            self._json(200, {
-                "id": f"chatcmpl-{attempt}", "object": "chat.completion", "created": int(time.time()),
-                "model": owner.model,
-                "choices": [{"index": 0, "finish_reason": "stop",
-                             "message": {"role": "assistant", "content": text}}],
-                "usage": {"prompt_tokens": len(key) // 4 + 1, "completion_tokens": 6,
-                          "total_tokens": len(key) // 4 + 7},
-            })
+        return {
+            "id": f"chatcmpl-{attempt}", "object": "chat.completion", "created": int(time.time()),
+            "model": owner.model,
+            "choices": [{"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": text}}],
+            "usage": {"prompt_tokens": len(key) // 4 + 1, "completion_tokens": 6, "total_tokens": len(key) // 4 + 7},
+        }
 
     def _json(self, status: int, data: dict, headers: dict[str, str] | None = None) -> None:
         self._raw(status, json.dumps(data).encode(), "application/json", headers)

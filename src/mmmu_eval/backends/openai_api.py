@@ -13,11 +13,12 @@ What it does, and why:
   worker sends its next request the moment an answer arrives; only requests in flight or about
   to be sent hold encoded images.
 - **Little CPU per request, quick start.** Requests go out through ``aiohttp``, and the ``openai``
-  SDK is imported only when something fails, to raise the failure as the SDK would (see
-  ``backends/openai_http.py``): about 0.25 ms of CPU per request instead of 1.5 to 3 ms, and
-  about a second less before the first request.
+  SDK is never imported, not even when something fails: failures are read from the HTTP answer
+  with the SDK's messages (see ``backends/openai_http.py``): about 0.25 ms of CPU per request
+  instead of 1.5 to 3 ms, and about a second less before the first request.
 - **Survives faults.** Failures are classified (``backends/openai_errors.py``) and retried by the
-  one loop in ``backends/retry.py``. An item that never gets an answer becomes a Response with
+  one loop in ``backends/retry.py``; every bad answer (an HTTP error, a 200 that is not a
+  completion, no answer) is a failed attempt of its item, never an exception out of the run. An item that never gets an answer becomes a Response with
   status ``error`` and the last error message; an error is never turned into answer text.
 - **Preflight.** Before the run, one probe per endpoint checks the server answers, lists the
   model, and accepts as many images in one request as the run needs.
@@ -55,6 +56,7 @@ from mmmu_eval.backends.openai_body import (
     generation_params,
     parse_completion,
     probe_body,
+    read_completion,
 )
 from mmmu_eval.backends.openai_errors import (
     MalformedAnswer,
@@ -382,7 +384,7 @@ class OpenAIBackend:
                 loop = asyncio.get_running_loop()
                 job.body = Body((await loop.run_in_executor(self._pool, self._encode_parts, request))[0])
             body, job.body = job.body, None
-            return parse_completion(request.item_id, json.loads(await endpoint.post_chat(body)), notes=notes)
+            return read_completion(request.item_id, await endpoint.post_chat(body), notes=notes)
 
         outcome = await call_with_retries(
             attempt,
