@@ -32,7 +32,16 @@ from mmmu_eval.backends.registry import make_backend, make_backend_before_data
 from mmmu_eval.config import RunConfig
 from mmmu_eval.errors import ConfigError, DataError
 from mmmu_eval.plan import RunPlan, check_run_dir, plan_run
-from mmmu_eval.prepare import prepare_run, prepare_run_aside, select_items, utc_now
+from mmmu_eval.prepare import (
+    FINISHED,
+    answered_before,
+    preflight_needed,
+    prepare_run,
+    prepare_run_aside,
+    requests_to_ask,
+    select_items,
+    utc_now,
+)
 from mmmu_eval.progress import Display, ProgressDisplay
 from mmmu_eval.prompt.protocol import EvalProtocol, loose_images_line, prompt_text
 from mmmu_eval.records import Item, Request, Response
@@ -48,10 +57,6 @@ if TYPE_CHECKING:
 __all__ = ["RunInterrupted", "RunPlan", "RunResult", "evaluate", "evaluate_async", "plan_run", "select_items"]
 
 log = logging.getLogger(__name__)
-
-#: A stored response that needs no second asking on resume.
-FINISHED = ("ok", "truncated")
-
 
 @dataclass(frozen=True)
 class RunResult:
@@ -182,15 +187,18 @@ async def evaluate_async(config: RunConfig | None = None, /, **overrides: Any) -
             prepared = prepare_run(config)
         items, requests, manifest = prepared.items, prepared.requests, prepared.manifest
         check_run_dir(config, manifest)  # before a model loads or a server is probed
-        if backend is None:
+        answered = answered_before(config.out)
+        pending = requests_to_ask(requests, answered)
+        if backend is None and (pending or not answered):  # a finished run loads no model, reaches no server
             backend = make_backend(model, config, items)
-        await backend.preflight(requests)
-        store = RunStore.open(config.out, with_backend(manifest, backend, config), resume=config.resume)
-        log.info("%s: %d items of %r to %s", config.out, len(items), prepared.dataset, backend.spec)
+        if backend is not None and preflight_needed(pending):
+            await backend.preflight(pending)
+        store = RunStore.open(config.out, _with_backend_of(manifest, backend, config), resume=config.resume)
+        log.info("%s: %d items of %r to %s", config.out, len(items), prepared.dataset, config.model)
         loose = loose_images_line(manifest["unreferenced_images"])
         if loose:
             log.info("%s: %s", config.out, loose)
-        await run(backend, requests, prepared.failures, store, display or ProgressDisplay())
+        await run(backend, requests, prepared.failures, store, display or ProgressDisplay(), answered=answered)
     finally:
         if backend is not None and not keep_backend:
             await backend.aclose()
@@ -247,17 +255,27 @@ def with_backend(manifest: Mapping[str, Any], backend: Backend, config: RunConfi
     return _without_secret({**manifest, "backend": backend.describe()}, config)
 
 
+def _with_backend_of(manifest: Mapping[str, Any], backend: Backend | None, config: RunConfig) -> dict[str, Any]:
+    """``with_backend``; for a finished run that made none, the backend its manifest names already."""
+    if backend is not None:
+        return with_backend(manifest, backend, config)
+    old = RunStore.read(config.out or ".").manifest().get("backend")
+    return _without_secret({**manifest, "backend": old}, config)
+
+
 async def run(
-    backend: Backend, requests: Sequence[Request], failures: Sequence[Response], store: RunStore, display: Display
+    backend: Backend | None, requests: Sequence[Request], failures: Sequence[Response], store: RunStore,
+    display: Display, *, answered: Mapping[str, Response] | None = None,
 ) -> None:
     """Store the preparation failures, then ask the backend every item still without an answer.
 
     Items already answered ``ok`` or ``truncated`` in the store (a resumed run) are skipped;
     errors and missing items are asked again. Ctrl-C marks the manifest ``interrupted``.
+    ``answered``: those stored answers, when the caller has read them already; ``backend`` may
+    be None only when none is left to ask.
     """
-    stored = store.responses()
-    finished = {i for i, r in stored.items() if r.status in FINISHED}
-    todo = [r for r in requests if r.item_id not in finished]
+    finished = set(answered_before(store.path) if answered is None else answered)
+    todo = requests_to_ask(requests, finished)
     new_failures = [f for f in failures if f.item_id not in finished]
     for failure in new_failures:
         store.append(failure)
@@ -265,9 +283,11 @@ async def run(
     done_before = len(finished & ids)
     if done_before:
         log.info("resuming: %d items already answered, %d to ask", done_before, len(todo))
+    if todo and backend is None:
+        raise ValueError("run: requests are left to ask, but no backend was given")
     try:
         await run_requests(
-            backend, todo, store, display=display,
+            backend, todo, store, display=display,  # type: ignore[arg-type]  # None only with nothing to ask
             already_done=done_before + len(new_failures), already_errors=len(new_failures),
         )
     except (asyncio.CancelledError, KeyboardInterrupt):

@@ -17,7 +17,6 @@ from __future__ import annotations
 import hashlib
 import os
 import shutil
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Iterable
@@ -30,6 +29,7 @@ from mmmu_eval.dataset.schema import PRO_STANDARD_COLUMNS, PRO_VISION_COLUMNS, a
 from mmmu_eval.errors import DataError, StoreError
 from mmmu_eval.harden.problems import Problem
 from mmmu_eval.records import Item, sniff_media_type
+from mmmu_eval.store.atomic import temporary_beside
 
 __all__ = [
     "RENDER_COLUMNS", "Written", "config_file", "copy_config", "remove_config", "standard_row", "vision_row",
@@ -112,7 +112,7 @@ def write_config(
     problems: list[Problem] = []
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=".test.", suffix=".parquet.tmp", dir=target.parent)
+        fd, tmp = temporary_beside(target, ".parquet.tmp")
         os.close(fd)
         try:
             with pq.ParquetWriter(tmp, schema, compression="snappy") as out:
