@@ -31,6 +31,7 @@ from mmmu_eval.backends.base import Backend
 from mmmu_eval.backends.registry import make_backend, make_backend_before_data
 from mmmu_eval.config import RunConfig
 from mmmu_eval.errors import ConfigError, DataError
+from mmmu_eval.finished import finished_result
 from mmmu_eval.plan import RunPlan, check_run_dir, plan_run
 from mmmu_eval.prepare import (
     FINISHED,
@@ -175,6 +176,12 @@ async def evaluate_async(config: RunConfig | None = None, /, **overrides: Any) -
     display = overrides.pop("display", None)
     keep_backend = bool(overrides.pop("keep_backend", False))
     config, model = resolve_config(config, overrides)
+    done = finished_result(config)
+    if done is not None:  # nothing to ask, nothing to load: the stored result (finished.py)
+        log.info("%s: finished already (%d items); nothing to ask", done.run_dir, done.counts["items"])
+        if not isinstance(model, str) and not keep_backend:
+            await model.aclose()
+        return done
 
     # A new run has nothing to refuse, so an API client asks for the model list now and reads
     # the data while the answer comes; a local model loads only after the protocol check.

@@ -28,7 +28,7 @@ from mmmu_eval.dataset.parquet import read_rows
 from mmmu_eval.errors import ConfigError, DataError
 from mmmu_eval.records import Item
 
-__all__ = ["DEFAULT_REVISIONS", "Dataset", "find_item", "load_dataset"]
+__all__ = ["DEFAULT_REVISIONS", "Dataset", "dataset_identity", "find_item", "load_dataset"]
 
 log = logging.getLogger(__name__)
 
@@ -116,6 +116,25 @@ def load_dataset(
         digest=digest,
         problems=tuple(problems),
     )
+
+
+def dataset_identity(
+    benchmark: str,
+    *,
+    split: str | None = None,
+    setting: str | None = None,
+    data: str | Path = "hub",
+    revision: str | None = None,
+    subjects: Sequence[str] | None = None,
+) -> tuple[str, str, str]:
+    """``(source, revision, digest)`` of what ``load_dataset`` would read, without reading a row.
+
+    The digest comes from the per-file-set cache (``dataset/digest.py``) when the files are
+    unchanged, so a finished run can tell it would read the same data in milliseconds.
+    """
+    selection = layout.select(benchmark, split, setting, subjects)
+    source, rev, files = _locate(selection, data, revision)
+    return source, rev, files_digest(path for _, path in files)
 
 
 def find_item(dataset_or_items: Dataset | Iterable[Item], item_id: str) -> Item:

@@ -18,6 +18,7 @@ re-scored for the study: it reads each run's results.json (``study.py``).
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import datetime as _dt
 import logging
 from collections.abc import Mapping
@@ -28,6 +29,7 @@ from typing import Any
 from mmmu_eval.api import RunResult, evaluate_async
 from mmmu_eval.backends.registry import make_backend
 from mmmu_eval.errors import ConfigError, MmmuEvalError, StoreError
+from mmmu_eval.finished import finished_result
 from mmmu_eval.prompt.protocol import EvalProtocol
 from mmmu_eval.report.stats import RESAMPLES
 from mmmu_eval.store.rundir import MANIFEST, RunStore
@@ -136,6 +138,12 @@ async def evaluate_suite_async(config: SuiteConfig | None = None, /, **overrides
     config, model = resolve_suite_config(config, overrides)
 
     runs = config.runs()
+    finished = finished_suite(config, runs, resamples=resamples, seed=seed)
+    if finished is not None:  # every run complete and the study written after them: nothing to do
+        log.info("%s: finished already (%d runs); nothing to ask", config.out, len(runs))
+        if not isinstance(model, str):
+            await model.aclose()
+        return finished
     open_suite(config, runs)  # refuses a changed protocol in any run before a model loads
     sharing = backend_sharing(model)
     shared = None if sharing == "per-run" else make_backend(model, config.run)
@@ -185,6 +193,41 @@ async def _all(coroutines: list) -> None:
 
 
 # -- the suite directory ----------------------------------------------------------------------
+
+def finished_suite(config: SuiteConfig, runs: list[SuiteRun], *, resamples: int, seed: int) -> SuiteResult | None:
+    """The stored result of a suite that is finished exactly as ``config`` asks; None otherwise.
+
+    Finished: suite.json says ``complete`` under the same configuration, package version and
+    intervals, every run is finished as ``finished.finished_result`` tells it, and suite.json
+    (and report.html, when asked for) were written after every run's results. Then the study
+    would come out the same, so it is not built again (seconds for a full suite).
+    """
+    try:
+        old = read_summary(config.out)
+    except StoreError:
+        return None
+    if not old or old.get("status") != "complete" or old.get("config") != config.to_json():
+        return None
+    import mmmu_eval
+
+    interval = old.get("interval") or {}
+    if old.get("package_version") != getattr(mmmu_eval, "__version__", "unknown") or \
+            (interval.get("resamples"), interval.get("seed")) != (max(resamples, 0), seed):
+        return None
+    if [r.to_json() for r in runs] != old.get("planned"):
+        return None
+    results: dict[str, RunResult] = {}
+    for run in runs:
+        done = finished_result(dataclasses.replace(run.config, resume=True))
+        if done is None:
+            return None
+        results[run.name] = done
+    written = [config.out / SUITE_FILE] + ([config.out / "report.html"] if config.run.html else [])
+    newest_run = max((r.run_dir / "results.json").stat().st_mtime_ns for r in results.values())
+    if any(not f.is_file() or f.stat().st_mtime_ns < newest_run for f in written):
+        return None
+    return SuiteResult(config.out, old, results, {})
+
 
 def open_suite(config: SuiteConfig, runs: list[SuiteRun]) -> None:
     """Check every run directory as ``run`` would, then create the suite and its suite.json.
