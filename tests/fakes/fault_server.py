@@ -93,6 +93,7 @@ class FaultServer:
         seed: int = 0,
         port: int = 0,
         answer: Callable[[dict], str] | None = None,
+        refuse: Callable[[dict], bool] | None = None,
     ) -> None:
         """
         Args:
@@ -109,6 +110,7 @@ class FaultServer:
             break_after: chat requests after the first ``break_after`` get HTTP 500.
             model: the one model ``/v1/models`` lists.
             answer: the answer text for a request body; None answers ``expected_answer(key)``.
+            refuse: bodies it returns True for get HTTP 400 (a final refusal, never retried).
         """
         self.fault_rate = fault_rate
         self.max_faults = max_faults
@@ -129,6 +131,7 @@ class FaultServer:
         self.model = model
         self.seed = seed
         self.answer = answer
+        self.refuse = refuse
         self.bodies: list[dict] = []
         """Every chat request body received, in arrival order."""
         self.attempts: Counter[str] = Counter()
@@ -277,12 +280,16 @@ class _Handler(BaseHTTPRequestHandler):
         if owner.hold_after is not None and arrived >= owner.hold_after and not owner._released.is_set():
             owner._hold()
         fault = owner.plan(key, attempt)
+        if owner.refuse is not None and owner.refuse(body):
+            fault = "400"
         if owner.break_after is not None and arrived >= owner.break_after:
             fault = "500"
         with owner._lock:
             owner.stats[fault or "answered"] += 1
         if fault == "429":
             self._json(429, {"error": {"message": "rate limited"}}, {"Retry-After": owner.retry_after})
+        elif fault == "400":
+            self._json(400, {"error": {"message": "refused: this request breaks a rule of the server", "type": "invalid_request_error"}})
         elif fault in ("500", "503"):
             self._json(int(fault), {"error": {"message": f"injected {fault}"}})
         elif fault == "not-json":

@@ -13,7 +13,8 @@ survives a restart.
 
 A trial that failed leaves its question *undecided* unless the other trials already settle it
 (more than half right, or too few left to get there); an undecided question is left out with
-its reason, and running the same command again asks the failed trials again. While any trial
+its reason, the step is *incomplete* (naming the trial runs that lack answers, and showing no
+accuracy for their models), and running the same command again asks the failed trials again. While any trial
 is unasked (a run stopped early) nothing is written but the record: the set is not finished.
 """
 
@@ -229,8 +230,10 @@ async def harden_filter_async(
     written = write_config(out, "standard-4", kept, standard_row, step="filter")
     kept_ids = set(written.ids)
     labels = [m.label for m in chosen]
+    lacking = runs.lacking()
     section.update(
-        status="complete",
+        status="incomplete" if lacking else "complete",
+        lacking=lacking,
         counts={
             "asked": len(runs.items),
             "excluded": sum(1 for d in decisions.values() if d["decision"] == "excluded"),
@@ -243,8 +246,9 @@ async def harden_filter_async(
         kept_per_subject={s: sum(1 for it in kept if it.subject == s and it.id in kept_ids) for s in before},
         accuracy={
             label: {
-                "original": runs.accuracy(label),
-                "filtered": runs.accuracy(label, [i for i in written.ids]),
+                # None while some trial of the model lacks its answer (see TrialRuns.whole_accuracy).
+                "original": runs.whole_accuracy(label),
+                "filtered": runs.whole_accuracy(label, [i for i in written.ids]),
             }
             for label in labels
         },
@@ -256,9 +260,12 @@ async def harden_filter_async(
     write_report(out, record)
     problems = (*input_problems, *undecided, *written.problems)
     messages = []
-    if runs.failed:
-        messages.append(f"{runs.failed} trial(s) failed after their retries; run the same command again to ask them again")
-    return StepResult(out, record, "filter", "complete", problems, tuple(messages))
+    if lacking:
+        shown = "; ".join(lacking[:5]) + (f"; and {len(lacking) - 5} more run(s)" if len(lacking) > 5 else "")
+        messages.append(f"{runs.failed} trial(s) failed after their retries ({shown}); their questions are undecided "
+                        f"unless the other trials settle them, and no accuracy is shown for those models. "
+                        f"Run the same command again to ask them again: {out}")
+    return StepResult(out, record, "filter", "incomplete" if lacking else "complete", problems, tuple(messages))
 
 
 def harden_filter(data: str | Path, out: str | Path, **options: Any) -> StepResult:

@@ -146,6 +146,24 @@ class TrialRuns:
     def failed(self) -> int:
         return sum(int(r["counts"].get("error", 0)) for r in self.runs)
 
+    def lacking(self) -> list[str]:
+        """Each run whose trials lack answers, named: ``m1-x trial-03: 2 failed, 1 not asked``."""
+        named = []
+        for run in self.runs:
+            failed, unasked = int(run["counts"].get("error", 0)), int(run["counts"].get("missing", 0))
+            if failed or unasked:
+                named.append(f"{run['model']} trial-{int(run['trial']):02d}: {failed} failed, {unasked} not asked")
+        return named
+
+    def complete(self, label: str) -> bool:
+        """Whether every trial of the model has its answer (only then is its accuracy whole)."""
+        return not any(r["model"] == label and (r["counts"].get("error") or r["counts"].get("missing")) for r in self.runs)
+
+    def whole_accuracy(self, label: str, ids: Sequence[str] | None = None) -> float | None:
+        """``accuracy``, but None while some trial of the model lacks its answer: a share over
+        the trials that happened to answer is not the figure the paper's rule reads."""
+        return self.accuracy(label, ids) if self.complete(label) else None
+
     def accuracy(self, label: str, ids: Sequence[str] | None = None) -> float | None:
         """Share of answered trials that were right, over ``ids`` (default: every question)."""
         per = self.outcomes.get(label, {})
