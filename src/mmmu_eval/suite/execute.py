@@ -33,6 +33,7 @@ from mmmu_eval.finished import finished_result
 from mmmu_eval.prompt.protocol import EvalProtocol
 from mmmu_eval.report.stats import RESAMPLES
 from mmmu_eval.store.rundir import MANIFEST, RunStore
+from mmmu_eval.suite.guard import SUITE_FILE, check_suite_data, log_failures, settle_suite_file, suite_file_before
 from mmmu_eval.suite.plan import SuiteConfig, SuiteRun, backend_sharing, resolve_suite_config
 from mmmu_eval.suite.progress import SuiteDisplay
 from mmmu_eval.report.usage import usage_summary
@@ -43,8 +44,6 @@ __all__ = ["SUITE_FILE", "SuiteInterrupted", "SuiteResult", "evaluate_suite", "e
 
 log = logging.getLogger(__name__)
 
-#: The suite's own summary, beside its run directories.
-SUITE_FILE = "suite.json"
 #: Bumped whenever a key of suite.json is renamed or changes meaning.
 SCHEMA_VERSION = 1
 
@@ -77,6 +76,9 @@ class SuiteResult:
         lines = [f"{name}: {info['problem']}" for name, info in self.summary["runs"].items() if info["problem"]]
         if not lines:
             return None
+        if self.failures and all(name in self.failures for name, info in self.summary["runs"].items() if info["problem"]):
+            # Every run with a problem was stopped by an error: the same command meets it again.
+            return "\n".join(lines + [f"Fix what is named above, then run the same command again: {self.suite_dir}"])
         return "\n".join(lines + [f"Run the same command again to finish them: {self.suite_dir}"])
 
     def __repr__(self) -> str:
@@ -144,6 +146,8 @@ async def evaluate_suite_async(config: SuiteConfig | None = None, /, **overrides
         if not isinstance(model, str):
             await model.aclose()
         return finished
+    check_suite_data(config, runs)  # a bad --data or --mmmu-data, named once, before any request
+    before = suite_file_before(config.out)
     open_suite(config, runs)  # refuses a changed protocol in any run before a model loads
     sharing = backend_sharing(model)
     shared = None if sharing == "per-run" else make_backend(model, config.run)
@@ -158,8 +162,7 @@ async def evaluate_suite_async(config: SuiteConfig | None = None, /, **overrides
                 display=display.run(run.name), keep_backend=shared is not None,
             )
         except MmmuEvalError as exc:
-            log.error("%s", exc if str(exc).startswith(str(run.config.out)) else f"{run.config.out}: {exc}")
-            failures[run.name] = exc
+            failures[run.name] = exc  # said once per cause, after the runs (_log_failures)
 
     display.open([run.name for run in runs])
     try:
@@ -168,12 +171,20 @@ async def evaluate_suite_async(config: SuiteConfig | None = None, /, **overrides
                 await one(run)
         else:
             await _all([one(run) for run in runs])
+    except BaseException:
+        settle_suite_file(config.out, before, status="interrupted")
+        raise
     finally:
         display.close()
         if shared is not None:
             await shared.aclose()
-    if failures and not results and all(isinstance(e, ConfigError) for e in failures.values()):
-        raise next(iter(failures.values()))  # a setup problem every run met: say it once
+    if failures and not results and all(isinstance(e, ConfigError) for e in failures.values()) \
+            and len({str(e) for e in failures.values()}) == 1:
+        # A setup problem every run met (an unreachable server, a refused key): said once, in
+        # one line, and the suite directory is left as it was before this call.
+        settle_suite_file(config.out, before, status=None)
+        raise next(iter(failures.values()))
+    log_failures(failures)
     summary = summarize(config.out, runs, model=config.run.model, config=config.to_json(),
                         failures={k: str(v) for k, v in failures.items()}, resamples=resamples, seed=seed,
                         html=config.run.html)
