@@ -74,6 +74,11 @@ class SuiteResult:
     def message(self) -> str | None:
         """What to tell the user when runs failed or lack answers, else None."""
         lines = [f"{name}: {info['problem']}" for name, info in self.summary["runs"].items() if info["problem"]]
+        table = self.summary.get("table1") or {}
+        mismatched = [f"{key}: {table['reasons'][key]}" for key in table.get("mismatched") or ()]
+        if mismatched and not lines:
+            return "\n".join(mismatched)
+        lines += mismatched
         if not lines:
             return None
         if self.failures and all(name in self.failures for name, info in self.summary["runs"].items() if info["problem"]):
@@ -292,7 +297,9 @@ def summarize(
     prices = config.get("run") or {}
     document = {
         **_header(model, config, runs, started_at=old.get("started_at")),
-        "status": "complete" if records and all(r.usable for r in records) else "incomplete",
+        # Runs over different items (--limit changed between calls) leave cells refused: not whole.
+        "status": "complete" if records and all(r.usable for r in records) and not study["table1"]["mismatched"]
+        else "incomplete",
         "runs": runs_summary(records),
         **study,
         "usage": usage_summary([r for record in records for r in record_responses(record)],
