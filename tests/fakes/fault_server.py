@@ -228,6 +228,12 @@ class _Server(ThreadingHTTPServer):
     request_queue_size = 512  # a burst of 256 connections must not overflow the listen backlog
     owner: FaultServer
 
+    def handle_error(self, request: object, client_address: object) -> None:
+        """A client that went away (killed, timed out) is no error of the server's: no trace."""
+        if isinstance(sys.exc_info()[1], (ConnectionResetError, BrokenPipeError)):
+            return
+        super().handle_error(request, client_address)
+
 
 class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
