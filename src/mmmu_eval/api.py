@@ -47,7 +47,7 @@ from mmmu_eval.progress import Display, ProgressDisplay
 from mmmu_eval.prompt.protocol import EvalProtocol, loose_images_line, prompt_text
 from mmmu_eval.records import Item, Request, Response
 from mmmu_eval.runner import run_requests
-from mmmu_eval.store.rundir import RunStore
+from mmmu_eval.store.rundir import RESPONSES, RunStore
 
 if TYPE_CHECKING:
     from mmmu_eval.score.scorer import Scoring
@@ -325,7 +325,10 @@ def report(
 
     counts = count_statuses(items, responses)
     status = "complete" if counts["error"] + counts["missing"] == 0 else "incomplete"
-    store.update_manifest(status=status, ended_at=utc_now(), counts=counts)
+    # The size of the answers scored: a finished run is taken as finished only while it holds
+    # exactly these (finished.py), whatever the file system's clock resolution.
+    store.update_manifest(status=status, ended_at=utc_now(), counts=counts,
+                          answers_bytes=(store.path / RESPONSES).stat().st_size)
     manifest = store.manifest()
     results = build_results(scoring, items, manifest, responses=responses)
     store.write_json("results.json", results)

@@ -6,8 +6,9 @@ select the items, build every request, read every answer, score, rewrite the rep
 out that nothing is left, which took seconds per run and minutes for a filter of 40 trial runs.
 ``finished_result`` answers from manifest.json and results.json instead, when it can be sure:
 
-- the run ended ``complete`` (every item answered; no error, none missing), its results.json
-  (and report.html, when asked for) written after the last answer;
+- the run ended ``complete`` (every item answered; no error, none missing), responses.jsonl
+  is the size it had when scored (``answers_bytes`` in the manifest), and results.json (and
+  report.html, when asked for) were written after the last answer;
 - by this package version (and with no ``--answers`` file, whose contents could change), with the same configuration (apart from settings that change how
   requests are sent, never what is asked: endpoints, concurrency, retries, timeouts, batch size),
   the same protocol fingerprint, and the same data (source, revision and file digest, the last
@@ -78,7 +79,10 @@ def _same_finished_run(config: RunConfig, manifest: Mapping[str, Any], out: Path
         return False
     if (manifest.get("protocol") or {}).get("fingerprint") != EvalProtocol.from_config(config).fingerprint():
         return False
-    answered = (out / RESPONSES).stat().st_mtime_ns
+    answers = (out / RESPONSES).stat()
+    if manifest.get("answers_bytes") != answers.st_size:  # answers added or cut since they were scored
+        return False
+    answered = answers.st_mtime_ns
     written = [out / "results.json"] + ([out / "report.html"] if config.html else [])
     if any(not f.is_file() or f.stat().st_mtime_ns < answered for f in written):
         return False

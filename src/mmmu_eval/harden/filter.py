@@ -31,10 +31,10 @@ from typing import Any, Sequence
 from mmmu_eval.errors import ConfigError
 from mmmu_eval.harden.outdir import StepResult, config_entry, open_out, settle_later_steps
 from mmmu_eval.harden.problems import Problem
-from mmmu_eval.harden.record import versions
-from mmmu_eval.harden.report import write_report
+from mmmu_eval.harden.record import RECORD, versions
+from mmmu_eval.harden.report import REPORT, write_report
 from mmmu_eval.harden.source import content_digest, read_source
-from mmmu_eval.harden.trials import Model, Outcome, TrialSettings, parse_models, run_trials
+from mmmu_eval.harden.trials import Model, Outcome, TrialSettings, parse_models, run_trials, trials_finished
 from mmmu_eval.harden.writer import config_file, standard_row, write_config
 from mmmu_eval.progress import Display
 from mmmu_eval.records import Item
@@ -195,6 +195,9 @@ async def harden_filter_async(
         "run_settings": dict(settings.run),
         "versions": versions(),
     }
+    if _finished(previous, section, staging, chosen, settings, out):
+        # Everything this call would decide is decided and written already: say so, touch nothing.
+        return StepResult(out, record, "filter", "complete", (*record.left_out("input"), *record.left_out("filter")), ())
     record.set_step("filter", section)
     record.set_left_out("input", input_problems)
     record.save(out)
@@ -266,6 +269,24 @@ async def harden_filter_async(
                         f"unless the other trials settle them, and no accuracy is shown for those models. "
                         f"Run the same command again to ask them again: {out}")
     return StepResult(out, record, "filter", "incomplete" if lacking else "complete", problems, tuple(messages))
+
+
+def _finished(previous: dict[str, Any], section: dict[str, Any], staging: Path, models: Sequence[Model],
+              settings: TrialSettings, out: Path) -> bool:
+    """Whether the filter in ``out`` is complete under exactly these settings and input, with its
+    every trial run finished, and its output written after the last of them.
+
+    Then a rerun would decide the same and write the same bytes: confirming it reads the
+    manifests of the trial runs, not their 460,000 answers (``trials.trials_finished``).
+    """
+    if previous.get("status") != "complete" or previous.get("lacking"):
+        return False
+    same = ("input", "models", "trials", "temperature", "seed", "rule", "min_models", "per_subject", "run_settings", "versions")
+    if any(previous.get(k) != section.get(k) for k in same):
+        return False
+    newest = trials_finished(staging, "standard-4", models, settings, out / "runs" / "filter")
+    written = [config_file(out, "standard-4"), out / RECORD, out / REPORT]
+    return newest is not None and all(f.is_file() and f.stat().st_mtime_ns >= newest for f in written)
 
 
 def harden_filter(data: str | Path, out: str | Path, **options: Any) -> StepResult:

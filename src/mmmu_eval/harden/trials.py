@@ -33,7 +33,7 @@ from mmmu_eval.records import Item, Response
 from mmmu_eval.score.scorer import score_responses
 from mmmu_eval.store.rundir import MANIFEST, RESPONSES, RunStore
 
-__all__ = ["Model", "Outcome", "TrialRuns", "TrialSettings", "parse_models", "run_trials", "trial_seed"]
+__all__ = ["Model", "Outcome", "TrialRuns", "TrialSettings", "parse_models", "run_trials", "trial_seed", "trials_finished"]
 
 #: The prompt mode of every trial (``prompt/mmmu_pro.py``, FORCED_CHOICE_INSTRUCTION).
 PROMPT = "forced-choice"
@@ -213,12 +213,7 @@ async def run_trials(
         for m, trial, path, seed in plan:
             if m is not model:
                 continue
-            result = await evaluate_async(
-                model=model.text_only_spec, benchmark="mmmu-pro", setting=setting, prompt=PROMPT,
-                data=str(data_dir), out=path, resume=(path / MANIFEST).exists(), seed=seed,
-                temperature=settings.temperature, base_urls=model.base_urls, html=False,
-                display=forward, **dict(settings.run),
-            )
+            result = await evaluate_async(display=forward, **_trial_run(data_dir, setting, model, settings, path, seed))
             runs.append({"model": model.label, "trial": trial, "seed": seed, "path": str(path), "counts": dict(result.counts)})
 
     try:
@@ -227,6 +222,32 @@ async def run_trials(
         shared.stop()
     runs.sort(key=lambda r: (r["model"], r["trial"]))
     return TrialRuns(_outcomes(items, models, runs, dataset.digest), tuple(runs), tuple(items))
+
+
+def _trial_run(data_dir: Path, setting: str, model: Model, settings: TrialSettings, path: Path, seed: int) -> dict[str, Any]:
+    """The settings of one trial's evaluation (``evaluate_async`` keywords)."""
+    return dict(model=model.text_only_spec, benchmark="mmmu-pro", setting=setting, prompt=PROMPT,
+                data=str(data_dir), out=path, resume=(path / MANIFEST).exists(), seed=seed,
+                temperature=settings.temperature, base_urls=model.base_urls, html=False, **dict(settings.run))
+
+
+def trials_finished(data_dir: Path, setting: str, models: Sequence[Model], settings: TrialSettings,
+                    runs_root: Path) -> float | None:
+    """When every trial run is finished exactly as ``run_trials`` would run it (``finished.py``):
+    the time its last results were written (ns since the epoch); None when any is not."""
+    from mmmu_eval.api import resolve_config
+    from mmmu_eval.finished import finished_result
+
+    newest = 0
+    for model in models:
+        for trial in range(1, settings.trials + 1):
+            path = runs_root / model.label / f"trial-{trial:02d}"
+            config, _ = resolve_config(None, _trial_run(data_dir, setting, model, settings, path,
+                                                        trial_seed(settings.seed, model.label, trial)))
+            if finished_result(config) is None:
+                return None
+            newest = max(newest, (path / "results.json").stat().st_mtime_ns)
+    return newest
 
 
 def _outcomes(items: Sequence[Item], models: Sequence[Model], runs: Sequence[Mapping[str, Any]],
