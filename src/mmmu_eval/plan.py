@@ -29,7 +29,7 @@ from mmmu_eval.prepare import answered_before, prepare_run
 from mmmu_eval.prompt.protocol import EvalProtocol, loose_images_record
 from mmmu_eval.records import ImagePart, ImageRef, Request, TextPart
 from mmmu_eval.report.usage import PER
-from mmmu_eval.store.rundir import MANIFEST, RunStore
+from mmmu_eval.store.rundir import RunStore
 
 __all__ = ["CHARS_PER_TOKEN", "IMAGE_TOKEN_NOTE", "TOKEN_RULE", "RunPlan", "check_run_dir", "plan_run"]
 

@@ -36,7 +36,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-from typing import TYPE_CHECKING, Any, AsyncIterator, Mapping, NamedTuple, Protocol, Sequence
+from typing import TYPE_CHECKING, AsyncIterator, Mapping, NamedTuple, Protocol, Sequence
 from urllib.parse import urlsplit
 
 if TYPE_CHECKING:  # imported for real only where used: see the module doc
