@@ -85,11 +85,13 @@ DEFAULT_BASE_URL = "https://api.openai.com/v1"
 DEFAULT_CONCURRENCY = 64
 DEFAULT_MAX_ATTEMPTS = 6
 DEFAULT_REQUEST_TIMEOUT = 600.0
-#: The start-up probe tries at most this often, and waits at most this long for /models.
-#: Five: on a shared server failing 30% of requests, three tries lost about one run start in 40
-#: to passing faults (0.3**3); five lose one in 400, and a server that always fails still stops
-#: the run within about 12 s of back-off.
+#: The start-up probe (a chat request) tries at most this often. Five: on a shared server failing
+#: 30% of requests, three tries lost about one run start in 40 to passing faults (0.3**3); five
+#: lose one in 400, and a server that always fails still stops the run within about 12 s.
 PREFLIGHT_MAX_ATTEMPTS = 5
+#: The model listing tries at most this often, each waiting at most this long: it is what finds a
+#: server that takes connections but never answers, so it stays short.
+PREFLIGHT_LISTING_ATTEMPTS = 3
 PREFLIGHT_LISTING_TIMEOUT = 30.0
 #: Sent as the key to loopback servers when no key is set; they do not check it.
 LOCAL_PLACEHOLDER_KEY = "EMPTY"
@@ -249,7 +251,9 @@ class OpenAIBackend:
     async def _check_listing(self, endpoint: Endpoint) -> None:
         shown = _without_credentials(endpoint.base_url)
         policy = self._preflight_policy()
-        listing_policy = dataclasses.replace(policy, timeout=min(PREFLIGHT_LISTING_TIMEOUT, policy.timeout or PREFLIGHT_LISTING_TIMEOUT))
+        listing_policy = dataclasses.replace(
+            policy, max_attempts=min(PREFLIGHT_LISTING_ATTEMPTS, policy.max_attempts),
+            timeout=min(PREFLIGHT_LISTING_TIMEOUT, policy.timeout or PREFLIGHT_LISTING_TIMEOUT))
 
         async def served_models() -> list[str]:
             return _model_ids(json.loads(await endpoint.get(endpoint.models_url)))
