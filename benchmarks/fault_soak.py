@@ -88,6 +88,7 @@ def main() -> None:
                 stored[path.parent.name] += sum(ids.values())
             same = _same_results(name, clean, soaked)
             rows.append((name, answers, sum(stored.values()), faults, t_clean, t_killed, t_again, same))
+            print(rows[-1], flush=True)  # a long soak shows each command as it ends
     print(f"fault soak: {args.fault_rate:.0%} mixed faults, SIGKILL after {args.kill_after:.0%} of the requests, then the same command\n")
     print("| command | answers needed | stored once each | faults sent | clean s | killed after s | again s | same results as clean |")
     print("|---|---|---|---|---|---|---|---|")
