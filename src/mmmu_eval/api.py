@@ -31,14 +31,24 @@ from mmmu_eval.backends.base import PREFLIGHT_SENT, Backend
 from mmmu_eval.backends.registry import make_backend, make_backend_before_data
 from mmmu_eval.config import RunConfig
 from mmmu_eval.errors import ConfigError, DataError
+from mmmu_eval.finished import finished_result
 from mmmu_eval.plan import RunPlan, check_run_dir, plan_run
-from mmmu_eval.prepare import prepare_run, prepare_run_aside, select_items, utc_now
+from mmmu_eval.prepare import (
+    FINISHED,
+    answered_before,
+    preflight_needed,
+    prepare_run,
+    prepare_run_aside,
+    requests_to_ask,
+    select_items,
+    utc_now,
+)
 from mmmu_eval.progress import Display, ProgressDisplay
 from mmmu_eval.prompt.protocol import EvalProtocol, loose_images_line, prompt_text
 from mmmu_eval.records import Item, Request, Response
 from mmmu_eval.runner import run_requests
 from mmmu_eval.report.usage import add_probes
-from mmmu_eval.store.rundir import RunStore
+from mmmu_eval.store.rundir import RESPONSES, RunStore
 
 if TYPE_CHECKING:
     from mmmu_eval.score.scorer import Scoring
@@ -49,10 +59,6 @@ if TYPE_CHECKING:
 __all__ = ["RunInterrupted", "RunPlan", "RunResult", "evaluate", "evaluate_async", "plan_run", "select_items"]
 
 log = logging.getLogger(__name__)
-
-#: A stored response that needs no second asking on resume.
-FINISHED = ("ok", "truncated")
-
 
 @dataclass(frozen=True)
 class RunResult:
@@ -171,6 +177,12 @@ async def evaluate_async(config: RunConfig | None = None, /, **overrides: Any) -
     display = overrides.pop("display", None)
     keep_backend = bool(overrides.pop("keep_backend", False))
     config, model = resolve_config(config, overrides)
+    done = finished_result(config)
+    if done is not None:  # nothing to ask, nothing to load: the stored result (finished.py)
+        log.info("%s: finished already (%d items); nothing to ask", done.run_dir, done.counts["items"])
+        if not isinstance(model, str) and not keep_backend:
+            await model.aclose()
+        return done
 
     # A new run has nothing to refuse, so an API client asks for the model list now and reads
     # the data while the answer comes; a local model loads only after the protocol check.
@@ -183,22 +195,25 @@ async def evaluate_async(config: RunConfig | None = None, /, **overrides: Any) -
             prepared = prepare_run(config)
         items, requests, manifest = prepared.items, prepared.requests, prepared.manifest
         check_run_dir(config, manifest)  # before a model loads or a server is probed
-        if backend is None:
+        answered = answered_before(config.out)
+        pending = requests_to_ask(requests, answered)
+        if backend is None and (pending or not answered):  # a finished run loads no model, reaches no server
             backend = make_backend(model, config, items)
         probes: list[dict[str, Any]] = []
-        noting = PREFLIGHT_SENT.set(probes)
-        try:
-            await backend.preflight(requests)
-        finally:
-            PREFLIGHT_SENT.reset(noting)
-        store = RunStore.open(config.out, with_backend(manifest, backend, config), resume=config.resume)
+        if backend is not None and preflight_needed(pending):
+            noting = PREFLIGHT_SENT.set(probes)
+            try:
+                await backend.preflight(pending)
+            finally:
+                PREFLIGHT_SENT.reset(noting)
+        store = RunStore.open(config.out, _with_backend_of(manifest, backend, config), resume=config.resume)
         if probes:  # each session's probes add to the earlier sessions' (usage and cost count them)
             store.update_manifest(preflight=add_probes(store.manifest().get("preflight"), probes))
-        log.info("%s: %d items of %r to %s", config.out, len(items), prepared.dataset, backend.spec)
+        log.info("%s: %d items of %r to %s", config.out, len(items), prepared.dataset, config.model)
         loose = loose_images_line(manifest["unreferenced_images"])
         if loose:
             log.info("%s: %s", config.out, loose)
-        await run(backend, requests, prepared.failures, store, display or ProgressDisplay())
+        await run(backend, requests, prepared.failures, store, display or ProgressDisplay(), answered=answered)
     finally:
         if backend is not None and not keep_backend:
             await backend.aclose()
@@ -255,17 +270,27 @@ def with_backend(manifest: Mapping[str, Any], backend: Backend, config: RunConfi
     return _without_secret({**manifest, "backend": backend.describe()}, config)
 
 
+def _with_backend_of(manifest: Mapping[str, Any], backend: Backend | None, config: RunConfig) -> dict[str, Any]:
+    """``with_backend``; for a finished run that made none, the backend its manifest names already."""
+    if backend is not None:
+        return with_backend(manifest, backend, config)
+    old = RunStore.read(config.out or ".").manifest().get("backend")
+    return _without_secret({**manifest, "backend": old}, config)
+
+
 async def run(
-    backend: Backend, requests: Sequence[Request], failures: Sequence[Response], store: RunStore, display: Display
+    backend: Backend | None, requests: Sequence[Request], failures: Sequence[Response], store: RunStore,
+    display: Display, *, answered: Mapping[str, Response] | None = None,
 ) -> None:
     """Store the preparation failures, then ask the backend every item still without an answer.
 
     Items already answered ``ok`` or ``truncated`` in the store (a resumed run) are skipped;
     errors and missing items are asked again. Ctrl-C marks the manifest ``interrupted``.
+    ``answered``: those stored answers, when the caller has read them already; ``backend`` may
+    be None only when none is left to ask.
     """
-    stored = store.responses()
-    finished = {i for i, r in stored.items() if r.status in FINISHED}
-    todo = [r for r in requests if r.item_id not in finished]
+    finished = set(answered_before(store.path) if answered is None else answered)
+    todo = requests_to_ask(requests, finished)
     new_failures = [f for f in failures if f.item_id not in finished]
     for failure in new_failures:
         store.append(failure)
@@ -273,9 +298,11 @@ async def run(
     done_before = len(finished & ids)
     if done_before:
         log.info("resuming: %d items already answered, %d to ask", done_before, len(todo))
+    if todo and backend is None:
+        raise ValueError("run: requests are left to ask, but no backend was given")
     try:
         await run_requests(
-            backend, todo, store, display=display,
+            backend, todo, store, display=display,  # type: ignore[arg-type]  # None only with nothing to ask
             already_done=done_before + len(new_failures), already_errors=len(new_failures),
         )
     except (asyncio.CancelledError, KeyboardInterrupt):
@@ -306,7 +333,10 @@ def report(
 
     counts = count_statuses(items, responses)
     status = "complete" if counts["error"] + counts["missing"] == 0 else "incomplete"
-    store.update_manifest(status=status, ended_at=utc_now(), counts=counts)
+    # The size of the answers scored: a finished run is taken as finished only while it holds
+    # exactly these (finished.py), whatever the file system's clock resolution.
+    store.update_manifest(status=status, ended_at=utc_now(), counts=counts,
+                          answers_bytes=(store.path / RESPONSES).stat().st_size)
     manifest = store.manifest()
     results = build_results(scoring, items, manifest, responses=responses)
     store.write_json("results.json", results)

@@ -26,11 +26,11 @@ from typing import Any
 from mmmu_eval.backends.openai_body import PROBE_TEXT
 from mmmu_eval.config import RunConfig
 from mmmu_eval.errors import DataError, StoreError
-from mmmu_eval.prepare import prepare_run
+from mmmu_eval.prepare import answered_before, prepare_run
 from mmmu_eval.prompt.protocol import EvalProtocol, loose_images_record
 from mmmu_eval.records import ImagePart, ImageRef, Request, TextPart
 from mmmu_eval.report.usage import PER
-from mmmu_eval.store.rundir import MANIFEST, RunStore
+from mmmu_eval.store.rundir import RunStore
 
 __all__ = ["CHARS_PER_TOKEN", "IMAGE_TOKEN_NOTE", "TOKEN_RULE", "RunPlan", "check_run_dir", "plan_run", "wrap_line"]
 
@@ -310,12 +310,8 @@ def _old_image_rule_hint(config: RunConfig, manifest: Mapping[str, Any]) -> str 
 
 def _answered(out: Path, ids: Sequence[str]) -> set[str]:
     """Items the run directory already holds an answer for (none when it holds no run)."""
-    from mmmu_eval.api import FINISHED
-
-    if not (out / MANIFEST).is_file():
-        return set()
-    stored = RunStore.read(out).responses()
-    return {i for i in ids if i in stored and stored[i].status in FINISHED}
+    stored = answered_before(out)
+    return {i for i in ids if i in stored}
 
 
 def _reason(item_id: str, message: str) -> str:

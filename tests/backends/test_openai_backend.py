@@ -23,6 +23,7 @@ from mmmu_eval.backends.openai_api import (
     retry_after_seconds,
     split_reasoning,
 )
+from mmmu_eval.backends.openai_errors import classify_preflight
 from mmmu_eval.backends.retry import Failure, RetryPolicy
 from mmmu_eval.config import RunConfig
 from mmmu_eval.errors import ConfigError, DataError
@@ -331,35 +332,105 @@ async def test_chat_requests_carry_the_headers_the_sdk_sends_that_mean_something
     assert ours.headers["user-agent"].startswith("mmmu-eval/")
 
 
-async def test_failures_are_raised_as_the_sdk_raises_them():
-    from mmmu_eval.backends.openai_http import Endpoint
+FAILED_ANSWERS = [
+    httpx.Response(429, json={"error": {"message": "slow", "code": "insufficient_quota"}}),
+    httpx.Response(429, headers={"retry-after": "3"}, json={"error": {"message": "Rate limit reached"}}),
+    httpx.Response(503, headers={"retry-after": "7"}, text="overloaded"),
+    httpx.Response(500, json={"detail": "engine died"}),
+    httpx.Response(502, text=""),
+    httpx.Response(400, json={"error": {"message": "At most 1 image(s) may be provided", "type": "invalid"}}),
+    httpx.Response(404, json={"error": "no such model"}),
+    httpx.Response(422, json=[{"loc": ["body"], "msg": "bad"}]),
+]
 
-    script = [httpx.Response(429, json={"error": {"message": "slow", "code": "insufficient_quota"}}),
-              httpx.Response(503, headers={"retry-after": "7"}, text="overloaded"),
-              httpx.ReadTimeout("slow"), httpx.ConnectError("refused")]
+
+@pytest.mark.parametrize("answer", FAILED_ANSWERS, ids=lambda r: str(r.status_code))
+async def test_a_failed_answer_reads_as_the_sdks_own_error_for_it(answer: httpx.Response):
+    """The endpoint never imports the SDK (issue 17) yet reads every failed answer as the
+    SDK's exception for the same answer is read: same kind, wait and message."""
+    from mmmu_eval.backends.openai_http import Endpoint, StatusError
+
+    endpoint = Endpoint("http://127.0.0.1:9/v1", "k", concurrency=1, timeout=10.0,
+                        transport=httpx.MockTransport(lambda request: answer))
+    with pytest.raises(StatusError) as caught:
+        await endpoint.post_chat(b"{}")
+    await endpoint.aclose()
+    sdk = openai.AsyncOpenAI(base_url="http://127.0.0.1:9/v1", api_key="k", max_retries=0,
+                             http_client=httpx.AsyncClient(transport=httpx.MockTransport(lambda request: answer)))
+    with pytest.raises(openai.APIStatusError) as theirs:
+        await sdk.chat.completions.create(model="m", messages=[{"role": "user", "content": "q"}])
+    await sdk.close()
+    assert (caught.value.message, caught.value.body) == (theirs.value.message, theirs.value.body)
+    assert classify_error(caught.value) == classify_error(theirs.value)
+
+
+async def test_no_answer_reads_as_a_temporary_failure_naming_the_cause():
+    from mmmu_eval.backends.openai_http import Endpoint, Unreachable
+
+    script = [httpx.ReadTimeout("slow"), httpx.ConnectError("refused")]
 
     def handler(request: httpx.Request) -> httpx.Response:
-        step = script.pop(0)
-        if isinstance(step, Exception):
-            raise step
-        return step
+        raise script.pop(0)
 
     endpoint = Endpoint("http://127.0.0.1:9/v1", "k", concurrency=1, timeout=10.0,
                         transport=httpx.MockTransport(handler))
-    with pytest.raises(openai.RateLimitError) as caught:
+    with pytest.raises(Unreachable) as caught:
         await endpoint.post_chat(b"{}")
-    assert classify_error(caught.value).kind == "final", "exhausted quota read from the SDK's error body"
-    with pytest.raises(openai.InternalServerError) as caught:
+    assert classify_error(caught.value) == classify_error(openai.APITimeoutError(REQ))
+    with pytest.raises(Unreachable) as caught:
         await endpoint.post_chat(b"{}")
-    failure = classify_error(caught.value)
-    assert (failure.kind, failure.retry_after) == ("temporary", 7.0) and failure.message.startswith("HTTP 503: ")
-    with pytest.raises(openai.APITimeoutError):
-        await endpoint.post_chat(b"{}")
-    with pytest.raises(openai.APIConnectionError) as caught:
-        await endpoint.post_chat(b"{}")
-    assert classify_error(caught.value).message.startswith("connection failed: refused")
+    assert classify_error(caught.value).message == "connection failed: refused"
+    assert classify_preflight(caught.value).kind == "final", "a refused probe: the server is not there"
     await endpoint.aclose()
     await endpoint.aclose()  # a second close is harmless
+
+
+def _message(**fields) -> dict:
+    body = completion()
+    body["choices"][0]["message"] = {"role": "assistant", **fields}
+    return body
+
+
+BAD_200_ANSWERS = {
+    "not JSON": (b"<html><body>502 Bad Gateway</body></html>", "the answer is not JSON"),
+    "invalid UTF-8": (b'{"choices": [{"message": {"content": "\xff\xfe"}}]}', "the answer is not UTF-8"),
+    "truncated": (json.dumps(completion()).encode()[:-30], "the answer is cut short"),
+    "no choices": (json.dumps({**completion(), "choices": []}).encode(), "the answer has no choices"),
+    "null content": (json.dumps(_message(content=None)).encode(), "the answer's content is null"),
+    "content list without text": (json.dumps(_message(content=[{"type": "image_url"}])).encode(),
+                                  "the answer's content has no text part"),
+    "content number": (json.dumps(_message(content=7)).encode(), "the answer's content is a int"),
+    "stream": (b'data: {"choices": [{"delta": {"content": "The"}}]}\n\ndata: [DONE]\n\n',
+               "the server answered with an event stream"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(BAD_200_ANSWERS))
+async def test_every_bad_200_answer_is_retried_then_an_error_of_the_item(case):
+    """Issue 17: each answer a broken server or proxy gives with status 200 is a malformed
+    attempt (retried, at most three times), then an ``error`` record naming what was wrong;
+    never an exception out of the run, never answer text."""
+    payload, said = BAD_200_ANSWERS[case]
+    bad = httpx.Response(200, content=payload, headers={"content-type": "application/json"})
+    once = await run_all(backend(Server([bad])), [Request("i", parts=(TextPart("q"),))])
+    assert (once["i"].status, once["i"].text, once["i"].attempts) == ("ok", "The answer is (B).", 2)
+    always = await run_all(backend(Server([bad] * 5)), [Request("i", parts=(TextPart("q"),))])
+    r = always["i"]
+    assert (r.status, r.text, r.attempts) == ("error", "", RetryPolicy().max_malformed)
+    assert r.error.startswith(f"malformed answer: {said}"), r.error
+
+
+async def test_a_null_content_cut_by_the_token_limit_or_beside_reasoning_is_an_answer():
+    """Null content is the model's own answer where the server says why: cut by the limit,
+    or all of it reasoning."""
+    cut = {**completion(), "choices": [
+        {"index": 0, "finish_reason": "length", "message": {"role": "assistant", "content": None}}]}
+    a = await run_all(backend(Server([httpx.Response(200, json=cut)])), [Request("a", parts=(TextPart("q"),))])
+    b = await run_all(backend(Server([httpx.Response(200, json=_message(content=None, reasoning_content="thinking"))])),
+                      [Request("b", parts=(TextPart("r"),))])
+    out = {**a, **b}
+    assert (out["a"].status, out["a"].text) == ("truncated", "")
+    assert (out["b"].status, out["b"].text, out["b"].reasoning) == ("ok", "", "thinking")
 
 
 async def test_final_client_error_is_an_error_response_never_answer_text():

@@ -164,3 +164,17 @@ async def test_each_retry_is_logged_with_item_attempt_and_wait(caplog):
 def test_policy_rejects_zero_attempts():
     with pytest.raises(ValueError):
         RetryPolicy(max_attempts=0)
+
+
+async def test_a_classifier_that_fails_costs_the_item_not_the_run():
+    """A bug in reading a failure (issue 17: a half-imported module) ends that item's attempts
+    with a final failure naming both errors; nothing is raised out of the loop."""
+    def broken(exc: BaseException) -> Failure:
+        raise AttributeError("partially initialized module 'openai' has no attribute 'APIStatusError'")
+
+    async def fails() -> str:
+        raise ValueError("not JSON")
+
+    outcome = await call_with_retries(fails, broken, policy=RetryPolicy(), item_id="x", sleep=Sleeps())
+    assert (outcome.value, outcome.attempts, outcome.failure.kind) == (None, 1, "final")
+    assert "ValueError: not JSON" in outcome.failure.message and "APIStatusError" in outcome.failure.message

@@ -2,8 +2,9 @@
 
 Standard library only (``http.server``, one thread per connection). ``POST /v1/chat/completions``
 fails at a high rate with every fault a real server or proxy produces (429 with Retry-After,
-500, 503, a 200 whose body is not JSON, a completion with no choices, a connection dropped
-without an answer, a stall longer than the client's timeout) and otherwise answers
+500, 503, a connection dropped without an answer, a stall, and 200 answers that are no usable
+completion: a body that is not JSON, not UTF-8 or cut short, no choices, a ``content`` that is
+null or a list with no text, an event stream to a request that asked for none) and otherwise answers
 deterministically from the request: ``expected_answer(key)`` where the key is the request's text
 and a digest of its images (``request_key``). So a test can check that every item got exactly its own answer.
 
@@ -41,8 +42,11 @@ from collections import Counter
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Callable
 
-FAULTS = ("429", "500", "503", "not-json", "empty-choices", "drop", "stall")
-MALFORMED = frozenset({"not-json", "empty-choices"})
+#: Failed answers: an HTTP error, a 200 that is no usable completion, or no answer at all.
+FAULTS = ("429", "500", "503", "not-json", "empty-choices", "drop", "stall",
+          "bad-utf8", "truncated", "null-content", "list-content", "stream")
+MALFORMED = frozenset({"not-json", "empty-choices", "bad-utf8", "truncated", "null-content", "list-content",
+                       "stream"})
 
 
 def request_key(body: dict) -> str:
@@ -80,7 +84,7 @@ class FaultServer:
         max_faults: int = 3,
         faults: tuple[str, ...] = FAULTS,
         latency: float = 0.0,
-        stall: float = 5.0,
+        stall: float | None = None,
         retry_after: str = "0",
         always_fail: frozenset[str] = frozenset(),
         hold_after: int | None = None,
@@ -90,13 +94,17 @@ class FaultServer:
         port: int = 0,
         answer: Callable[[dict], str] | None = None,
         cut_at_max_tokens: bool = False,
+        refuse: Callable[[dict], bool] | None = None,
     ) -> None:
         """
         Args:
             fault_rate: chance that each of a key's first ``max_faults`` attempts fails.
             faults: the fault kinds to draw from (``FAULTS``).
             latency: seconds before every real answer (slow answers).
-            stall: seconds a ``stall`` fault holds the request before giving up on it.
+            stall: seconds at most a ``stall`` fault holds its request; None holds it until the
+                server has finished another request since, or every request it holds is a stall
+                (then the connection is closed without an answer). So a stall is outlived by the
+                work around it, on any machine, and a run never waits on a clock for it.
             retry_after: the Retry-After header sent with 429.
             always_fail: keys that get HTTP 500 on every attempt (the client must give up).
             hold_after: chat requests after the first ``hold_after`` wait until ``release()``.
@@ -106,6 +114,7 @@ class FaultServer:
             cut_at_max_tokens: count each word of an answer as a token and cut an answer longer
                 than the request's ``max_tokens`` there, with ``finish_reason`` length, as a
                 server at its limit does (off: every answer is whole, 6 completion tokens).
+            refuse: bodies it returns True for get HTTP 400 (a final refusal, never retried).
         """
         self.fault_rate = fault_rate
         self.max_faults = max_faults
@@ -127,6 +136,7 @@ class FaultServer:
         self.seed = seed
         self.answer = answer
         self.cut_at_max_tokens = cut_at_max_tokens
+        self.refuse = refuse
         self.bodies: list[dict] = []
         """Every chat request body received, in arrival order."""
         self.chat_bytes = 0
@@ -135,6 +145,10 @@ class FaultServer:
         self.answered: Counter[str] = Counter()
         self.stats: Counter[str] = Counter()
         self._lock = threading.Lock()
+        self._progress = threading.Condition(self._lock)
+        self._in_flight = 0
+        self._stalled = 0
+        self._finished = 0
         self._stopping = threading.Event()
         self._httpd = _Server(("127.0.0.1", port), _Handler)
         self._httpd.owner = self
@@ -169,6 +183,20 @@ class FaultServer:
     def release(self) -> None:
         """Let every held request go on, and hold none from now on."""
         self._released.set()
+
+    def _stall(self) -> None:
+        """Hold a request without answering it; see ``stall`` in ``__init__``."""
+        deadline = None if self.stall is None else time.monotonic() + self.stall
+        with self._progress:
+            finished = self._finished
+            self._stalled += 1
+            self._progress.notify_all()
+            try:
+                while not (self._stopping.is_set() or self._finished != finished or self._stalled >= self._in_flight
+                           or (deadline is not None and time.monotonic() >= deadline)):
+                    self._progress.wait(0.05)  # the wait only polls for stop(); progress notifies
+            finally:
+                self._stalled -= 1
 
     def _hold(self) -> None:
         with self._lock:
@@ -207,6 +235,12 @@ class _Server(ThreadingHTTPServer):
     request_queue_size = 512  # a burst of 256 connections must not overflow the listen backlog
     owner: FaultServer
 
+    def handle_error(self, request: object, client_address: object) -> None:
+        """A client that went away (killed, timed out) is no error of the server's: no trace."""
+        if isinstance(sys.exc_info()[1], (ConnectionResetError, BrokenPipeError)):
+            return
+        super().handle_error(request, client_address)
+
 
 class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
@@ -230,6 +264,18 @@ class _Handler(BaseHTTPRequestHandler):
 
     def do_POST(self) -> None:
         owner = self.server.owner
+        with owner._progress:
+            owner._in_flight += 1
+            owner._progress.notify_all()
+        try:
+            self._answer_post(owner)
+        finally:
+            with owner._progress:
+                owner._in_flight -= 1
+                owner._finished += 1
+                owner._progress.notify_all()
+
+    def _answer_post(self, owner: FaultServer) -> None:
         raw = self.rfile.read(int(self.headers.get("Content-Length", 0)))
         if self.path.rstrip("/").endswith("/chat/completions"):
             with owner._lock:
@@ -251,12 +297,16 @@ class _Handler(BaseHTTPRequestHandler):
         if owner.hold_after is not None and arrived >= owner.hold_after and not owner._released.is_set():
             owner._hold()
         fault = owner.plan(key, attempt)
+        if owner.refuse is not None and owner.refuse(body):
+            fault = "400"
         if owner.break_after is not None and arrived >= owner.break_after:
             fault = "500"
         with owner._lock:
             owner.stats[fault or "answered"] += 1
         if fault == "429":
             self._json(429, {"error": {"message": "rate limited"}}, {"Retry-After": owner.retry_after})
+        elif fault == "400":
+            self._json(400, {"error": {"message": "refused: this request breaks a rule of the server", "type": "invalid_request_error"}})
         elif fault in ("500", "503"):
             self._json(int(fault), {"error": {"message": f"injected {fault}"}})
         elif fault == "not-json":
@@ -264,32 +314,50 @@ class _Handler(BaseHTTPRequestHandler):
         elif fault == "empty-choices":
             self._json(200, {"id": "x", "object": "chat.completion", "created": 0, "model": owner.model,
                              "choices": []})
+        elif fault == "bad-utf8":
+            self._raw(200, b'{"choices": [{"message": {"content": "\xff\xfe"}}]}', "application/json")
+        elif fault == "truncated":
+            self._raw(200, json.dumps(self._completion(owner, key, attempt, body, count=False)).encode()[:-25],
+                      "application/json")
+        elif fault in ("null-content", "list-content"):
+            answer = self._completion(owner, key, attempt, body, count=False)
+            answer["choices"][0]["message"]["content"] = (
+                None if fault == "null-content" else [{"type": "image_url", "image_url": {"url": "x"}}])
+            self._json(200, answer)
+        elif fault == "stream":
+            chunk = {"id": "x", "object": "chat.completion.chunk", "choices": [{"index": 0, "delta": {"content": "The"}}]}
+            self._raw(200, f"data: {json.dumps(chunk)}\n\ndata: [DONE]\n\n".encode(), "text/event-stream")
         elif fault == "drop":
             self.close_connection = True
             self.connection.shutdown(socket.SHUT_RDWR)
         elif fault == "stall":
-            owner._stopping.wait(owner.stall)
+            owner._stall()
             self.close_connection = True
         else:
             if owner.latency:
                 owner._stopping.wait(owner.latency)
-            text = owner.answer(body) if owner.answer else expected_answer(key)
-            finish, completion = "stop", 6
-            if owner.cut_at_max_tokens:
-                words, limit = text.split(), body.get("max_tokens")
-                completion = len(words)
-                if isinstance(limit, int) and len(words) > limit:
-                    text, finish, completion = " ".join(words[:limit]), "length", limit
+            self._json(200, self._completion(owner, key, attempt, body))
+
+    @staticmethod
+    def _completion(owner: FaultServer, key: str, attempt: int, body: dict, *, count: bool = True) -> dict:
+        """The real answer to ``key``; counted as answered unless ``count`` is False (a fault's)."""
+        text = owner.answer(body) if owner.answer else expected_answer(key)
+        finish, completion = "stop", 6
+        if owner.cut_at_max_tokens:
+            words, limit = text.split(), body.get("max_tokens")
+            completion = len(words)
+            if isinstance(limit, int) and len(words) > limit:
+                text, finish, completion = " ".join(words[:limit]), "length", limit
+        if count:
             with owner._lock:
                 owner.answered[key] += 1
-            self._json(200, {
-                "id": f"chatcmpl-{attempt}", "object": "chat.completion", "created": int(time.time()),
-                "model": owner.model,
-                "choices": [{"index": 0, "finish_reason": finish,
-                             "message": {"role": "assistant", "content": text}}],
-                "usage": {"prompt_tokens": len(key) // 4 + 1, "completion_tokens": completion,
-                          "total_tokens": len(key) // 4 + 1 + completion},
-            })
+        return {
+            "id": f"chatcmpl-{attempt}", "object": "chat.completion", "created": int(time.time()),
+            "model": owner.model,
+            "choices": [{"index": 0, "finish_reason": finish, "message": {"role": "assistant", "content": text}}],
+            "usage": {"prompt_tokens": len(key) // 4 + 1, "completion_tokens": completion,
+                      "total_tokens": len(key) // 4 + 1 + completion},
+        }
 
     def _json(self, status: int, data: dict, headers: dict[str, str] | None = None) -> None:
         self._raw(status, json.dumps(data).encode(), "application/json", headers)

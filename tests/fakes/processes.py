@@ -7,6 +7,7 @@ import json
 import os
 import signal
 import subprocess
+import threading
 import time
 from pathlib import Path
 from typing import Callable, Sequence
@@ -27,19 +28,28 @@ def signal_when(
     """Start ``command``, wait until ``ready()`` (failing if it exits or ``timeout`` passes), send it
     ``sig`` and wait for it to end. Returns its exit status and what it wrote to stderr."""
     process = subprocess.Popen(list(command), env=offline_environment(), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    # Read stderr as it comes: a process that logs more than a pipe holds (64 KB of retry
+    # warnings) would otherwise block on its next line and never reach ``ready``.
+    chunks: list[bytes] = []
+    reader = threading.Thread(target=lambda: chunks.extend(iter(lambda: process.stderr.read1(65536), b"")), daemon=True)
+    reader.start()
     try:
         deadline = time.monotonic() + timeout
         while not ready():
-            assert process.poll() is None, process.stderr.read().decode()[-3000:]
+            if process.poll() is not None:
+                reader.join(10)
+                raise AssertionError(b"".join(chunks).decode(errors="replace")[-3000:])
             assert time.monotonic() < deadline, f"{what} within {timeout:.0f} s"
             time.sleep(0.02)
         process.send_signal(sig)
-        _, err = process.communicate(timeout=60)
-        return process.returncode, err.decode(errors="replace")
+        process.wait(timeout=60)
+        reader.join(60)
+        return process.returncode, b"".join(chunks).decode(errors="replace")
     finally:
         if process.poll() is None:
             process.kill()
             process.wait()
+        reader.join(10)
         process.stderr.close()
 
 

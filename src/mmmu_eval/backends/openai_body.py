@@ -5,11 +5,15 @@
   the bytes that go on the wire, in a body thread: the JSON is built with a short placeholder
   for each image, and the base64 is spliced in as bytes afterwards (JSON-escaping a 400 KB
   string that needs no escaping costs more than encoding it).
-- **Answers.** ``parse_completion`` reads a chat completion's JSON in a few dict look-ups (the
+- **Answers.** ``read_completion`` turns the bytes of a 200 answer into a Response, or raises
+  ``MalformedAnswer`` saying what is wrong with them (not UTF-8, cut short, not JSON, a stream
+  that was not asked for, no choices, no content): every such answer is one failed attempt of
+  its item, retried by the loop up to its cap, never an exception out of the run.
+  ``parse_completion`` reads a chat completion's JSON in a few dict look-ups (the
   SDK's pydantic models cost about 0.5 ms per item): text, reasoning, usage, finish reason.
 
     body, notes = encode_body(request, model="gpt-4o")
-    response = parse_completion(request.item_id, json.loads(answer))
+    response = read_completion(request.item_id, answer_bytes)
 """
 
 from __future__ import annotations
@@ -29,8 +33,8 @@ from mmmu_eval.backends.openai_errors import MalformedAnswer, short
 from mmmu_eval.backends.reasoning import split_reasoning
 from mmmu_eval.records import ImagePart, Request, Response, TextPart
 
-__all__ = ["build_messages", "encode_body", "encode_body_parts", "generation_params", "parse_completion", "PROBE_TEXT", "preflight_probe",
-           "probe_body"]
+__all__ = ["build_messages", "encode_body", "encode_body_parts", "generation_params", "parse_completion", "PROBE_TEXT",
+           "preflight_probe", "probe_body", "read_completion"]
 
 #: Stands in for image data while a body is serialised; random, so no prompt contains it.
 _MARKER = f"mmmu-eval-image-{uuid.uuid4().hex}-"
@@ -149,11 +153,39 @@ def probe_body(model: str, n_images: int, extra: dict[str, Any]) -> bytes:
     return json.dumps(body, separators=(",", ":")).encode()
 
 
+def read_completion(item_id: str, payload: bytes, *, notes: tuple[str, ...] = ()) -> Response:
+    """A Response from the body of a 200 answer to a chat request.
+
+    Raises:
+        MalformedAnswer: the body is not a chat completion; the message says how.
+    """
+    head = payload[:64].lstrip()
+    if head.startswith((b"data:", b"event:", b":")):
+        raise MalformedAnswer(
+            f"the server answered with an event stream to a request that did not ask for one: {_shown(payload)}")
+    try:
+        text = payload.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise MalformedAnswer(f"the answer is not UTF-8 ({exc.reason} at byte {exc.start}): {_shown(payload)}") from None
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        cut = exc.pos >= len(text.rstrip()) or exc.msg.startswith("Unterminated string")
+        what = f"the answer is cut short ({len(payload)} bytes)" if cut else f"the answer is not JSON ({exc.msg})"
+        raise MalformedAnswer(f"{what}: {_shown(payload)}") from None
+    return parse_completion(item_id, data, notes=notes)
+
+
+def _shown(payload: bytes) -> str:
+    return short(payload[:200].decode("utf-8", errors="replace"), 120)
+
+
 def parse_completion(item_id: str, data: Any, *, notes: tuple[str, ...] = ()) -> Response:
     """A Response from a chat completion's JSON.
 
     Raises:
-        MalformedAnswer: not a completion (no choices, no message): retried, with a cap.
+        MalformedAnswer: not a completion (no choices, no message, no content where an answer
+            should be): retried, with a cap.
     """
     choices = data.get("choices") if isinstance(data, dict) else None
     if not choices or not isinstance(choices, list):
@@ -163,13 +195,23 @@ def parse_completion(item_id: str, data: Any, *, notes: tuple[str, ...] = ()) ->
     if not isinstance(message, dict):
         raise MalformedAnswer(f"the first choice has no message: {short(repr(choice), 120)}")
     content = message.get("content")
+    finish = choice.get("finish_reason") if isinstance(choice.get("finish_reason"), str) else None
     if isinstance(content, list):  # a few servers answer in parts, like the request
-        content = "".join(p.get("text", "") for p in content if isinstance(p, dict) and p.get("type") == "text")
-    text, think = split_reasoning(content if isinstance(content, str) else "")
-    reasoning = [r for r in (message.get("reasoning_content"), message.get("reasoning"), think)
-                 if isinstance(r, str) and r]
+        texts = [p["text"] for p in content if isinstance(p, dict) and p.get("type") == "text"
+                 and isinstance(p.get("text"), str)]
+        if content and not texts:
+            raise MalformedAnswer(f"the answer's content has no text part: {short(repr(content), 120)}")
+        content = "".join(texts)
+    given_reasoning = [r for r in (message.get("reasoning_content"), message.get("reasoning"))
+                       if isinstance(r, str) and r]
+    if content is None and not given_reasoning and finish != "length":
+        # No answer and no reason for none: a broken gateway, not what the model said.
+        raise MalformedAnswer(f"the answer's content is null: {short(repr(message), 120)}")
+    if content is not None and not isinstance(content, str):
+        raise MalformedAnswer(f"the answer's content is a {type(content).__name__}, not text: {short(repr(content), 120)}")
+    text, think = split_reasoning(content or "")
+    reasoning = given_reasoning + ([think] if think else [])
     usage = data.get("usage") if isinstance(data.get("usage"), dict) else {}
-    finish = choice.get("finish_reason")
     return Response(
         item_id,
         "truncated" if finish == "length" else "ok",

@@ -1,21 +1,25 @@
 """How the OpenAI backend reads a failed attempt: rate limit, temporary, malformed, or final.
 
-The one retry loop (``backends/retry.py``) acts on the ``Failure`` returned here. Failures arrive
-as the ``openai`` SDK raises them (see ``backends/openai_http.py``), so the messages are the ones
-users of the SDK know: ``HTTP 429: Rate limit reached ...``, ``connection failed: ...``.
+The one retry loop (``backends/retry.py``) acts on the ``Failure`` returned here. The backend's
+own failures are ``StatusError`` (an HTTP 4xx/5xx answer) and ``Unreachable`` (no answer), from
+``backends/openai_http.py``; the messages are the ones users of the SDK know (``HTTP 429: Rate
+limit reached ...``, ``connection failed: ...``).
 
-The SDK and httpx are looked up in ``sys.modules`` rather than imported: an exception of theirs
-can only exist once they are loaded, and a run that never fails never loads them.
+Nothing here imports or looks up the ``openai`` SDK or httpx. Errors raised by them (a caller
+that sends through the SDK and classifies here) are recognised by the names of their classes,
+walked up the exception's own type: an exception that exists has its class complete, whereas the
+module may at that moment be half-imported by another thread, without the attributes an
+``isinstance`` test would read (the crash of issue 17).
 """
 
 from __future__ import annotations
 
 import email.utils
 import json
-import sys
 from datetime import datetime, timezone
 from typing import Any, Mapping
 
+from mmmu_eval.backends.openai_http import StatusError, Unreachable
 from mmmu_eval.backends.retry import Failure
 from mmmu_eval.errors import BackendError
 
@@ -33,28 +37,22 @@ def classify_error(exc: BaseException) -> Failure:
     wait fixes; 408, 409 and 5xx are temporary, as are timeouts and dropped connections;
     bodies that are not a chat completion are malformed; other 4xx, and anything unknown, final.
     """
-    openai = sys.modules.get("openai")
-    if openai is not None:
-        if isinstance(exc, openai.APIStatusError):
-            status = exc.status_code
-            message = f"HTTP {status}: {short(_status_detail(exc))}"
-            if status == 429:
-                if _error_field(exc, "code") == "insufficient_quota":
-                    return Failure("final", message)
-                return Failure("rate_limit", message, retry_after_seconds(exc.response.headers))
-            if status >= 500 or status in (408, 409):
-                return Failure("temporary", message, retry_after_seconds(exc.response.headers))
-            return Failure("final", message)
-        if isinstance(exc, openai.APITimeoutError):
+    lineage = _class_names(exc)
+    if isinstance(exc, StatusError) or "openai.APIStatusError" in lineage:
+        return _status_failure(exc, exc.status_code, _headers_of(exc))
+    if isinstance(exc, Unreachable):
+        if exc.kind == "timeout":
             return Failure("temporary", "the request timed out")
-        if isinstance(exc, openai.APIConnectionError):
-            return Failure("temporary", f"connection failed: {short(str(exc.__cause__ or exc))}")
-        if isinstance(exc, openai.APIResponseValidationError):
-            return Failure("malformed", f"malformed answer: {short(str(exc))}")
+        return Failure("temporary", f"connection failed: {short(str(exc.cause))}")
+    if "openai.APITimeoutError" in lineage:
+        return Failure("temporary", "the request timed out")
+    if "openai.APIConnectionError" in lineage:
+        return Failure("temporary", f"connection failed: {short(str(exc.__cause__ or exc))}")
+    if "openai.APIResponseValidationError" in lineage:
+        return Failure("malformed", f"malformed answer: {short(str(exc))}")
     if isinstance(exc, (json.JSONDecodeError, UnicodeDecodeError, MalformedAnswer)):
         return Failure("malformed", f"malformed answer: {short(str(exc))}")
-    httpx = sys.modules.get("httpx")
-    if httpx is not None and isinstance(exc, httpx.TransportError):
+    if "httpx.TransportError" in lineage:
         return Failure("temporary", f"connection failed: {short(str(exc))}")
     if isinstance(exc, BackendError):
         kind = "final" if not exc.retryable else ("rate_limit" if exc.status == 429 else "temporary")
@@ -62,14 +60,38 @@ def classify_error(exc: BaseException) -> Failure:
     return Failure("final", f"{type(exc).__name__}: {short(str(exc))}")
 
 
+def _status_failure(exc: Any, status: int, headers: Mapping[str, str]) -> Failure:
+    message = f"HTTP {status}: {short(_status_detail(exc))}"
+    if status == 429:
+        if _error_field(exc, "code") == "insufficient_quota":
+            return Failure("final", message)
+        return Failure("rate_limit", message, retry_after_seconds(headers))
+    if status >= 500 or status in (408, 409):
+        return Failure("temporary", message, retry_after_seconds(headers))
+    return Failure("final", message)
+
+
+def _class_names(exc: BaseException) -> frozenset[str]:
+    """``package.ClassName`` for every class the exception is an instance of (``openai.APIError``
+    for ``openai._exceptions.APIError``): both SDKs re-export their errors at the top."""
+    return frozenset(f"{cls.__module__.partition('.')[0]}.{cls.__qualname__}" for cls in type(exc).__mro__)
+
+
+def _headers_of(exc: Any) -> Mapping[str, str]:
+    """The answer's headers: ours carry them, the SDK's keep them on ``exc.response``."""
+    headers = getattr(exc, "headers", None)
+    if headers is None:
+        headers = getattr(getattr(exc, "response", None), "headers", None)
+    return headers if headers is not None else {}
+
+
 def classify_preflight(exc: BaseException) -> Failure:
     """As ``classify_error``, but a refused connection is final: the server is not there."""
     failure = classify_error(exc)
-    openai = sys.modules.get("openai")
-    if (openai is not None and isinstance(exc, openai.APIConnectionError)
-            and not isinstance(exc, openai.APITimeoutError)):
-        return Failure("final", failure.message)
-    return failure
+    lineage = _class_names(exc)
+    refused = (isinstance(exc, Unreachable) and exc.kind == "connection") or (
+        "openai.APIConnectionError" in lineage and "openai.APITimeoutError" not in lineage)
+    return Failure("final", failure.message) if refused else failure
 
 
 def retry_after_seconds(headers: Mapping[str, str], now: datetime | None = None) -> float | None:

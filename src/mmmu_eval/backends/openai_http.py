@@ -8,12 +8,13 @@ Why it is built this way, and not on the ``openai`` SDK's own client:
   h11, the SDK's option models and header merging) cost 1.5 to 3 ms of event-loop CPU per
   request on this project's 2-core machine, against about 0.25 ms here: with it, one core drove
   about 300 requests a second; the latency, not the client, now bounds a run.
-- **Start-up.** ``import openai`` loads several hundred type modules (about a second). A run that
-  succeeds never imports it: headers, preflight and chat requests are plain HTTP. The SDK is
-  imported on the first failure only, so that every failure is raised as the SDK raises it
-  (``APIStatusError`` and its subclasses from ``_make_status_error_from_response``,
-  ``APITimeoutError``, ``APIConnectionError`` with the transport's exception as ``__cause__``),
-  and ``classify_error`` and the messages users see stay exactly the SDK's.
+- **Start-up, and no import in flight.** ``import openai`` loads several hundred type modules
+  (about a second), and a run never imports it, not even when something fails: a failed attempt
+  is raised as ``StatusError`` (an HTTP answer of 4xx/5xx, with its status, headers and body, and
+  the message the SDK would build from them) or ``Unreachable`` (no answer), and
+  ``openai_errors.classify_error`` reads those without the SDK. An earlier design imported the
+  SDK in a worker thread on the first failure, and the event loop, classifying a malformed answer
+  meanwhile, read the half-imported module and died (issue 17).
 - **One pool, shared.** An ``Endpoint`` holds the in-flight limit (``slots``, a semaphore of
   ``--concurrency``) and the connection pool. Every ``generate`` call of one backend goes through
   them, so several runs sharing a backend keep one pool of requests in flight per endpoint.
@@ -33,17 +34,15 @@ the bytes (headers, bodies, errors, retries, limits) runs as in a real run.
 from __future__ import annotations
 
 import asyncio
-import importlib
+import json
 import os
-import sys
-from typing import TYPE_CHECKING, Any, AsyncIterator, Mapping, NamedTuple, Protocol, Sequence
+from typing import TYPE_CHECKING, AsyncIterator, Mapping, NamedTuple, Protocol, Sequence
 from urllib.parse import urlsplit
 
 if TYPE_CHECKING:  # imported for real only where used: see the module doc
     import httpx
-    import openai
 
-__all__ = ["Body", "Endpoint", "Reply", "Unreachable", "request_headers"]
+__all__ = ["Body", "Endpoint", "Reply", "StatusError", "Unreachable", "request_headers"]
 
 #: Environment variables the SDK reads for these headers; read the same way here.
 ORGANIZATION_ENV = "OPENAI_ORG_ID"
@@ -65,6 +64,31 @@ class Unreachable(Exception):
         super().__init__(f"{kind}: {cause}")
         self.kind = kind
         self.cause = cause
+
+
+class StatusError(Exception):
+    """The server answered with HTTP 4xx or 5xx.
+
+    ``body`` is the answer's JSON with the ``{"error": {...}}`` wrapper taken off, or its text
+    when it is not JSON, as the SDK's ``APIStatusError.body`` holds it; ``message`` is the
+    SDK's message for it (``Error code: 500 - {...}``, or the plain text).
+    """
+
+    def __init__(self, status: int, headers: Mapping[str, str], content: bytes) -> None:
+        text = content.decode("utf-8", errors="replace").strip()
+        body: object = text
+        try:
+            parsed = json.loads(text)
+        except ValueError:
+            message = text or f"Error code: {status}"
+        else:
+            message = f"Error code: {status} - {parsed}"
+            body = parsed.get("error", parsed) if isinstance(parsed, dict) else parsed
+        super().__init__(message)
+        self.status_code = status
+        self.headers = headers
+        self.body = body
+        self.message = message
 
 
 class Body:
@@ -119,8 +143,8 @@ def request_headers(api_key: str) -> dict[str, str]:
 class Endpoint:
     """One base URL: its headers, its in-flight limit and its connection pool.
 
-    ``post_chat`` and ``get`` return the body of a 2xx answer and raise any failure as the SDK
-    would. Take a slot (``async with endpoint.slots``) around each item's request and retries.
+    ``post_chat`` and ``get`` return the body of a 2xx answer, and raise ``StatusError`` for a
+    4xx/5xx answer and ``Unreachable`` when none came. Take a slot (``async with endpoint.slots``) around each item's request and retries.
     """
 
     def __init__(
@@ -137,13 +161,11 @@ class Endpoint:
         self.models_url = self.base_url + "/models"
         self.concurrency = concurrency
         self.headers = request_headers(api_key)
-        self._api_key = api_key
         self._timeout = timeout
         self._transport = transport
         self._loop: asyncio.AbstractEventLoop | None = None
         self._client: HTTPClient | None = None
         self._slots: asyncio.Semaphore | None = None
-        self._sdk: openai.AsyncOpenAI | None = None
 
     @property
     def slots(self) -> asyncio.Semaphore:
@@ -173,12 +195,10 @@ class Endpoint:
 
     async def aclose(self) -> None:
         """Close the connections; the next request opens new ones. Safe to call again."""
-        client, sdk = self._client, self._sdk
-        self._client, self._sdk, self._loop, self._slots = None, None, None, None
+        client = self._client
+        self._client, self._loop, self._slots = None, None, None
         if client is not None:
             await client.aclose()
-        if sdk is not None:
-            await sdk.close()
 
     # -- inside -------------------------------------------------------------------------------
 
@@ -193,30 +213,10 @@ class Endpoint:
         return self._client
 
     async def _send(self, method: str, url: str, body: Body | None) -> bytes:
-        client = self._bind()
-        try:
-            reply = await client.request(method, url, self.headers, body)
-        except Unreachable as failure:
-            raise await self._unreachable_error(method, url, failure) from failure.cause
+        reply = await self._bind().request(method, url, self.headers, body)
         if reply.status >= 400:
-            raise await self._status_error(method, url, reply)
+            raise StatusError(reply.status, reply.headers, reply.content)
         return reply.content
-
-    async def _unreachable_error(self, method: str, url: str, failure: Unreachable) -> Exception:
-        openai, httpx = await _sdk_modules()
-        request = httpx.Request(method, url)
-        if failure.kind == "timeout":
-            return openai.APITimeoutError(request=request)
-        return openai.APIConnectionError(request=request)
-
-    async def _status_error(self, method: str, url: str, reply: Reply) -> Exception:
-        """The SDK's own exception for a 4xx/5xx answer (``RateLimitError``, ...)."""
-        openai, httpx = await _sdk_modules()
-        response = httpx.Response(reply.status, headers=list(reply.headers.items()), content=reply.content,
-                                  request=httpx.Request(method, url))
-        if self._sdk is None:  # builds errors only; never sends
-            self._sdk = openai.AsyncOpenAI(base_url=self.base_url, api_key=self._api_key, max_retries=0)
-        return self._sdk._make_status_error_from_response(response)
 
 
 def env_proxy(url: str) -> str | None:
@@ -229,16 +229,6 @@ def env_proxy(url: str) -> str | None:
         return None
     proxies = urllib.request.getproxies()
     return proxies.get(parts.scheme) or proxies.get("all") or None
-
-
-async def _sdk_modules() -> tuple[Any, Any]:
-    """``openai`` and ``httpx``, imported on the first failure, off the event loop's thread."""
-    if "openai" not in sys.modules:
-        await asyncio.to_thread(importlib.import_module, "openai")
-    import httpx
-    import openai
-
-    return openai, httpx
 
 
 class _AiohttpClient:

@@ -79,6 +79,19 @@ class RetryPolicy:
         return backoff * (0.5 + rng.random() / 2)
 
 
+def _classified(classify: Callable[[BaseException], Failure], exc: Exception) -> Failure:
+    """``classify(exc)``, or a final failure naming both errors when reading it fails.
+
+    A classifier with a bug must cost one item, not a ten-hour run: the item is stored as an
+    error that shows what went wrong, and the run goes on.
+    """
+    try:
+        return classify(exc)
+    except Exception as bug:
+        log.error("could not read a failed attempt (%r): %r", exc, bug)
+        return Failure("final", f"{type(exc).__name__}: {exc} (reading this error failed: {type(bug).__name__}: {bug})")
+
+
 @dataclass(frozen=True, slots=True)
 class Outcome(Generic[T]):
     """What the loop ended with: a value, or the failure that ended it."""
@@ -134,7 +147,7 @@ async def call_with_retries(
         except asyncio.TimeoutError:
             last = Failure("temporary", f"no answer within {policy.timeout:g} s (--request-timeout)")
         except Exception as exc:  # classify decides; anything it does not know is final
-            last = classify(exc)
+            last = _classified(classify, exc)
         if last.kind == "malformed":
             malformed += 1
         if (

@@ -18,9 +18,10 @@ import hashlib
 import json
 import logging
 import os
-import tempfile
 from pathlib import Path
 from typing import Iterable
+
+from mmmu_eval.store.atomic import temporary_beside
 
 __all__ = ["cache_dir", "files_digest"]
 
@@ -86,7 +87,7 @@ def _remember(key: str, digest: str) -> None:
     folder = cache_dir()
     try:
         folder.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=f".{CACHE_FILE}.", dir=folder)
+        fd, tmp = temporary_beside(folder / CACHE_FILE)
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
             json.dump(entries, fh)
         os.replace(tmp, folder / CACHE_FILE)

@@ -28,7 +28,7 @@ from mmmu_eval.dataset.parquet import read_rows
 from mmmu_eval.errors import ConfigError, DataError
 from mmmu_eval.records import Item
 
-__all__ = ["DEFAULT_REVISIONS", "Dataset", "find_item", "load_dataset"]
+__all__ = ["DEFAULT_REVISIONS", "Dataset", "dataset_identity", "find_item", "load_dataset", "locate_files"]
 
 log = logging.getLogger(__name__)
 
@@ -116,6 +116,43 @@ def load_dataset(
         digest=digest,
         problems=tuple(problems),
     )
+
+
+def dataset_identity(
+    benchmark: str,
+    *,
+    split: str | None = None,
+    setting: str | None = None,
+    data: str | Path = "hub",
+    revision: str | None = None,
+    subjects: Sequence[str] | None = None,
+) -> tuple[str, str, str]:
+    """``(source, revision, digest)`` of what ``load_dataset`` would read, without reading a row.
+
+    The digest comes from the per-file-set cache (``dataset/digest.py``) when the files are
+    unchanged, so a finished run can tell it would read the same data in milliseconds.
+    """
+    source, rev, files = locate_files(benchmark, split=split, setting=setting, data=data, revision=revision,
+                                      subjects=subjects)
+    return source, rev, files_digest(path for _, path in files)
+
+
+def locate_files(
+    benchmark: str,
+    *,
+    split: str | None = None,
+    setting: str | None = None,
+    data: str | Path = "hub",
+    revision: str | None = None,
+    subjects: Sequence[str] | None = None,
+) -> tuple[str, str, tuple[tuple[str, Path], ...]]:
+    """``(source, revision, files)`` that ``load_dataset`` would read, found without reading them.
+
+    Raises:
+        ConfigError, DataError: as ``load_dataset`` would, before it reads a row.
+    """
+    selection = layout.select(benchmark, split, setting, subjects)
+    return _locate(selection, data, revision)
 
 
 def find_item(dataset_or_items: Dataset | Iterable[Item], item_id: str) -> Item:

@@ -233,8 +233,12 @@ async def _finish(out: Path, record: Record, source: Source, problems: list[Prob
     record.set_left_out("augment", [*step_problems, *written.problems])
     record.save(out)
     check = await _check(out, record, digest, check_models, check_trials, display)
+    status = "complete"
     if check is not None:
         section["check"] = check
+        if check["status"] == "incomplete":
+            status = section["status"] = "incomplete"
+            messages.append(_check_lacks(check, out))
     elif section.get("check"):
         stale = _stale(section["check"], digest)
         if stale:
@@ -247,7 +251,16 @@ async def _finish(out: Path, record: Record, source: Source, problems: list[Prob
     if unreviewed:
         messages.append(f"{unreviewed} question(s) are unreviewed: open {out / 'review.html'}, decide, download the decisions, "
                         f"then: mmmu-eval harden augment --data {out} --out {out} --apply DECISIONS.json")
-    return StepResult(out, record, "augment", "complete", tuple(problems + step_problems + list(written.problems)), tuple(messages))
+    return StepResult(out, record, "augment", status, tuple(problems + step_problems + list(written.problems)), tuple(messages))
+
+
+def _check_lacks(check: dict[str, Any], out: Path) -> str:
+    """The check's trials without an answer, named, and how to finish them."""
+    lacking = check["lacking"]
+    shown = "; ".join(lacking[:5]) + (f"; and {len(lacking) - 5} more run(s)" if len(lacking) > 5 else "")
+    return (f"the check is incomplete: {check['failed_trials']} trial(s) failed and {check['unasked_trials']} were not asked "
+            f"({shown}); no accuracy is shown for a model until all its trials answer. "
+            f"Run the same command again to ask them: {out}")
 
 
 def _stale(check: dict[str, Any], digest: str) -> str | None:
@@ -335,11 +348,15 @@ async def _check(out: Path, record: Record, digest: str, check_models, check_tri
     settings = TrialSettings(trials, int(filter_step.get("seed", 0)), float(filter_step.get("temperature", 1.0)), dict(filter_step.get("run_settings") or {}))
     root = out / "runs" / f"check-{digest[:12]}"
     runs = await run_trials(out, "standard-10", models, settings, root, display=display)
+    lacking = runs.lacking()
     return {
+        "status": "incomplete" if lacking else "complete",
         "models": [m.to_json() for m in models], "trials": trials, "digest": digest,
-        "accuracy": {m.label: runs.accuracy(m.label) for m in models},
+        # Shown only where every trial answered; "answered_accuracy" is the share over those that did.
+        "accuracy": {m.label: runs.whole_accuracy(m.label) for m in models},
+        "answered_accuracy": {m.label: runs.accuracy(m.label) for m in models},
         "runs": [dict(r, path=str(Path(r["path"]).relative_to(out))) for r in runs.runs],
-        "unasked_trials": runs.unasked, "failed_trials": runs.failed,
+        "unasked_trials": runs.unasked, "failed_trials": runs.failed, "lacking": lacking,
     }
 
 

@@ -13,7 +13,8 @@ survives a restart.
 
 A trial that failed leaves its question *undecided* unless the other trials already settle it
 (more than half right, or too few left to get there); an undecided question is left out with
-its reason, and running the same command again asks the failed trials again. While any trial
+its reason, the step is *incomplete* (naming the trial runs that lack answers, and showing no
+accuracy for their models), and running the same command again asks the failed trials again. While any trial
 is unasked (a run stopped early) nothing is written but the record: the set is not finished.
 """
 
@@ -30,10 +31,10 @@ from typing import Any, Sequence
 from mmmu_eval.errors import ConfigError
 from mmmu_eval.harden.outdir import StepResult, config_entry, open_out, settle_later_steps
 from mmmu_eval.harden.problems import Problem
-from mmmu_eval.harden.record import versions
-from mmmu_eval.harden.report import write_report
+from mmmu_eval.harden.record import RECORD, versions
+from mmmu_eval.harden.report import REPORT, write_report
 from mmmu_eval.harden.source import content_digest, read_source
-from mmmu_eval.harden.trials import Model, Outcome, TrialSettings, parse_models, run_trials
+from mmmu_eval.harden.trials import Model, Outcome, TrialSettings, parse_models, run_trials, trials_finished
 from mmmu_eval.harden.writer import config_file, standard_row, write_config
 from mmmu_eval.progress import Display
 from mmmu_eval.records import Item
@@ -194,6 +195,9 @@ async def harden_filter_async(
         "run_settings": dict(settings.run),
         "versions": versions(),
     }
+    if _finished(previous, section, staging, chosen, settings, out):
+        # Everything this call would decide is decided and written already: say so, touch nothing.
+        return StepResult(out, record, "filter", "complete", (*record.left_out("input"), *record.left_out("filter")), ())
     record.set_step("filter", section)
     record.set_left_out("input", input_problems)
     record.save(out)
@@ -229,8 +233,10 @@ async def harden_filter_async(
     written = write_config(out, "standard-4", kept, standard_row, step="filter")
     kept_ids = set(written.ids)
     labels = [m.label for m in chosen]
+    lacking = runs.lacking()
     section.update(
-        status="complete",
+        status="incomplete" if lacking else "complete",
+        lacking=lacking,
         counts={
             "asked": len(runs.items),
             "excluded": sum(1 for d in decisions.values() if d["decision"] == "excluded"),
@@ -243,8 +249,9 @@ async def harden_filter_async(
         kept_per_subject={s: sum(1 for it in kept if it.subject == s and it.id in kept_ids) for s in before},
         accuracy={
             label: {
-                "original": runs.accuracy(label),
-                "filtered": runs.accuracy(label, [i for i in written.ids]),
+                # None while some trial of the model lacks its answer (see TrialRuns.whole_accuracy).
+                "original": runs.whole_accuracy(label),
+                "filtered": runs.whole_accuracy(label, [i for i in written.ids]),
             }
             for label in labels
         },
@@ -256,9 +263,30 @@ async def harden_filter_async(
     write_report(out, record)
     problems = (*input_problems, *undecided, *written.problems)
     messages = []
-    if runs.failed:
-        messages.append(f"{runs.failed} trial(s) failed after their retries; run the same command again to ask them again")
-    return StepResult(out, record, "filter", "complete", problems, tuple(messages))
+    if lacking:
+        shown = "; ".join(lacking[:5]) + (f"; and {len(lacking) - 5} more run(s)" if len(lacking) > 5 else "")
+        messages.append(f"{runs.failed} trial(s) failed after their retries ({shown}); their questions are undecided "
+                        f"unless the other trials settle them, and no accuracy is shown for those models. "
+                        f"Run the same command again to ask them again: {out}")
+    return StepResult(out, record, "filter", "incomplete" if lacking else "complete", problems, tuple(messages))
+
+
+def _finished(previous: dict[str, Any], section: dict[str, Any], staging: Path, models: Sequence[Model],
+              settings: TrialSettings, out: Path) -> bool:
+    """Whether the filter in ``out`` is complete under exactly these settings and input, with its
+    every trial run finished, and its output written after the last of them.
+
+    Then a rerun would decide the same and write the same bytes: confirming it reads the
+    manifests of the trial runs, not their 460,000 answers (``trials.trials_finished``).
+    """
+    if previous.get("status") != "complete" or previous.get("lacking"):
+        return False
+    same = ("input", "models", "trials", "temperature", "seed", "rule", "min_models", "per_subject", "run_settings", "versions")
+    if any(previous.get(k) != section.get(k) for k in same):
+        return False
+    newest = trials_finished(staging, "standard-4", models, settings, out / "runs" / "filter")
+    written = [config_file(out, "standard-4"), out / RECORD, out / REPORT]
+    return newest is not None and all(f.is_file() and f.stat().st_mtime_ns >= newest for f in written)
 
 
 def harden_filter(data: str | Path, out: str | Path, **options: Any) -> StepResult:

@@ -26,13 +26,13 @@ import hashlib
 import json
 import os
 import platform
-import tempfile
 from importlib import metadata
 from pathlib import Path
 from typing import Any, Iterable
 
 from mmmu_eval.errors import StoreError
 from mmmu_eval.harden.problems import Problem
+from mmmu_eval.store.atomic import temporary_beside
 
 __all__ = ["FORMAT", "RECORD", "STEPS", "Record", "json_digest", "versions"]
 
@@ -94,7 +94,7 @@ class Record:
         text = json.dumps(self.data, indent=1, ensure_ascii=False, allow_nan=False) + "\n"
         try:
             target.parent.mkdir(parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(prefix=f".{RECORD}.", suffix=".tmp", dir=target.parent)
+            fd, tmp = temporary_beside(target)
             with os.fdopen(fd, "w", encoding="utf-8") as fh:
                 fh.write(text)
                 fh.flush()

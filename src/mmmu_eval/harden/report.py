@@ -142,11 +142,13 @@ def _step_rows(record: Record) -> list[tuple[str, ...]]:
         f = steps["filter"]
         c = f.get("counts") or {}
         notes = f"{c.get('excluded', 0)} excluded, {c.get('undecided', 0)} undecided, {c.get('not_sampled', 0)} not sampled" if c else ""
+        notes += _lacking_note(f.get("lacking"), "trial runs")
         rows.append(("filter", f.get("status", "?"), str(c.get("asked", f.get("input", {}).get("items", ""))), str(c.get("kept", "")), str(len(record.left_out("filter")) + len(record.left_out("input"))), notes))
     if "augment" in steps:
         a = steps["augment"]
         c = a.get("counts") or {}
         notes = f"{c.get('augmented', 0)} augmented, {c.get('unchanged', 0)} unchanged, {c.get('flagged', 0)} flagged; review: {a.get('review', '?')}"
+        notes += _lacking_note((a.get("check") or {}).get("lacking"), "check runs")
         rows.append(("augment", a.get("status", "?"), str(c.get("input", "")), str(c.get("written", "")), str(len(record.left_out("augment"))), notes))
     if "render" in steps:
         r = steps["render"]
@@ -154,6 +156,14 @@ def _step_rows(record: Record) -> list[tuple[str, ...]]:
         rate = r.get("items_per_s")
         rows.append(("render", r.get("status", "?"), str(c.get("input", "")), str(c.get("rendered", "")), str(len(record.left_out("render"))), f"{rate:.1f} items/s" if rate else ""))
     return rows
+
+
+def _lacking_note(lacking: object, what: str) -> str:
+    """The runs still lacking answers, for a step's notes: their models show no accuracy."""
+    if not lacking or not isinstance(lacking, list):
+        return ""
+    return f"; {len(lacking)} {what} lack answers (no accuracy shown for their models): " + "; ".join(map(str, lacking[:3])) + (
+        " ..." if len(lacking) > 3 else "")
 
 
 def _subject_section(record: Record) -> list[str]:

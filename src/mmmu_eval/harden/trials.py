@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import json
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -26,13 +27,13 @@ from typing import Any, Awaitable, Mapping, Sequence
 
 from mmmu_eval.api import evaluate_async
 from mmmu_eval.dataset.load import load_dataset
-from mmmu_eval.errors import ConfigError
+from mmmu_eval.errors import ConfigError, StoreError
 from mmmu_eval.progress import Display, ProgressDisplay
 from mmmu_eval.records import Item, Response
 from mmmu_eval.score.scorer import score_responses
-from mmmu_eval.store.rundir import MANIFEST, RunStore
+from mmmu_eval.store.rundir import MANIFEST, RESPONSES, RunStore
 
-__all__ = ["Model", "Outcome", "TrialRuns", "TrialSettings", "parse_models", "run_trials", "trial_seed"]
+__all__ = ["Model", "Outcome", "TrialRuns", "TrialSettings", "parse_models", "run_trials", "trial_seed", "trials_finished"]
 
 #: The prompt mode of every trial (``prompt/mmmu_pro.py``, FORCED_CHOICE_INSTRUCTION).
 PROMPT = "forced-choice"
@@ -43,6 +44,8 @@ LAYOUT = "text-then-images"
 #: Sampling temperature when none is given: the model's own distribution, so trials differ.
 DEFAULT_TEMPERATURE = 1.0
 _ENDPOINT = re.compile(r"@(?=https?://)")
+#: The scored trials a run directory keeps for the next reading (``trial_verdicts``).
+VERDICTS = "trial-verdicts.json"
 
 
 @dataclass(frozen=True)
@@ -147,6 +150,24 @@ class TrialRuns:
     def failed(self) -> int:
         return sum(int(r["counts"].get("error", 0)) for r in self.runs)
 
+    def lacking(self) -> list[str]:
+        """Each run whose trials lack answers, named: ``m1-x trial-03: 2 failed, 1 not asked``."""
+        named = []
+        for run in self.runs:
+            failed, unasked = int(run["counts"].get("error", 0)), int(run["counts"].get("missing", 0))
+            if failed or unasked:
+                named.append(f"{run['model']} trial-{int(run['trial']):02d}: {failed} failed, {unasked} not asked")
+        return named
+
+    def complete(self, label: str) -> bool:
+        """Whether every trial of the model has its answer (only then is its accuracy whole)."""
+        return not any(r["model"] == label and (r["counts"].get("error") or r["counts"].get("missing")) for r in self.runs)
+
+    def whole_accuracy(self, label: str, ids: Sequence[str] | None = None) -> float | None:
+        """``accuracy``, but None while some trial of the model lacks its answer: a share over
+        the trials that happened to answer is not the figure the paper's rule reads."""
+        return self.accuracy(label, ids) if self.complete(label) else None
+
     def accuracy(self, label: str, ids: Sequence[str] | None = None) -> float | None:
         """Share of answered trials that were right, over ``ids`` (default: every question)."""
         per = self.outcomes.get(label, {})
@@ -181,7 +202,8 @@ async def run_trials(
         ConfigError: a model cannot be set up (unknown spec, unreachable server), before or
             during the trials; the other models' runs are stopped, and keep what they stored.
     """
-    items = load_dataset("mmmu-pro", setting=setting, data=data_dir).items
+    dataset = load_dataset("mmmu-pro", setting=setting, data=data_dir)
+    items = dataset.items
     plan = [
         (model, trial, runs_root / model.label / f"trial-{trial:02d}", trial_seed(settings.seed, model.label, trial))
         for model in models for trial in range(1, settings.trials + 1)
@@ -195,12 +217,7 @@ async def run_trials(
         for m, trial, path, seed in plan:
             if m is not model:
                 continue
-            result = await evaluate_async(
-                model=model.text_only_spec, benchmark="mmmu-pro", setting=setting, prompt=PROMPT,
-                data=str(data_dir), out=path, resume=(path / MANIFEST).exists(), seed=seed,
-                temperature=settings.temperature, base_urls=model.base_urls, html=False,
-                display=forward, **{**dict(settings.run), "image_layout": LAYOUT},
-            )
+            result = await evaluate_async(display=forward, **_trial_run(data_dir, setting, model, settings, path, seed))
             runs.append({"model": model.label, "trial": trial, "seed": seed, "path": str(path), "counts": dict(result.counts)})
 
     try:
@@ -208,31 +225,91 @@ async def run_trials(
     finally:
         shared.stop()
     runs.sort(key=lambda r: (r["model"], r["trial"]))
-    return TrialRuns(_outcomes(items, models, runs), tuple(runs), tuple(items))
+    return TrialRuns(_outcomes(items, models, runs, dataset.digest), tuple(runs), tuple(items))
 
 
-def _outcomes(items: Sequence[Item], models: Sequence[Model], runs: Sequence[Mapping[str, Any]]) -> dict[str, dict[str, Outcome]]:
+def _trial_run(data_dir: Path, setting: str, model: Model, settings: TrialSettings, path: Path, seed: int) -> dict[str, Any]:
+    """The settings of one trial's evaluation (``evaluate_async`` keywords)."""
+    return dict(model=model.text_only_spec, benchmark="mmmu-pro", setting=setting, prompt=PROMPT,
+                data=str(data_dir), out=path, resume=(path / MANIFEST).exists(), seed=seed,
+                temperature=settings.temperature, base_urls=model.base_urls, html=False,
+                **{**dict(settings.run), "image_layout": LAYOUT})
+
+
+def trials_finished(data_dir: Path, setting: str, models: Sequence[Model], settings: TrialSettings,
+                    runs_root: Path) -> float | None:
+    """When every trial run is finished exactly as ``run_trials`` would run it (``finished.py``):
+    the time its last results were written (ns since the epoch); None when any is not."""
+    from mmmu_eval.api import resolve_config
+    from mmmu_eval.finished import finished_result
+
+    newest = 0
+    for model in models:
+        for trial in range(1, settings.trials + 1):
+            path = runs_root / model.label / f"trial-{trial:02d}"
+            config, _ = resolve_config(None, _trial_run(data_dir, setting, model, settings, path,
+                                                        trial_seed(settings.seed, model.label, trial)))
+            if finished_result(config) is None:
+                return None
+            newest = max(newest, (path / "results.json").stat().st_mtime_ns)
+    return newest
+
+
+def _outcomes(items: Sequence[Item], models: Sequence[Model], runs: Sequence[Mapping[str, Any]],
+              digest: str) -> dict[str, dict[str, Outcome]]:
     outcomes = {m.label: {it.id: Outcome() for it in items} for m in models}
     for run in runs:
-        responses = RunStore.read(run["path"]).responses()
-        answered = {i: r for i, r in responses.items() if r.status != "error"}
-        verdicts = score_responses(items, answered, parsers=("official",), fallback="none").verdicts["official"]
+        verdicts = trial_verdicts(Path(run["path"]), items, digest)
         per = outcomes[run["model"]]
         for item in items:
             verdict = verdicts.get(item.id)
             if verdict is None:
                 per[item.id].failed += 1
                 continue
-            per[item.id].preds.append(verdict.pred)
-            per[item.id].correct += int(verdict.correct)
+            per[item.id].preds.append(verdict[0])
+            per[item.id].correct += int(verdict[1])
     return outcomes
+
+
+def trial_verdicts(path: Path, items: Sequence[Item], digest: str) -> dict[str, tuple[str | None, bool]]:
+    """Item id -> (letter parsed, right) for each answered trial of one run directory.
+
+    Scoring every stored answer of a 40-run filter again on each rerun took most of the time a
+    finished filter needed to find out it was done; the verdicts are kept in the run directory
+    (``VERDICTS``) under what they were read from (the answers file's size and time, the data
+    digest, the package version) and read back while those are unchanged.
+    """
+    import mmmu_eval
+
+    answers = (path / RESPONSES).stat()
+    key = [answers.st_size, answers.st_mtime_ns, digest, len(items), getattr(mmmu_eval, "__version__", "unknown")]
+    try:
+        kept = json.loads((path / VERDICTS).read_text(encoding="utf-8"))
+        if isinstance(kept, dict) and kept.get("from") == key:
+            return {i: (v[0], bool(v[1])) for i, v in kept["verdicts"].items()}
+    except (OSError, ValueError, KeyError, TypeError, IndexError):
+        pass
+    store = RunStore.read(path)
+    answered = {i: r for i, r in store.responses().items() if r.status != "error"}
+    scored = score_responses(items, answered, parsers=("official",), fallback="none").verdicts["official"]
+    verdicts = {i: (v.pred, bool(v.correct)) for i, v in scored.items()}
+    try:
+        RunStore(path, writable=True).write_json(VERDICTS, {"from": key, "verdicts": {i: list(v) for i, v in verdicts.items()}})
+    except (OSError, StoreError):  # a read-only copy: score again next time
+        pass
+    return verdicts
 
 
 def _answered_before(path: Path, items: Sequence[Item]) -> int:
     """Items already answered in a run directory from an earlier session (0 when there is none)."""
     if not (path / MANIFEST).exists():
         return 0
-    stored = RunStore.read(path).responses()
+    store = RunStore.read(path)
+    manifest = store.manifest()
+    counts = manifest.get("counts") or {}
+    if manifest.get("status") == "complete" and counts.get("items") == len(items):
+        return int(counts.get("ok", 0)) + int(counts.get("truncated", 0))  # without reading every answer
+    stored = store.responses()
     return sum(1 for it in items if it.id in stored and stored[it.id].status != "error")
 
 

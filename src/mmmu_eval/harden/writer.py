@@ -22,7 +22,6 @@ from __future__ import annotations
 import hashlib
 import os
 import shutil
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Iterable
@@ -35,6 +34,7 @@ from mmmu_eval.dataset.schema import PRO_STANDARD_COLUMNS, PRO_VISION_COLUMNS, a
 from mmmu_eval.errors import DataError, StoreError
 from mmmu_eval.harden.problems import Problem
 from mmmu_eval.records import Item, sniff_media_type
+from mmmu_eval.store.atomic import temporary_beside
 
 __all__ = [
     "RENDER_COLUMNS", "Beside", "Written", "replace_text", "config_file", "copy_config", "remove_config", "standard_row", "vision_row",
@@ -88,7 +88,7 @@ class Beside:
         earlier layout go when it is put in place.
         """
         target.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=f".{target.stem}.", suffix=target.suffix + ".tmp", dir=target.parent)
+        fd, tmp = temporary_beside(target, ".tmp")  # created with the user's umask, as every file we write
         os.close(fd)
         for pending in [p for p in self._pending if p[1] == target]:
             pending[0].unlink(missing_ok=True)

@@ -32,7 +32,6 @@ from __future__ import annotations
 import json
 import logging
 import os
-import tempfile
 from contextlib import contextmanager
 from dataclasses import fields
 from pathlib import Path
@@ -40,6 +39,7 @@ from typing import IO, Any, Callable, Iterable, Iterator, Mapping
 
 from mmmu_eval.errors import StoreError
 from mmmu_eval.records import Response
+from mmmu_eval.store.atomic import temporary_beside
 
 __all__ = ["MANIFEST", "RESPONSES", "RunStore", "response_from_json", "response_to_json"]
 
@@ -345,7 +345,7 @@ class RunStore:
         return target
 
     def _write_atomically(self, target: Path, chunks: Iterable[str]) -> None:
-        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=self.path)
+        fd, tmp = temporary_beside(target)
         try:
             with os.fdopen(fd, "w", encoding="utf-8") as fh:
                 for chunk in chunks:
@@ -371,7 +371,7 @@ class RunStore:
 
     def _write_manifest_file(self, manifest: Mapping[str, Any]) -> None:
         # Same atomic path as the other files, but under the reserved name.
-        fd, tmp = tempfile.mkstemp(prefix=f".{MANIFEST}.", suffix=".tmp", dir=self.path)
+        fd, tmp = temporary_beside(self.path / MANIFEST)
         try:
             with os.fdopen(fd, "w", encoding="utf-8") as fh:
                 json.dump(manifest, fh, indent=2, ensure_ascii=False, default=str)

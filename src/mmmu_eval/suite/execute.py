@@ -18,6 +18,7 @@ re-scored for the study: it reads each run's results.json (``study.py``).
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import datetime as _dt
 import logging
 from collections.abc import Mapping
@@ -28,10 +29,12 @@ from typing import Any
 from mmmu_eval.api import RunResult, evaluate_async
 from mmmu_eval.backends.registry import make_backend
 from mmmu_eval.errors import ConfigError, MmmuEvalError, StoreError
+from mmmu_eval.finished import finished_result
 from mmmu_eval.plan import check_run_dir
 from mmmu_eval.prompt.protocol import EvalProtocol
 from mmmu_eval.report.stats import RESAMPLES
 from mmmu_eval.store.rundir import MANIFEST, RunStore
+from mmmu_eval.suite.guard import SUITE_FILE, check_suite_data, log_failures, settle_suite_file, suite_file_before
 from mmmu_eval.suite.plan import SuiteConfig, SuiteRun, backend_sharing, resolve_suite_config
 from mmmu_eval.suite.progress import SuiteDisplay
 from mmmu_eval.report.usage import usage_summary
@@ -42,8 +45,6 @@ __all__ = ["SUITE_FILE", "SuiteInterrupted", "SuiteResult", "evaluate_suite", "e
 
 log = logging.getLogger(__name__)
 
-#: The suite's own summary, beside its run directories.
-SUITE_FILE = "suite.json"
 #: Bumped whenever a key of suite.json is renamed or changes meaning.
 SCHEMA_VERSION = 1
 
@@ -74,8 +75,16 @@ class SuiteResult:
     def message(self) -> str | None:
         """What to tell the user when runs failed or lack answers, else None."""
         lines = [f"{name}: {info['problem']}" for name, info in self.summary["runs"].items() if info["problem"]]
+        table = self.summary.get("table1") or {}
+        mismatched = [f"{key}: {table['reasons'][key]}" for key in table.get("mismatched") or ()]
+        if mismatched and not lines:
+            return "\n".join(mismatched)
+        lines += mismatched
         if not lines:
             return None
+        if self.failures and all(name in self.failures for name, info in self.summary["runs"].items() if info["problem"]):
+            # Every run with a problem was stopped by an error: the same command meets it again.
+            return "\n".join(lines + [f"Fix what is named above, then run the same command again: {self.suite_dir}"])
         return "\n".join(lines + [f"Run the same command again to finish them: {self.suite_dir}"])
 
     def __repr__(self) -> str:
@@ -137,6 +146,14 @@ async def evaluate_suite_async(config: SuiteConfig | None = None, /, **overrides
     config, model = resolve_suite_config(config, overrides)
 
     runs = config.runs()
+    finished = finished_suite(config, runs, resamples=resamples, seed=seed)
+    if finished is not None:  # every run complete and the study written after them: nothing to do
+        log.info("%s: finished already (%d runs); nothing to ask", config.out, len(runs))
+        if not isinstance(model, str):
+            await model.aclose()
+        return finished
+    check_suite_data(config, runs)  # a bad --data or --mmmu-data, named once, before any request
+    before = suite_file_before(config.out)
     open_suite(config, runs)  # refuses a changed protocol in any run before a model loads
     sharing = backend_sharing(model)
     shared = None if sharing == "per-run" else make_backend(model, config.run)
@@ -151,8 +168,7 @@ async def evaluate_suite_async(config: SuiteConfig | None = None, /, **overrides
                 display=display.run(run.name), keep_backend=shared is not None,
             )
         except MmmuEvalError as exc:
-            log.error("%s", exc if str(exc).startswith(str(run.config.out)) else f"{run.config.out}: {exc}")
-            failures[run.name] = exc
+            failures[run.name] = exc  # said once per cause, after the runs (_log_failures)
 
     display.open([run.name for run in runs])
     try:
@@ -161,12 +177,20 @@ async def evaluate_suite_async(config: SuiteConfig | None = None, /, **overrides
                 await one(run)
         else:
             await _all([one(run) for run in runs])
+    except BaseException:
+        settle_suite_file(config.out, before, status="interrupted")
+        raise
     finally:
         display.close()
         if shared is not None:
             await shared.aclose()
-    if failures and not results and all(isinstance(e, ConfigError) for e in failures.values()):
-        raise next(iter(failures.values()))  # a setup problem every run met: say it once
+    if failures and not results and all(isinstance(e, ConfigError) for e in failures.values()) \
+            and len({str(e) for e in failures.values()}) == 1:
+        # A setup problem every run met (an unreachable server, a refused key): said once, in
+        # one line, and the suite directory is left as it was before this call.
+        settle_suite_file(config.out, before, status=None)
+        raise next(iter(failures.values()))
+    log_failures(failures)
     summary = summarize(config.out, runs, model=config.run.model, config=config.to_json(),
                         failures={k: str(v) for k, v in failures.items()}, resamples=resamples, seed=seed,
                         html=config.run.html)
@@ -186,6 +210,41 @@ async def _all(coroutines: list) -> None:
 
 
 # -- the suite directory ----------------------------------------------------------------------
+
+def finished_suite(config: SuiteConfig, runs: list[SuiteRun], *, resamples: int, seed: int) -> SuiteResult | None:
+    """The stored result of a suite that is finished exactly as ``config`` asks; None otherwise.
+
+    Finished: suite.json says ``complete`` under the same configuration, package version and
+    intervals, every run is finished as ``finished.finished_result`` tells it, and suite.json
+    (and report.html, when asked for) were written after every run's results. Then the study
+    would come out the same, so it is not built again (seconds for a full suite).
+    """
+    try:
+        old = read_summary(config.out)
+    except StoreError:
+        return None
+    if not old or old.get("status") != "complete" or old.get("config") != config.to_json():
+        return None
+    import mmmu_eval
+
+    interval = old.get("interval") or {}
+    if old.get("package_version") != getattr(mmmu_eval, "__version__", "unknown") or \
+            (interval.get("resamples"), interval.get("seed")) != (max(resamples, 0), seed):
+        return None
+    if [r.to_json() for r in runs] != old.get("planned"):
+        return None
+    results: dict[str, RunResult] = {}
+    for run in runs:
+        done = finished_result(dataclasses.replace(run.config, resume=True))
+        if done is None:
+            return None
+        results[run.name] = done
+    written = [config.out / SUITE_FILE] + ([config.out / "report.html"] if config.run.html else [])
+    newest_run = max((r.run_dir / "results.json").stat().st_mtime_ns for r in results.values())
+    if any(not f.is_file() or f.stat().st_mtime_ns < newest_run for f in written):
+        return None
+    return SuiteResult(config.out, old, results, {})
+
 
 def open_suite(config: SuiteConfig, runs: list[SuiteRun]) -> None:
     """Check every run directory as ``run`` would, then create the suite and its suite.json.
@@ -239,7 +298,9 @@ def summarize(
     prices = config.get("run") or {}
     document = {
         **_header(model, config, runs, started_at=old.get("started_at")),
-        "status": "complete" if records and all(r.usable for r in records) else "incomplete",
+        # Runs over different items (--limit changed between calls) leave cells refused: not whole.
+        "status": "complete" if records and all(r.usable for r in records) and not study["table1"]["mismatched"]
+        else "incomplete",
         "runs": runs_summary(records),
         **study,
         "usage": usage_summary([r for record in records for r in record_responses(record)],

@@ -147,6 +147,8 @@ class SuiteConfig:
         data = self.run.data
         if data in ("hub", "sample") or (Path(data).expanduser() / "MMMU").is_dir():
             return data
+        if not Path(data).expanduser().is_dir():
+            raise ConfigError(f"--data {data}: no such directory (expected hub, sample, or a snapshot directory)")
         raise ConfigError(
             f"--data {data} is an MMMU-Pro snapshot without an MMMU folder; give the MMMU validation "
             "data with --mmmu-data (hub, sample or a snapshot directory), or leave MMMU out with --no-mmmu"

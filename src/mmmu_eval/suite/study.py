@@ -107,6 +107,25 @@ def _term(weight: float, record: RunRecord) -> Term:
                 {i: v["subject"] for i, v in verdicts.items()})
 
 
+def differing_items(a: RunRecord, b: RunRecord) -> str | None:
+    """How the scored items of two runs differ, said for a reader; None when they are the same.
+
+    The one rule for every pairing of two runs (the better of direct and cot, an effect, a
+    flip count): a figure that compares them holds only over the same items, so a difference
+    is refused or said, never silent.
+    """
+    ia = set((a.results or {}).get("verdicts") or {})
+    ib = set((b.results or {}).get("verdicts") or {})
+    if ia == ib:
+        return None
+    parts = []
+    for run, only in ((a, sorted(ia - ib)), (b, sorted(ib - ia))):
+        if only:
+            parts.append(f"{len(only)} only in {run.name} ({', '.join(only[:3])}{', ...' if len(only) > 3 else ''})")
+    return (f"{a.name} and {b.name} scored different items ({len(ia)} and {len(ib)}: {'; '.join(parts)}); "
+            "run both over the same items (the same --limit, --ids, --subjects, --shard and data)")
+
+
 # -- Table 1 ----------------------------------------------------------------------------------
 
 def _setting_cell(index: Mapping, setting: str) -> tuple[dict | None, str | None, RunRecord | None]:
@@ -116,6 +135,10 @@ def _setting_cell(index: Mapping, setting: str) -> tuple[dict | None, str | None
     unusable = [r for r in present if not r.usable]
     if unusable:
         return None, "; ".join(f"{r.name} {r.problem}" for r in unusable), None
+    if len(present) == 2:
+        differ = differing_items(*present)
+        if differ:  # the better of two runs means something only over the same questions
+            return None, f"the better of direct and cot is read over the same items, and {differ}", None
     headline = pro_headline({(setting, r.prompt): r.results["overall"]["accuracy"] for r in present})
     mode = headline["settings"][setting]["mode"]
     chosen = next(r for r in present if r.prompt == mode)
@@ -176,6 +199,7 @@ def _table1(index: Mapping, *, random_baseline: bool, resamples: int, seed: int)
             table[key]["expected"] = value
             table[key]["expected_percent"] = percent(value)
     table["reasons"] = reasons
+    table["mismatched"] = sorted(k for k in _SETTING_KEYS.values() if "scored different items" in reasons.get(k, ""))
     table["columns"] = dict(COLUMNS)
     table["rule"] = ("each setting the better of direct and cot (ties: direct); overall = mean of standard-10 "
                      "and vision; Δ1 = standard-10 − standard-4, Δ2 = vision − standard-10, Δ3 = overall − MMMU (Val)")
@@ -195,6 +219,9 @@ def _effect(treatment: RunRecord, baseline: RunRecord, *, resamples: int, seed: 
     c = _compare(treatment, baseline, resamples=resamples, seed=seed)
     t, b = treatment.prompt, baseline.prompt
     lacking = [f"{r.name} {r.problem}" for r in (treatment, baseline) if not r.usable]
+    differ = differing_items(treatment, baseline)
+    if differ and not lacking:
+        lacking.append(differ)
     return {
         b: {"value": c.acc_b, "percent": percent(c.acc_b), "run": baseline.name},
         t: {"value": c.acc_a, "percent": percent(c.acc_a), "run": treatment.name},
@@ -236,11 +263,13 @@ def _flip_entry(a: RunRecord, b: RunRecord, what: str) -> dict[str, Any]:
     lost = [f for f in c.flips if f.a_correct]
     counts = Counter(discipline_or_other(f.subject) for f in lost)
     order = [*DISCIPLINES, "Other"]
+    differ = differing_items(a, b)
     return {
         "what": what,
         "a": {"setting": a.setting, "mode": a.prompt, "run": a.name},
         "b": {"setting": b.setting, "mode": b.prompt, "run": b.name},
         "shared": c.shared,
+        "note": f"counted on the {c.shared} items both runs scored; {differ}" if differ else None,
         "count": len(lost),
         "reverse_count": len(c.flips) - len(lost),
         "by_discipline": {

@@ -1,0 +1,97 @@
+"""A finished run, run again: its stored result, found without reading the data or the answers.
+
+Running the same command again is how every command here continues (``run``, ``suite``, each
+``harden`` step). When the run directory already holds the whole run, the full path (load and
+select the items, build every request, read every answer, score, rewrite the reports) only finds
+out that nothing is left, which took seconds per run and minutes for a filter of 40 trial runs.
+``finished_result`` answers from manifest.json and results.json instead, when it can be sure:
+
+- the run ended ``complete`` (every item answered; no error, none missing), responses.jsonl
+  is the size it had when scored (``answers_bytes`` in the manifest), and results.json (and
+  report.html, when asked for) were written after the last answer;
+- by this package version (and with no ``--answers`` file, whose contents could change), with the same configuration (apart from settings that change how
+  requests are sent, never what is asked: endpoints, concurrency, retries, timeouts, batch size),
+  the same protocol fingerprint, and the same data (source, revision and file digest, the last
+  from the digest cache).
+
+Anything else (a changed setting, new data, a run not complete) goes the full way, which also
+gives the error or the resume a user expects. So the shortcut can only ever skip work whose
+outcome is already on disk.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Mapping
+
+from mmmu_eval.config import RunConfig
+from mmmu_eval.errors import ConfigError, DataError, StoreError
+from mmmu_eval.store.rundir import MANIFEST, RESPONSES, RunStore
+
+if TYPE_CHECKING:
+    from mmmu_eval.api import RunResult
+
+__all__ = ["SENDING_ONLY", "finished_result"]
+
+log = logging.getLogger(__name__)
+
+#: Settings that change how requests are sent, never what is asked or how it is scored.
+SENDING_ONLY = frozenset({"resume", "base_urls", "api_key_env", "concurrency", "max_attempts", "request_timeout",
+                          "batch_size"})
+
+
+def finished_result(config: RunConfig) -> RunResult | None:
+    """The stored result of the run in ``config.out`` when it is finished exactly as ``config``
+    would run it (see the module doc); None when the run must take the full path."""
+    from mmmu_eval.api import RunResult
+
+    out = Path(config.out or ".")
+    if not config.resume or config.answers is not None or not (out / MANIFEST).is_file():
+        return None
+    try:
+        manifest = RunStore.read(out).manifest()
+        if not _same_finished_run(config, manifest, out):
+            return None
+        results = json.loads((out / "results.json").read_text(encoding="utf-8"))
+    except (StoreError, ConfigError, DataError, OSError, ValueError) as exc:
+        log.debug("%s: not taken as finished (%s)", out, exc)
+        return None
+    if not isinstance(results, dict):
+        return None
+    return RunResult(out, manifest, results, dict(manifest["counts"]))
+
+
+def _same_finished_run(config: RunConfig, manifest: Mapping[str, Any], out: Path) -> bool:
+    from mmmu_eval.dataset.load import dataset_identity
+    from mmmu_eval.prepare import _package_version
+    from mmmu_eval.prompt.protocol import EvalProtocol
+
+    counts = manifest.get("counts")
+    if manifest.get("status") != "complete" or not isinstance(counts, dict):
+        return False
+    if counts.get("error") or counts.get("missing") or not counts.get("items"):
+        return False
+    if manifest.get("package_version") != _package_version():
+        return False
+    if _asked(manifest.get("config")) != _asked(config.to_manifest()):
+        return False
+    if (manifest.get("protocol") or {}).get("fingerprint") != EvalProtocol.from_config(config).fingerprint():
+        return False
+    answers = (out / RESPONSES).stat()
+    if manifest.get("answers_bytes") != answers.st_size:  # answers added or cut since they were scored
+        return False
+    answered = answers.st_mtime_ns
+    written = [out / "results.json"] + ([out / "report.html"] if config.html else [])
+    if any(not f.is_file() or f.stat().st_mtime_ns < answered for f in written):
+        return False
+    stored = manifest.get("dataset") or {}
+    identity = dataset_identity(config.benchmark, split=config.resolved_split if config.benchmark == "mmmu" else None,
+                                setting=config.resolved_setting, data=config.data, revision=config.revision,
+                                subjects=config.subjects)
+    return identity == (stored.get("source"), stored.get("revision"), stored.get("digest"))
+
+
+def _asked(config: Any) -> dict[str, Any]:
+    return {k: v for k, v in (config or {}).items() if k not in SENDING_ONLY} if isinstance(config, dict) else {}

@@ -1,0 +1,130 @@
+"""The fault soak (issue 17): ``run``, ``suite``, ``harden filter`` and ``harden augment``, each
+against a server that fails 30% of requests with every fault it knows (HTTP 429/500/503, a
+dropped connection, a stall, and 200 answers that are no completion: not JSON, not UTF-8, cut
+short, a stream, no choices, null or non-text content), killed with SIGKILL part way, then run
+again with the same command line against the same faulty server.
+
+Every item must end with exactly one stored answer (none lost, none stored twice), no session may
+print a traceback, and the results must equal those of a clean run on a server without faults.
+
+Event-driven: the server holds every chat request after the first ``hold_after`` (``FaultServer``),
+so each command is killed while it has requests in flight, whatever the machine's speed; the
+held requests are let go once the process is dead. Stalls end by the server's own progress, not
+a clock. ``benchmarks/fault_soak.py`` runs the same soak at full size.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from collections import Counter
+from pathlib import Path
+from typing import Callable
+
+import pytest
+from fakes.fault_server import FaultServer
+from fakes.mc_set import IDS, KnowsSome, Proposer, write_jsonl_set, write_mmmu_set
+from fakes.processes import jsonl_records, offline_environment, signal_when
+
+pytestmark = pytest.mark.slow
+
+#: Faults per request: 30%, at most three per request, every kind the server has.
+FAULTY = dict(fault_rate=0.3, max_faults=3)
+#: Attempts per item: enough for three faults and a real answer, and more.
+RUN_FLAGS = ["--max-attempts", "8", "--concurrency", "8"]
+
+
+def cli(*args: str) -> list[str]:
+    return [sys.executable, "-m", "mmmu_eval", *args]
+
+
+def finish(command: list[str]) -> str:
+    done = subprocess.run(command, env=offline_environment(), capture_output=True, text=True, timeout=300)
+    assert done.returncode in (0, 1), done.stderr[-3000:]
+    assert "Traceback" not in done.stderr, done.stderr[-3000:]
+    return done.stderr
+
+
+def soak(command: Callable[[str, Path], list[str]], tmp_path: Path, *, hold_after: int,
+         answer: Callable[[dict], str] | None = None) -> tuple[Path, Path]:
+    """A clean run, then a faulty one killed part way and finished by the same command; both outputs."""
+    clean, soaked = tmp_path / "clean", tmp_path / "soaked"
+    with FaultServer(fault_rate=0.0, answer=answer) as server:
+        finish(command(server.url, clean))
+    with FaultServer(**FAULTY, answer=answer, hold_after=hold_after) as server:
+        _, stderr = signal_when(command(server.url, soaked), lambda: server.holding > 0,
+                                what=f"a request held after the first {hold_after}", timeout=180)
+        assert "Traceback" not in stderr, stderr[-3000:]
+        server.release()
+        finish(command(server.url, soaked))
+        assert sum(server.stats[k] for k in server.stats if k != "answered") > 0, "faults were sent"
+    return clean, soaked
+
+
+def once_each(path: Path, expected: set[str]) -> None:
+    """Every expected item has exactly one stored answer, and nothing else is stored as one."""
+    answered = Counter(r["item_id"] for r in jsonl_records(path) if r["status"] in ("ok", "truncated"))
+    assert set(answered) == expected, f"{path}: lost {sorted(expected - set(answered))[:5]}"
+    assert max(answered.values()) == 1, f"{path}: stored twice: {[i for i, n in answered.items() if n > 1][:5]}"
+
+
+def test_run(tmp_path):
+    def command(url: str, out: Path) -> list[str]:
+        return cli("run", "--model", "openai:fake-model", "--base-url", url, "--data", "sample",
+                   "--benchmark", "mmmu", "--split", "validation", "--out", str(out), *RUN_FLAGS)
+
+    clean, soaked = soak(command, tmp_path, hold_after=20)
+    ids = set(json.loads((clean / "manifest.json").read_text())["item_ids"])
+    once_each(soaked / "responses.jsonl", ids)
+    assert json.loads((soaked / "results.json").read_text())["overall"] == json.loads((clean / "results.json").read_text())["overall"]
+    assert (soaked / "predictions.jsonl").read_text() == (clean / "predictions.jsonl").read_text()
+
+
+def test_suite(tmp_path):
+    def command(url: str, out: Path) -> list[str]:
+        return cli("suite", "--model", "openai:fake-model", "--base-url", url, "--data", "sample", "--limit", "2",
+                   "--bootstrap", "50", "--out", str(out), *RUN_FLAGS)
+
+    clean, soaked = soak(command, tmp_path, hold_after=10)
+    for run_dir in sorted(p for p in clean.iterdir() if (p / "manifest.json").exists()):
+        ids = set(json.loads((run_dir / "manifest.json").read_text())["item_ids"])
+        once_each(soaked / run_dir.name / "responses.jsonl", ids)
+    a, b = (json.loads((d / "suite.json").read_text()) for d in (clean, soaked))
+    assert b["status"] == "complete" and a["table1"] == b["table1"]
+
+
+def test_harden_filter(tmp_path):
+    data = write_mmmu_set(tmp_path / "mmmu")
+    answer = KnowsSome({"validation_Art_1", "validation_Biology_2", "validation_Math_3"})
+
+    def command(url: str, out: Path) -> list[str]:
+        return cli("harden", "filter", "--data", str(data), "--out", str(out),
+                   "--models", f"openai:fake-model,openai:fake-model", "--base-url", url,
+                   "--trials", "2", "--per-subject", "0", *RUN_FLAGS)
+
+    clean, soaked = soak(command, tmp_path, hold_after=30, answer=answer)
+    for path in sorted((soaked / "runs" / "filter").glob("m*/trial-*/responses.jsonl")):
+        once_each(path, set(IDS))
+    a, b = (json.loads((d / "harden.json").read_text()) for d in (clean, soaked))
+    assert b["steps"]["filter"]["status"] == "complete"
+    assert {i: e["filter"] for i, e in a["items"].items()} == {i: e["filter"] for i, e in b["items"].items()}
+
+
+def test_harden_augment(tmp_path):
+    rows = [{"id": f"test_Biology_{n}", "question": f"item {n}: which organ pumps blood?",
+             "options": ["heart", "lung", "liver", "skin"], "answer": "A"} for n in range(1, 13)]
+    data = write_jsonl_set(tmp_path / "set", rows)
+
+    def command(url: str, out: Path) -> list[str]:
+        return cli("harden", "augment", "--data", str(data), "--out", str(out), "--model", "openai:fake-model",
+                   "--base-url", url, "--no-check", *RUN_FLAGS)
+
+    clean, soaked = soak(command, tmp_path, hold_after=6, answer=Proposer({}))
+    stored = Counter(r["item_id"] for r in jsonl_records(soaked / "runs" / "augment" / "responses.jsonl")
+                     if r["status"] == "ok")
+    assert max(stored.values()) == 1, "no proposal stored twice"
+    a, b = (json.loads((d / "harden.json").read_text()) for d in (clean, soaked))
+    assert b["steps"]["augment"]["status"] == "complete"
+    assert {i: e["augment"]["options"] for i, e in a["items"].items()} == {i: e["augment"]["options"] for i, e in b["items"].items()}
+    assert all(e["augment"]["status"] == "augmented" for e in b["items"].values())
