@@ -145,3 +145,21 @@ def test_the_dry_run_folds_its_lines_to_the_terminal_and_keeps_every_figure(tmp_
     assert any(line.startswith(" " * 13) for line in narrow)  # a folded line continues under its value
     assert figures(printed[80]) == figures(printed[200])
     assert " ".join(printed[80].split()) == " ".join(printed[200].split())
+
+
+def test_a_finished_run_plans_no_probe_and_a_resumed_one_probes_with_what_is_left(snapshot, tmp_path):
+    """The dry run counts the preflight by the rule evaluate sends it by (prepare.preflight_needed)."""
+    out = tmp_path / "run"
+    with FaultServer(model="fake-model") as server:
+        config = dict(model="openai:fake-model", base_urls=(server.url,), data=str(snapshot), subjects=("Art",),
+                      out=out, html=False)
+        evaluate(RunConfig(**config, ids=("validation_Art_1",)))
+        part = plan_run(RunConfig(**config, resume=True))
+        evaluate(RunConfig(**config, resume=True))
+        sent_before = sum(server.attempts.values())
+        done = plan_run(RunConfig(**config, resume=True))
+        assert sum(server.attempts.values()) == sent_before, "a dry run sent a request"
+    # Art_1 (its image twice) answered: the probe carries the widest request left, Art_2's one image.
+    assert (part.already_answered, part.requests, part.preflight_probes, part.preflight_images) == (1, 1, 1, 1)
+    assert (done.already_answered, done.requests, done.preflight_probes, done.preflight_bytes) == (2, 0, 0, 0)
+    assert done.sent_bytes == 0

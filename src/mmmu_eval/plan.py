@@ -26,7 +26,7 @@ from typing import Any
 from mmmu_eval.backends.openai_body import PROBE_TEXT
 from mmmu_eval.config import RunConfig
 from mmmu_eval.errors import DataError, StoreError
-from mmmu_eval.prepare import answered_before, prepare_run
+from mmmu_eval.prepare import answered_before, preflight_needed, prepare_run, requests_to_ask
 from mmmu_eval.prompt.protocol import EvalProtocol, loose_images_record
 from mmmu_eval.records import ImagePart, ImageRef, Request, TextPart
 from mmmu_eval.report.usage import PER
@@ -233,9 +233,12 @@ def plan_run(config: RunConfig) -> RunPlan:
             failures.append((request.item_id, problem))
         elif http:
             wire_bytes += len(encode_body(request, name, config.max_image_pixels)[0])
-    # The preflight gets every request of the run (answered ones too), as evaluate passes them.
-    probe, widest = preflight_probe(name, requests) if http else (b"", None)
-    probes = len(endpoint_urls(config)) if http else 0
+    # The preflight gets the requests still to ask, and only when there are some, as evaluate
+    # sends it (prepare.preflight_needed).
+    pending = requests_to_ask(requests, dict.fromkeys(answered))
+    sends_probe = http and preflight_needed(pending)
+    probe, widest = preflight_probe(name, pending) if sends_probe else (b"", None)
+    probes = len(endpoint_urls(config)) if sends_probe else 0
     loose = loose_images_record(items, protocol)
     return RunPlan(
         run_dir=Path(str(config.out)),
