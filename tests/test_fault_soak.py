@@ -39,11 +39,16 @@ def cli(*args: str) -> list[str]:
     return [sys.executable, "-m", "mmmu_eval", *args]
 
 
-def finish(command: list[str]) -> str:
-    done = subprocess.run(command, env=offline_environment(), capture_output=True, text=True, timeout=300)
-    assert done.returncode in (0, 1), done.stderr[-3000:]
-    assert "Traceback" not in done.stderr, done.stderr[-3000:]
-    return done.stderr
+def finish(command: list[str], *, sessions: int = 1) -> str:
+    """Run ``command`` until it exits 0, at most ``sessions`` times: exit 1 means some items
+    still hold errors, which the same command asks again (the runner's documented contract)."""
+    for _ in range(sessions):
+        done = subprocess.run(command, env=offline_environment(), capture_output=True, text=True, timeout=300)
+        assert done.returncode in (0, 1), done.stderr[-3000:]
+        assert "Traceback" not in done.stderr, done.stderr[-3000:]
+        if done.returncode == 0:
+            return done.stderr
+    raise AssertionError(f"still exit 1 after {sessions} session(s): {done.stderr[-3000:]}")
 
 
 def soak(command: Callable[[str, Path], list[str]], tmp_path: Path, *, hold_after: int,
@@ -57,7 +62,9 @@ def soak(command: Callable[[str, Path], list[str]], tmp_path: Path, *, hold_afte
                                 what=f"a request held after the first {hold_after}", timeout=180)
         assert "Traceback" not in stderr, stderr[-3000:]
         server.release()
-        finish(command(server.url, soaked))
+        # One CI run saw a suite's last run still holding errors after one more session (exit 1),
+        # which 7 local runs under load did not repeat: allow the documented "run it again" twice.
+        finish(command(server.url, soaked), sessions=3)
         assert sum(server.stats[k] for k in server.stats if k != "answered") > 0, "faults were sent"
     return clean, soaked
 
