@@ -7,11 +7,12 @@ import pytest
 
 import mmmu_eval
 
-from mmmu_eval.api import RunInterrupted, evaluate, evaluate_async, parse_shard, select_items
+from mmmu_eval.run.pipeline import RunInterrupted, evaluate, evaluate_async, select_items
+from mmmu_eval.run.resolve import parse_shard
 from mmmu_eval.config import RunConfig
 from mmmu_eval.dataset.load import load_dataset
 from mmmu_eval.errors import BackendError, ConfigError, StoreError
-from mmmu_eval.progress import NullDisplay
+from mmmu_eval.run.progress import NullDisplay
 from mmmu_eval.store.rundir import RunStore
 
 from fakes.parquet_rows import mmmu_row, write_mmmu
@@ -250,8 +251,8 @@ def test_a_mismatched_resume_is_refused_before_the_backend_is_built_or_probed(tm
 
 
 async def test_the_openai_backends_manifest_entry_holds_no_key(monkeypatch):
-    from mmmu_eval.api import with_backend
-    from mmmu_eval.prepare import load_items, run_manifest
+    from mmmu_eval.run.pipeline import with_backend
+    from mmmu_eval.run.prepare import load_items, run_manifest
     from mmmu_eval.backends.registry import make_backend
     from mmmu_eval.prompt.protocol import EvalProtocol
 

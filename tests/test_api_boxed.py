@@ -12,9 +12,9 @@ import json
 import pytest
 from rich.console import Console
 
-from mmmu_eval.api import evaluate
+from mmmu_eval.run.pipeline import evaluate
 from mmmu_eval.dataset.load import load_dataset
-from mmmu_eval.progress import NullDisplay
+from mmmu_eval.run.progress import NullDisplay
 from mmmu_eval.report.terminal import print_results
 
 from fakes.scripted_backend import ScriptedBackend

@@ -11,11 +11,11 @@ from collections import Counter
 
 from fakes.fault_server import FaultServer
 
-from mmmu_eval.api import evaluate_async
+from mmmu_eval.run.pipeline import evaluate_async
 from mmmu_eval.backends.openai_api import OpenAIBackend
 from mmmu_eval.backends.retry import RetryPolicy
-from mmmu_eval.progress import NullDisplay
-from mmmu_eval.runner import STOP_AFTER_FAILED_IN_A_ROW
+from mmmu_eval.run.progress import NullDisplay
+from mmmu_eval.run.runner import STOP_AFTER_FAILED_IN_A_ROW
 
 # Two tries per item; no request here ever stalls, so the timeout only guards against a hang.
 QUICK = RetryPolicy(max_attempts=2, base_delay=0.001, max_delay=0.01, timeout=60.0)

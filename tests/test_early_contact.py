@@ -18,12 +18,12 @@ import pytest
 from fakes.fault_server import FaultServer
 from fakes.processes import signal_when
 
-from mmmu_eval import prepare
-from mmmu_eval.api import evaluate
+from mmmu_eval.run import prepare
+from mmmu_eval.run.pipeline import evaluate
 from mmmu_eval.backends.openai_api import OpenAIBackend
 from mmmu_eval.dataset.sample import SAMPLE_ROOT
 from mmmu_eval.errors import ConfigError, DataError, StoreError
-from mmmu_eval.progress import NullDisplay
+from mmmu_eval.run.progress import NullDisplay
 
 RUN = dict(benchmark="mmmu", split="dev", data="sample", limit=3, display=NullDisplay(), html=False)
 

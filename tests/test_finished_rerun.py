@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from fakes.fault_server import FaultServer
 
-from mmmu_eval.api import evaluate
-from mmmu_eval.prepare import preflight_needed
+from mmmu_eval.run.pipeline import evaluate
+from mmmu_eval.run.resume import preflight_needed
 
 
 def sent(server: FaultServer) -> tuple[int, int]:

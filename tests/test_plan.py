@@ -10,11 +10,11 @@ from fakes.fault_server import FaultServer
 from fakes.parquet_rows import image_cell, mmmu_row, png, write_mmmu
 
 from mmmu_eval.backends.openai_api import OpenAIBackend
-from mmmu_eval.api import evaluate, plan_run
+from mmmu_eval.run.pipeline import evaluate, plan_run
 from mmmu_eval.cli.main import main
 from mmmu_eval.config import RunConfig
 from mmmu_eval.errors import ConfigError
-from mmmu_eval.plan import CHARS_PER_TOKEN
+from mmmu_eval.run.dry_run import CHARS_PER_TOKEN
 from mmmu_eval.prompt import EvalProtocol, build_request
 from mmmu_eval.dataset.load import load_dataset
 from mmmu_eval.records import ImagePart, TextPart
@@ -148,7 +148,7 @@ def test_the_dry_run_folds_its_lines_to_the_terminal_and_keeps_every_figure(tmp_
 
 
 def test_a_finished_run_plans_no_probe_and_a_resumed_one_probes_with_what_is_left(snapshot, tmp_path):
-    """The dry run counts the preflight by the rule evaluate sends it by (prepare.preflight_needed)."""
+    """The dry run counts the preflight by the rule evaluate sends it by (resume.preflight_needed)."""
     out = tmp_path / "run"
     with FaultServer(model="fake-model") as server:
         config = dict(model="openai:fake-model", base_urls=(server.url,), data=str(snapshot), subjects=("Art",),

@@ -47,7 +47,7 @@ def test_the_run_command_loads_only_what_comes_before_its_first_request():
         "import sys\n"
         "from mmmu_eval.cli.main import build_parser\n"
         "args = build_parser(['run', '--model', 'openai:m']).parse_args(['run', '--model', 'openai:m'])\n"
-        "import mmmu_eval.api\n"
+        "import mmmu_eval.run.pipeline\n"
         "from mmmu_eval.backends.registry import make_backend\n"
         "from mmmu_eval.config import RunConfig\n"
         "make_backend('openai:m', RunConfig(model='openai:m', base_urls=('http://127.0.0.1:9/v1',)))\n"

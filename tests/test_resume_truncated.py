@@ -7,10 +7,10 @@ same tokens for the same cut-off text. Only errors and items never asked are ask
 from __future__ import annotations
 
 from fakes.scripted_backend import ScriptedBackend
-from mmmu_eval.api import evaluate
+from mmmu_eval.run.pipeline import evaluate
 from mmmu_eval.dataset.load import load_dataset
 from mmmu_eval.errors import BackendError
-from mmmu_eval.progress import NullDisplay
+from mmmu_eval.run.progress import NullDisplay
 from mmmu_eval.records import Response
 from mmmu_eval.store.rundir import RunStore
 

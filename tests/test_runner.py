@@ -7,9 +7,9 @@ import pytest
 from rich.console import Console
 
 from mmmu_eval.errors import BackendError, DataError
-from mmmu_eval.progress import ProgressDisplay, format_duration
+from mmmu_eval.run.progress import ProgressDisplay, format_duration
 from mmmu_eval.records import Request, Response, TextPart
-from mmmu_eval.runner import run_requests
+from mmmu_eval.run.runner import run_requests
 from mmmu_eval.store.rundir import RunStore
 
 from fakes.scripted_backend import Hang, Raise, ScriptedBackend
@@ -145,7 +145,7 @@ def _gave_up(attempts: int = 6) -> Response:
 async def test_a_dead_endpoint_stops_the_session_and_leaves_the_rest_unasked(store):
     """A server that died mid-run used to cost every remaining item its full retries before the
     run ended; now the session stops after a run of retried failures, keeping what is done."""
-    from mmmu_eval.runner import STOP_AFTER_FAILED_IN_A_ROW as limit
+    from mmmu_eval.run.runner import STOP_AFTER_FAILED_IN_A_ROW as limit
 
     ids = [f"dev_Art_{n}" for n in range(1, limit + 12)]
     backend = ScriptedBackend(["A", "B", *[_gave_up()] * limit, *["A"] * 9])
@@ -158,7 +158,7 @@ async def test_a_dead_endpoint_stops_the_session_and_leaves_the_rest_unasked(sto
 
 
 async def test_item_errors_on_the_first_attempt_and_answered_items_keep_the_run_going(store):
-    from mmmu_eval.runner import STOP_AFTER_FAILED_IN_A_ROW as limit
+    from mmmu_eval.run.runner import STOP_AFTER_FAILED_IN_A_ROW as limit
 
     script = [*[_gave_up(attempts=1)] * (limit + 1), *[_gave_up()] * (limit - 1), "A", *[_gave_up()] * (limit - 1)]
     ids = [f"dev_Art_{n}" for n in range(1, len(script) + 1)]

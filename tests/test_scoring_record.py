@@ -17,10 +17,10 @@ import shutil
 
 import pytest
 
-from mmmu_eval.api import evaluate
+from mmmu_eval.run.pipeline import evaluate
 from mmmu_eval.cli.main import main
 from mmmu_eval.dataset.load import load_dataset
-from mmmu_eval.progress import NullDisplay
+from mmmu_eval.run.progress import NullDisplay
 from mmmu_eval.score.spec import ScoringSpec
 
 from fakes.scripted_backend import ScriptedBackend

@@ -11,11 +11,11 @@ import httpx
 import pytest
 from fakes.parquet_rows import image_cell, mmmu_row, png, pro_row, write_mmmu, write_pro
 
-from mmmu_eval.api import evaluate_async
+from mmmu_eval.run.pipeline import evaluate_async
 from mmmu_eval.backends.openai_api import OpenAIBackend
 from mmmu_eval.backends.retry import RetryPolicy
 from mmmu_eval.errors import StoreError
-from mmmu_eval.progress import NullDisplay
+from mmmu_eval.run.progress import NullDisplay
 
 RED, GREEN, BLUE = png((200, 0, 0)), png((0, 200, 0)), png((0, 0, 200))
 QUESTION = "Compare <image 2> with <image 1>."
@@ -113,7 +113,7 @@ async def test_a_run_made_under_the_old_default_is_refused_with_the_flag_that_co
 
 
 def test_merged_shards_name_every_affected_item_as_the_whole_run_does(tmp_path):
-    from mmmu_eval.api import evaluate
+    from mmmu_eval.run.pipeline import evaluate
     from mmmu_eval.cli.main import main
     from mmmu_eval.store.rundir import RunStore
 

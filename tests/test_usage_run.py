@@ -7,10 +7,10 @@ import json
 from fakes.fault_server import FaultServer
 from fakes.parquet_rows import mmmu_row, write_mmmu
 
-from mmmu_eval.api import evaluate_async
+from mmmu_eval.run.pipeline import evaluate_async
 from mmmu_eval.backends.openai_api import OpenAIBackend
 from mmmu_eval.backends.retry import RetryPolicy
-from mmmu_eval.progress import NullDisplay
+from mmmu_eval.run.progress import NullDisplay
 
 
 async def test_results_json_sums_tokens_retries_and_prices_them(tmp_path):

@@ -22,7 +22,7 @@ import importlib as _importlib
 import typing as _typing
 
 if _typing.TYPE_CHECKING:
-    from mmmu_eval.api import RunPlan, RunResult, evaluate, evaluate_async, plan_run
+    from mmmu_eval.run.pipeline import RunPlan, RunResult, evaluate, evaluate_async, plan_run
     from mmmu_eval.backends.base import Backend
     from mmmu_eval.config import RunConfig
     from mmmu_eval.dataset.load import Dataset, load_dataset
@@ -46,7 +46,7 @@ if _typing.TYPE_CHECKING:
 # ``mmmu-eval run`` loads what a run needs when it needs it, not the report and scoring code (and
 # their imports) before the first request.
 _HOME = {
-    **dict.fromkeys(("RunPlan", "RunResult", "evaluate", "evaluate_async", "plan_run"), "mmmu_eval.api"),
+    **dict.fromkeys(("RunPlan", "RunResult", "evaluate", "evaluate_async", "plan_run"), "mmmu_eval.run.pipeline"),
     "Backend": "mmmu_eval.backends.base",
     "RunConfig": "mmmu_eval.config",
     **dict.fromkeys(("Dataset", "load_dataset"), "mmmu_eval.dataset.load"),

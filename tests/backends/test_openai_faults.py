@@ -20,10 +20,10 @@ import time
 
 from fakes.fault_server import FAULTS, FaultServer, expected_answer, key_of, sample_requests
 
-from mmmu_eval.api import evaluate_async
+from mmmu_eval.run.pipeline import evaluate_async
 from mmmu_eval.backends.openai_api import OpenAIBackend
 from mmmu_eval.backends.retry import RetryPolicy
-from mmmu_eval.progress import NullDisplay
+from mmmu_eval.run.progress import NullDisplay
 from mmmu_eval.records import Request, TextPart
 
 #: Seconds before an attempt is given up: a guard against a hang, never what ends a stall.

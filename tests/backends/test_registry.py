@@ -43,7 +43,7 @@ def test_a_baseline_run_imports_neither_torch_nor_transformers_nor_vllm():
 
     code = (
         "import sys\n"
-        "from mmmu_eval.api import evaluate\n"
+        "from mmmu_eval.run.pipeline import evaluate\n"
         "from mmmu_eval.backends.registry import BACKENDS, make_backend, parse_spec\n"
         "from mmmu_eval.config import RunConfig\n"
         "for e in BACKENDS: parse_spec(e.prefix + ('x' if e.takes_name else ''))\n"

@@ -4,9 +4,9 @@ from pathlib import Path
 
 import pytest
 
-from mmmu_eval.api import evaluate
+from mmmu_eval.run.pipeline import evaluate
 from mmmu_eval.errors import BackendError
-from mmmu_eval.progress import NullDisplay
+from mmmu_eval.run.progress import NullDisplay
 from mmmu_eval.records import Response
 
 from fakes.scripted_backend import ScriptedBackend

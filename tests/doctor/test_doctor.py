@@ -6,11 +6,11 @@ import re
 import pytest
 
 from mmmu_eval import diagnose
-from mmmu_eval.api import evaluate
+from mmmu_eval.run.pipeline import evaluate
 from mmmu_eval.cli.main import main
 from mmmu_eval.errors import ConfigError
 
-from mmmu_eval.progress import NullDisplay
+from mmmu_eval.run.progress import NullDisplay
 
 
 def _pct(k, n):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from fakes.mc_set import write_mmmu_set
-from mmmu_eval.progress import NullDisplay
+from mmmu_eval.run.progress import NullDisplay
 
 
 @pytest.fixture

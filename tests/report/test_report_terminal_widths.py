@@ -12,7 +12,7 @@ import pytest
 from fakes.widths import assert_readable_at
 from mmmu_eval import evaluate
 from mmmu_eval.cli.run import print_headline
-from mmmu_eval.progress import NullDisplay
+from mmmu_eval.run.progress import NullDisplay
 from mmmu_eval.report.compare import compare_runs, print_comparison
 from mmmu_eval.report.terminal import print_pro_headline, print_results
 from mmmu_eval.score.headline import pro_headline

@@ -7,7 +7,7 @@ import pytest
 from mmmu_eval.records import Response
 from mmmu_eval.score.explain import CAUSES, explain
 from mmmu_eval.score.readers.base import HarnessVerdict
-from mmmu_eval.score.rescore import rescore
+from mmmu_eval.rescore.read import rescore
 from mmmu_eval.score.scorer import score_responses
 
 # (response, gold, options (empty: open), harness verdict, expected cause or None when they agree)

@@ -14,7 +14,7 @@ import pytest
 from fakes.harness_outputs import write_eval_zip, write_json
 
 from mmmu_eval.errors import DataError
-from mmmu_eval.score.rescore import rescore
+from mmmu_eval.rescore.read import rescore
 
 
 def _spec(task):

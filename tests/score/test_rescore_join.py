@@ -7,7 +7,7 @@ from fakes.harness_outputs import write_eval_zip, write_json, write_jsonl, write
 
 from mmmu_eval.errors import ConfigError, DataError
 from mmmu_eval.score.readers import detect
-from mmmu_eval.score.rescore import rescore
+from mmmu_eval.rescore.read import rescore
 
 
 def test_plain_jsonl_ids_as_in_the_dataset_or_written_another_way(tmp_path):

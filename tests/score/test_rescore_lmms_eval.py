@@ -14,7 +14,7 @@ import pytest
 from fakes.harness_outputs import write_json, write_jsonl
 
 from mmmu_eval.errors import ConfigError, DataError
-from mmmu_eval.score.rescore import rescore
+from mmmu_eval.rescore.read import rescore
 
 
 def _sample(doc_id, item_id, response, answer, parsed, qtype="multiple-choice"):

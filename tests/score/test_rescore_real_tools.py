@@ -23,7 +23,7 @@ import pytest
 from mmmu_eval.cli.main import main
 from mmmu_eval.errors import ConfigError
 from mmmu_eval.score.readers import detect
-from mmmu_eval.score.rescore import rescore
+from mmmu_eval.rescore.read import rescore
 
 REAL = Path(__file__).resolve().parents[1] / "fixtures" / "real_tools"
 EVAL = REAL / "inspect_mmmu_multiple_choice.eval"
@@ -209,7 +209,7 @@ def test_a_verifiers_04_run_of_another_environment_is_refused_naming_it(tmp_path
 
 
 def test_a_partial_file_rescored_into_a_run_directory_is_incomplete_and_names_the_missing(tmp_path):
-    from mmmu_eval.rescoring import write_rescored_run
+    from mmmu_eval.rescore.write import write_rescored_run
 
     run = tmp_path / "cut"
     run.mkdir()

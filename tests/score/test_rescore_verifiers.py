@@ -13,7 +13,7 @@ import random
 
 from fakes.harness_outputs import write_json, write_jsonl
 
-from mmmu_eval.score.rescore import rescore
+from mmmu_eval.rescore.read import rescore
 
 
 def _info(item_id):

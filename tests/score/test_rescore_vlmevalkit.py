@@ -11,7 +11,7 @@ import random
 import pytest
 from fakes.harness_outputs import write_tsv, write_xlsx
 
-from mmmu_eval.score.rescore import rescore
+from mmmu_eval.rescore.read import rescore
 
 HEADER = ["index", "question", "A", "B", "C", "D", "E", "answer", "category", "l2-category", "split", "id", "prediction"]
 FAILED = "Failed to obtain answer via API."

@@ -10,7 +10,7 @@ import json
 
 import pytest
 
-from mmmu_eval.score.rescore import rescore
+from mmmu_eval.rescore.read import rescore
 
 #: README, "Per-subject accuracy of the Qwen-VL run (official, rounded to 3 places)".
 QWEN_SUBJECTS = {

@@ -8,7 +8,7 @@ import random
 import pytest
 
 from mmmu_eval.errors import ConfigError
-from mmmu_eval.score.rescore import rescore
+from mmmu_eval.rescore.read import rescore
 
 
 def _pro_row(item_id, response, answer="A", options="['x', 'y', 'z', 'w']", **extra):

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from mmmu_eval.api import evaluate
+from mmmu_eval.run.pipeline import evaluate
 from mmmu_eval.harden.record import Record
 from mmmu_eval.store.rundir import RunStore
 

@@ -5,7 +5,7 @@ import json
 import pytest
 from fakes.tiny_models import build_tiny_llava
 
-from mmmu_eval.api import evaluate
+from mmmu_eval.run.pipeline import evaluate
 from mmmu_eval.cli.main import main
 from mmmu_eval.store.rundir import RunStore
 

@@ -94,8 +94,8 @@ def test_a_folder_that_is_not_a_suite_is_refused(tmp_path):
     with pytest.raises(StoreError, match="without a suite.json"):
         evaluate_suite(model="random", data="sample", out=tmp_path, display=quiet())
     run = tmp_path / "run"
-    from mmmu_eval.api import evaluate
-    from mmmu_eval.progress import NullDisplay
+    from mmmu_eval.run.pipeline import evaluate
+    from mmmu_eval.run.progress import NullDisplay
 
     evaluate(model="random", data="sample", out=run, display=NullDisplay(), html=False, limit=2)
     with pytest.raises(StoreError, match="is a run directory, not a suite"):

@@ -69,7 +69,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from mmmu_eval.report.harness import summary_lines as harness_lines
     from mmmu_eval.report.results import build_results
-    from mmmu_eval.score.rescore import rescore
+    from mmmu_eval.rescore.read import rescore
 
     if args.show_problems < 0 or args.show_differences < 0:
         raise ConfigError("--show-problems and --show-differences must be 0 or more")
@@ -110,7 +110,7 @@ def run(args: argparse.Namespace) -> int:
             raise ConfigError(f"--json {out}: cannot write ({exc})") from None
         print(f"wrote {out}")
     if args.out:
-        from mmmu_eval.rescoring import write_rescored_run
+        from mmmu_eval.rescore.write import write_rescored_run
 
         written = write_rescored_run(result, args.out, html=not args.no_html, images=not args.no_images)
         if written.stored_as_errors:

@@ -87,7 +87,7 @@ def add_run_flags(parser: argparse.ArgumentParser, *, skip: frozenset[str] = fro
 
 
 def main(args: argparse.Namespace) -> int:
-    from mmmu_eval.api import RunInterrupted, evaluate
+    from mmmu_eval.run.pipeline import RunInterrupted, evaluate
 
     overrides = config_overrides(args)
     out = overrides.get("out")
@@ -116,7 +116,8 @@ def main(args: argparse.Namespace) -> int:
 
 def dry_run(overrides: dict[str, Any], *, as_json: bool) -> int:
     """Print the run's plan; 0, or 1 when the run would be refused before its first request."""
-    from mmmu_eval.api import plan_run, resolve_config
+    from mmmu_eval.run.pipeline import plan_run
+    from mmmu_eval.run.resolve import resolve_config
 
     config, _ = resolve_config(None, overrides)
     plan = plan_run(config)
@@ -178,7 +179,7 @@ def _json_object(text: str) -> dict[str, object]:
 
 
 def _shard(text: str) -> tuple[int, int]:
-    from mmmu_eval.api import parse_shard
+    from mmmu_eval.run.resolve import parse_shard
 
     try:
         return parse_shard(text)

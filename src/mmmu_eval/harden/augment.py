@@ -37,7 +37,7 @@ from mmmu_eval.harden.shuffle import POLICIES, arrange, shuffle_rng
 from mmmu_eval.harden.source import Source, content_digest, read_source
 from mmmu_eval.harden.trials import Model, TrialSettings, parse_models, run_trials
 from mmmu_eval.harden.writer import Beside, copy_config, standard_row, write_config
-from mmmu_eval.progress import Display
+from mmmu_eval.run.progress import Display
 from mmmu_eval.prompt.distractors import DISTRACTOR_TEMPLATE, template_fingerprint
 from mmmu_eval.prompt.layout import TOKEN
 from mmmu_eval.records import Item

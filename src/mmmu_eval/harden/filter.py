@@ -36,7 +36,7 @@ from mmmu_eval.harden.report import REPORT, write_report
 from mmmu_eval.harden.source import content_digest, read_source
 from mmmu_eval.harden.trials import Model, Outcome, TrialSettings, parse_models, run_trials, trials_finished
 from mmmu_eval.harden.writer import config_file, standard_row, write_config
-from mmmu_eval.progress import Display
+from mmmu_eval.run.progress import Display
 from mmmu_eval.records import Item
 
 __all__ = ["FilterRule", "decide", "default_min_models", "harden_filter", "harden_filter_async", "sample_per_subject"]

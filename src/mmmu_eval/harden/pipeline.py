@@ -20,7 +20,7 @@ from mmmu_eval.harden.augment import harden_augment_async
 from mmmu_eval.harden.filter import PER_SUBJECT, harden_filter_async
 from mmmu_eval.harden.outdir import StepResult
 from mmmu_eval.harden.render import WORKERS, harden_render_async
-from mmmu_eval.progress import Display
+from mmmu_eval.run.progress import Display
 
 __all__ = ["harden_all", "harden_all_async"]
 

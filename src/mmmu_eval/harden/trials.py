@@ -25,10 +25,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Awaitable, Mapping, Sequence
 
-from mmmu_eval.api import evaluate_async
+from mmmu_eval.run.pipeline import evaluate_async
 from mmmu_eval.dataset.load import load_dataset
 from mmmu_eval.errors import ConfigError, StoreError
-from mmmu_eval.progress import Display, ProgressDisplay
+from mmmu_eval.run.progress import Display, ProgressDisplay
 from mmmu_eval.records import Item, Response
 from mmmu_eval.score.scorer import score_responses
 from mmmu_eval.store.rundir import MANIFEST, RESPONSES, RunStore
@@ -240,8 +240,8 @@ def trials_finished(data_dir: Path, setting: str, models: Sequence[Model], setti
                     runs_root: Path) -> float | None:
     """When every trial run is finished exactly as ``run_trials`` would run it (``finished.py``):
     the time its last results were written (ns since the epoch); None when any is not."""
-    from mmmu_eval.api import resolve_config
-    from mmmu_eval.finished import finished_result
+    from mmmu_eval.run.resolve import resolve_config
+    from mmmu_eval.run.finished import finished_result
 
     newest = 0
     for model in models:

@@ -26,11 +26,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from mmmu_eval.api import RunResult, evaluate_async
+from mmmu_eval.run.pipeline import RunResult, evaluate_async
 from mmmu_eval.backends.registry import make_backend
 from mmmu_eval.errors import ConfigError, MmmuEvalError, StoreError
-from mmmu_eval.finished import finished_result
-from mmmu_eval.plan import check_run_dir
+from mmmu_eval.run.finished import finished_result
+from mmmu_eval.run.resume import check_run_dir
 from mmmu_eval.prompt.protocol import EvalProtocol
 from mmmu_eval.report.stats import RESAMPLES
 from mmmu_eval.store.rundir import MANIFEST, RunStore

@@ -30,7 +30,7 @@ from typing import Any
 from mmmu_eval.backends.base import Backend
 from mmmu_eval.config import RunConfig
 from mmmu_eval.errors import ConfigError
-from mmmu_eval.plan import RunPlan
+from mmmu_eval.run.dry_run import RunPlan
 
 __all__ = ["PROMPTS", "SETTINGS", "SuiteConfig", "SuiteRun", "backend_sharing", "plan_suite", "plan_totals",
            "resolve_suite_config"]
@@ -202,7 +202,7 @@ def resolve_suite_config(config: SuiteConfig | None, overrides: Mapping[str, Any
     Raises:
         ConfigError: an unknown key (with the closest), a per-run field, or a bad value.
     """
-    from mmmu_eval.api import resolve_config
+    from mmmu_eval.run.resolve import resolve_config
 
     overrides = dict(overrides)
     suite_fields = {f.name for f in dataclasses.fields(SuiteConfig)} - {"run"}
@@ -276,7 +276,7 @@ def plan_suite(config: SuiteConfig | None = None, /, **overrides: Any) -> list[R
     >>> plans = plan_suite(model="openai:gpt-4o", data="sample", out="suites/x")
     >>> plan_totals(plans)["requests"]
     """
-    from mmmu_eval.api import plan_run
+    from mmmu_eval.run.pipeline import plan_run
 
     config, _ = resolve_suite_config(config, overrides)
     return [plan_run(run.config) for run in config.runs()]

@@ -22,7 +22,7 @@ from typing import Callable
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn
 
-from mmmu_eval.progress import Display, session_rate, status_text
+from mmmu_eval.run.progress import Display, session_rate, status_text
 from mmmu_eval.records import Response
 
 __all__ = ["SuiteDisplay"]

@@ -32,7 +32,7 @@ from typing import Callable, Sequence
 
 from mmmu_eval.backends.base import Backend
 from mmmu_eval.errors import DataError
-from mmmu_eval.progress import Display, NullDisplay
+from mmmu_eval.run.progress import Display, NullDisplay
 from mmmu_eval.records import Request, Response
 from mmmu_eval.store.rundir import RunStore
 

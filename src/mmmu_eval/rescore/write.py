@@ -22,13 +22,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from mmmu_eval.api import count_statuses
+from mmmu_eval.run.pipeline import count_statuses
 from mmmu_eval.records import Response
 from mmmu_eval.report.harness import HARNESS, MANIFEST_KEY, harness_rows, harness_section
 from mmmu_eval.report.html import html_chunks
 from mmmu_eval.report.results import build_results
 from mmmu_eval.report.submission import submission
-from mmmu_eval.score.rescore import Rescore
+from mmmu_eval.rescore.read import Rescore
 from mmmu_eval.score.scorer import Scoring, predictions_rows
 from mmmu_eval.score.spec import ScoringSpec
 from mmmu_eval.store.itemfile import ITEMS, item_to_json

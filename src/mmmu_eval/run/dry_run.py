@@ -8,9 +8,8 @@ It writes nothing and imports no model code, so it is safe to run before a long 
 >>> plan = plan_run(RunConfig(model="openai:gpt-4o", benchmark="mmmu-pro", data="sample"))
 >>> print("\\n".join(plan.lines()))
 
-Why this module imports ``api`` inside ``plan_run``: ``api`` imports this module (to check a
-run directory the way a plan does, and to export ``plan_run``), and ``resolve_config`` lives
-there. The stages before a backend are ``prepare.prepare_run``, as ``evaluate`` runs them.
+The stages before a backend are ``prepare.prepare_run`` and the resume rules ``resume``, as
+``evaluate`` runs them.
 """
 
 from __future__ import annotations
@@ -18,7 +17,7 @@ from __future__ import annotations
 import dataclasses
 import io
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -26,13 +25,14 @@ from typing import Any
 from mmmu_eval.backends.openai_body import PROBE_TEXT
 from mmmu_eval.config import RunConfig
 from mmmu_eval.errors import DataError, StoreError
-from mmmu_eval.prepare import answered_before, preflight_needed, prepare_run, requests_to_ask
-from mmmu_eval.prompt.protocol import EvalProtocol, loose_images_record
+from mmmu_eval.run.prepare import prepare_run
+from mmmu_eval.run.resolve import resolve_config
+from mmmu_eval.run.resume import answered_before, check_run_dir, preflight_needed, requests_to_ask
+from mmmu_eval.prompt.protocol import loose_images_record
 from mmmu_eval.records import ImagePart, ImageRef, Request, TextPart
 from mmmu_eval.report.usage import PER
-from mmmu_eval.store.rundir import RunStore
 
-__all__ = ["CHARS_PER_TOKEN", "IMAGE_TOKEN_NOTE", "TOKEN_RULE", "RunPlan", "check_run_dir", "plan_run", "wrap_line"]
+__all__ = ["CHARS_PER_TOKEN", "IMAGE_TOKEN_NOTE", "TOKEN_RULE", "RunPlan", "plan_run", "wrap_line"]
 
 #: The backend that sends JSON bodies over HTTP, whose bytes the plan counts as sent.
 OPENAI_PREFIX = "openai:"
@@ -200,12 +200,11 @@ def plan_run(config: RunConfig) -> RunPlan:
     Raises:
         ConfigError, DataError: as ``evaluate`` would raise them before its first request.
     """
-    from mmmu_eval import api  # see the module docstring: api imports this module
     from mmmu_eval.backends.openai_api import endpoint_urls
     from mmmu_eval.backends.openai_body import encode_body, preflight_probe
     from mmmu_eval.backends.registry import parse_spec
 
-    config, _ = api.resolve_config(config, {})
+    config, _ = resolve_config(config, {})
     withheld = config.model.startswith("text-only:")
     entry, name = parse_spec(config.model.removeprefix("text-only:") if withheld else config.model)
     http = entry.prefix == OPENAI_PREFIX
@@ -234,7 +233,7 @@ def plan_run(config: RunConfig) -> RunPlan:
         elif http:
             wire_bytes += len(encode_body(request, name, config.max_image_pixels)[0])
     # The preflight gets the requests still to ask, and only when there are some, as evaluate
-    # sends it (prepare.preflight_needed).
+    # sends it (resume.preflight_needed).
     pending = requests_to_ask(requests, dict.fromkeys(answered))
     sends_probe = http and preflight_needed(pending)
     probe, widest = preflight_probe(name, pending) if sends_probe else (b"", None)
@@ -269,45 +268,6 @@ def plan_run(config: RunConfig) -> RunPlan:
         max_image_pixels=config.max_image_pixels,
         price_input=config.price_input,
         refusal=refusal,
-    )
-
-
-def check_run_dir(config: RunConfig, manifest: Mapping[str, Any]) -> None:
-    """Raise the StoreError a run would stop with in ``config.out``, with a hint where one helps.
-
-    A run directory made before the official image rule became the default recorded the rule
-    that appended loose images; ``--unreferenced-images append`` continues it as it was.
-    """
-    try:
-        RunStore.check(config.out or ".", manifest, resume=config.resume)
-    except StoreError as exc:
-        hint = _old_image_rule_hint(config, manifest)
-        if hint is None:
-            raise
-        raise StoreError(f"{exc}. {hint}") from exc
-
-
-def _old_image_rule_hint(config: RunConfig, manifest: Mapping[str, Any]) -> str | None:
-    from mmmu_eval.prompt.layout import UNREFERENCED_RULES
-
-    if config.unreferenced_images == "append":
-        return None
-    try:
-        old = RunStore.read(config.out or ".").manifest().get("protocol") or {}
-    except StoreError:
-        return None
-    if not isinstance(old, Mapping) or old.get("unreferenced_images") != UNREFERENCED_RULES["append"]:
-        return None
-    new = manifest.get("protocol") or {}
-    if new.get("unreferenced_images") == old.get("unreferenced_images"):
-        return None  # the rule is not what differs
-    as_before = EvalProtocol.from_config(dataclasses.replace(config, unreferenced_images="append"))
-    same = as_before.fingerprint() == old.get("fingerprint")
-    return (
-        "This run was made when images no <image N> token refers to were sent after the others "
-        "(the default before the official rule, which leaves them out). Add --unreferenced-images append "
-        + ("to continue it exactly as it was (marked not official)" if same else "and the run's other old settings to continue it")
-        + ", or use a new --out to run it under the official rule"
     )
 
 

@@ -31,7 +31,7 @@ from mmmu_eval.errors import ConfigError, DataError, StoreError
 from mmmu_eval.store.rundir import MANIFEST, RESPONSES, RunStore
 
 if TYPE_CHECKING:
-    from mmmu_eval.api import RunResult
+    from mmmu_eval.run.pipeline import RunResult
 
 __all__ = ["SENDING_ONLY", "finished_result"]
 
@@ -45,7 +45,7 @@ SENDING_ONLY = frozenset({"resume", "base_urls", "api_key_env", "concurrency", "
 def finished_result(config: RunConfig) -> RunResult | None:
     """The stored result of the run in ``config.out`` when it is finished exactly as ``config``
     would run it (see the module doc); None when the run must take the full path."""
-    from mmmu_eval.api import RunResult
+    from mmmu_eval.run.pipeline import RunResult
 
     out = Path(config.out or ".")
     if not config.resume or config.answers is not None or not (out / MANIFEST).is_file():
@@ -65,7 +65,7 @@ def finished_result(config: RunConfig) -> RunResult | None:
 
 def _same_finished_run(config: RunConfig, manifest: Mapping[str, Any], out: Path) -> bool:
     from mmmu_eval.dataset.load import dataset_identity
-    from mmmu_eval.prepare import _package_version
+    from mmmu_eval.run.prepare import _package_version
     from mmmu_eval.prompt.protocol import EvalProtocol
 
     counts = manifest.get("counts")

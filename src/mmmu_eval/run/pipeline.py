@@ -15,13 +15,9 @@ so a notebook and a shell get the same run.
 from __future__ import annotations
 
 import asyncio
-import dataclasses
-import difflib
 import json
 import logging
 import os
-import re
-import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -31,22 +27,15 @@ from mmmu_eval.backends.base import PREFLIGHT_SENT, Backend
 from mmmu_eval.backends.registry import make_backend, make_backend_before_data
 from mmmu_eval.config import RunConfig
 from mmmu_eval.errors import ConfigError, DataError
-from mmmu_eval.finished import finished_result
-from mmmu_eval.plan import RunPlan, check_run_dir, plan_run
-from mmmu_eval.prepare import (
-    FINISHED,
-    answered_before,
-    preflight_needed,
-    prepare_run,
-    prepare_run_aside,
-    requests_to_ask,
-    select_items,
-    utc_now,
-)
-from mmmu_eval.progress import Display, ProgressDisplay
+from mmmu_eval.run.finished import finished_result
+from mmmu_eval.run.dry_run import RunPlan, plan_run
+from mmmu_eval.run.prepare import prepare_run, prepare_run_aside, select_items, utc_now
+from mmmu_eval.run.resolve import resolve_config
+from mmmu_eval.run.resume import FINISHED, answered_before, check_run_dir, preflight_needed, requests_to_ask
+from mmmu_eval.run.progress import Display, ProgressDisplay
 from mmmu_eval.prompt.protocol import EvalProtocol, loose_images_line, prompt_text
 from mmmu_eval.records import Item, Request, Response
-from mmmu_eval.runner import run_requests
+from mmmu_eval.run.runner import run_requests
 from mmmu_eval.report.usage import add_probes
 from mmmu_eval.store.rundir import RESPONSES, RunStore
 
@@ -229,41 +218,6 @@ async def evaluate_async(config: RunConfig | None = None, /, **overrides: Any) -
 
 # -- stages, in pipeline order ----------------------------------------------------------------
 
-def resolve_config(config: RunConfig | None, overrides: Mapping[str, Any]) -> tuple[RunConfig, str | Backend]:
-    """One RunConfig from a config and keyword overrides, read leniently, with ``out`` decided.
-
-    Returns the config and the model to build: its spec string, or the Backend object given.
-    """
-    overrides = dict(overrides)
-    known = {f.name for f in dataclasses.fields(RunConfig)}
-    for key in overrides:
-        if key not in known:
-            close = difflib.get_close_matches(key, sorted(known), n=1)
-            hint = f"; did you mean {close[0]}?" if close else ""
-            raise ConfigError(f"unknown run setting {key!r}{hint}")
-    model: str | Backend | None = overrides.get("model")
-    if model is not None and not isinstance(model, str):
-        overrides["model"] = str(getattr(model, "spec", type(model).__name__))
-    for key in ("subjects", "ids", "base_urls", "parsers"):
-        if isinstance(overrides.get(key), str):
-            overrides[key] = tuple(v for v in overrides[key].split(",") if v)
-        elif isinstance(overrides.get(key), (list, tuple)):
-            overrides[key] = tuple(overrides[key])
-    if isinstance(overrides.get("shard"), str):
-        overrides["shard"] = parse_shard(overrides["shard"])
-    for key in ("out", "answers"):
-        if isinstance(overrides.get(key), str):
-            overrides[key] = Path(overrides[key])
-    if config is None:
-        if "model" not in overrides:
-            raise ConfigError("no model given: pass model='random' (or a spec such as openai:gpt-4o)")
-        config = RunConfig(**overrides)
-    elif overrides:
-        config = dataclasses.replace(config, **overrides)
-    if config.out is None:
-        config = dataclasses.replace(config, out=Path("runs") / default_run_name(config))
-    return config, (model if model is not None and not isinstance(model, str) else config.model)
-
 
 def with_backend(manifest: Mapping[str, Any], backend: Backend, config: RunConfig) -> dict[str, Any]:
     """The manifest with ``backend.describe()`` added, and never an API key."""
@@ -362,31 +316,6 @@ def count_statuses_by_id(ids: Sequence[str], responses: Mapping[str, Response]) 
         response = responses.get(item_id)
         counts["missing" if response is None else response.status] += 1
     return counts
-
-
-def parse_shard(text: str) -> tuple[int, int]:
-    """``"2/8"`` -> (2, 8).
-
-    Raises:
-        ConfigError: not of the form K/N with 1 <= K <= N.
-    """
-    match = re.fullmatch(r"\s*(\d+)\s*/\s*(\d+)\s*", text)
-    if not match:
-        raise ConfigError(f"--shard {text!r}: write K/N, e.g. 1/4 for the first of four shards")
-    k, n = int(match.group(1)), int(match.group(2))
-    if not (n >= 1 and 1 <= k <= n):
-        raise ConfigError(f"--shard {text}: need 1 <= K <= N")
-    return k, n
-
-
-def default_run_name(config: RunConfig) -> str:
-    """``mmmu-validation-random-20261130-204501`` (plus ``-shard2of4`` for a shard)."""
-    where = config.resolved_setting or config.resolved_split
-    model = re.sub(r"[^A-Za-z0-9._-]+", "-", config.model).strip("-")[:60] or "model"
-    name = f"{config.benchmark}-{where}-{model}-{time.strftime('%Y%m%d-%H%M%S')}"
-    if config.shard:
-        name += f"-shard{config.shard[0]}of{config.shard[1]}"
-    return name
 
 
 def _prompt_or_reason(item: Item, protocol: EvalProtocol) -> str:

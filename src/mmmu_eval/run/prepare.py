@@ -13,7 +13,7 @@ import asyncio
 import datetime as _dt
 import logging
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -30,15 +30,11 @@ if TYPE_CHECKING:
     from mmmu_eval.score.spec import ScoringSpec
 
 __all__ = [
-    "FINISHED", "PreparedRun", "answered_before", "build_requests", "load_items", "preflight_needed", "prepare_run",
-    "prepare_run_aside", "requests_to_ask", "run_manifest", "run_scoring", "select_items", "utc_now",
+    "PreparedRun", "build_requests", "load_items", "prepare_run", "prepare_run_aside", "run_manifest", "run_scoring",
+    "select_items", "utc_now",
 ]
 
 log = logging.getLogger(__name__)
-
-#: A stored response that needs no second asking on resume.
-FINISHED = ("ok", "truncated")
-
 
 @dataclass(frozen=True)
 class PreparedRun:
@@ -223,25 +219,4 @@ def _package_version() -> str:
 
 # -- what is left to ask --------------------------------------------------------------------
 
-def answered_before(out: Path | str | None) -> dict[str, Response]:
-    """The stored answers that need no second asking (``FINISHED``) in the run directory
-    ``out``, by item id; empty when it holds no run. Errors are not answers: they are asked again."""
-    path = Path(out or ".")
-    if not (path / MANIFEST).is_file():
-        return {}
-    return {i: r for i, r in RunStore.read(path).responses().items() if r.status in FINISHED}
 
-
-def requests_to_ask(requests: Sequence[Request], answered: Mapping[str, Response]) -> list[Request]:
-    """The requests a run still sends: those without a stored answer, in the order given."""
-    return [r for r in requests if r.item_id not in answered]
-
-
-def preflight_needed(pending: Sequence[Request]) -> bool:
-    """Whether a run sends its preflight probes (``Backend.preflight``): only when it has
-    something to ask. A finished run, run again, sends no request at all (issue 17).
-
-    The one rule for it: ``evaluate`` probes by it, and whatever counts the probes a run would
-    send (``--dry-run``) should ask it too.
-    """
-    return bool(pending)
