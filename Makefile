@@ -12,10 +12,18 @@ demo: $(VENV)/.installed
 	$(VENV)/bin/mmmu-eval run --benchmark mmmu --split validation --data sample --model random --out runs/sample-random
 	$(VENV)/bin/mmmu-eval run --benchmark mmmu-pro --setting vision --data sample --model random --out runs/sample-pro-vision-random
 
+# The side venvs (verifiers 0.3, Python 3.10 and 3.13) are built one after another while the main
+# session runs (their installs wait on the network and on pip, the tests on one core); then the
+# three side sessions run at once, each one's output printed whole when it ends. The build's log is
+# printed after the main session, and either failing fails `make test`.
+SIDE_LOG := test-artifacts/side-venvs.log
 test: $(VENV)/.test-installed browser
-	$(PY) -m pytest -q -ra
-	$(MAKE) --no-print-directory test-verifiers-legacy
-	$(MAKE) --no-print-directory test-pythons
+	@mkdir -p test-artifacts; \
+	{ $(MAKE) --no-print-directory side-venvs >$(SIDE_LOG) 2>&1; echo $$? >$(SIDE_LOG).rc; } & \
+	$(PY) -m pytest -q -ra; main=$$?; wait; \
+	echo "--- side venvs (built during the main session): exit $$(cat $(SIDE_LOG).rc)"; cat $(SIDE_LOG); \
+	[ $$main = 0 ] && [ "$$(cat $(SIDE_LOG).rc)" = 0 ]
+	@$(MAKE) --no-print-directory -j3 --output-sync=target test-verifiers-legacy $(addprefix test-py,$(FOUND_PYTHONS))
 
 $(VENV)/.installed: pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -54,14 +62,25 @@ $(VF03_VENV)/.installed: pyproject.toml
 # then runs both test sessions at once, each one's output printed whole when it ends. A Python
 # that is not there is left out with a line saying so; under CI=true it is an error.
 PYTHONS := 3.10 3.13
-test-pythons: browser
-	@found=; for v in $(PYTHONS); do \
-	  if .ci/find-python $$v >/dev/null 2>&1; then found="$$found $$v"; \
-	  elif [ "$${CI:-}" = true ]; then .ci/find-python $$v; exit 1; \
-	  else echo "no Python $$v here: its fast tests are left out (under CI=true this fails)"; fi; \
-	done; \
-	[ -z "$$found" ] || { $(MAKE) --no-print-directory $$(for v in $$found; do echo .venv-py$$v/.test-installed; done) && \
-	  $(MAKE) --no-print-directory -j2 --output-sync=target $$(for v in $$found; do echo test-py$$v; done); }
+FOUND_PYTHONS := $(shell for v in $(PYTHONS); do .ci/find-python $$v >/dev/null 2>&1 && echo $$v; done)
+MISSING_PYTHONS := $(filter-out $(FOUND_PYTHONS),$(PYTHONS))
+.PHONY: pythons-present side-venvs
+test-pythons: browser pythons-present
+	@$(MAKE) --no-print-directory $(foreach v,$(FOUND_PYTHONS),.venv-py$(v)/.test-installed)
+	@$(MAKE) --no-print-directory -j2 --output-sync=target $(addprefix test-py,$(FOUND_PYTHONS))
+
+# A Python of PYTHONS that is not here is named, and left out; under CI=true it is an error.
+pythons-present:
+	@for v in $(MISSING_PYTHONS); do \
+	  if [ "$${CI:-}" = true ]; then .ci/find-python $$v; exit 1; fi; \
+	  echo "no Python $$v here: its fast tests are left out (under CI=true this fails)"; \
+	done
+
+# Every venv `make test` needs beside .venv, one after another: two editable installs of one tree
+# at once could race on its egg-info.
+side-venvs: pythons-present
+	@$(MAKE) --no-print-directory $(VF03_VENV)/.installed
+	@for v in $(FOUND_PYTHONS); do $(MAKE) --no-print-directory .venv-py$$v/.test-installed || exit 1; done
 
 $(addprefix test-py,$(PYTHONS)): test-py%: .venv-py%/.test-installed browser
 	MMMU_EVAL_TESTS_WITHOUT=verifiers .venv-py$*/bin/python -m pytest -q -ra -p no:cacheprovider \
