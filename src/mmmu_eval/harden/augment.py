@@ -41,7 +41,8 @@ from mmmu_eval.run.progress import Display
 from mmmu_eval.prompt.distractors import DISTRACTOR_TEMPLATE, template_fingerprint
 from mmmu_eval.prompt.layout import TOKEN
 from mmmu_eval.records import Item
-from mmmu_eval.store.rundir import MANIFEST, RunStore
+from mmmu_eval.store.manifest import MANIFEST, build_manifest
+from mmmu_eval.store.rundir import RunStore
 
 __all__ = ["OPTIONS", "harden_augment", "harden_augment_async"]
 
@@ -327,12 +328,12 @@ def _manifest(config: RunConfig, source: Source, settings: ProposalSettings, ids
         "official": False,
     }
     protocol["fingerprint"] = json_digest(protocol)
-    return {
-        "status": "running", "config": config.to_manifest(), "protocol": protocol,
-        "dataset": {"source": "harden", "revision": source.describe()["digest"]}, "item_ids": ids,
+    return build_manifest(
+        config=config.to_manifest(), protocol=protocol,
+        dataset={"source": "harden", "revision": source.describe()["digest"]}, item_ids=ids,
         # Not in the fingerprint: more attempts continue the same run (each attempt is its own record).
-        "attempts": settings.attempts,
-    }
+        attempts=settings.attempts,
+    )
 
 
 async def _check(out: Path, record: Record, digest: str, check_models, check_trials, display) -> dict[str, Any] | None:

@@ -32,6 +32,7 @@ from mmmu_eval.rescore.read import Rescore
 from mmmu_eval.score.scorer import Scoring, predictions_rows
 from mmmu_eval.score.spec import ScoringSpec
 from mmmu_eval.store.itemfile import ITEMS, item_to_json
+from mmmu_eval.store.manifest import build_manifest, dataset_block
 from mmmu_eval.store.rundir import RunStore
 
 
@@ -113,31 +114,28 @@ def rescored_manifest(result: Rescore, spec: ScoringSpec) -> dict[str, Any]:
                                       "revision": None, "digest": None, "files": [ITEMS], "problems": []}
         data, revision = "file", None
     else:
-        data_block = {"benchmark": dataset.benchmark, "split": dataset.split, "setting": dataset.setting,
-                      "source": dataset.source, "revision": dataset.revision, "digest": dataset.digest,
-                      "files": list(dataset.files), "problems": [str(p) for p in dataset.problems]}
+        data_block = dataset_block(dataset)
         data = dataset.source if dataset.source in ("hub", "sample") else str(Path(dataset.source).resolve())
         revision = dataset.revision if dataset.source == "hub" else None
     recorded = source.recorded if source else None
     sources = source.sources if source else (result.path,)
-    return {
-        "package_version": str(getattr(mmmu_eval, "__version__", "unknown")),
-        "status": "running",
-        "started_at": _now(),
-        "config": {
+    return build_manifest(
+        package_version=str(getattr(mmmu_eval, "__version__", "unknown")),
+        started_at=_now(),
+        config={
             "model": f"{result.format}:{model}", "benchmark": benchmark, "split": split, "setting": setting,
             "data": data, "revision": revision, "subjects": None, "prompt": mode,
         },
-        "protocol": {
+        protocol={
             "benchmark": benchmark, "setting": setting, "mode": mode, "fingerprint": None,
             "harness": result.format,
             "notes": [f"prompts and generation were {result.format}'s; the responses are scored here"],
         },
-        "scoring": spec.to_manifest(),
-        "dataset": data_block,
-        "shard": None,
-        "item_ids": [it.id for it in result.items],
-        MANIFEST_KEY: {
+        scoring=spec.to_manifest(),
+        dataset=data_block,
+        shard=None,
+        item_ids=[it.id for it in result.items],
+        **{MANIFEST_KEY: {
             "format": result.format,
             "path": str(Path(result.path).resolve()),
             "detected": result.detected,
@@ -150,8 +148,8 @@ def rescored_manifest(result: Rescore, spec: ScoringSpec) -> dict[str, Any]:
             # Items the file should cover that no row names (a cut file, a run with a limit).
             "missing": list(result.missing),
             "notes": list(result.notes),
-        },
-    }
+        }},
+    )
 
 
 def _digest(path: Path) -> str:

@@ -37,6 +37,7 @@ from mmmu_eval.prompt.protocol import EvalProtocol, loose_images_line, prompt_te
 from mmmu_eval.records import Item, Request, Response
 from mmmu_eval.run.runner import run_requests
 from mmmu_eval.report.usage import add_probes
+from mmmu_eval.store.manifest import MANIFEST, Manifest
 from mmmu_eval.store.rundir import RESPONSES, RunStore
 
 if TYPE_CHECKING:
@@ -79,10 +80,10 @@ class RunResult:
         Empty when ``--ids`` or ``--limit`` chose the items: which items a bad row would have
         been is then unknown, so it is not counted against this run.
         """
-        config = self.manifest.get("config") or {}
-        if config.get("ids") or config.get("limit"):
+        record = Manifest.of(self.manifest, self.run_dir / MANIFEST)
+        if record.config.get("ids") or record.config.get("limit"):
             return ()
-        return tuple((self.manifest.get("dataset") or {}).get("problems") or ())
+        return tuple(record.dataset.get("problems") or ())
 
     @property
     def exit_status(self) -> int:
@@ -228,7 +229,7 @@ def _with_backend_of(manifest: Mapping[str, Any], backend: Backend | None, confi
     """``with_backend``; for a finished run that made none, the backend its manifest names already."""
     if backend is not None:
         return with_backend(manifest, backend, config)
-    old = RunStore.read(config.out or ".").manifest().get("backend")
+    old = RunStore.read(config.out or ".").manifest_record().backend
     return _without_secret({**manifest, "backend": old}, config)
 
 
@@ -329,7 +330,7 @@ def _stored_count(config: RunConfig) -> tuple[int, int]:
     """(items with an answer, items selected) of an interrupted run, from its directory."""
     try:
         store = RunStore.read(config.out or ".")
-        ids = store.manifest().get("item_ids") or []
+        ids = store.manifest_record().item_ids or ()
         stored = store.responses()
         return sum(1 for i in ids if i in stored and stored[i].status in FINISHED), len(ids)
     except Exception:  # nothing stored yet (interrupted during loading or preflight)

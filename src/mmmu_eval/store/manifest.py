@@ -74,7 +74,6 @@ _CHECKS: dict[str, tuple[Callable[[Any], bool], str]] = {
     "sessions": (lambda v: _count(v) and v >= 1, "a whole number >= 1"),
     "answers_bytes": (_count, "a whole number >= 0"),
     "item_ids": (lambda v: v is None or _str_list(v), "a list of item ids (strings) or null"),
-    "shard": (lambda v: v is None or (isinstance(v, list) and len(v) == 2), "null or [K, N]"),
     "merge_warnings": (_str_list, "a list of strings"),
     "merged_from": (lambda v: isinstance(v, list), "a list"),
     "counts.*": (_count, "a whole number >= 0"),
@@ -126,7 +125,7 @@ class Manifest:
         for name in _BLOCKS:
             block = value.get(name)
             if block is not None and not isinstance(block, dict):
-                raise StoreError(f"{name!r} must be an object, found {type(block).__name__}{_FIX}", where)
+                raise StoreError(f"{name!r} is {type(block).__name__}, not an object{_FIX}", where)
         for name, (check, words) in _CHECKS.items():
             block_name, _, key = name.partition(".")
             if not key:
@@ -201,10 +200,8 @@ class Manifest:
     @property
     def fingerprint(self) -> str | None:
         """The protocol fingerprint, or a flat manifest's top-level one."""
-        value = self.protocol.get("fingerprint")
-        if value is None:
-            value = self._fields.get("fingerprint")
-        return None if value is None else str(value)
+        value = self.protocol.get("fingerprint") or self._fields.get("fingerprint")
+        return str(value) if value else None
 
     @property
     def prompt_mode(self) -> str | None:
