@@ -35,10 +35,11 @@ from mmmu_eval.run.resume import FINISHED, answered_before, check_run_dir, prefl
 from mmmu_eval.run.progress import Display, ProgressDisplay
 from mmmu_eval.prompt.protocol import EvalProtocol, loose_images_line, prompt_text
 from mmmu_eval.records import Item, Request, Response
+from mmmu_eval.run.outputs import count_statuses_by_id, write_outputs
 from mmmu_eval.run.runner import run_requests
 from mmmu_eval.report.usage import add_probes
 from mmmu_eval.store.manifest import MANIFEST, Manifest
-from mmmu_eval.store.rundir import RESPONSES, RunStore
+from mmmu_eval.store.rundir import RunStore
 
 if TYPE_CHECKING:
     from mmmu_eval.score.scorer import Scoring
@@ -281,43 +282,12 @@ def report(
     scoring: Scoring,
 ) -> RunResult:
     """Write results.json, predictions.jsonl, report.html (and submission.json for MMMU test)."""
-    from mmmu_eval.report.html import html_chunks
-    from mmmu_eval.report.results import build_results
-    from mmmu_eval.report.submission import submission
-    from mmmu_eval.score.scorer import predictions_rows
-
-    counts = count_statuses(items, responses)
-    status = "complete" if counts["error"] + counts["missing"] == 0 else "incomplete"
-    # The size of the answers scored: a finished run is taken as finished only while it holds
-    # exactly these (finished.py), whatever the file system's clock resolution.
-    store.update_manifest(status=status, ended_at=utc_now(), counts=counts,
-                          answers_bytes=(store.path / RESPONSES).stat().st_size)
-    manifest = store.manifest()
-    results = build_results(scoring, items, manifest, responses=responses)
-    store.write_json("results.json", results)
-    store.write_jsonl("predictions.jsonl", predictions_rows(scoring, responses))
-    if config.benchmark == "mmmu" and config.resolved_split == "test":
-        store.write_json("submission.json", submission(scoring, items))
-    if config.html:
-        prompts = {it.id: _prompt_or_reason(it, protocol) for it in items}
-        store.write_stream("report.html", html_chunks(results, items, responses, scoring, manifest, prompts=prompts))
-    return RunResult(store.path, manifest, dict(results), counts)
+    prompts = {it.id: _prompt_or_reason(it, protocol) for it in items} if config.html else {}
+    written = write_outputs(store, items, responses, scoring, prompts=prompts, html=config.html, record_answers_size=True)
+    return RunResult(store.path, written.manifest, written.results, written.counts)
 
 
 # -- small helpers ----------------------------------------------------------------------------
-
-def count_statuses(items: Sequence[Item], responses: Mapping[str, Response]) -> dict[str, int]:
-    """``items``, ``ok``, ``truncated``, ``error``, ``missing`` over the selected items."""
-    return count_statuses_by_id([it.id for it in items], responses)
-
-
-def count_statuses_by_id(ids: Sequence[str], responses: Mapping[str, Response]) -> dict[str, int]:
-    counts = {"items": len(ids), "ok": 0, "truncated": 0, "error": 0, "missing": 0}
-    for item_id in ids:
-        response = responses.get(item_id)
-        counts["missing" if response is None else response.status] += 1
-    return counts
-
 
 def _prompt_or_reason(item: Item, protocol: EvalProtocol) -> str:
     try:
