@@ -147,15 +147,19 @@ class RunStore:
     # -- reading ------------------------------------------------------------------------------
 
     def manifest(self) -> dict[str, Any]:
-        """The parsed manifest.json, checked (``Manifest.from_json``), as the JSON object it is."""
-        return self.manifest_record().to_json()
-
-    def manifest_record(self) -> Manifest:
-        """The parsed manifest.json as the checked record.
+        """The parsed manifest.json, checked (``Manifest.from_json``), as the JSON object it is.
 
         Raises:
             StoreError: the file is missing, not JSON, or a field is wrong (named).
         """
+        data, _ = self._read_manifest()
+        return data
+
+    def manifest_record(self) -> Manifest:
+        """The parsed manifest.json as the checked record (same errors as ``manifest``)."""
+        return self._read_manifest()[1]
+
+    def _read_manifest(self) -> tuple[dict[str, Any], Manifest]:
         file = self.path / MANIFEST
         try:
             data = json.loads(file.read_text(encoding="utf-8"))
@@ -163,7 +167,7 @@ class RunStore:
             raise StoreError(f"has no {MANIFEST}", self.path) from exc
         except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
             raise StoreError(f"cannot be read ({exc}){NO_MANIFEST}", file) from exc
-        return Manifest.from_json(data, file)
+        return data, Manifest.from_json(data, file)
 
     def responses(self) -> dict[str, Response]:
         """Every stored response by item id; the last record for an id wins.
