@@ -17,7 +17,7 @@ from fakes.fault_server import FaultServer
 from fakes.mc_set import Proposer, write_jsonl_set
 from fakes.parquet_rows import png
 from mmmu_eval.dataset.load import load_dataset
-from mmmu_eval.harden import harden_augment
+from mmmu_eval.harden import harden_apply, harden_augment
 from mmmu_eval.harden.review import DECISIONS_FORMAT
 
 #: Questions with one to three images each, every image a colour of its own, so a question that
@@ -75,7 +75,7 @@ def test_applying_a_drop_an_edit_and_accepts_keeps_every_other_image_byte_for_by
     shutil.copytree(augmented, source)
     out = source if where == "in place" else tmp_path / "reviewed"
 
-    applied = harden_augment(source, out, apply=file)
+    applied = harden_apply(source, out, file)
 
     assert applied.exit_status == 0, applied.problems
     expected = {i: h for i, h in before4.items() if i != DROP}
@@ -95,8 +95,8 @@ def test_applying_a_drop_an_edit_and_accepts_keeps_every_other_image_byte_for_by
 
 def test_applying_twice_in_place_changes_nothing_more(augmented, tmp_path):
     file, _ = decisions_file(augmented, tmp_path / "decisions.json")
-    harden_augment(augmented, augmented, apply=file)
+    harden_apply(augmented, augmented, file)
     once = image_hashes(augmented, "standard-4"), image_hashes(augmented, "standard-10")
-    again = harden_augment(augmented, augmented, apply=file)
+    again = harden_apply(augmented, augmented, file)
     assert (image_hashes(augmented, "standard-4"), image_hashes(augmented, "standard-10")) == once
     assert again.record.step("augment")["review"] == "reviewed"

@@ -13,7 +13,7 @@ from fakes.fault_server import FaultServer, request_key
 from fakes.mc_set import Proposer, write_jsonl_set
 from mmmu_eval.dataset.load import load_dataset
 from mmmu_eval.errors import ConfigError
-from mmmu_eval.harden import harden_augment
+from mmmu_eval.harden import harden_apply, harden_augment
 from mmmu_eval.harden.review import DECISIONS_FORMAT
 from mmmu_eval.harden.source import read_source
 from mmmu_eval.prompt.distractors import distractor_prompt
@@ -103,7 +103,7 @@ def test_the_result_is_unreviewed_until_decisions_are_applied(augmented, tmp_pat
     }
     file = tmp_path / "decisions.json"
     file.write_text(json.dumps(decisions))
-    applied = harden_augment(out, out, apply=file)
+    applied = harden_apply(out, out, file)
     entries = {i: e["augment"] for i, e in applied.record.items.items()}
     assert entries["test_Biology_1"]["review"] == {"state": "edited", "note": "clearer"}
     assert sorted(entries["test_Biology_1"]["distractors"]) == [f"organ {k}" for k in range(6)]
@@ -125,7 +125,7 @@ def test_an_edit_that_breaks_the_rules_is_refused_for_that_question(augmented, t
     file = tmp_path / "d.json"
     file.write_text(json.dumps({"format": DECISIONS_FORMAT, "decisions": {
         "test_Biology_1": {"action": "edit", "distractors": ["HEART", "a", "b", "c", "d", "e"]}}}))
-    applied = harden_augment(out, tmp_path / "copy", apply=file)
+    applied = harden_apply(out, tmp_path / "copy", file)
     problem = next(p for p in applied.problems if p.where == "test_Biology_1")
     assert "duplicates option A" in problem.problem
     assert applied.record.items["test_Biology_1"]["augment"]["review"]["state"] == "unreviewed"
@@ -137,10 +137,10 @@ def test_a_decisions_file_of_another_shape_is_refused(augmented, tmp_path):
     file = tmp_path / "d.json"
     file.write_text(json.dumps({"decisions": {}}))
     with pytest.raises(ConfigError, match="not a decisions file"):
-        harden_augment(out, out, apply=file)
+        harden_apply(out, out, file)
     file.write_text(json.dumps({"format": DECISIONS_FORMAT, "decisions": {"x": {"action": "keep"}}}))
     with pytest.raises(ConfigError, match="x: the action must be one of accept, edit, drop"):
-        harden_augment(out, out, apply=file)
+        harden_apply(out, out, file)
 
 
 def test_running_augment_again_asks_only_what_has_no_usable_reply(augmented, tmp_path):

@@ -10,7 +10,7 @@ import pytest
 from fakes.fault_server import FaultServer
 from fakes.mc_set import Proposer, write_jsonl_set
 from mmmu_eval.dataset.load import load_dataset
-from mmmu_eval.harden import harden_augment
+from mmmu_eval.harden import harden_apply, harden_augment
 
 pytestmark = [pytest.mark.slow]
 HOSTILE = '</script><script>window.__pwned=1</script><img id="injected" src=x onerror="window.__pwned=2">'
@@ -64,7 +64,7 @@ def test_review_page_decisions_download_and_apply(review_dir, tmp_path, chromium
 
     saved = json.loads(decisions.read_text())
     assert {i: d["action"] for i, d in saved["decisions"].items()} == {"test_Art_1": "drop", "test_Art_2": "edit", "test_Art_3": "accept"}
-    applied = harden_augment(review_dir, review_dir, apply=decisions)
+    applied = harden_apply(review_dir, review_dir, decisions)
     assert applied.record.step("augment")["review"] == "reviewed"
     entries = {i: e["augment"] for i, e in applied.record.items.items()}
     assert entries["test_Art_1"]["review"] == {"state": "dropped", "note": "image not needed"}

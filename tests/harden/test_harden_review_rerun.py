@@ -11,7 +11,7 @@ import json
 
 from fakes.fault_server import FaultServer
 from fakes.mc_set import Proposer, write_jsonl_set
-from mmmu_eval.harden import harden_augment
+from mmmu_eval.harden import harden_apply, harden_augment
 from mmmu_eval.harden.review import DECISIONS_FORMAT
 
 ROWS = [
@@ -30,7 +30,7 @@ def test_a_rerun_after_the_review_keeps_its_decisions(tmp_path):
         "test_Biology_2": {"action": "drop", "shown": shown["test_Biology_2"], "note": "gives it away"},
     }}
     (tmp_path / "decisions.json").write_text(json.dumps(decisions))
-    applied = harden_augment(out, out, apply=tmp_path / "decisions.json")
+    applied = harden_apply(out, out, tmp_path / "decisions.json")
     reviewed = {i: e["augment"]["review"] for i, e in applied.record.items.items()}
     assert reviewed == {"test_Biology_1": {"state": "accepted", "note": "fine"}, "test_Biology_2": {"state": "dropped", "note": "gives it away"}}
 

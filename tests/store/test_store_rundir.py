@@ -209,7 +209,7 @@ def test_the_unfinished_tail_is_found_whatever_the_read_block(tmp_path, block):
     """The tail is searched backwards in blocks; a line longer than a block must still be found."""
     import io
 
-    from mmmu_eval.store.rundir import _start_of_last_line
+    from mmmu_eval.store.torn_tail import start_of_last_line as _start_of_last_line
 
     data = ok_line("dev_Art_1") + ok_line("dev_Art_2", text="x" * 50) + b'{"item_id": "dev_Ar'
     assert _start_of_last_line(io.BytesIO(data), block) == len(ok_line("dev_Art_1") + ok_line("dev_Art_2", text="x" * 50))

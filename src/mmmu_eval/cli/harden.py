@@ -126,11 +126,14 @@ def main(args: argparse.Namespace) -> int:
         if args.max_tokens is not None:
             run["max_tokens"] = args.max_tokens
         result = harden.harden_filter(args.data, args.out, **_filter_options(args), run_settings=run, **common)
+    elif step == "augment" and args.apply is not None:
+        result = harden.harden_apply(args.data, args.out, args.apply, check_models=args.check_models,
+                                     check_trials=args.check_trials, **common)
     elif step == "augment":
         result = harden.harden_augment(
             args.data, args.out, model=args.model, options=args.options, attempts=args.attempts, seed=args.seed,
             temperature=args.temperature, max_tokens=args.max_tokens, base_urls=args.base_urls, run_settings=run,
-            position_dependent=args.position_dependent, apply=args.apply, check_models=args.check_models,
+            position_dependent=args.position_dependent, check_models=args.check_models,
             check_trials=args.check_trials, **common,
         )
     elif step == "render":

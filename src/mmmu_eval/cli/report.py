@@ -51,7 +51,7 @@ def run(args: argparse.Namespace) -> int:
     from mmmu_eval.report.harness import summary_lines as harness_lines
     from mmmu_eval.report.html import html_chunks
     from mmmu_eval.report.rundata import load_run, prompts_for, writer
-    from mmmu_eval.report.submission import load_answer_dict, submission
+    from mmmu_eval.report.submission import is_submitted, load_answer_dict, submission
     from mmmu_eval.report.terminal import official_table_text, print_pro_headline, print_results
     from mmmu_eval.store.rundir import RunStore
 
@@ -97,8 +97,7 @@ def run(args: argparse.Namespace) -> int:
             )
             err.print(f"wrote {escape(str(out.write_stream('report.html', page)))}")
         if args.submission:
-            if one.results["split"] != "test" or one.results["benchmark"] != "mmmu":
-                # MMMU-Pro's answers are public and it has no EvalAI server: only MMMU test is submitted.
+            if not is_submitted(one.results):  # only MMMU test is submitted (report.submission)
                 err.print(f"[yellow]{escape(str(one.path))}: not an MMMU test-split run; no submission.json written[/yellow]", soft_wrap=True)
             else:
                 assert one.scoring is not None and one.items is not None

@@ -20,6 +20,7 @@ from mmmu_eval.records import Item, Response
 from mmmu_eval.score.scorer import Scoring
 from mmmu_eval.score.boxed import last_boxed
 from mmmu_eval.score.strict import has_answer_line
+from mmmu_eval.store.manifest import Manifest
 
 #: How many item ids a cause shows.
 EXAMPLES = 5
@@ -68,7 +69,7 @@ class _Context:
     """What every cause reads: the run, its items in order, its graded verdicts."""
 
     results: Mapping[str, Any]
-    manifest: Mapping[str, Any]
+    manifest: Manifest
     scoring: Scoring
     items: Sequence[Item]
     responses: Mapping[str, Response]
@@ -88,15 +89,10 @@ class _Context:
                      100.0 * len(right) / n, wrong, right)
 
 
-def _config(manifest: Mapping) -> Mapping:
-    config = manifest.get("config")
-    return config if isinstance(config, Mapping) else {}
-
-
-def _generation(manifest: Mapping) -> dict[str, Any]:
-    protocol = manifest.get("protocol") if isinstance(manifest.get("protocol"), Mapping) else {}
+def _generation(manifest: Manifest) -> dict[str, Any]:
+    protocol = manifest.protocol
     generation = protocol.get("generation") if isinstance(protocol.get("generation"), Mapping) else {}
-    config = _config(manifest)
+    config = manifest.config
     return {key: generation.get(key, config.get(key)) for key in ("max_tokens", "temperature", "top_p", "seed")}
 
 
@@ -183,8 +179,8 @@ def sampling(ctx: _Context) -> Cause | None:
 
 
 def prompt(ctx: _Context) -> Cause | None:
-    protocol = ctx.manifest.get("protocol")
-    if not isinstance(protocol, Mapping) or protocol.get("official") is not False:
+    protocol = ctx.manifest.protocol
+    if protocol.get("official") is not False:
         return None
     ids = [it.id for it in ctx.items if it.id in ctx.correct]
     return ctx.cause("prompt", ids, {
@@ -195,8 +191,7 @@ def prompt(ctx: _Context) -> Cause | None:
 
 
 def images(ctx: _Context) -> Cause | None:
-    unref = ctx.manifest.get("unreferenced_images")
-    unref = unref if isinstance(unref, Mapping) else {}
+    unref = ctx.manifest.get("unreferenced_images") or {}
     sent = [i for i in unref.get("ids") or () if unref.get("sent")]
     scaled: dict[str, list[str]] = {}
     for item in ctx.items:
@@ -212,7 +207,7 @@ def images(ctx: _Context) -> Cause | None:
     return ctx.cause("images", ids, {
         "unreferenced_rule": unref.get("rule"), "unreferenced_sent": len(sent),
         "downscaled_items": len(scaled), "downscaled_images": sum(len(v) for v in scaled.values()),
-        "downscaled_to": sizes, "max_image_pixels": _config(ctx.manifest).get("max_image_pixels"),
+        "downscaled_to": sizes, "max_image_pixels": ctx.manifest.config.get("max_image_pixels"),
     })
 
 
@@ -237,7 +232,7 @@ def errors(ctx: _Context) -> Cause | None:
 
 
 def coverage(ctx: _Context) -> Cause | None:
-    results, config = ctx.results, _config(ctx.manifest)
+    results, config = ctx.results, ctx.manifest.config
     from mmmu_eval.report.published import score_key
 
     key = score_key(results["benchmark"], results.get("split"), results.get("setting"))
@@ -295,7 +290,7 @@ def find_causes(
     correct = {it.id: bool(verdicts[it.id].correct) for it in items
                if it.id in verdicts and it.answer is not None and it.id in responses
                and responses[it.id].status != "error"}
-    ctx = _Context(results, manifest, scoring, items, responses, correct)
+    ctx = _Context(results, Manifest.of(manifest), scoring, items, responses, correct)
     found = [c for c in (truncated(ctx), unparsed(ctx), sampling(ctx), prompt(ctx), images(ctx),
                          errors(ctx), coverage(ctx)) if c is not None]
     found.extend(harness(ctx))

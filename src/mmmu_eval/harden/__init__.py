@@ -17,7 +17,7 @@ report (``report.py``); ``pipeline.py`` runs all three. The output is what ``mmm
 >>> result.status, result.out
 """
 
-from mmmu_eval.harden.augment import harden_augment, harden_augment_async
+from mmmu_eval.harden.augment import harden_apply, harden_apply_async, harden_augment, harden_augment_async
 from mmmu_eval.harden.filter import harden_filter, harden_filter_async
 from mmmu_eval.harden.outdir import StepResult
 from mmmu_eval.harden.pipeline import harden_all, harden_all_async
@@ -29,6 +29,8 @@ __all__ = [
     "StepResult",
     "harden_all",
     "harden_all_async",
+    "harden_apply",
+    "harden_apply_async",
     "harden_augment",
     "harden_augment_async",
     "harden_filter",

@@ -41,9 +41,10 @@ from mmmu_eval.run.progress import Display
 from mmmu_eval.prompt.distractors import DISTRACTOR_TEMPLATE, template_fingerprint
 from mmmu_eval.prompt.layout import TOKEN
 from mmmu_eval.records import Item
-from mmmu_eval.store.rundir import MANIFEST, RunStore
+from mmmu_eval.store.manifest import MANIFEST, build_manifest
+from mmmu_eval.store.rundir import RunStore
 
-__all__ = ["OPTIONS", "harden_augment", "harden_augment_async"]
+__all__ = ["OPTIONS", "harden_apply", "harden_apply_async", "harden_augment", "harden_augment_async"]
 
 #: Options per question after augmenting (the paper: 10).
 OPTIONS = 10
@@ -64,7 +65,6 @@ async def harden_augment_async(
     base_urls: Sequence[str] | None = None,
     run_settings: dict[str, Any] | None = None,
     position_dependent: str = "keep",
-    apply: str | Path | None = None,
     check_models: str | Sequence[str] | None = None,
     check_trials: int | None = None,
     split: str | None = None,
@@ -73,18 +73,18 @@ async def harden_augment_async(
     default_subject: str | None = None,
     display: Display | None = None,
 ) -> StepResult:
-    """Augment ``data`` into ``out`` (module doc), or with ``apply`` apply a review's decisions.
+    """Augment ``data`` into ``out`` (module doc); ``harden_apply_async`` applies the review after.
 
     Args:
-        model: the spec of the model that proposes distractors (not needed with ``apply``).
+        model: the spec of the model that proposes distractors.
         options: options per question after augmenting.
         attempts: tries per question before its proposals count as failed.
         seed: derives each attempt's generation seed and each question's shuffle.
         temperature, max_tokens, base_urls, run_settings: how the model is asked.
         position_dependent: ``keep`` (hold such options in place) or ``flag`` (leave those questions as they are).
-        apply: a decisions file downloaded from ``review.html``; ``data`` is then an augment output.
         check_models: text-only models for the augmented set's check (default: the filter's;
             ``""`` for none); check_trials: their trials (default: the filter's).
+        split, subjects, limit, default_subject: which questions of ``data`` are read (``read_source``).
 
     >>> result = harden_augment("hard", "hard", model="openai:gpt-4o")
     """
@@ -93,8 +93,6 @@ async def harden_augment_async(
     if options < 2:
         raise ConfigError(f"--options must be at least 2, not {options}")
     source = read_source(data, setting="standard-4", split=split, subjects=subjects, limit=limit, default_subject=default_subject)
-    if apply is not None:
-        return await _apply(source, out, Path(apply), check_models, check_trials, display)
     if not model:
         raise ConfigError("augment needs --model SPEC: the model that proposes the distractors (or --apply DECISIONS)")
     out, record = open_out(out, source, "augment")
@@ -147,14 +145,37 @@ async def harden_augment_async(
     return await _finish(out, record, source, problems, status, check_models, check_trials, display)
 
 
-async def _apply(source: Source, out: str | Path, decisions_file: Path, check_models, check_trials, display) -> StepResult:
+async def harden_apply_async(
+    data: str | Path,
+    out: str | Path,
+    decisions: str | Path,
+    *,
+    check_models: str | Sequence[str] | None = None,
+    check_trials: int | None = None,
+    split: str | None = None,
+    subjects: Sequence[str] | None = None,
+    limit: int | None = None,
+    default_subject: str | None = None,
+    display: Display | None = None,
+) -> StepResult:
+    """Apply a reviewer's ``decisions`` (the file ``review.html`` downloads) to an augment output.
+
+    Args:
+        data: the output of an augment step (it holds review.jsonl); ``out`` may be the same.
+        decisions: the decisions file.
+        check_models, check_trials, split, subjects, limit, default_subject: as for ``harden_augment_async``.
+
+    >>> result = harden_apply("hard", "hard", "decisions.json")
+    """
+    source = read_source(data, setting="standard-4", split=split, subjects=subjects, limit=limit, default_subject=default_subject)
+    decisions_file = Path(decisions)
     if source.record is None or source.record.step("augment") is None:
         raise ConfigError(f"--apply needs --data to be the output of an augment step (it holds review.jsonl); {source.data} is not")
     out, record = open_out(out, source, "augment")
     if Path(out).resolve() != Path(source.path or ".").resolve():
         copy_config(source.path, out, "standard-4")
-    decisions = read_decisions(decisions_file)
-    review_problems, dropped = apply_decisions(record, source.items, decisions, lambda item, distractors: _arrangement(item, distractors, record))
+    read = read_decisions(decisions_file)
+    review_problems, dropped = apply_decisions(record, source.items, read, lambda item, distractors: _arrangement(item, distractors, record))
     # In place, the 4-option file is both read (every item's images point at its rows) and
     # rewritten without the dropped rows: the new files wait beside the old ones until the
     # 10-option config and the review page have read their last image (``_finish``).
@@ -165,7 +186,7 @@ async def _apply(source: Source, out: str | Path, decisions_file: Path, check_mo
             record.data["configs"]["standard (4 options)"] = config_entry(written4.ids, content_digest(kept), step="review")
             source = Source(tuple(kept), source.problems, source.kind, source.data, source.path, source.revision, source.setting, record)
         record.set_left_out("review", review_problems)
-        told = _what_the_review_did(decisions, review_problems, decisions_file)
+        told = _what_the_review_did(read, review_problems, decisions_file)
         return await _finish(out, record, source, [*source.problems, *review_problems], "complete", check_models, check_trials,
                              display, beside=beside, told=told)
 
@@ -327,12 +348,12 @@ def _manifest(config: RunConfig, source: Source, settings: ProposalSettings, ids
         "official": False,
     }
     protocol["fingerprint"] = json_digest(protocol)
-    return {
-        "status": "running", "config": config.to_manifest(), "protocol": protocol,
-        "dataset": {"source": "harden", "revision": source.describe()["digest"]}, "item_ids": ids,
+    return build_manifest(
+        config=config.to_manifest(), protocol=protocol,
+        dataset={"source": "harden", "revision": source.describe()["digest"]}, item_ids=ids,
         # Not in the fingerprint: more attempts continue the same run (each attempt is its own record).
-        "attempts": settings.attempts,
-    }
+        attempts=settings.attempts,
+    )
 
 
 async def _check(out: Path, record: Record, digest: str, check_models, check_trials, display) -> dict[str, Any] | None:
@@ -363,3 +384,8 @@ async def _check(out: Path, record: Record, digest: str, check_models, check_tri
 def harden_augment(data: str | Path, out: str | Path, **options: Any) -> StepResult:
     """``harden_augment_async`` for scripts and the CLI (see it for the arguments)."""
     return asyncio.run(harden_augment_async(data, out, **options))
+
+
+def harden_apply(data: str | Path, out: str | Path, decisions: str | Path, **options: Any) -> StepResult:
+    """``harden_apply_async`` for scripts and the CLI (see it for the arguments)."""
+    return asyncio.run(harden_apply_async(data, out, decisions, **options))

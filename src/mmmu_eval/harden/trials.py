@@ -305,9 +305,9 @@ def _answered_before(path: Path, items: Sequence[Item]) -> int:
     if not (path / MANIFEST).exists():
         return 0
     store = RunStore.read(path)
-    manifest = store.manifest()
-    counts = manifest.get("counts") or {}
-    if manifest.get("status") == "complete" and counts.get("items") == len(items):
+    manifest = store.manifest_record()
+    counts = manifest.counts or {}
+    if manifest.status == "complete" and counts.get("items") == len(items):
         return int(counts.get("ok", 0)) + int(counts.get("truncated", 0))  # without reading every answer
     stored = store.responses()
     return sum(1 for it in items if it.id in stored and stored[it.id].status != "error")

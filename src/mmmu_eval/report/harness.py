@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 from mmmu_eval.records import Item, Response
 from mmmu_eval.score.explain import explain
 from mmmu_eval.score.readers.base import HarnessVerdict, RecordedScore
+from mmmu_eval.store.manifest import Manifest
 
 if TYPE_CHECKING:
     from mmmu_eval.score.scorer import Scoring
@@ -62,8 +63,7 @@ def load_harness(store: RunStore) -> tuple[dict[str, HarnessVerdict], dict[str, 
 
 def rescored_from(manifest: Mapping) -> Mapping | None:
     """The manifest's record of the harness a run was rescored from, or None for our own runs."""
-    value = manifest.get(MANIFEST_KEY)
-    return value if isinstance(value, Mapping) else None
+    return Manifest.of(manifest).rescored_from
 
 
 def harness_section(

@@ -17,6 +17,7 @@ from mmmu_eval.report.charts import ACCENT, NEUTRAL, Bar, bar_chart, ci_note
 from mmmu_eval.report.published import expert_levels, expert_line, experts_source
 from mmmu_eval.report.results import Results
 from mmmu_eval.report.usage import usage_rows
+from mmmu_eval.store.manifest import Manifest
 
 #: Words for ``expert_levels``'s verdicts, in the table.
 _REACHES = {"yes": "reached", "no": "not reached", "within interval": "within the interval: undecided"}
@@ -79,7 +80,7 @@ def mark_loose_images(rows: Sequence[dict], items: Sequence[Item], manifest: Map
     caption. Whether they were sent is read from the manifest's protocol (a run made before the
     official rule became the default recorded the rule that appended them).
     """
-    protocol = manifest.get("protocol") if isinstance(manifest.get("protocol"), Mapping) else {}
+    protocol = Manifest.of(manifest).protocol
     sent = protocol.get("unreferenced_images") == UNREFERENCED_RULES["append"]
     caption = "no token refers to it: sent after the referenced images" if sent else "no token refers to it: not sent to the model"
     for row, item in zip(rows, items):

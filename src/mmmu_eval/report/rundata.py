@@ -20,6 +20,7 @@ from mmmu_eval.records import Item, Response
 from mmmu_eval.report.results import Results, build_results, lookup, read_results
 from mmmu_eval.report.stats import RESAMPLES
 from mmmu_eval.report.submission import Answer, apply_answers
+from mmmu_eval.store.manifest import MANIFEST, Manifest
 
 if TYPE_CHECKING:
     from mmmu_eval.score.scorer import Scoring
@@ -44,11 +45,6 @@ class LoadedRun:
     """True when ``results`` was computed now rather than read from results.json."""
 
 
-def _config(manifest: Mapping) -> Mapping:
-    config = manifest.get("config")
-    return config if isinstance(config, Mapping) else manifest
-
-
 def run_items(
     manifest: Mapping, responses: Mapping[str, Response], *, manifest_path: str | Path | None = None
 ) -> tuple[Item, ...]:
@@ -60,10 +56,10 @@ def run_items(
     """
     from mmmu_eval.dataset.load import load_dataset
 
-    dataset_record = manifest.get("dataset") if isinstance(manifest.get("dataset"), Mapping) else {}
-    if dataset_record.get("source") == "file" and manifest_path is not None:
+    record = Manifest.of(manifest, manifest_path or MANIFEST)
+    if record.dataset.get("source") == "file" and manifest_path is not None:
         return _file_items(Path(manifest_path).parent)
-    if not isinstance(manifest.get("config"), Mapping) and "benchmark" not in manifest:
+    if not record.has_config and "benchmark" not in record:
         # Without this, every setting fell back to its default and an offline run was looked up
         # on the hub: a network error that said nothing about the damaged manifest.
         raise StoreError(
@@ -71,7 +67,7 @@ def run_items(
             "restore it from a copy, or run the evaluation again with a new --out",
             manifest_path,
         )
-    config = _config(manifest)
+    config = record.config
     benchmark = str(config.get("benchmark") or lookup(manifest, "benchmark") or "mmmu")
     data = config.get("data") or "hub"
     revision = config.get("revision")
@@ -89,11 +85,9 @@ def run_items(
     recorded = lookup(manifest, "dataset_digest", "digest")
     if recorded and recorded != dataset.digest:
         log.warning("the dataset files differ from those the run used (digest %s vs %s)", str(recorded)[:12], dataset.digest[:12])
-    for holder in (manifest, manifest.get("dataset") or {}):
-        ids = holder.get("item_ids") if isinstance(holder, Mapping) else None
-        if isinstance(ids, list):
-            wanted = set(ids)
-            return tuple(it for it in dataset.items if it.id in wanted)
+    if record.item_ids is not None:
+        wanted = set(record.item_ids)
+        return tuple(it for it in dataset.items if it.id in wanted)
     items = dataset.items
     if config.get("ids"):
         wanted = set(config["ids"])
@@ -211,7 +205,7 @@ def prompts_for(items: Sequence[Item], manifest: Mapping, *, run_dir: str | Path
     from mmmu_eval.config import RunConfig
     from mmmu_eval.prompt.protocol import EvalProtocol, prompt_text
 
-    config = _config(manifest)
+    config = Manifest.of(manifest).config
     known = {f.name for f in fields(RunConfig)}
     values = {}
     for key, value in config.items():

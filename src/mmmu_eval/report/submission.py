@@ -32,6 +32,16 @@ log = logging.getLogger(__name__)
 Answer = tuple[QuestionType, "str | tuple[str, ...]"]
 
 
+def is_submitted(results: Mapping) -> bool:
+    """Whether a run's results are of the split EvalAI scores: MMMU test, nothing else.
+
+    MMMU-Pro's answers are public and it has no EvalAI server, so only MMMU test gets a
+    ``submission.json``. Decided from results.json (its benchmark and split are the items'),
+    so ``run``, ``rescore --out`` and ``report --submission`` decide it the same way.
+    """
+    return results.get("benchmark") == "mmmu" and results.get("split") == "test"
+
+
 def submission(scoring: Scoring, items: Sequence[Item]) -> dict[str, str]:
     """The EvalAI prediction dict ``{id: prediction}`` for the items the headline parser judged.
 

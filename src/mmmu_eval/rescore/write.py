@@ -1,7 +1,10 @@
 """``rescore --out``: another harness's output, rescored, as a normal run directory.
 
     rescore (read -> join -> score -> explain)  ->  manifest  ->  store (responses, verdicts)
-            ->  score the stored responses  ->  results.json (+ harness), predictions.jsonl, report.html
+            ->  run.outputs (statuses, results.json + harness, predictions.jsonl, report.html)
+
+The rescore's scoring is the stored responses' scoring, so it is not scored again (only a row
+whose response was not text, stored as an error, makes the stored responses differ).
 
 The directory is what ``mmmu-eval run`` leaves, so ``report``, ``report --html``, ``score`` and
 ``compare`` work on it: ``manifest.json`` names the data the rows were joined to and the scoring
@@ -20,18 +23,17 @@ import datetime as _dt
 import hashlib
 from dataclasses import dataclass
 from pathlib import Path
+from collections.abc import Mapping
 from typing import Any
 
-from mmmu_eval.run.pipeline import count_statuses
 from mmmu_eval.records import Response
-from mmmu_eval.report.harness import HARNESS, MANIFEST_KEY, harness_rows, harness_section
-from mmmu_eval.report.html import html_chunks
-from mmmu_eval.report.results import build_results
-from mmmu_eval.report.submission import submission
+from mmmu_eval.report.harness import HARNESS, MANIFEST_KEY, harness_rows
 from mmmu_eval.rescore.read import Rescore
-from mmmu_eval.score.scorer import Scoring, predictions_rows
+from mmmu_eval.run.outputs import write_outputs
+from mmmu_eval.score.scorer import Scoring
 from mmmu_eval.score.spec import ScoringSpec
 from mmmu_eval.store.itemfile import ITEMS, item_to_json
+from mmmu_eval.store.manifest import build_manifest, dataset_block
 from mmmu_eval.store.rundir import RunStore
 
 
@@ -76,24 +78,20 @@ def write_rescored_run(result: Rescore, out: str | Path, *, html: bool = True, i
 
     responses = store.responses()
     items = result.items
-    scoring = spec.score(items, responses)
-    counts = count_statuses(items, responses)
-    unanswered = counts["error"] + counts["missing"] + len(result.missing)
-    store.update_manifest(status="complete" if not unanswered else "incomplete",
-                          ended_at=_now(), counts=counts)
-    manifest = store.manifest()
-    results = build_results(scoring, items, manifest, responses=responses,
-                            harness=harness_section(store, manifest, items, scoring, responses))
-    store.write_json("results.json", results)
-    store.write_jsonl("predictions.jsonl", predictions_rows(scoring, responses))
-    if items and items[0].benchmark == "mmmu" and items[0].split == "test":
-        store.write_json("submission.json", submission(scoring, items))
-    if html:
-        store.write_stream("report.html", html_chunks(
-            results, items, responses, scoring, manifest, prompts=result.prompts, images=images,
-            harness=results.get("harness"),
-        ))
-    return RescoredRun(store.path, manifest, dict(results), scoring, tuple(stored_as_errors))
+    scoring = _scoring_of(result, spec, responses)
+    written = write_outputs(store, items, responses, scoring, prompts=result.prompts,
+                            html=html, images=images, absent=len(result.missing))
+    return RescoredRun(store.path, written.manifest, written.results, scoring, tuple(stored_as_errors))
+
+
+def _scoring_of(result: Rescore, spec: ScoringSpec, stored: Mapping[str, Response]) -> Scoring:
+    """The scoring of the stored responses: the rescore's own when they are the ones it scored.
+
+    They differ only where a row's response was not text and is stored as an error; only then
+    are the stored responses scored again, so a rescore is scored once.
+    """
+    scored = {it.id: result.responses[it.id] for it in result.items if it.id in result.responses}
+    return result.scoring if stored == scored else spec.score(result.items, stored)
 
 
 def rescored_manifest(result: Rescore, spec: ScoringSpec) -> dict[str, Any]:
@@ -113,31 +111,28 @@ def rescored_manifest(result: Rescore, spec: ScoringSpec) -> dict[str, Any]:
                                       "revision": None, "digest": None, "files": [ITEMS], "problems": []}
         data, revision = "file", None
     else:
-        data_block = {"benchmark": dataset.benchmark, "split": dataset.split, "setting": dataset.setting,
-                      "source": dataset.source, "revision": dataset.revision, "digest": dataset.digest,
-                      "files": list(dataset.files), "problems": [str(p) for p in dataset.problems]}
+        data_block = dataset_block(dataset)
         data = dataset.source if dataset.source in ("hub", "sample") else str(Path(dataset.source).resolve())
         revision = dataset.revision if dataset.source == "hub" else None
     recorded = source.recorded if source else None
     sources = source.sources if source else (result.path,)
-    return {
-        "package_version": str(getattr(mmmu_eval, "__version__", "unknown")),
-        "status": "running",
-        "started_at": _now(),
-        "config": {
+    return build_manifest(
+        package_version=str(getattr(mmmu_eval, "__version__", "unknown")),
+        started_at=_now(),
+        config={
             "model": f"{result.format}:{model}", "benchmark": benchmark, "split": split, "setting": setting,
             "data": data, "revision": revision, "subjects": None, "prompt": mode,
         },
-        "protocol": {
+        protocol={
             "benchmark": benchmark, "setting": setting, "mode": mode, "fingerprint": None,
             "harness": result.format,
             "notes": [f"prompts and generation were {result.format}'s; the responses are scored here"],
         },
-        "scoring": spec.to_manifest(),
-        "dataset": data_block,
-        "shard": None,
-        "item_ids": [it.id for it in result.items],
-        MANIFEST_KEY: {
+        scoring=spec.to_manifest(),
+        dataset=data_block,
+        shard=None,
+        item_ids=[it.id for it in result.items],
+        **{MANIFEST_KEY: {
             "format": result.format,
             "path": str(Path(result.path).resolve()),
             "detected": result.detected,
@@ -150,8 +145,8 @@ def rescored_manifest(result: Rescore, spec: ScoringSpec) -> dict[str, Any]:
             # Items the file should cover that no row names (a cut file, a run with a limit).
             "missing": list(result.missing),
             "notes": list(result.notes),
-        },
-    }
+        }},
+    )
 
 
 def _digest(path: Path) -> str:

@@ -24,10 +24,12 @@ from __future__ import annotations
 import json
 import logging
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Mapping
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
 
 from mmmu_eval.config import RunConfig
 from mmmu_eval.errors import ConfigError, DataError, StoreError
+from mmmu_eval.store.manifest import Manifest
 from mmmu_eval.store.rundir import MANIFEST, RESPONSES, RunStore
 
 if TYPE_CHECKING:
@@ -51,7 +53,7 @@ def finished_result(config: RunConfig) -> RunResult | None:
     if not config.resume or config.answers is not None or not (out / MANIFEST).is_file():
         return None
     try:
-        manifest = RunStore.read(out).manifest()
+        manifest = RunStore.read(out).manifest_record()
         if not _same_finished_run(config, manifest, out):
             return None
         results = json.loads((out / "results.json").read_text(encoding="utf-8"))
@@ -60,38 +62,38 @@ def finished_result(config: RunConfig) -> RunResult | None:
         return None
     if not isinstance(results, dict):
         return None
-    return RunResult(out, manifest, results, dict(manifest["counts"]))
+    return RunResult(out, manifest.to_json(), results, dict(manifest.counts or {}))
 
 
-def _same_finished_run(config: RunConfig, manifest: Mapping[str, Any], out: Path) -> bool:
+def _same_finished_run(config: RunConfig, manifest: Manifest, out: Path) -> bool:
     from mmmu_eval.dataset.load import dataset_identity
     from mmmu_eval.run.prepare import _package_version
     from mmmu_eval.prompt.protocol import EvalProtocol
 
-    counts = manifest.get("counts")
-    if manifest.get("status") != "complete" or not isinstance(counts, dict):
+    counts = manifest.counts
+    if manifest.status != "complete" or counts is None:
         return False
     if counts.get("error") or counts.get("missing") or not counts.get("items"):
         return False
-    if manifest.get("package_version") != _package_version():
+    if manifest.package_version != _package_version():
         return False
-    if _asked(manifest.get("config")) != _asked(config.to_manifest()):
+    if not manifest.has_config or _asked(manifest.config) != _asked(config.to_manifest()):
         return False
-    if (manifest.get("protocol") or {}).get("fingerprint") != EvalProtocol.from_config(config).fingerprint():
+    if manifest.protocol.get("fingerprint") != EvalProtocol.from_config(config).fingerprint():
         return False
     answers = (out / RESPONSES).stat()
-    if manifest.get("answers_bytes") != answers.st_size:  # answers added or cut since they were scored
+    if manifest.answers_bytes != answers.st_size:  # answers added or cut since they were scored
         return False
     answered = answers.st_mtime_ns
     written = [out / "results.json"] + ([out / "report.html"] if config.html else [])
     if any(not f.is_file() or f.stat().st_mtime_ns < answered for f in written):
         return False
-    stored = manifest.get("dataset") or {}
+    stored = manifest.dataset
     identity = dataset_identity(config.benchmark, split=config.resolved_split if config.benchmark == "mmmu" else None,
                                 setting=config.resolved_setting, data=config.data, revision=config.revision,
                                 subjects=config.subjects)
     return identity == (stored.get("source"), stored.get("revision"), stored.get("digest"))
 
 
-def _asked(config: Any) -> dict[str, Any]:
-    return {k: v for k, v in (config or {}).items() if k not in SENDING_ONLY} if isinstance(config, dict) else {}
+def _asked(config: Mapping[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in config.items() if k not in SENDING_ONLY}

@@ -35,9 +35,11 @@ from mmmu_eval.run.resume import FINISHED, answered_before, check_run_dir, prefl
 from mmmu_eval.run.progress import Display, ProgressDisplay
 from mmmu_eval.prompt.protocol import EvalProtocol, loose_images_line, prompt_text
 from mmmu_eval.records import Item, Request, Response
+from mmmu_eval.run.outputs import count_statuses_by_id, write_outputs
 from mmmu_eval.run.runner import run_requests
 from mmmu_eval.report.usage import add_probes
-from mmmu_eval.store.rundir import RESPONSES, RunStore
+from mmmu_eval.store.manifest import MANIFEST, Manifest
+from mmmu_eval.store.rundir import RunStore
 
 if TYPE_CHECKING:
     from mmmu_eval.score.scorer import Scoring
@@ -79,10 +81,10 @@ class RunResult:
         Empty when ``--ids`` or ``--limit`` chose the items: which items a bad row would have
         been is then unknown, so it is not counted against this run.
         """
-        config = self.manifest.get("config") or {}
-        if config.get("ids") or config.get("limit"):
+        record = Manifest.of(self.manifest, self.run_dir / MANIFEST)
+        if record.config.get("ids") or record.config.get("limit"):
             return ()
-        return tuple((self.manifest.get("dataset") or {}).get("problems") or ())
+        return tuple(record.dataset.get("problems") or ())
 
     @property
     def exit_status(self) -> int:
@@ -228,7 +230,7 @@ def _with_backend_of(manifest: Mapping[str, Any], backend: Backend | None, confi
     """``with_backend``; for a finished run that made none, the backend its manifest names already."""
     if backend is not None:
         return with_backend(manifest, backend, config)
-    old = RunStore.read(config.out or ".").manifest().get("backend")
+    old = RunStore.read(config.out or ".").manifest_record().backend
     return _without_secret({**manifest, "backend": old}, config)
 
 
@@ -280,43 +282,12 @@ def report(
     scoring: Scoring,
 ) -> RunResult:
     """Write results.json, predictions.jsonl, report.html (and submission.json for MMMU test)."""
-    from mmmu_eval.report.html import html_chunks
-    from mmmu_eval.report.results import build_results
-    from mmmu_eval.report.submission import submission
-    from mmmu_eval.score.scorer import predictions_rows
-
-    counts = count_statuses(items, responses)
-    status = "complete" if counts["error"] + counts["missing"] == 0 else "incomplete"
-    # The size of the answers scored: a finished run is taken as finished only while it holds
-    # exactly these (finished.py), whatever the file system's clock resolution.
-    store.update_manifest(status=status, ended_at=utc_now(), counts=counts,
-                          answers_bytes=(store.path / RESPONSES).stat().st_size)
-    manifest = store.manifest()
-    results = build_results(scoring, items, manifest, responses=responses)
-    store.write_json("results.json", results)
-    store.write_jsonl("predictions.jsonl", predictions_rows(scoring, responses))
-    if config.benchmark == "mmmu" and config.resolved_split == "test":
-        store.write_json("submission.json", submission(scoring, items))
-    if config.html:
-        prompts = {it.id: _prompt_or_reason(it, protocol) for it in items}
-        store.write_stream("report.html", html_chunks(results, items, responses, scoring, manifest, prompts=prompts))
-    return RunResult(store.path, manifest, dict(results), counts)
+    prompts = {it.id: _prompt_or_reason(it, protocol) for it in items} if config.html else {}
+    written = write_outputs(store, items, responses, scoring, prompts=prompts, html=config.html, record_answers_size=True)
+    return RunResult(store.path, written.manifest, written.results, written.counts)
 
 
 # -- small helpers ----------------------------------------------------------------------------
-
-def count_statuses(items: Sequence[Item], responses: Mapping[str, Response]) -> dict[str, int]:
-    """``items``, ``ok``, ``truncated``, ``error``, ``missing`` over the selected items."""
-    return count_statuses_by_id([it.id for it in items], responses)
-
-
-def count_statuses_by_id(ids: Sequence[str], responses: Mapping[str, Response]) -> dict[str, int]:
-    counts = {"items": len(ids), "ok": 0, "truncated": 0, "error": 0, "missing": 0}
-    for item_id in ids:
-        response = responses.get(item_id)
-        counts["missing" if response is None else response.status] += 1
-    return counts
-
 
 def _prompt_or_reason(item: Item, protocol: EvalProtocol) -> str:
     try:
@@ -329,7 +300,7 @@ def _stored_count(config: RunConfig) -> tuple[int, int]:
     """(items with an answer, items selected) of an interrupted run, from its directory."""
     try:
         store = RunStore.read(config.out or ".")
-        ids = store.manifest().get("item_ids") or []
+        ids = store.manifest_record().item_ids or ()
         stored = store.responses()
         return sum(1 for i in ids if i in stored and stored[i].status in FINISHED), len(ids)
     except Exception:  # nothing stored yet (interrupted during loading or preflight)

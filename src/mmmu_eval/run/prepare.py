@@ -23,7 +23,8 @@ from mmmu_eval.errors import ConfigError, DataError
 from mmmu_eval.prompt.protocol import EvalProtocol, build_request, loose_images_record
 from mmmu_eval.records import Item, Request, Response
 from mmmu_eval.report.usage import NOT_SENT
-from mmmu_eval.store.rundir import MANIFEST, RunStore
+from mmmu_eval.store.manifest import MANIFEST, build_manifest, dataset_block
+from mmmu_eval.store.rundir import RunStore
 
 if TYPE_CHECKING:
     from mmmu_eval.dataset.load import Dataset
@@ -182,28 +183,17 @@ def run_manifest(
 
     ``scoring`` is the run's scoring record (``run_scoring``); None: the configuration's.
     """
-    manifest: dict[str, Any] = {
-        "package_version": _package_version(),
-        "status": "running",
-        "started_at": utc_now(),
-        "config": config.to_manifest(),
-        "protocol": protocol.describe(),
-        "scoring": (scoring or config.scoring()).to_manifest(),
-        "dataset": {
-            "benchmark": dataset.benchmark,
-            "split": dataset.split,
-            "setting": dataset.setting,
-            "source": dataset.source,
-            "revision": dataset.revision,
-            "digest": dataset.digest,
-            "files": list(dataset.files),
-            "problems": [str(p) for p in dataset.problems],
-        },
-        "shard": list(config.shard) if config.shard else None,
-        "item_ids": [it.id for it in items],
-        "unreferenced_images": loose_images_record(items, protocol),
-    }
-    return manifest
+    return build_manifest(
+        package_version=_package_version(),
+        started_at=utc_now(),
+        config=config.to_manifest(),
+        protocol=protocol.describe(),
+        scoring=(scoring or config.scoring()).to_manifest(),
+        dataset=dataset_block(dataset),
+        shard=config.shard or None,
+        item_ids=[it.id for it in items],
+        unreferenced_images=loose_images_record(items, protocol),
+    )
 
 
 def utc_now() -> str:

@@ -17,6 +17,7 @@ from mmmu_eval.config import RunConfig
 from mmmu_eval.errors import StoreError
 from mmmu_eval.prompt.protocol import EvalProtocol
 from mmmu_eval.records import Request, Response
+from mmmu_eval.store.manifest import Manifest
 from mmmu_eval.store.rundir import MANIFEST, RunStore
 
 __all__ = ["FINISHED", "answered_before", "check_run_dir", "preflight_needed", "requests_to_ask"]
@@ -70,12 +71,12 @@ def _old_image_rule_hint(config: RunConfig, manifest: Mapping[str, Any]) -> str 
     if config.unreferenced_images == "append":
         return None
     try:
-        old = RunStore.read(config.out or ".").manifest().get("protocol") or {}
+        old = RunStore.read(config.out or ".").manifest_record().protocol
     except StoreError:
         return None
-    if not isinstance(old, Mapping) or old.get("unreferenced_images") != UNREFERENCED_RULES["append"]:
+    if old.get("unreferenced_images") != UNREFERENCED_RULES["append"]:
         return None
-    new = manifest.get("protocol") or {}
+    new = Manifest.of(manifest).protocol
     if new.get("unreferenced_images") == old.get("unreferenced_images"):
         return None  # the rule is not what differs
     as_before = EvalProtocol.from_config(dataclasses.replace(config, unreferenced_images="append"))

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 from mmmu_eval.errors import ConfigError, StoreError
 from mmmu_eval.score.judge import PARSERS, default_parsers
 from mmmu_eval.score.scorer import FALLBACK_POLICIES, OFFICIAL_SEED, Scoring, score_responses
+from mmmu_eval.store.manifest import Manifest
 
 if TYPE_CHECKING:
     from mmmu_eval.records import Item, Response
@@ -92,17 +93,16 @@ class ScoringSpec:
         )
 
     @classmethod
-    def from_manifest(cls, manifest: Mapping[str, Any]) -> ScoringSpec:
+    def from_manifest(cls, manifest: Manifest | Mapping[str, Any]) -> ScoringSpec:
         """The record a run directory's manifest holds, or the defaults ``run`` gives its settings.
 
         Raises:
-            StoreError: the manifest has a ``scoring`` entry that is not a valid record.
+            StoreError: the manifest has a ``scoring`` entry that is not a valid record, or a
+                field the manifest's checked reader refuses (``store.manifest``).
         """
-        recorded = manifest.get(MANIFEST_KEY)
+        record = Manifest.of(manifest)  # checked: a scoring or config that is not an object is refused
+        recorded = record.scoring
         if recorded is not None:
-            if not isinstance(recorded, Mapping):
-                raise StoreError(f"manifest.json's {MANIFEST_KEY!r} is {type(recorded).__name__}, not an object; "
-                                 "delete the entry to score the run with its mode's defaults")
             try:
                 return cls(
                     parsers=tuple(recorded.get("parsers") or ()),
@@ -113,10 +113,10 @@ class ScoringSpec:
             except (ConfigError, TypeError) as exc:
                 raise StoreError(f"manifest.json's {MANIFEST_KEY!r} entry is not valid ({exc}); "
                                  "delete the entry to score the run with its mode's defaults") from exc
-        config = manifest.get("config") if isinstance(manifest.get("config"), Mapping) else manifest
+        config = record.config
         try:
             return cls.for_mode(
-                _prompt_mode(manifest),
+                record.prompt_mode,
                 parsers=config.get("parsers") or None,
                 fallback=config.get("fallback") or None,
                 fallback_seed=config.get("fallback_seed"),
@@ -183,15 +183,6 @@ class ScoringSpec:
         if self.answers:
             text += f"; answers {self.answers}"
         return text
-
-
-def _prompt_mode(manifest: Mapping[str, Any]) -> str | None:
-    """The prompt mode the run was asked with: the protocol's, else the configuration's."""
-    for section, key in (("protocol", "mode"), ("config", "prompt")):
-        part = manifest.get(section)
-        if isinstance(part, Mapping) and isinstance(part.get(key), str):
-            return part[key]
-    return None
 
 
 def _absolute(path: str | Path | None) -> str | None:

@@ -29,6 +29,7 @@ from typing import Any, Mapping, Sequence
 
 from mmmu_eval.errors import MmmuEvalError, StoreError
 from mmmu_eval.records import Response
+from mmmu_eval.store.manifest import Manifest
 
 log = logging.getLogger(__name__)
 
@@ -113,8 +114,7 @@ def read_shard(path: str | Path) -> ShardRun:
 
 def config_of(manifest: Mapping[str, Any]) -> Mapping[str, Any]:
     """The run configuration recorded in a manifest (``RunConfig.to_manifest()``)."""
-    config = manifest.get("config")
-    return config if isinstance(config, Mapping) else manifest
+    return Manifest.of(manifest).config
 
 
 def shard_of(manifest: Mapping[str, Any]) -> tuple[int, int] | None:
@@ -135,26 +135,18 @@ def shard_of(manifest: Mapping[str, Any]) -> tuple[int, int] | None:
 
 def fingerprint_of(manifest: Mapping[str, Any]) -> str | None:
     """The protocol fingerprint (``EvalProtocol.describe()["fingerprint"]``)."""
-    protocol = manifest.get("protocol")
-    if isinstance(protocol, Mapping) and protocol.get("fingerprint"):
-        return str(protocol["fingerprint"])
-    value = manifest.get("fingerprint")
-    return str(value) if value else None
+    return Manifest.of(manifest).fingerprint or None
 
 
 def dataset_of(manifest: Mapping[str, Any]) -> Mapping[str, Any]:
     """The dataset record (revision, digest, files...), empty when absent."""
-    dataset = manifest.get("dataset")
-    return dataset if isinstance(dataset, Mapping) else {}
+    return Manifest.of(manifest).dataset
 
 
 def item_ids_of(manifest: Mapping[str, Any]) -> list[str] | None:
     """The shard's own item ids in dataset order, when the manifest lists them."""
-    for holder in (manifest, dataset_of(manifest)):
-        ids = holder.get("item_ids")
-        if isinstance(ids, list) and all(isinstance(i, str) for i in ids):
-            return ids
-    return None
+    ids = Manifest.of(manifest).item_ids
+    return None if ids is None else list(ids)
 
 
 # -- checks ---------------------------------------------------------------------------------

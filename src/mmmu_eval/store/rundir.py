@@ -21,6 +21,10 @@ Why it is shaped this way:
 - A run continues only under the protocol it started with: responses asked with another prompt
   or other generation settings would be scored as if they belonged together.
 
+Its parts: ``manifest`` (the checked manifest record and its builder), ``response_json`` (one
+line of responses.jsonl), ``torn_tail`` (finding an unfinished last line), ``same_run`` (the
+rule for continuing a run).
+
 >>> store = RunStore.open("runs/demo", manifest, resume=False)
 >>> store.append(Response("dev_Art_1", "ok", text="A"))
 >>> RunStore.read("runs/demo").responses()["dev_Art_1"].text
@@ -33,101 +37,24 @@ import json
 import logging
 import os
 from contextlib import contextmanager
-from dataclasses import fields
 from pathlib import Path
-from typing import IO, Any, Callable, Iterable, Iterator, Mapping
+from typing import IO, Any, Iterable, Iterator, Mapping
 
 from mmmu_eval.errors import StoreError
 from mmmu_eval.records import Response
 from mmmu_eval.store.atomic import temporary_beside
+from mmmu_eval.store.manifest import MANIFEST, NO_MANIFEST, Manifest
+from mmmu_eval.store.response_json import STATUSES, response_from_json, response_to_json
+from mmmu_eval.store.same_run import SAME_RUN, check_same_run
+from mmmu_eval.store.torn_tail import start_of_last_line
 
-__all__ = ["MANIFEST", "RESPONSES", "RunStore", "response_from_json", "response_to_json"]
+__all__ = ["MANIFEST", "RESPONSES", "SAME_RUN", "STATUSES", "RunStore", "response_from_json", "response_to_json"]
 
 log = logging.getLogger(__name__)
 
-MANIFEST = "manifest.json"
 RESPONSES = "responses.jsonl"
-
-#: Statuses a stored response may have.
-STATUSES = ("ok", "error", "truncated")
-
-# Configuration keys that decide *what* was evaluated; a resumed run must keep them, because
-# its old and new responses are scored together. (Prompt texts and generation settings are in
-# the protocol fingerprint; throughput knobs such as concurrency may change between sessions.)
-SAME_RUN = ("model", "benchmark", "split", "setting")
-
-
-# -- responses as JSON ------------------------------------------------------------------------
-
-def _opt_str(v: Any) -> bool:
-    return v is None or isinstance(v, str)
-
-
-def _count(v: Any) -> bool:
-    return isinstance(v, int) and not isinstance(v, bool) and v >= 0
-
-
-def _seconds(v: Any) -> bool:
-    return isinstance(v, (int, float)) and not isinstance(v, bool) and v >= 0
-
-
-# What each field of a stored response must hold, with the words used when it does not.
-_CHECKS: dict[str, tuple[Callable[[Any], bool], str]] = {
-    "item_id": (lambda v: isinstance(v, str) and bool(v), "a non-empty string"),
-    "status": (lambda v: v in STATUSES, "one of " + ", ".join(STATUSES)),
-    "text": (lambda v: isinstance(v, str), "a string"),
-    "reasoning": (_opt_str, "a string or null"),
-    "finish_reason": (_opt_str, "a string or null"),
-    "prompt_tokens": (lambda v: v is None or _count(v), "a whole number >= 0 or null"),
-    "completion_tokens": (lambda v: v is None or _count(v), "a whole number >= 0 or null"),
-    "reasoning_tokens": (lambda v: v is None or _count(v), "a whole number >= 0 or null"),
-    "latency_s": (_seconds, "a number of seconds >= 0"),
-    "attempts": (lambda v: _count(v) and v >= 1, "a whole number >= 1"),
-    "error": (_opt_str, "a string or null"),
-    "notes": (lambda v: isinstance(v, list) and all(isinstance(x, str) for x in v), "a list of strings"),
-}
-_FIELDS = tuple(f.name for f in fields(Response))
-# What to do about a damaged manifest.json: without it the run's data and protocol are unknown.
-_NO_MANIFEST = "; restore it from a copy, or start again with a new --out (a run cannot go on without it)"
 # What to do about a damaged line of responses.jsonl, said after every such error.
 _DAMAGED = "; fix or delete that line, then run the same command again (an item whose line is gone is asked again)"
-_REQUIRED = ("item_id", "status")
-
-
-def response_to_json(r: Response) -> dict[str, Any]:
-    """A Response as a JSON-ready dict (tuples become lists); one line of responses.jsonl."""
-    out: dict[str, Any] = {}
-    for name in _FIELDS:
-        value = getattr(r, name)
-        out[name] = list(value) if isinstance(value, tuple) else value
-    return out
-
-
-def response_from_json(d: Any, where: str) -> Response:
-    """Check a stored record field by field and build the Response.
-
-    Args:
-        d: the decoded JSON value.
-        where: what to name in an error, e.g. ``runs/x/responses.jsonl line 12``.
-
-    Raises:
-        StoreError: naming ``where`` and the field that is wrong.
-    """
-    if not isinstance(d, dict):
-        raise StoreError(f"{where}: expected a JSON object, found {type(d).__name__}")
-    for name in _REQUIRED:
-        if name not in d:
-            raise StoreError(f"{where}: the record has no {name!r}")
-    unknown = sorted(set(d) - set(_FIELDS))
-    if unknown:
-        raise StoreError(f"{where}: unknown field {unknown[0]!r} (known: {', '.join(_FIELDS)})")
-    values: dict[str, Any] = {}
-    for name, value in d.items():
-        check = _CHECKS.get(name)
-        if check is not None and not check[0](value):
-            raise StoreError(f"{where}: {name} must be {check[1]}, found {value!r}"[:300])
-        values[name] = tuple(value) if isinstance(value, list) else value
-    return Response(**values)
 
 
 # -- the store --------------------------------------------------------------------------------
@@ -171,11 +98,11 @@ class RunStore:
         cls.check(path, manifest, resume=resume)
         store = cls(path, writable=True)
         if (path / MANIFEST).exists():
-            old = store.manifest()
+            old = store.manifest_record()
             store._repair_torn_tail()
-            merged = {**old, **manifest}
+            merged = {**old.to_json(), **manifest}
             merged["started_at"] = old.get("started_at", manifest.get("started_at"))
-            merged["sessions"] = int(old.get("sessions", 1)) + 1
+            merged["sessions"] = old.sessions + 1
             store._write_manifest(merged)
         else:
             with _writing(path):
@@ -201,7 +128,7 @@ class RunStore:
                     "(or run the same command again) to continue it, or choose a new --out",
                     path,
                 )
-            _check_same_run(path, store.manifest(), manifest)
+            check_same_run(path, store.manifest_record(), manifest)
         elif path.exists() and any(path.iterdir()):
             raise StoreError("is a non-empty directory without a manifest.json; choose a new --out", path)
 
@@ -220,17 +147,27 @@ class RunStore:
     # -- reading ------------------------------------------------------------------------------
 
     def manifest(self) -> dict[str, Any]:
-        """The parsed manifest.json."""
+        """The parsed manifest.json, checked (``Manifest.from_json``), as the JSON object it is.
+
+        Raises:
+            StoreError: the file is missing, not JSON, or a field is wrong (named).
+        """
+        data, _ = self._read_manifest()
+        return data
+
+    def manifest_record(self) -> Manifest:
+        """The parsed manifest.json as the checked record (same errors as ``manifest``)."""
+        return self._read_manifest()[1]
+
+    def _read_manifest(self) -> tuple[dict[str, Any], Manifest]:
         file = self.path / MANIFEST
         try:
             data = json.loads(file.read_text(encoding="utf-8"))
         except FileNotFoundError as exc:
             raise StoreError(f"has no {MANIFEST}", self.path) from exc
         except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-            raise StoreError(f"cannot be read ({exc}){_NO_MANIFEST}", file) from exc
-        if not isinstance(data, dict):
-            raise StoreError(f"must hold a JSON object, found {type(data).__name__}{_NO_MANIFEST}", file)
-        return data
+            raise StoreError(f"cannot be read ({exc}){NO_MANIFEST}", file) from exc
+        return data, Manifest.from_json(data, file)
 
     def responses(self) -> dict[str, Response]:
         """Every stored response by item id; the last record for an id wins.
@@ -366,6 +303,7 @@ class RunStore:
             self._file = None
 
     def _write_manifest(self, manifest: Mapping[str, Any]) -> None:
+        Manifest.from_json(dict(manifest), self.path / MANIFEST)  # what is written reads back
         with _writing(self.path / MANIFEST):
             self._write_manifest_file(manifest)
 
@@ -396,7 +334,7 @@ class RunStore:
         for _ in self._records():  # raises on a damaged line other than a torn tail
             pass
         with file.open("r+b") as fh:
-            cut = _start_of_last_line(fh)
+            cut = start_of_last_line(fh)
             if cut is None:
                 return  # empty, or ends with a newline
             fh.seek(cut)
@@ -421,62 +359,6 @@ class RunStore:
         self.close()
 
 
-def _start_of_last_line(fh: IO[bytes], block: int = 1 << 16) -> int | None:
-    """Offset where an unfinished last line starts; None when the file ends with a newline.
-
-    Reads backwards a block at a time, so a large file is not loaded to find its tail.
-    """
-    end = fh.seek(0, os.SEEK_END)
-    if end == 0:
-        return None
-    fh.seek(end - 1)
-    if fh.read(1) == b"\n":
-        return None
-    position = end
-    while position > 0:
-        start = max(0, position - block)
-        fh.seek(start)
-        chunk = fh.read(position - start)
-        newline = chunk.rfind(b"\n")
-        if newline >= 0:
-            return start + newline + 1
-        position = start
-    return 0
-
-
-def _check_same_run(path: Path, old: Mapping[str, Any], new: Mapping[str, Any]) -> None:
-    """Refuse to continue a run under another protocol, model or benchmark."""
-    old_protocol = old.get("protocol") if isinstance(old.get("protocol"), Mapping) else {}
-    new_protocol = new.get("protocol") if isinstance(new.get("protocol"), Mapping) else {}
-    a, b = old_protocol.get("fingerprint"), new_protocol.get("fingerprint")
-    if a != b:
-        differences = _differences(old_protocol, new_protocol) or ["the template texts"]
-        raise StoreError(
-            f"was run under protocol {str(a)[:12]}, but this run's protocol is {str(b)[:12]} "
-            f"(it differs in {'; '.join(differences)}). Its responses cannot be scored together "
-            "with new ones: use a new --out for this protocol, or rerun with the old settings to continue",
-            path,
-        )
-    old_data, new_data = _data_of(old), _data_of(new)
-    if old_data and new_data and old_data != new_data:
-        # Answers to one dataset revision scored with another's items would mix two datasets.
-        # A fixed file in the same snapshot keeps its source and revision, so it may continue.
-        raise StoreError(
-            f"holds a run on data {old_data[0]} at revision {old_data[1]}, not {new_data[0]} at "
-            f"{new_data[1]}; use a new --out for other data, or rerun with the old --data/--revision to continue",
-            path,
-        )
-    old_config = old.get("config") if isinstance(old.get("config"), Mapping) else {}
-    new_config = new.get("config") if isinstance(new.get("config"), Mapping) else {}
-    for key in SAME_RUN:
-        if old_config.get(key) != new_config.get(key):
-            raise StoreError(
-                f"holds a run with {key} {old_config.get(key)!r}, not {new_config.get(key)!r}; "
-                "use a new --out for a different run",
-                path,
-            )
-
-
 @contextmanager
 def _writing(path: Path) -> Iterator[None]:
     """OS errors while writing (no such folder, read-only, disk full) as one StoreError line.
@@ -492,34 +374,3 @@ def _writing(path: Path) -> Iterator[None]:
             "again (what is stored is kept)",
             path,
         ) from exc
-
-
-def _data_of(manifest: Mapping[str, Any]) -> tuple[str, str] | None:
-    """(source kind, revision) of a manifest's dataset: ``hub``, ``sample`` or ``a snapshot``.
-
-    A snapshot counts by kind, not path, so a run directory still continues after ``cd``.
-    """
-    dataset = manifest.get("dataset")
-    if not isinstance(dataset, Mapping) or "source" not in dataset or "revision" not in dataset:
-        return None
-    source = str(dataset["source"])
-    return (source if source in ("hub", "sample") else "a snapshot directory"), str(dataset["revision"])
-
-
-def _differences(old: Mapping[str, Any], new: Mapping[str, Any], prefix: str = "") -> list[str]:
-    """``key: old -> new`` for each setting that differs (templates named, not printed)."""
-    out = []
-    for key in sorted(set(old) | set(new)):
-        if key in ("fingerprint", "official", "notes"):
-            continue
-        a, b = old.get(key), new.get(key)
-        if a == b:
-            continue
-        name = f"{prefix}{key}"
-        if key == "templates":
-            out.append("the template texts")
-        elif isinstance(a, Mapping) and isinstance(b, Mapping):
-            out.extend(_differences(a, b, prefix=f"{name}."))
-        else:
-            out.append(f"{name}: {a!r} -> {b!r}")
-    return out

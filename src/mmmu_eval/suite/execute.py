@@ -33,7 +33,8 @@ from mmmu_eval.run.finished import finished_result
 from mmmu_eval.run.resume import check_run_dir
 from mmmu_eval.prompt.protocol import EvalProtocol
 from mmmu_eval.report.stats import RESAMPLES
-from mmmu_eval.store.rundir import MANIFEST, RunStore
+from mmmu_eval.store.manifest import MANIFEST, build_manifest
+from mmmu_eval.store.rundir import RunStore
 from mmmu_eval.suite.guard import SUITE_FILE, check_suite_data, log_failures, settle_suite_file, suite_file_before
 from mmmu_eval.suite.plan import SuiteConfig, SuiteRun, backend_sharing, resolve_suite_config
 from mmmu_eval.suite.progress import SuiteDisplay
@@ -263,7 +264,7 @@ def open_suite(config: SuiteConfig, runs: list[SuiteRun]) -> None:
     if out.is_dir() and not (out / SUITE_FILE).exists() and any(out.iterdir()):
         raise StoreError(f"is a non-empty directory without a {SUITE_FILE}; choose a new --out", out)
     for run in runs:
-        partial = {"config": run.config.to_manifest(), "protocol": EvalProtocol.from_config(run.config).describe()}
+        partial = build_manifest(config=run.config.to_manifest(), protocol=EvalProtocol.from_config(run.config).describe())
         check_run_dir(run.config, partial)  # as `run` refuses it, with the hint for a run of the old image rule
     try:
         out.mkdir(parents=True, exist_ok=True)

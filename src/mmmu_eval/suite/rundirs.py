@@ -21,6 +21,7 @@ from typing import Any
 from mmmu_eval.errors import StoreError
 from mmmu_eval.records import Response
 from mmmu_eval.report.results import Results, read_results
+from mmmu_eval.store.manifest import Manifest
 from mmmu_eval.store.rundir import MANIFEST, RunStore
 from mmmu_eval.suite.plan import SuiteRun
 
@@ -94,7 +95,7 @@ def read_record(path: Path, *, planned: SuiteRun | None = None, failure: str | N
         config = planned.config
         return RunRecord(name, path, config.benchmark, planned.setting, config.resolved_split, config.prompt,
                          None, {}, problem=f"cannot be read: {exc}")
-    config = manifest.get("config") if isinstance(manifest.get("config"), Mapping) else {}
+    config = Manifest.of(manifest, path / MANIFEST).config
     benchmark = str(config.get("benchmark") or "")
     setting = config.get("setting") if benchmark == "mmmu-pro" else None
     split = str(config.get("split") or ("test" if benchmark == "mmmu-pro" else "validation"))
@@ -105,11 +106,12 @@ def read_record(path: Path, *, planned: SuiteRun | None = None, failure: str | N
 
 def _lack(manifest: Mapping[str, Any], results: Results | None) -> tuple[int, str | None]:
     """(items lacking, why the run gives no figure)."""
+    record = Manifest.of(manifest)
     if results is None:
-        return len(manifest.get("item_ids") or ()), "has no results.json (the run did not finish); run the suite again to finish it"
+        return len(record.item_ids or ()), "has no results.json (the run did not finish); run the suite again to finish it"
     coverage = results["coverage"]
-    config = manifest.get("config") if isinstance(manifest.get("config"), Mapping) else {}
-    unreadable = 0 if config.get("ids") or config.get("limit") else len((manifest.get("dataset") or {}).get("problems") or ())
+    config = record.config
+    unreadable = 0 if config.get("ids") or config.get("limit") else len(record.dataset.get("problems") or ())
     lacking = coverage["errors"] + coverage["missing"] + unreadable
     if not results["gold_available"]:
         return lacking, "has no gold answers (test split): no accuracy"
@@ -150,7 +152,7 @@ def suite_records(
         record = read_record(path)
         if record is None or not record.benchmark:
             continue
-        run_model = (record.manifest.get("config") or {}).get("model")
+        run_model = Manifest.of(record.manifest).config.get("model")
         if model is not None and run_model != model:
             log.warning("%s is a run of %s, not %s; left out of the suite", path, run_model, model)
             continue
@@ -163,5 +165,5 @@ def record_responses(record: RunRecord) -> list[Response]:
     if not record.manifest:
         return []
     stored = RunStore.read(record.path).responses()
-    ids = record.manifest.get("item_ids")
-    return list(stored.values()) if not isinstance(ids, list) else [stored[i] for i in ids if i in stored]
+    ids = Manifest.of(record.manifest).item_ids
+    return list(stored.values()) if ids is None else [stored[i] for i in ids if i in stored]

@@ -1,0 +1,103 @@
+"""The tail of a run: from its stored responses and their scoring to every file derived from them.
+
+    responses + scoring -> statuses -> manifest (status, counts, end) -> results.json
+                        -> predictions.jsonl -> submission.json (MMMU test) -> report.html
+
+``evaluate`` (``run``) and ``rescore --out`` both end here, so a rescored directory holds the
+same files, decided by the same rules, as one ``run`` leaves: which status a run ends with,
+when a submission is written, how the report page is fed. The results stage is imported when
+called: a run reaches its first request without loading it (docs/design.md, start-up).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from mmmu_eval.records import Item, Response
+from mmmu_eval.run.prepare import utc_now
+from mmmu_eval.store.rundir import RESPONSES, RunStore
+
+if TYPE_CHECKING:
+    from mmmu_eval.score.scorer import Scoring
+
+__all__ = ["RunOutputs", "count_statuses", "count_statuses_by_id", "write_outputs"]
+
+
+@dataclass(frozen=True)
+class RunOutputs:
+    """What ``write_outputs`` wrote, as the caller hands it on."""
+
+    manifest: dict[str, Any]
+    """manifest.json as written at the end."""
+    results: dict[str, Any]
+    """results.json (with its ``harness`` section for a rescored run)."""
+    counts: dict[str, int]
+    """``items``, ``ok``, ``truncated``, ``error``, ``missing`` over the selected items."""
+
+
+def write_outputs(
+    store: RunStore,
+    items: Sequence[Item],
+    responses: Mapping[str, Response],
+    scoring: Scoring,
+    *,
+    prompts: Mapping[str, str],
+    html: bool = True,
+    images: bool = True,
+    absent: int = 0,
+    record_answers_size: bool = False,
+) -> RunOutputs:
+    """Close the run in ``store``: statuses into the manifest, then every derived file.
+
+    Args:
+        store: the run directory, open for writing.
+        items, responses, scoring: the selected items, their stored responses, and the scoring
+            of exactly those responses (scored once, by the caller).
+        prompts: each item's prompt text for the report page (an item's reason when it has none).
+        html: write report.html; ``images``: embed the items' images in it.
+        absent: items the run should have answered that are not among ``items`` (a harness
+            file's missing rows): the run is ``incomplete`` while any is.
+        record_answers_size: record the size of responses.jsonl scored (``answers_bytes``), by
+            which a rerun of ``run`` knows the run is finished as it left it (``finished.py``).
+    """
+    from mmmu_eval.report.harness import harness_section
+    from mmmu_eval.report.html import html_chunks
+    from mmmu_eval.report.results import build_results
+    from mmmu_eval.report.submission import is_submitted, submission
+    from mmmu_eval.score.scorer import predictions_rows
+
+    counts = count_statuses(items, responses)
+    status = "complete" if counts["error"] + counts["missing"] + absent == 0 else "incomplete"
+    end: dict[str, Any] = {"status": status, "ended_at": utc_now(), "counts": counts}
+    if record_answers_size:
+        # The size of the answers scored: a finished run is taken as finished only while it holds
+        # exactly these (finished.py), whatever the file system's clock resolution.
+        end["answers_bytes"] = (store.path / RESPONSES).stat().st_size
+    store.update_manifest(**end)
+    manifest = store.manifest()
+    harness = harness_section(store, manifest, items, scoring, responses)  # None unless rescored
+    results = build_results(scoring, items, manifest, responses=responses, harness=harness)
+    store.write_json("results.json", results)
+    store.write_jsonl("predictions.jsonl", predictions_rows(scoring, responses))
+    if is_submitted(results):
+        store.write_json("submission.json", submission(scoring, items))
+    if html:
+        store.write_stream("report.html", html_chunks(results, items, responses, scoring, manifest, prompts=prompts,
+                                                      images=images, harness=results.get("harness")))
+    return RunOutputs(manifest, dict(results), counts)
+
+
+def count_statuses(items: Sequence[Item], responses: Mapping[str, Response]) -> dict[str, int]:
+    """``items``, ``ok``, ``truncated``, ``error``, ``missing`` over the selected items."""
+    return count_statuses_by_id([it.id for it in items], responses)
+
+
+def count_statuses_by_id(ids: Sequence[str], responses: Mapping[str, Response]) -> dict[str, int]:
+    """``count_statuses`` over item ids (an interrupted run counts what it selected)."""
+    counts = {"items": len(ids), "ok": 0, "truncated": 0, "error": 0, "missing": 0}
+    for item_id in ids:
+        response = responses.get(item_id)
+        counts["missing" if response is None else response.status] += 1
+    return counts
