@@ -4,9 +4,9 @@ Each mutant below is one small, deliberate bug (a flipped comparison, a dropped 
 seed) in the code that decides results: the official parsers and their fallback, open-answer
 matching, aggregation and intervals, the study's rounding and better-of rule, the environments'
 rewards and shuffle, harden's filter rule, shuffle and review decisions, the runner's "answered
-already" rule, resume and merge, and the page kit's rules for every HTML file. For each, the source tree is copied to a temporary directory,
-the mutant is applied there (the checkout is never changed), and the tests of that package run
-against the copy (``PYTHONPATH`` puts the copy first; a check at the start proves that the copy is
+already" rule, resume and merge, and the page kit's rules for every HTML file. For each, the
+source tree is copied to a temporary directory, the mutant is applied there (the checkout is
+never changed), and the tests of that package run against the copy (``PYTHONPATH`` puts the copy first; a check at the start proves that the copy is
 what the tests import). A mutant is *killed* when its tests fail, and *survives* when they pass:
 a survivor is a behaviour no test pins, so a test is missing or too weak.
 
