@@ -4,9 +4,9 @@ Each mutant below is one small, deliberate bug (a flipped comparison, a dropped 
 seed) in the code that decides results: the official parsers and their fallback, open-answer
 matching, aggregation and intervals, the study's rounding and better-of rule, the environments'
 rewards and shuffle, harden's filter rule, shuffle and review decisions, the runner's "answered
-already" rule, resume and merge. For each, the source tree is copied to a temporary directory,
-the mutant is applied there (the checkout is never changed), and the tests of that package run
-against the copy (``PYTHONPATH`` puts the copy first; a check at the start proves that the copy is
+already" rule, resume and merge, and the page kit's rules for every HTML file. For each, the
+source tree is copied to a temporary directory, the mutant is applied there (the checkout is
+never changed), and the tests of that package run against the copy (``PYTHONPATH`` puts the copy first; a check at the start proves that the copy is
 what the tests import). A mutant is *killed* when its tests fail, and *survives* when they pass:
 a survivor is a behaviour no test pins, so a test is missing or too weak.
 
@@ -56,6 +56,7 @@ HARDEN = ("tests/harden/test_harden_filter.py", "tests/harden/test_harden_distra
 RUNNER = ("tests/test_resume_truncated.py", "tests/test_kill_resume.py", "tests/test_runner.py", "tests/test_api.py", "tests/store/test_store_rundir.py",
           "tests/store", "tests/cli/test_cli_run.py")
 STORE = ("tests/store/test_merge_checks.py", "tests/store/test_merge_runs.py", "tests/store")
+PAGE = ("tests/test_page_kit.py", "tests/report/test_report_html.py", "tests/harden/test_harden_augment.py")
 
 
 @dataclass(frozen=True)
@@ -224,6 +225,16 @@ MUTANTS: tuple[Mutant, ...] = (
     M("merge-order", "store/merge.py", "        for item_id in order:\n            store.append(merged[item_id])",
       "        for item_id in reversed(order):\n            store.append(merged[item_id])", STORE, "the merged run keeps the dataset order"),
     M("merge-shard-count", "store/merge.py", "        if shard.n != first.n:", "        if False:", STORE, "shards of different N are refused"),
+    # -- the page kit: one head, one conversion rule, one budget unit for every HTML file ---------
+    M("page-tiff-as-stored", "report/page.py", 'SHOWABLE = frozenset({"image/png", "image/jpeg", "image/gif", "image/webp"})',
+      'SHOWABLE = frozenset({"image/png", "image/jpeg", "image/gif", "image/webp", "image/tiff", "image/bmp"})', PAGE,
+      "every page shows a TIFF or BMP as PNG"),
+    M("page-always-converted", "report/page.py", "    if media in SHOWABLE:\n        return data, media\n",
+      "    if False:\n        return data, media\n", PAGE, "a browser format is embedded as stored (a rendered page unchanged)"),
+    M("page-budget-raw-bytes", "harden/review.py", "if not spend.take(len(url)):", "if not spend.take(len(url) * 3 // 4):", PAGE,
+      "the review page counts its budget in data-URL bytes, as every page does"),
+    M("page-policy-without-script", "report/page.py", "    if script is None:\n        return _POLICY\n",
+      "    if True:\n        return _POLICY\n", PAGE, "a page's policy admits its own script by hash"),
 )
 
 

@@ -1,4 +1,7 @@
-"""The doctor's section of ``report.html``: the causes that could move the figure, as the command lists them."""
+"""The doctor's section of ``report.html``: the causes that could move the figure, as the command lists them.
+
+The sections are parts of the run and suite reports, drawn with their style sheet (``report.css``).
+"""
 
 from __future__ import annotations
 
@@ -37,7 +40,7 @@ def doctor_section(
         body = "".join(
             f'<tr><td>{escape(c.cause)}</td><td class="n">{c.items}</td><td class="n">{c.points:+.2f}</td>'
             f'<td>{escape(cause_line(c))}</td>'
-            f'<td style="overflow-wrap:anywhere">{escape(", ".join(c.examples))}</td></tr>'
+            f'<td class="ids">{escape(", ".join(c.examples))}</td></tr>'
             for c in causes
         )
         table = ('<table class="t" id="doctor-table"><thead><tr><th>cause</th><th class="n">items</th>'
@@ -80,7 +83,7 @@ def suite_doctor_section(records: Sequence[Any]) -> str:
             body.append(
                 f'<tr><td>{name}</td><td>{escape(c.cause)}</td><td class="n">{c.items}</td>'
                 f'<td class="n">{c.points:+.2f}</td><td>{escape(cause_line(c))}</td>'
-                f'<td style="overflow-wrap:anywhere">{escape(", ".join(c.examples))}</td></tr>'
+                f'<td class="ids">{escape(", ".join(c.examples))}</td></tr>'
             )
     if not body:
         return ""

@@ -40,7 +40,7 @@ from mmmu_eval.harden.writer import Beside, copy_config, standard_row, write_con
 from mmmu_eval.run.progress import Display
 from mmmu_eval.prompt.distractors import DISTRACTOR_TEMPLATE, template_fingerprint
 from mmmu_eval.prompt.layout import TOKEN
-from mmmu_eval.records import Item
+from mmmu_eval.records import Item, letters
 from mmmu_eval.store.manifest import MANIFEST, build_manifest
 from mmmu_eval.store.rundir import RunStore
 
@@ -316,7 +316,7 @@ def _plan(item: Item, options: int, policy: str, seed: int) -> dict[str, Any]:
 
 def _unchanged(entry: dict[str, Any], item: Item, why: str, *, flag: bool = False) -> dict[str, Any]:
     entry.update(status="unchanged", needed=0, note=why, options=list(item.options), answer=item.answer,
-                 sources=[chr(65 + k) for k in range(len(item.options))], flag=why if flag else None)
+                 sources=list(letters(len(item.options))), flag=why if flag else None)
     return entry
 
 

@@ -21,8 +21,9 @@ with ``"{seed}:render:{id}"``:
 Images in options are always in place (an image-only option would be empty otherwise); images
 no token names follow the question. LaTeX between ``$...$``, ``$$...$$``,
 ``\\(...\\)`` or ``\\[...\\]`` becomes MathML (``latex2mathml``), which Chromium draws
-natively; a ``$`` that reads as money (``$5 to $6``) stays text. The page allows no script and
-no network (Content-Security-Policy), whatever the question holds.
+natively; a ``$`` that reads as money (``$5 to $6``) stays text. The page's head is every page's
+(``report/page.py``): it allows no script and no network (Content-Security-Policy), whatever
+the question holds.
 """
 
 from __future__ import annotations
@@ -40,6 +41,7 @@ from typing import Mapping, Sequence
 from mmmu_eval.harden.photo import Photo, draw_photo
 from mmmu_eval.prompt.layout import TOKEN, token_numbers
 from mmmu_eval.records import Item, letters
+from mmmu_eval.report.page import head
 
 __all__ = [
     "BACKGROUNDS", "HANDWRITING", "MEDIUMS", "MONO", "SANS", "SERIF", "Style", "choose_style", "installed_fonts",
@@ -225,11 +227,7 @@ def page_html(item: Item, options: Sequence[str], style: Style, images: Mapping[
     for letter, option in zip(letters(len(options)), options):
         body.append(f'<li class="opt">{letter}. {_rich(option, images, "")}</li>')
     body.append("</ol>")
-    return (
-        "<!DOCTYPE html><html><head><meta charset=\"utf-8\">"
-        "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; img-src data:; style-src 'unsafe-inline'\">"
-        f"<style>{css}</style></head><body><div id=\"page\">{''.join(body)}</div></body></html>"
-    )
+    return head(None, style=css) + f"<div id=\"page\">{''.join(body)}</div></body></html>"
 
 
 def _rich(text: str, images: Mapping[str, str], image_class: str) -> str:

@@ -14,7 +14,6 @@ second are printed and recorded.
 from __future__ import annotations
 
 import asyncio
-import base64
 import hashlib
 import json
 import logging
@@ -34,7 +33,8 @@ from mmmu_eval.harden.record import json_digest, versions
 from mmmu_eval.harden.report import write_report
 from mmmu_eval.harden.source import content_digest, has_config, read_source
 from mmmu_eval.harden.writer import copy_config, standard_row, vision_row, write_config
-from mmmu_eval.records import Item, sniff_media_type
+from mmmu_eval.records import Item
+from mmmu_eval.report.page import data_url
 
 __all__ = ["harden_render", "harden_render_async", "render_item"]
 
@@ -176,11 +176,18 @@ async def harden_render_async(
 
 
 async def render_item(shots: Screenshotter, item: Item, options: Sequence[str], style: Style) -> bytes:
-    """The page of one item in one style, a screenshot or its photo (DataError naming it when an image cannot be read)."""
+    """The page of one item in one style, a screenshot or its photo (DataError naming it when an image cannot be read).
+
+    The page embeds each image as every page does (``report.page.data_url``): the stored bytes,
+    or a PNG of a format Chromium may not show; the dataset's own image columns keep the stored bytes.
+    """
     images = {}
     for ref in item.images:
         data = await asyncio.to_thread(ref.load)
-        images[ref.field] = f"data:{sniff_media_type(data)};base64," + base64.b64encode(data).decode("ascii")
+        try:
+            images[ref.field] = await asyncio.to_thread(data_url, data)
+        except Exception as exc:  # bytes of no format a browser shows, which PIL cannot read either
+            raise DataError(f"{ref.field}: cannot be shown on the page ({type(exc).__name__}: {exc})") from None
     png = await shots.capture(page_html(item, options, style, images), width=style.page_width, label=item.id)
     if style.medium == "photo" and style.photo is not None:
         return await asyncio.to_thread(photograph, png, style.photo, item.id)

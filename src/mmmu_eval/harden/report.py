@@ -4,8 +4,9 @@ What it shows, step by step: how many items each step kept, excluded or left out
 text-only accuracy of each filter model on the original set, the filtered set and (after
 ``augment``) the augmented set, as a table and as a chart in the manner of the MMMU-Pro paper's
 Figure 5; per-subject counts; the review state; the rendering parameters used; and every item
-left out with its reason. The page has no script at all, and a Content-Security-Policy that
-allows none, so nothing in it can run or reach the network.
+left out with its reason. The page (``report/page.py``'s head, style ``assets/report.css``) has
+no script at all, and a Content-Security-Policy that allows none, so nothing in it can run or
+reach the network.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from mmmu_eval.harden.problems import count_by_kind
 from mmmu_eval.harden.record import Record
 from mmmu_eval.report.charts import Bar, bar_chart
 from mmmu_eval.report.fit import print_fitted
+from mmmu_eval.report.page import asset, head
 
 __all__ = ["accuracy_rows", "figure5_svg", "print_report", "render_report_html", "write_report"]
 
@@ -110,9 +112,7 @@ def write_report(out: Path, record: Record) -> Path:
 def render_report_html(record: Record) -> str:
     source = record.data.get("source") or {}
     parts = [
-        "<!doctype html><html lang=en><head><meta charset=utf-8>",
-        "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'; img-src data:\">",
-        "<title>mmmu-eval harden report</title><style>", _CSS, "</style></head><body>",
+        head("mmmu-eval harden report", style=asset("report.css", "mmmu_eval.harden")),
         "<h1>mmmu-eval harden</h1>",
         f"<p>Input: <code>{escape(str(source.get('data')))}</code> ({escape(str(source.get('kind')))}, "
         f"revision {escape(str(source.get('revision')))}, {source.get('items')} usable items). "
@@ -227,12 +227,3 @@ def _html_table(header: tuple[str, ...], rows: list[tuple[str, ...]] | list[Any]
 
 def _pct(value: float | None) -> str:
     return "-" if value is None else f"{100 * value:.1f}%"
-
-
-_CSS = """
-body{font:14px/1.45 system-ui,sans-serif;margin:24px auto;max-width:980px;color:#263238;padding:0 16px}
-h1{font-size:22px}h2{font-size:17px;margin-top:28px;border-bottom:1px solid #e3e7ea;padding-bottom:4px}
-table{border-collapse:collapse;margin:8px 0;font-size:13px}th,td{border:1px solid #e3e7ea;padding:4px 8px;text-align:left;vertical-align:top}
-th{background:#f5f7f8}.note{color:#607d8b;font-size:13px}code{background:#f5f7f8;padding:0 3px}
-"""
-

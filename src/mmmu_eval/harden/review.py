@@ -4,8 +4,8 @@ MMMU-Pro's distractors were reviewed by experts. ``augment`` writes, next to the
 
 - ``review.jsonl``: one line per question: its text, original options and answer, the ten
   options with where each came from, the flags, and its current review state;
-- ``review.html``: one self-contained page (our own script, no network, images embedded up to a
-  budget) showing each question with its images, the old and new options, and per question
+- ``review.html``: one self-contained page (the page kit's ``report/page.py``: our own script,
+  no network, images embedded as the run report embeds them, up to the same budget) showing each question with its images, the old and new options, and per question
   *accept*, *edit* (the new options, as text fields) or *drop*, with a note; the decisions are
   kept in the browser as one works, and **Download decisions** saves them as a JSON file.
 
@@ -18,10 +18,7 @@ changed since the review) is refused for that question, never applied blindly.
 
 from __future__ import annotations
 
-import base64
-import hashlib
 import json
-from importlib import resources
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
@@ -30,16 +27,13 @@ from mmmu_eval.harden.distractors import check_options
 from mmmu_eval.harden.problems import REFUSED, Problem
 from mmmu_eval.harden.record import Record, json_digest
 from mmmu_eval.harden.writer import Beside
-from mmmu_eval.records import Item, sniff_media_type
-from mmmu_eval.report.html import script_json
+from mmmu_eval.records import Item
+from mmmu_eval.report.page import IMAGE_BUDGET, ImageBudget, asset, data_url, head, script_json
 
 __all__ = ["DECISIONS_FORMAT", "apply_decisions", "read_decisions", "write_review"]
 
 DECISIONS_FORMAT = "mmmu-eval-review/1"
 ACTIONS = ("accept", "edit", "drop")
-#: Most bytes of images embedded in review.html; past it an image shows a note.
-IMAGE_BUDGET = 64 * 1024 * 1024
-_SHOWABLE = {"image/png", "image/jpeg", "image/gif", "image/webp"}
 
 
 def write_review(out: Path, record: Record, items: Sequence[Item], *, image_budget: int = IMAGE_BUDGET,
@@ -156,37 +150,33 @@ def _row(item: Item, entry: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def _images(items: Sequence[Item], wanted: set[str], budget: int) -> dict[str, dict[str, str]]:
-    """Item id -> image field -> data URL (or a note), within the byte budget."""
+    """Item id -> image field -> data URL (or a note), within the page kit's image budget."""
     out: dict[str, dict[str, str]] = {}
-    spent = 0
+    spend = ImageBudget(budget)
     for item in items:
         if item.id not in wanted:
             continue
         for ref in item.images:
             try:
-                data = ref.load()
+                url = data_url(ref.load())
             except DataError as exc:
                 out.setdefault(item.id, {})[ref.field] = f"note:not shown ({exc})"
                 continue
-            media = sniff_media_type(data)
-            if media not in _SHOWABLE or spent + len(data) > budget:
-                out.setdefault(item.id, {})[ref.field] = "note:not embedded (" + ("format" if media not in _SHOWABLE else "image budget spent") + ")"
+            except Exception as exc:  # bytes no browser shows and PIL cannot convert: a note, the page still written
+                out.setdefault(item.id, {})[ref.field] = f"note:not shown ({type(exc).__name__}: {exc})"
                 continue
-            spent += len(data)
-            out.setdefault(item.id, {})[ref.field] = f"data:{media};base64," + base64.b64encode(data).decode("ascii")
+            if not spend.take(len(url)):
+                out.setdefault(item.id, {})[ref.field] = "note:not embedded (image budget spent)"
+                continue
+            out.setdefault(item.id, {})[ref.field] = url
     return out
 
 
 def _page(rows: list[dict[str, Any]], images: dict[str, dict[str, str]], digest: str) -> str:
-    script = resources.files("mmmu_eval.harden").joinpath("assets", "review.js").read_text(encoding="utf-8")
-    css = resources.files("mmmu_eval.harden").joinpath("assets", "review.css").read_text(encoding="utf-8")
-    sha = base64.b64encode(hashlib.sha256(script.encode("utf-8")).digest()).decode("ascii")
-    csp = f"default-src 'none'; img-src data:; style-src 'unsafe-inline'; script-src 'sha256-{sha}'"
+    script = asset("review.js", "mmmu_eval.harden")
     return (
-        "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\">"
-        f'<meta http-equiv="Content-Security-Policy" content="{csp}">'
-        f"<title>mmmu-eval harden review ({len(rows)} questions)</title><style>{css}</style></head><body>"
-        '<header><h1>Review the augmented options</h1>'
+        head(f"mmmu-eval harden review ({len(rows)} questions)", style=asset("review.css", "mmmu_eval.harden"), script=script)
+        + '<header><h1>Review the augmented options</h1>'
         "<p>For each question: <b>accept</b> the ten options, <b>edit</b> the new ones, or <b>drop</b> the question "
         "(for instance when its image is not needed, or does not fit the text). Decisions are kept in this browser. "
         "<b>Download decisions</b>, then run <code>mmmu-eval harden augment --data OUT --out OUT --apply decisions.json</code>.</p>"

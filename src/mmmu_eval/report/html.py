@@ -12,235 +12,41 @@ comment; the browser script shows it only via ``textContent``. A Content-Securit
 exactly our own script (by hash), inline styles and ``data:`` images, so even a mistake in
 escaping could not run injected script or reach the network.
 
+The head, the policy, the JSON escaping, the data URLs and the budget's unit are the page kit's
+(``page.py``), shared with every other page the project writes.
+
 Images. The stored bytes are embedded as ``data:`` URLs, not thumbnails: a person judging a
 wrong answer needs the real figure. Size is bounded by a budget (``IMAGE_BUDGET``, 64 MiB by
 default): items that most need looking at (errors, wrong answers, fallbacks) get their images
-first; past the budget an image shows a note instead. ``images=False`` (``--no-images``)
-embeds none. TIFF and BMP, which browsers do not show, are converted to PNG.
+first; past the budget an image shows a note instead (``html_items.py``). ``images=False``
+(``--no-images``) embeds none. TIFF and BMP, which browsers do not show, are converted to PNG.
 """
 
 from __future__ import annotations
 
-import base64
-import hashlib
-import io
 import json
-import logging
-import uuid
 from collections.abc import Iterator, Mapping, Sequence
 from html import escape
-from importlib import resources
 from typing import TYPE_CHECKING
 
-from mmmu_eval.errors import DataError
-from mmmu_eval.records import ImageRef, Item, Response, sniff_media_type
+from mmmu_eval.records import Item, Response
 from mmmu_eval.report.charts import ACCENT, DISCIPLINE_COLORS, NEUTRAL, Bar, bar_chart, ci_note
 from mmmu_eval.report.html_harness import annotate_rows, harness_html
 from mmmu_eval.doctor.html import doctor_section
+from mmmu_eval.report.html_items import item_rows, loaded_url, marker
 from mmmu_eval.report.html_sections import expert_section, mark_loose_images, usage_section
+from mmmu_eval.report.page import IMAGE_BUDGET, asset, head, script_json
 from mmmu_eval.report.published import published_for, score_key, sources
 from mmmu_eval.report.results import Results, Row
-
-try:  # the same bytes as the standard library, a few times faster on large images
-    from pybase64 import b64encode
-except ImportError:  # pragma: no cover - pybase64 is a dependency
-    from base64 import b64encode
 
 if TYPE_CHECKING:
     from mmmu_eval.score.scorer import Scoring
 
-log = logging.getLogger(__name__)
-
-#: Default total bytes of embedded images.
-IMAGE_BUDGET = 64 * 1024 * 1024
-_SHOWABLE = {"image/png", "image/jpeg", "image/gif", "image/webp"}
-#: Random, so no dataset or model text contains it (see ``_marker``).
-_MARKER = f"mmmu-eval-report-image-{uuid.uuid4().hex}-"
-
-
-def asset(name: str) -> str:
-    """A file of ``report/assets`` (the report's script and style sheet)."""
-    return resources.files("mmmu_eval.report").joinpath("assets", name).read_text(encoding="utf-8")
-
-
-def script_json(data: object) -> str:
-    """JSON that is safe inside a ``<script>`` element: no ``</``, no ``<!--``, no ``]]>``."""
-    text = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
-    return (
-        text.replace("&", "\\u0026")
-        .replace("<", "\\u003c")
-        .replace(">", "\\u003e")
-        .replace("\u2028", "\\u2028")
-        .replace("\u2029", "\\u2029")
-    )
-
-
-def content_security_policy(script: str) -> str:
-    """The page's policy: exactly this inline script (by hash), inline styles, ``data:`` images,
-    nothing from the network."""
-    digest = base64.b64encode(hashlib.sha256(script.encode("utf-8")).digest()).decode("ascii")
-    return f"default-src 'none'; img-src data:; style-src 'unsafe-inline'; script-src 'sha256-{digest}'"
+__all__ = ["IMAGE_BUDGET", "html_chunks", "item_rows", "render_html", "script_json"]
 
 
 def _pct(x: float) -> str:
     return f"{100 * x:.1f}%"
-
-
-def data_url(data: bytes) -> str:
-    """The image bytes as a ``data:`` URL a browser shows (TIFF and BMP converted to PNG)."""
-    data, media = _showable(data)
-    return f"data:{media};base64,{b64encode(data).decode('ascii')}"
-
-
-def _showable(data: bytes) -> tuple[bytes, str]:
-    """The bytes a browser shows and their MIME type: as stored, or PNG for TIFF and BMP."""
-    media = sniff_media_type(data)
-    if media not in _SHOWABLE:
-        from PIL import Image  # only for the rare TIFF/BMP
-
-        buf = io.BytesIO()
-        Image.open(io.BytesIO(data)).save(buf, format="PNG")
-        data, media = buf.getvalue(), "image/png"
-    return data, media
-
-
-def _data_url_length(data: bytes) -> int:
-    """``len(data_url(data))`` without encoding."""
-    data, media = _showable(data)
-    return _url_length(len(data), media)
-
-
-def _url_length(n_bytes: int, media: str) -> int:
-    """The length of a data URL of ``n_bytes`` of ``media`` (base64: 4 characters per 3 bytes)."""
-    return len("data:;base64,") + len(media) + 4 * -(-n_bytes // 3)
-
-
-def _answers(item: Item) -> list[str]:
-    if item.answer is None:
-        return []
-    return [item.answer] if isinstance(item.answer, str) else list(item.answer)
-
-
-def item_rows(
-    items: Sequence[Item],
-    responses: Mapping[str, Response],
-    scoring: Scoring,
-    prompts: Mapping[str, str],
-    *,
-    images: bool = True,
-    image_budget: int = IMAGE_BUDGET,
-    embed: bool = True,
-) -> list[dict]:
-    """The item browser's data: one JSON-ready dict per item, in dataset order.
-
-    ``embed=False`` leaves a marker where each embedded image's data URL goes, for
-    ``html_chunks`` to fill in while it writes, so no more than one item's images are in memory.
-    """
-    headline = scoring.parsers[0]
-    verdicts = scoring.verdicts[headline]
-    disagree = {d["id"] for d in scoring.disagreements}
-    rows: list[dict] = []
-    for item in items:
-        response = responses.get(item.id)
-        verdict = verdicts.get(item.id)
-        status = response.status if response is not None else "missing"
-        if status in ("missing", "error"):
-            judged = status
-        elif verdict is None or item.answer is None:
-            judged = "ungraded"  # test split without answers: a prediction, no verdict
-        else:
-            judged = "correct" if verdict.correct else "wrong"
-        rows.append(
-            {
-                "id": item.id,
-                "subject": item.subject,
-                "discipline": item.discipline,
-                "type": item.question_type,
-                "question": item.question,
-                "options": list(item.options),
-                "letters": list(item.choices) or [chr(65 + i) for i in range(len(item.options))],
-                "answer": _answers(item),
-                "prompt": prompts.get(item.id, ""),
-                "response": response.text if response is not None else "",
-                "reasoning": (response.reasoning or "") if response is not None else "",
-                "status": status,
-                "error": (response.error or "") if response is not None else "",
-                "finish": (response.finish_reason or "") if response is not None else "",
-                "tokens": response.completion_tokens if response is not None else None,
-                "pred": verdict.pred if verdict is not None else None,
-                "verdict": judged,
-                "fallback": bool(verdict.fallback) if verdict is not None else False,
-                "disagree": item.id in disagree,
-                "parsers": {
-                    name: scoring.verdicts[name][item.id].pred
-                    for name in scoring.parsers[1:]
-                    if item.id in scoring.verdicts[name]
-                },
-                "images": [{"field": ref.field, "src": None, "note": ""} for ref in item.images],
-            }
-        )
-    planned = _plan_images(items, rows, images=images, budget=image_budget)
-    for i, k in planned:
-        rows[i]["images"][k]["src"] = _loaded_url(items[i].images[k]) if embed else _marker(i, k)
-    return rows
-
-
-def _plan_images(items: Sequence[Item], rows: list[dict], *, images: bool, budget: int) -> list[tuple[int, int]]:
-    """Which images the page embeds, as (row, image) pairs; notes on the others are set in ``rows``.
-
-    Items a reader most needs to see get the budget first: failures, wrong answers, fallbacks.
-    Only sizes are kept here: known without a read for images the run already sent
-    (``ImageRef.peek``), else read in dataset order (neighbouring images share a parquet row
-    group). The bytes of the embedded ones are read when the page is written, an item at a time.
-    """
-    if not images:
-        for row in rows:
-            for im in row["images"]:
-                im["note"] = "not embedded (--no-images)"
-        return []
-    sizes: dict[tuple[int, int], int] = {}
-    for i, item in enumerate(items):
-        for k, ref in enumerate(item.images):
-            known = ref.peek()  # read for the run's request already: no second read
-            if known is not None and known[1] in _SHOWABLE:
-                sizes[i, k] = _url_length(*known)
-                continue
-            try:
-                sizes[i, k] = _data_url_length(ref.load())
-            except DataError as exc:
-                rows[i]["images"][k]["note"] = f"unreadable: {exc}"
-            except Exception as exc:  # a corrupt image must not sink the whole report
-                rows[i]["images"][k]["note"] = f"unreadable: {type(exc).__name__}: {exc}"
-    order = sorted(
-        range(len(items)),
-        key=lambda i: (rows[i]["verdict"] == "correct" and not rows[i]["fallback"], i),
-    )
-    spent = 0
-    planned = []
-    for i in order:
-        for k in range(len(items[i].images)):
-            if (i, k) not in sizes:
-                continue
-            if spent + sizes[i, k] > budget:
-                rows[i]["images"][k]["note"] = f"not embedded: the report's image budget ({budget // (1024 * 1024)} MiB) is spent"
-                continue
-            spent += sizes[i, k]
-            planned.append((i, k))
-    return sorted(planned)
-
-
-def _marker(i: int, k: int) -> str:
-    """Stands in a row's JSON for image k of row i until the page is written (JSON-safe ASCII)."""
-    return f"{_MARKER}{i}-{k}-"
-
-
-def _loaded_url(ref: ImageRef) -> str | None:
-    """The image's data URL, read again; None if it cannot be read now (it could at planning)."""
-    try:
-        return data_url(ref.load())
-    except Exception as exc:  # changed on disk since: shown as missing, the report still written
-        log.warning("%s: cannot be read again for the report (%s); not embedded", ref.field, exc)
-        return None
 
 
 def _fact(label: str, value: str) -> str:
@@ -468,10 +274,10 @@ def html_chunks(
         # a data URL needs no escaping, so each image goes in where its marker stands.
         text = script_json(row)
         for k, ref in enumerate(items[i].images):
-            marker = _marker(i, k)
-            if marker in text:
-                url = _loaded_url(ref)
-                text = text.replace(f'"{marker}"', "null" if url is None else f'"{url}"')
+            where = marker(i, k)
+            if where in text:
+                url = loaded_url(ref)
+                text = text.replace(f'"{where}"', "null" if url is None else f'"{url}"')
         yield ("," if i else "") + text
     yield f"]</script><script>{script}</script></body></html>"
 
@@ -479,7 +285,6 @@ def html_chunks(
 def _page_start(results: Results, rows: list[dict], manifest: Mapping, script: str, harness: Mapping | None,
                 doctor: str = "") -> str:
     """Everything before the item data: head, headline, charts, published, breakdowns, browser, footer."""
-    csp = content_security_policy(script)
     run = results["run"]
     title = f"{run['model'] or 'run'} · {results['benchmark']} {results['setting'] or results['split']}"
     breakdowns = "".join(
@@ -501,11 +306,8 @@ def _page_start(results: Results, rows: list[dict], manifest: Mapping, script: s
         f" · dataset {escape(run['dataset_revision'] or 'unknown')} {escape(run['dataset_digest'] or '')}"
     )
     return (
-        "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\">"
-        f'<meta http-equiv="Content-Security-Policy" content="{csp}">'
-        '<meta name="viewport" content="width=device-width, initial-scale=1">'
-        f"<title>{escape(title)}</title><style>{asset('report.css')}</style></head><body>"
-        '<nav class="top"><div><b>mmmu-eval report</b><a href="#overview">Overview</a>'
+        head(title, style=asset("report.css"), script=script)
+        + '<nav class="top"><div><b>mmmu-eval report</b><a href="#overview">Overview</a>'
         '<a href="#disciplines">Disciplines</a><a href="#subjects">Subjects</a><a href="#published">Published</a>'
         '<a href="#breakdowns">Breakdowns</a><a href="#items-section">Items</a></div></nav><main>'
         + _hero(results)

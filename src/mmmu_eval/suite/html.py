@@ -9,10 +9,10 @@ setting's options, both responses and both parsed answers); the MMMU validation 
 MMMU human experts and the cost and usage of all runs together (the run report's sections,
 ``report/html_sections.py``); and every run with a link to its own report.
 
-Safety is the run report's (``report/html.py``): text is escaped, item data travels as
-``script_json`` and is shown only via ``textContent``, and the page's Content-Security-Policy
-admits exactly its own script. Images are embedded once each (standard-4 and standard-10 share
-theirs) within a byte budget.
+Safety is the page kit's (``report/page.py``), as in the run report: text is escaped, item data
+travels as ``script_json`` and is shown only via ``textContent``, and the page's
+Content-Security-Policy admits exactly its own script. Images are embedded once each (standard-4
+and standard-10 share theirs) within the kit's image budget.
 """
 
 from __future__ import annotations
@@ -22,12 +22,11 @@ import json
 import logging
 from collections.abc import Mapping, Sequence
 from html import escape
-from importlib import resources
 from typing import Any
 
 from mmmu_eval.errors import MmmuEvalError
-from mmmu_eval.records import Item, Response
-from mmmu_eval.report.html import IMAGE_BUDGET, asset, content_security_policy, data_url, script_json
+from mmmu_eval.records import Item, Response, letters
+from mmmu_eval.report.page import IMAGE_BUDGET, ImageBudget, asset, data_url, head, script_json
 from mmmu_eval.report.html_sections import expert_section, usage_section
 from mmmu_eval.suite.rundirs import RunRecord
 from mmmu_eval.suite.html_study import effect_section, num, table1_section
@@ -36,10 +35,6 @@ from mmmu_eval.suite.study import COLUMNS
 __all__ = ["flip_rows", "render_suite_html"]
 
 log = logging.getLogger(__name__)
-
-def _suite_asset(name: str) -> str:
-    return resources.files("mmmu_eval.suite").joinpath("assets", name).read_text(encoding="utf-8")
-
 
 # -- flips ------------------------------------------------------------------------------------
 
@@ -68,13 +63,13 @@ def _flips_section(flips: Mapping[str, Any]) -> str:
 
 
 def _side(record: RunRecord, item: Item | None, response: Response | None, pred: str | None,
-          images: dict[str, str], budget: list[int]) -> dict[str, Any]:
+          images: dict[str, str], budget: ImageBudget) -> dict[str, Any]:
     verdict = (record.results or {}).get("verdicts", {}).get(item.id if item else "", {})
     side: dict[str, Any] = {
         "label": record.label,
         "run": record.name,
         "options": list(item.options) if item else [],
-        "letters": (list(item.choices) or [chr(65 + i) for i in range(len(item.options))]) if item else [],
+        "letters": (list(item.choices) or list(letters(len(item.options)))) if item else [],
         "answer": ([item.answer] if isinstance(item.answer, str) else list(item.answer or ())) if item else [],
         "images": [],
         "response": response.text if response is not None else "",
@@ -92,11 +87,10 @@ def _side(record: RunRecord, item: Item | None, response: Response | None, pred:
         key = hashlib.sha1(data).hexdigest()[:16]
         if key not in images:
             url = data_url(data)
-            if len(url) > budget[0]:
+            if not budget.take(len(url)):
                 entry["note"] = "not embedded: the report's image budget is spent"
                 side["images"].append(entry)
                 continue
-            budget[0] -= len(url)
             images[key] = url
         entry["ref"] = key
         side["images"].append(entry)
@@ -130,7 +124,7 @@ def flip_rows(summary: Mapping[str, Any], records: Sequence[RunRecord], *, image
         return loaded[record.name]
 
     pool: dict[str, str] = {}
-    budget = [image_budget if images else 0]
+    budget = ImageBudget(image_budget if images else 0)
     sets: dict[str, str] = {}
     rows: list[dict[str, Any]] = []
     for key, entry in summary["flips"].items():
@@ -248,15 +242,12 @@ def render_suite_html(summary: Mapping[str, Any], records: Sequence[RunRecord], 
     data = flip_rows(summary, records, images=images, image_budget=image_budget)
     mmmu_cell = summary["table1"].get("mmmu_val")
     mmmu = next((r for r in records if mmmu_cell and r.name == mmmu_cell["run"] and r.results), None)
-    script = asset("browser.js") + _suite_asset("suite.js")
+    script = asset("browser.js") + asset("suite.js", "mmmu_eval.suite")
     config = {k: summary.get(k) for k in ("config", "planned", "interval")}
     return (
-        "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\">"
-        f'<meta http-equiv="Content-Security-Policy" content="{content_security_policy(script)}">'
-        '<meta name="viewport" content="width=device-width, initial-scale=1">'
-        f"<title>{escape(str(summary['model']))} · MMMU-Pro study</title>"
-        f"<style>{asset('report.css')}{_suite_asset('suite.css')}</style></head><body>"
-        '<nav class="top"><div><b>mmmu-eval suite</b><a href="#overview">Overview</a><a href="#table1">Table 1</a>'
+        head(f"{summary['model']} · MMMU-Pro study", style=asset("report.css") + asset("suite.css", "mmmu_eval.suite"),
+             script=script)
+        + '<nav class="top"><div><b>mmmu-eval suite</b><a href="#overview">Overview</a><a href="#table1">Table 1</a>'
         '<a href="#cot">CoT</a><a href="#ocr">OCR</a><a href="#flips">Flips</a><a href="#runs">Runs</a>'
         '<a href="#usage">Cost</a><a href="#items-section">Items</a></div></nav><main>'
         + _hero(summary)
