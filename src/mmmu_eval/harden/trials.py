@@ -29,6 +29,7 @@ from mmmu_eval.run.pipeline import evaluate_async
 from mmmu_eval.dataset.load import load_dataset
 from mmmu_eval.errors import ConfigError, StoreError
 from mmmu_eval.run.progress import Display, ProgressDisplay
+from mmmu_eval.run.resume import FINISHED, finished_answers
 from mmmu_eval.records import Item, Response
 from mmmu_eval.score.scorer import score_responses
 from mmmu_eval.store.rundir import MANIFEST, RESPONSES, RunStore
@@ -289,7 +290,7 @@ def trial_verdicts(path: Path, items: Sequence[Item], digest: str) -> dict[str, 
     except (OSError, ValueError, KeyError, TypeError, IndexError):
         pass
     store = RunStore.read(path)
-    answered = {i: r for i, r in store.responses().items() if r.status != "error"}
+    answered = finished_answers(store.responses())
     scored = score_responses(items, answered, parsers=("official",), fallback="none").verdicts["official"]
     verdicts = {i: (v.pred, bool(v.correct)) for i, v in scored.items()}
     try:
@@ -307,9 +308,9 @@ def _answered_before(path: Path, items: Sequence[Item]) -> int:
     manifest = store.manifest()
     counts = manifest.get("counts") or {}
     if manifest.get("status") == "complete" and counts.get("items") == len(items):
-        return int(counts.get("ok", 0)) + int(counts.get("truncated", 0))  # without reading every answer
-    stored = store.responses()
-    return sum(1 for it in items if it.id in stored and stored[it.id].status != "error")
+        return sum(int(counts.get(status, 0)) for status in FINISHED)  # without reading every answer
+    finished = finished_answers(store.responses())
+    return sum(1 for it in items if it.id in finished)
 
 
 class _Forward:
