@@ -24,15 +24,14 @@ from __future__ import annotations
 import datetime as _dt
 import hashlib
 import json
-import os
 import platform
 from importlib import metadata
 from pathlib import Path
 from typing import Any, Iterable
 
+from mmmu_eval.atomic import write_atomically
 from mmmu_eval.errors import StoreError
 from mmmu_eval.harden.problems import Problem
-from mmmu_eval.store.atomic import temporary_beside
 
 __all__ = ["FORMAT", "RECORD", "STEPS", "Record", "json_digest", "versions"]
 
@@ -94,12 +93,7 @@ class Record:
         text = json.dumps(self.data, indent=1, ensure_ascii=False, allow_nan=False) + "\n"
         try:
             target.parent.mkdir(parents=True, exist_ok=True)
-            fd, tmp = temporary_beside(target)
-            with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                fh.write(text)
-                fh.flush()
-                os.fsync(fh.fileno())
-            os.replace(tmp, target)
+            write_atomically(target, text)
         except OSError as exc:
             raise StoreError(f"cannot write ({exc.strerror or exc}); choose a writable --out", target) from exc
         return target
