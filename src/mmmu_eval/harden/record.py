@@ -21,7 +21,6 @@ sees half of one. docs/harden.md lists every field.
 
 from __future__ import annotations
 
-import datetime as _dt
 import hashlib
 import json
 import platform
@@ -30,6 +29,7 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from mmmu_eval.atomic import write_atomically
+from mmmu_eval.clock import utc_now
 from mmmu_eval.errors import StoreError
 from mmmu_eval.harden.problems import Problem
 
@@ -52,7 +52,7 @@ class Record:
         """A fresh record for a step that reads something other than a harden output."""
         return cls({
             "format": FORMAT,
-            "created_at": _now(),
+            "created_at": utc_now(),
             "source": source,
             "steps": {},
             "items": {},
@@ -87,7 +87,7 @@ class Record:
 
     def save(self, directory: str | Path) -> Path:
         """Write ``directory/harden.json`` atomically; returns its path."""
-        self.data["updated_at"] = _now()
+        self.data["updated_at"] = utc_now()
         self.data["package_version"] = _version("mmmu-eval")
         target = Path(directory) / RECORD
         text = json.dumps(self.data, indent=1, ensure_ascii=False, allow_nan=False) + "\n"
@@ -160,5 +160,3 @@ def _version(name: str) -> str:
         return "not installed"
 
 
-def _now() -> str:
-    return _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")

@@ -16,13 +16,13 @@ again) and, for the official formats whose items come from the file, ``items.jso
 
 from __future__ import annotations
 
-import datetime as _dt
 import hashlib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from mmmu_eval.run.pipeline import count_statuses
+from mmmu_eval.clock import utc_now
 from mmmu_eval.records import Response
 from mmmu_eval.report.harness import HARNESS, MANIFEST_KEY, harness_rows, harness_section
 from mmmu_eval.report.html import html_chunks
@@ -81,7 +81,7 @@ def write_rescored_run(result: Rescore, out: str | Path, *, html: bool = True, i
     counts = count_statuses(items, responses)
     unanswered = counts["error"] + counts["missing"] + len(result.missing)
     store.update_manifest(status="complete" if not unanswered else "incomplete",
-                          ended_at=_now(), counts=counts)
+                          ended_at=utc_now(), counts=counts)
     manifest = store.manifest()
     results = build_results(scoring, items, manifest, responses=responses,
                             harness=harness_section(store, manifest, items, scoring, responses))
@@ -122,7 +122,7 @@ def rescored_manifest(result: Rescore, spec: ScoringSpec) -> dict[str, Any]:
     return {
         "package_version": __version__,
         "status": "running",
-        "started_at": _now(),
+        "started_at": utc_now(),
         "config": {
             "model": f"{result.format}:{model}", "benchmark": benchmark, "split": split, "setting": setting,
             "data": data, "revision": revision, "subjects": None, "prompt": mode,
@@ -161,6 +161,4 @@ def _digest(path: Path) -> str:
     return h.hexdigest()
 
 
-def _now() -> str:
-    return _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
 

@@ -10,7 +10,6 @@ request must not wait for those imports either.
 from __future__ import annotations
 
 import asyncio
-import datetime as _dt
 import logging
 import threading
 from collections.abc import Sequence
@@ -18,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from mmmu_eval.clock import utc_now
 from mmmu_eval.config import RunConfig
 from mmmu_eval.errors import ConfigError, DataError
 from mmmu_eval.prompt.protocol import EvalProtocol, build_request, loose_images_record
@@ -32,7 +32,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "PreparedRun", "build_requests", "load_items", "prepare_run", "prepare_run_aside", "run_manifest", "run_scoring",
-    "select_items", "utc_now",
+    "select_items",
 ]
 
 log = logging.getLogger(__name__)
@@ -205,11 +205,6 @@ def run_manifest(
         "unreferenced_images": loose_images_record(items, protocol),
     }
     return manifest
-
-
-def utc_now() -> str:
-    """Now, in UTC, to the second: the manifest's times."""
-    return _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
 
 
 # -- what is left to ask --------------------------------------------------------------------

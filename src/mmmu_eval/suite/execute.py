@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-import datetime as _dt
 import logging
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -28,6 +27,7 @@ from typing import Any
 
 from mmmu_eval.run.pipeline import RunResult, evaluate_async
 from mmmu_eval.backends.registry import make_backend
+from mmmu_eval.clock import utc_now
 from mmmu_eval.errors import ConfigError, MmmuEvalError, StoreError
 from mmmu_eval.run.finished import finished_result
 from mmmu_eval.run.resume import check_run_dir
@@ -351,7 +351,7 @@ def read_summary(suite_dir: Path) -> dict[str, Any] | None:
 
 
 def _header(model: str, config: Mapping[str, Any], runs: list[SuiteRun], *, started_at: str | None) -> dict[str, Any]:
-    now = _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
+    now = utc_now()
     return {
         "schema_version": SCHEMA_VERSION,
         "model": model,
