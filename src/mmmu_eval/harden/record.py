@@ -32,6 +32,7 @@ from mmmu_eval.atomic import write_atomically
 from mmmu_eval.clock import utc_now
 from mmmu_eval.errors import StoreError
 from mmmu_eval.harden.problems import Problem
+from mmmu_eval.version import __version__
 
 __all__ = ["FORMAT", "RECORD", "STEPS", "Record", "json_digest", "versions"]
 
@@ -88,7 +89,7 @@ class Record:
     def save(self, directory: str | Path) -> Path:
         """Write ``directory/harden.json`` atomically; returns its path."""
         self.data["updated_at"] = utc_now()
-        self.data["package_version"] = _version("mmmu-eval")
+        self.data["package_version"] = __version__
         target = Path(directory) / RECORD
         text = json.dumps(self.data, indent=1, ensure_ascii=False, allow_nan=False) + "\n"
         try:
@@ -141,7 +142,7 @@ class Record:
 
 def versions(*extra: str) -> dict[str, str]:
     """Versions of what a step's result depends on: Python, this package, and named packages."""
-    out = {"python": platform.python_version(), "mmmu-eval": _version("mmmu-eval")}
+    out = {"python": platform.python_version(), "mmmu-eval": __version__}
     for name in ("pyarrow", "pillow", *extra):
         out[name] = _version(name)
     return out
