@@ -17,19 +17,19 @@ letter in it counts as wrong, never as a lucky draw (docs/harden.md).
 
 from __future__ import annotations
 
-import asyncio
 import hashlib
 import json
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Awaitable, Mapping, Sequence
+from typing import Any, Mapping, Sequence
 
 from mmmu_eval.run.pipeline import evaluate_async
 from mmmu_eval.dataset.load import load_dataset
 from mmmu_eval.errors import ConfigError, StoreError
 from mmmu_eval.run.progress import Display, ProgressDisplay
 from mmmu_eval.run.resume import FINISHED, finished_answers
+from mmmu_eval.run.runner import run_together
 from mmmu_eval.records import Item, Response
 from mmmu_eval.score.scorer import score_responses
 from mmmu_eval.store.rundir import MANIFEST, RESPONSES, RunStore
@@ -223,7 +223,7 @@ async def run_trials(
             runs.append({"model": model.label, "trial": trial, "seed": seed, "path": str(path), "counts": dict(result.counts)})
 
     try:
-        await _all_or_none([one_model(m) for m in models])
+        await run_together([one_model(m) for m in models])
     finally:
         shared.stop()
     runs.sort(key=lambda r: (r["model"], r["trial"]))
@@ -327,17 +327,3 @@ class _Forward:
 
     def stop(self) -> None:
         return None
-
-
-async def _all_or_none(jobs: Sequence[Awaitable[None]]) -> None:
-    """Run the jobs side by side; the first failure cancels the rest and is raised."""
-    tasks = [asyncio.ensure_future(job) for job in jobs]
-    try:
-        done, _ = await asyncio.wait(tasks, return_when=asyncio.FIRST_EXCEPTION)
-        for task in done:
-            if task.exception() is not None:
-                raise task.exception()  # type: ignore[misc]
-    finally:
-        for task in tasks:
-            task.cancel()
-        await asyncio.gather(*tasks, return_exceptions=True)

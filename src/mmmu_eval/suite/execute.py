@@ -31,6 +31,7 @@ from mmmu_eval.clock import utc_now
 from mmmu_eval.errors import ConfigError, MmmuEvalError, StoreError
 from mmmu_eval.run.finished import finished_result
 from mmmu_eval.run.resume import check_run_dir
+from mmmu_eval.run.runner import run_together
 from mmmu_eval.prompt.protocol import EvalProtocol
 from mmmu_eval.report.stats import RESAMPLES
 from mmmu_eval.store.rundir import MANIFEST, RunStore
@@ -177,7 +178,7 @@ async def evaluate_suite_async(config: SuiteConfig | None = None, /, **overrides
             for run in runs:
                 await one(run)
         else:
-            await _all([one(run) for run in runs])
+            await run_together([one(run) for run in runs])
     except BaseException:
         settle_suite_file(config.out, before, status="interrupted")
         raise
@@ -196,18 +197,6 @@ async def evaluate_suite_async(config: SuiteConfig | None = None, /, **overrides
                         failures={k: str(v) for k, v in failures.items()}, resamples=resamples, seed=seed,
                         html=config.run.html)
     return SuiteResult(config.out, summary, results, {k: str(v) for k, v in failures.items()})
-
-
-async def _all(coroutines: list) -> None:
-    """Run the coroutines together; if one raises (Ctrl-C, a bug), cancel the rest first."""
-    tasks = [asyncio.ensure_future(c) for c in coroutines]
-    try:
-        await asyncio.gather(*tasks)
-    except BaseException:
-        for task in tasks:
-            task.cancel()
-        await asyncio.gather(*tasks, return_exceptions=True)
-        raise
 
 
 # -- the suite directory ----------------------------------------------------------------------
