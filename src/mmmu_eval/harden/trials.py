@@ -17,7 +17,6 @@ letter in it counts as wrong, never as a lucky draw (docs/harden.md).
 
 from __future__ import annotations
 
-import hashlib
 import json
 import re
 from dataclasses import dataclass, field
@@ -30,7 +29,7 @@ from mmmu_eval.errors import ConfigError, StoreError
 from mmmu_eval.run.progress import Display, ProgressDisplay
 from mmmu_eval.run.resume import FINISHED, finished_answers
 from mmmu_eval.run.runner import run_together
-from mmmu_eval.records import Item, Response
+from mmmu_eval.records import Item, Response, derived_seed
 from mmmu_eval.score.scorer import score_responses
 from mmmu_eval.store.rundir import MANIFEST, RESPONSES, RunStore
 from mmmu_eval.version import __version__
@@ -112,8 +111,7 @@ class TrialSettings:
 
 def trial_seed(seed: int, label: str, trial: int) -> int:
     """The generation seed of one model's trial: distinct per model and trial, stable forever."""
-    digest = hashlib.sha256(f"{seed}:{label}:{trial}".encode()).digest()
-    return int.from_bytes(digest[:4], "big") % (2**31 - 1)
+    return derived_seed(f"{seed}:{label}:{trial}")
 
 
 @dataclass
