@@ -27,6 +27,7 @@ from mmmu_eval.run.pipeline import evaluate_async
 from mmmu_eval.dataset.load import load_dataset
 from mmmu_eval.errors import ConfigError, StoreError
 from mmmu_eval.run.progress import Display, ProgressDisplay
+from mmmu_eval.run.resolve import slug
 from mmmu_eval.run.resume import FINISHED, finished_answers
 from mmmu_eval.run.runner import run_together
 from mmmu_eval.records import Item, Response, derived_seed
@@ -83,9 +84,9 @@ def parse_models(specs: str | Sequence[str], base_urls: Sequence[str] | None = N
     models = []
     for index, entry in enumerate(entries, start=1):
         spec, *urls = _ENDPOINT.split(entry)
-        slug = re.sub(r"[^A-Za-z0-9._-]+", "-", spec.removeprefix("text-only:")).strip("-")[:40] or "model"
+        name = slug(spec.removeprefix("text-only:"), limit=40, empty="model")
         own = tuple(urls) or (tuple(base_urls) if base_urls else None)
-        models.append(Model(f"m{index}-{slug}", spec, own))
+        models.append(Model(f"m{index}-{name}", spec, own))
     return tuple(models)
 
 

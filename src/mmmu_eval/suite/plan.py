@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -31,6 +30,7 @@ from mmmu_eval.backends.base import Backend
 from mmmu_eval.config import RunConfig
 from mmmu_eval.errors import ConfigError
 from mmmu_eval.run.dry_run import RunPlan
+from mmmu_eval.run.resolve import slug
 
 __all__ = ["PROMPTS", "SETTINGS", "SuiteConfig", "SuiteRun", "backend_sharing", "plan_suite", "plan_totals",
            "resolve_suite_config"]
@@ -238,10 +238,10 @@ def default_suite_name(run: RunConfig) -> str:
 
     No time stamp: running the same command again continues the same suite.
     """
-    name = re.sub(r"[^A-Za-z0-9._-]+", "-", run.model).strip("-")[:60] or "model"
+    name = slug(run.model, limit=60, empty="model")
     if run.data != "hub":
         where = run.data if run.data == "sample" else Path(run.data).name
-        name += "-" + (re.sub(r"[^A-Za-z0-9._-]+", "-", where).strip("-") or "data")
+        name += "-" + slug(where, empty="data")
     if run.shard:
         name += f"-shard{run.shard[0]}of{run.shard[1]}"
     return name
