@@ -35,6 +35,7 @@ from mmmu_eval.run.runner import run_together
 from mmmu_eval.prompt.protocol import EvalProtocol
 from mmmu_eval.report.stats import RESAMPLES
 from mmmu_eval.store.rundir import MANIFEST, RunStore
+from mmmu_eval.store.versioned import read_versioned
 from mmmu_eval.suite.guard import SUITE_FILE, check_suite_data, log_failures, settle_suite_file, suite_file_before
 from mmmu_eval.suite.plan import SuiteConfig, SuiteRun, backend_sharing, resolve_suite_config
 from mmmu_eval.suite.progress import SuiteDisplay
@@ -324,19 +325,12 @@ def read_summary(suite_dir: Path) -> dict[str, Any] | None:
     Raises:
         StoreError: it exists but cannot be read, or is of another schema version.
     """
-    import json
-
-    file = Path(suite_dir) / SUITE_FILE
-    if not file.exists():
-        return None
-    try:
-        data = json.loads(file.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
-        raise StoreError(f"cannot be read ({exc}); delete it and run the suite command again", file) from exc
-    if not isinstance(data, dict) or data.get("schema_version") != SCHEMA_VERSION or "model" not in data:
-        raise StoreError(f"is not a suite.json of schema version {SCHEMA_VERSION}; delete it and run the suite "
-                         "command again (the run directories are kept)", file)
-    return data
+    return read_versioned(
+        Path(suite_dir) / SUITE_FILE, SCHEMA_VERSION, required=("model",),
+        unreadable="cannot be read ({error}); delete it and run the suite command again",
+        other_version=f"is not a suite.json of schema version {SCHEMA_VERSION}; delete it and run the suite "
+                      "command again (the run directories are kept)",
+    )
 
 
 def _header(model: str, config: Mapping[str, Any], runs: list[SuiteRun], *, started_at: str | None) -> dict[str, Any]:
