@@ -24,7 +24,7 @@ from mmmu_eval.records import Response
 if TYPE_CHECKING:
     from rich.progress import Progress
 
-__all__ = ["Display", "NullDisplay", "ProgressDisplay", "format_duration", "session_rate", "status_text"]
+__all__ = ["Display", "NullDisplay", "ProgressDisplay", "format_duration", "progress_bar", "session_rate", "status_text"]
 
 
 class Display(Protocol):
@@ -81,6 +81,23 @@ def status_text(done: int, total: int, rate: float | None, errors: int, eta_s: f
     return (
         f"done {done}/{total} ({pct:.0f}%) · {rate_text} · "
         f"{errors} error{'s' if errors != 1 else ''} · ETA {format_duration(eta_s)}"
+    )
+
+
+def progress_bar(console: Console, clock: Callable[[], float], status: str) -> Progress:
+    """The rich bar a run and a suite both show on a terminal: a bold label, the bar, done of
+    total, then ``status`` (a rich column template over the task's fields). It stays on screen
+    when finished. rich.progress is imported here, on a terminal only."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+
+    return Progress(
+        TextColumn("[bold]{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn(status),
+        console=console,
+        get_time=clock,
+        transient=False,
     )
 
 
@@ -144,17 +161,8 @@ class ProgressDisplay:
         if self.plain:
             self._line()
             return
-        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn  # a terminal only
-
-        self._bar = Progress(
-            TextColumn("[bold]{task.description}"),
-            BarColumn(),
-            MofNCompleteColumn(),
-            TextColumn("{task.fields[rate]} · [red]{task.fields[errors]}[/red] · ETA {task.fields[eta]}"),
-            console=self.console,
-            get_time=self.clock,
-            transient=False,
-        )
+        self._bar = progress_bar(self.console, self.clock,
+                                 "{task.fields[rate]} · [red]{task.fields[errors]}[/red] · ETA {task.fields[eta]}")
         self._task = self._bar.add_task(self.label, total=total, completed=done, **self._fields())
         self._bar.start()
 
