@@ -7,7 +7,6 @@
 from __future__ import annotations
 
 import dataclasses
-import difflib
 import re
 import time
 from collections.abc import Mapping
@@ -15,7 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from mmmu_eval.config import RunConfig
-from mmmu_eval.errors import ConfigError
+from mmmu_eval.errors import ConfigError, did_you_mean
 
 if TYPE_CHECKING:
     from mmmu_eval.backends.base import Backend
@@ -32,9 +31,7 @@ def resolve_config(config: RunConfig | None, overrides: Mapping[str, Any]) -> tu
     known = {f.name for f in dataclasses.fields(RunConfig)}
     for key in overrides:
         if key not in known:
-            close = difflib.get_close_matches(key, sorted(known), n=1)
-            hint = f"; did you mean {close[0]}?" if close else ""
-            raise ConfigError(f"unknown run setting {key!r}{hint}")
+            raise ConfigError(f"unknown run setting {key!r}{did_you_mean(key, sorted(known))}")
     model: str | Backend | None = overrides.get("model")
     if model is not None and not isinstance(model, str):
         overrides["model"] = str(getattr(model, "spec", type(model).__name__))
