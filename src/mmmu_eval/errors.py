@@ -15,6 +15,7 @@ whole run meaningless, and for the layer below the runner to report an item's fa
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from pathlib import Path
 
 
@@ -66,3 +67,13 @@ class StoreError(MmmuEvalError):
     def __init__(self, message: str, path: str | Path | None = None) -> None:
         self.path = Path(path) if path is not None else None
         super().__init__(f"{path}: {message}" if path is not None else message)
+
+
+def did_you_mean(value: str, known: Iterable[str], *, n: int = 1, cutoff: float = 0.6) -> str:
+    """``"; did you mean X?"`` (``"X, Y, Z"`` for ``n`` > 1) when ``value`` is close to one of
+    ``known`` (``difflib``'s ratio at least ``cutoff``), else ``""``: the hint an error about an
+    unknown setting, parser, prompt or item id ends with, worded one way everywhere."""
+    import difflib  # only when there is an error to word
+
+    close = difflib.get_close_matches(value, list(known), n=n, cutoff=cutoff)
+    return f"; did you mean {', '.join(close)}?" if close else ""

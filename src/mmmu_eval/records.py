@@ -7,6 +7,7 @@ Records print who they are (id, counts), never image bytes.
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass, field
 from typing import Callable, Literal, Union
 
@@ -161,6 +162,14 @@ class GenerationSettings:
     seed: int | None = None
     extra_body: tuple[tuple[str, object], ...] = ()
     """Extra JSON fields for API servers (e.g. vLLM's ``chat_template_kwargs``), as pairs."""
+
+
+def derived_seed(text: str) -> int:
+    """A generation seed drawn from ``text`` (a base seed and what the draw is for, such as
+    ``"0:augment:item:1"``): the same on every machine and Python (sha256, not ``hash``), and
+    below 2**31 - 1, so it fits a signed 32-bit seed field. harden's trials and proposals use it."""
+    digest = hashlib.sha256(text.encode()).digest()
+    return int.from_bytes(digest[:4], "big") % (2**31 - 1)
 
 
 @dataclass(frozen=True, slots=True)

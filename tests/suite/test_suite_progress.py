@@ -56,3 +56,9 @@ def test_the_rich_view_has_a_bar_per_run_and_one_for_all_runs():
     for label in ("standard-10-direct", "vision-direct", "all runs"):
         assert label in final
     assert "16/16" in final and "finished" in final
+
+
+def test_without_plain_the_console_decides_as_for_a_single_run():
+    # A log file (CI) gets plain lines, a terminal the bars; the rule is the run display's.
+    assert SuiteDisplay(Console(file=io.StringIO(), force_terminal=False)).plain is True
+    assert SuiteDisplay(Console(file=io.StringIO(), force_terminal=True)).plain is False

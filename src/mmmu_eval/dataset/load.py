@@ -13,7 +13,6 @@ stopping the load; images stay on disk until an ``ImageRef.load()``.
 
 from __future__ import annotations
 
-import difflib
 import logging
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,7 +24,7 @@ from mmmu_eval.dataset.hub import DEFAULT_REVISIONS
 from mmmu_eval.dataset.layout import Selection
 from mmmu_eval.dataset.normalize import to_item
 from mmmu_eval.dataset.parquet import read_rows
-from mmmu_eval.errors import ConfigError, DataError
+from mmmu_eval.errors import ConfigError, DataError, did_you_mean
 from mmmu_eval.records import Item
 
 __all__ = ["DEFAULT_REVISIONS", "Dataset", "dataset_identity", "find_item", "load_dataset", "locate_files"]
@@ -171,8 +170,7 @@ def find_item(dataset_or_items: Dataset | Iterable[Item], item_id: str) -> Item:
             if problem.item_id == item_id:
                 message = str(problem)
                 raise DataError(message.removeprefix(f"{item_id}: ") + " (the row is in the data but cannot be used)", item_id)
-    close = difflib.get_close_matches(item_id, [i.id for i in items], n=3, cutoff=0.6)
-    hint = f"; did you mean {', '.join(close)}?" if close else ""
+    hint = did_you_mean(item_id, [i.id for i in items], n=3)
     raise DataError(f"no item with this id among {len(items)} items{hint}", item_id)
 
 

@@ -17,7 +17,6 @@ next attempt, up to ``attempts``. So:
 
 from __future__ import annotations
 
-import hashlib
 import logging
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
@@ -26,7 +25,7 @@ from mmmu_eval.backends.base import Backend
 from mmmu_eval.harden.distractors import Proposal, check_reply
 from mmmu_eval.run.progress import Display, ProgressDisplay
 from mmmu_eval.prompt.distractors import distractor_request, proposal_id
-from mmmu_eval.records import GenerationSettings, Item, Response
+from mmmu_eval.records import GenerationSettings, Item, Response, derived_seed
 from mmmu_eval.run.runner import run_requests
 from mmmu_eval.store.rundir import RunStore
 
@@ -57,8 +56,7 @@ class ProposalSettings:
 
 def attempt_seed(seed: int, item_id: str, attempt: int) -> int:
     """The generation seed of one attempt: a retry is a fresh draw, the same on every machine."""
-    digest = hashlib.sha256(f"{seed}:augment:{item_id}:{attempt}".encode()).digest()
-    return int.from_bytes(digest[:4], "big") % (2**31 - 1)
+    return derived_seed(f"{seed}:augment:{item_id}:{attempt}")
 
 
 @dataclass

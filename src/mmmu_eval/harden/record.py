@@ -21,18 +21,18 @@ sees half of one. docs/harden.md lists every field.
 
 from __future__ import annotations
 
-import datetime as _dt
 import hashlib
 import json
-import os
 import platform
 from importlib import metadata
 from pathlib import Path
 from typing import Any, Iterable
 
+from mmmu_eval.atomic import write_atomically
+from mmmu_eval.clock import utc_now
 from mmmu_eval.errors import StoreError
 from mmmu_eval.harden.problems import Problem
-from mmmu_eval.store.atomic import temporary_beside
+from mmmu_eval.version import __version__
 
 __all__ = ["FORMAT", "RECORD", "STEPS", "Record", "json_digest", "versions"]
 
@@ -53,7 +53,7 @@ class Record:
         """A fresh record for a step that reads something other than a harden output."""
         return cls({
             "format": FORMAT,
-            "created_at": _now(),
+            "created_at": utc_now(),
             "source": source,
             "steps": {},
             "items": {},
@@ -88,18 +88,13 @@ class Record:
 
     def save(self, directory: str | Path) -> Path:
         """Write ``directory/harden.json`` atomically; returns its path."""
-        self.data["updated_at"] = _now()
-        self.data["package_version"] = _version("mmmu-eval")
+        self.data["updated_at"] = utc_now()
+        self.data["package_version"] = __version__
         target = Path(directory) / RECORD
         text = json.dumps(self.data, indent=1, ensure_ascii=False, allow_nan=False) + "\n"
         try:
             target.parent.mkdir(parents=True, exist_ok=True)
-            fd, tmp = temporary_beside(target)
-            with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                fh.write(text)
-                fh.flush()
-                os.fsync(fh.fileno())
-            os.replace(tmp, target)
+            write_atomically(target, text)
         except OSError as exc:
             raise StoreError(f"cannot write ({exc.strerror or exc}); choose a writable --out", target) from exc
         return target
@@ -147,7 +142,7 @@ class Record:
 
 def versions(*extra: str) -> dict[str, str]:
     """Versions of what a step's result depends on: Python, this package, and named packages."""
-    out = {"python": platform.python_version(), "mmmu-eval": _version("mmmu-eval")}
+    out = {"python": platform.python_version(), "mmmu-eval": __version__}
     for name in ("pyarrow", "pillow", *extra):
         out[name] = _version(name)
     return out
@@ -166,5 +161,3 @@ def _version(name: str) -> str:
         return "not installed"
 
 
-def _now() -> str:
-    return _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")

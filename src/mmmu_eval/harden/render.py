@@ -23,6 +23,7 @@ from typing import Any, Sequence
 
 from rich.console import Console
 
+from mmmu_eval.atomic import write_atomically
 from mmmu_eval.errors import ConfigError, DataError
 from mmmu_eval.harden.browser import Screenshotter
 from mmmu_eval.harden.outdir import StepResult, config_entry, open_out, settle_later_steps
@@ -220,12 +221,8 @@ def _store(work: Path, item: Item, style: Style, png: bytes, redrawn: Sequence[s
     path = _png_path(work, item)
     meta = path.with_suffix(".json")
     meta.unlink(missing_ok=True)  # a PNG without its metadata is never taken as finished
-    tmp = path.with_suffix(".tmp")
-    tmp.write_bytes(png)
-    tmp.replace(path)
-    tmp_meta = meta.with_suffix(".json.tmp")
-    tmp_meta.write_text(json.dumps({"id": item.id, "key": _key(item, style), "redrawn": list(redrawn)}))
-    tmp_meta.replace(meta)
+    write_atomically(path, png)
+    write_atomically(meta, json.dumps({"id": item.id, "key": _key(item, style), "redrawn": list(redrawn)}))
 
 
 def harden_render(data: str | Path, out: str | Path, **options: Any) -> StepResult:

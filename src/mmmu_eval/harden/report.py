@@ -20,6 +20,7 @@ from rich.console import Console
 from rich.markup import escape as rich_escape
 from rich.table import Table
 
+from mmmu_eval.atomic import write_atomically
 from mmmu_eval.harden.problems import count_by_kind
 from mmmu_eval.harden.record import Record
 from mmmu_eval.report.charts import Bar, bar_chart
@@ -102,11 +103,7 @@ def print_report(record: Record, console: Console) -> None:
 
 def write_report(out: Path, record: Record) -> Path:
     """Write ``out/report.html`` from the record; returns its path."""
-    path = Path(out) / REPORT
-    tmp = path.with_name(f".{REPORT}.tmp")
-    tmp.write_text(render_report_html(record), encoding="utf-8")
-    tmp.replace(path)
-    return path
+    return write_atomically(Path(out) / REPORT, render_report_html(record))
 
 
 def render_report_html(record: Record) -> str:

@@ -17,21 +17,23 @@ letter in it counts as wrong, never as a lucky draw (docs/harden.md).
 
 from __future__ import annotations
 
-import asyncio
-import hashlib
 import json
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Awaitable, Mapping, Sequence
+from typing import Any, Mapping, Sequence
 
 from mmmu_eval.run.pipeline import evaluate_async
 from mmmu_eval.dataset.load import load_dataset
 from mmmu_eval.errors import ConfigError, StoreError
 from mmmu_eval.run.progress import Display, ProgressDisplay
-from mmmu_eval.records import Item, Response
+from mmmu_eval.run.resolve import slug
+from mmmu_eval.run.resume import FINISHED, finished_answers
+from mmmu_eval.run.runner import run_together
+from mmmu_eval.records import Item, Response, derived_seed
 from mmmu_eval.score.scorer import score_responses
 from mmmu_eval.store.rundir import MANIFEST, RESPONSES, RunStore
+from mmmu_eval.version import __version__
 
 __all__ = ["Model", "Outcome", "TrialRuns", "TrialSettings", "parse_models", "run_trials", "trial_seed", "trials_finished"]
 
@@ -82,9 +84,9 @@ def parse_models(specs: str | Sequence[str], base_urls: Sequence[str] | None = N
     models = []
     for index, entry in enumerate(entries, start=1):
         spec, *urls = _ENDPOINT.split(entry)
-        slug = re.sub(r"[^A-Za-z0-9._-]+", "-", spec.removeprefix("text-only:")).strip("-")[:40] or "model"
+        name = slug(spec.removeprefix("text-only:"), limit=40, empty="model")
         own = tuple(urls) or (tuple(base_urls) if base_urls else None)
-        models.append(Model(f"m{index}-{slug}", spec, own))
+        models.append(Model(f"m{index}-{name}", spec, own))
     return tuple(models)
 
 
@@ -110,8 +112,7 @@ class TrialSettings:
 
 def trial_seed(seed: int, label: str, trial: int) -> int:
     """The generation seed of one model's trial: distinct per model and trial, stable forever."""
-    digest = hashlib.sha256(f"{seed}:{label}:{trial}".encode()).digest()
-    return int.from_bytes(digest[:4], "big") % (2**31 - 1)
+    return derived_seed(f"{seed}:{label}:{trial}")
 
 
 @dataclass
@@ -221,7 +222,7 @@ async def run_trials(
             runs.append({"model": model.label, "trial": trial, "seed": seed, "path": str(path), "counts": dict(result.counts)})
 
     try:
-        await _all_or_none([one_model(m) for m in models])
+        await run_together([one_model(m) for m in models])
     finally:
         shared.stop()
     runs.sort(key=lambda r: (r["model"], r["trial"]))
@@ -279,10 +280,8 @@ def trial_verdicts(path: Path, items: Sequence[Item], digest: str) -> dict[str, 
     (``VERDICTS``) under what they were read from (the answers file's size and time, the data
     digest, the package version) and read back while those are unchanged.
     """
-    import mmmu_eval
-
     answers = (path / RESPONSES).stat()
-    key = [answers.st_size, answers.st_mtime_ns, digest, len(items), getattr(mmmu_eval, "__version__", "unknown")]
+    key = [answers.st_size, answers.st_mtime_ns, digest, len(items), __version__]
     try:
         kept = json.loads((path / VERDICTS).read_text(encoding="utf-8"))
         if isinstance(kept, dict) and kept.get("from") == key:
@@ -290,7 +289,7 @@ def trial_verdicts(path: Path, items: Sequence[Item], digest: str) -> dict[str, 
     except (OSError, ValueError, KeyError, TypeError, IndexError):
         pass
     store = RunStore.read(path)
-    answered = {i: r for i, r in store.responses().items() if r.status != "error"}
+    answered = finished_answers(store.responses())
     scored = score_responses(items, answered, parsers=("official",), fallback="none").verdicts["official"]
     verdicts = {i: (v.pred, bool(v.correct)) for i, v in scored.items()}
     try:
@@ -308,9 +307,9 @@ def _answered_before(path: Path, items: Sequence[Item]) -> int:
     manifest = store.manifest_record()
     counts = manifest.counts or {}
     if manifest.status == "complete" and counts.get("items") == len(items):
-        return int(counts.get("ok", 0)) + int(counts.get("truncated", 0))  # without reading every answer
-    stored = store.responses()
-    return sum(1 for it in items if it.id in stored and stored[it.id].status != "error")
+        return sum(int(counts.get(status, 0)) for status in FINISHED)  # without reading every answer
+    finished = finished_answers(store.responses())
+    return sum(1 for it in items if it.id in finished)
 
 
 class _Forward:
@@ -327,17 +326,3 @@ class _Forward:
 
     def stop(self) -> None:
         return None
-
-
-async def _all_or_none(jobs: Sequence[Awaitable[None]]) -> None:
-    """Run the jobs side by side; the first failure cancels the rest and is raised."""
-    tasks = [asyncio.ensure_future(job) for job in jobs]
-    try:
-        done, _ = await asyncio.wait(tasks, return_when=asyncio.FIRST_EXCEPTION)
-        for task in done:
-            if task.exception() is not None:
-                raise task.exception()  # type: ignore[misc]
-    finally:
-        for task in tasks:
-            task.cancel()
-        await asyncio.gather(*tasks, return_exceptions=True)

@@ -34,7 +34,7 @@ from mmmu_eval.dataset.schema import PRO_STANDARD_COLUMNS, PRO_VISION_COLUMNS, a
 from mmmu_eval.errors import DataError, StoreError
 from mmmu_eval.harden.problems import Problem
 from mmmu_eval.records import Item, sniff_media_type
-from mmmu_eval.store.atomic import temporary_beside
+from mmmu_eval.atomic import temporary_beside
 
 __all__ = [
     "RENDER_COLUMNS", "Beside", "Written", "replace_text", "config_file", "copy_config", "remove_config", "standard_row", "vision_row",

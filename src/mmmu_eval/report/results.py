@@ -12,12 +12,11 @@ terminal tables do the same). Denominators are the responses present, as in the 
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, TypedDict
 
-from mmmu_eval.errors import StoreError
+from mmmu_eval.store.versioned import read_versioned
 from mmmu_eval.records import Item, Response
 from mmmu_eval.report.stats import RESAMPLES, Stratum, bootstrap_ci
 from mmmu_eval.report.usage import Usage, usage_summary
@@ -398,16 +397,8 @@ def read_results(path: str | Path) -> Results | None:
     """
     path = Path(path)
     file = path / "results.json" if path.is_dir() else path
-    if not file.exists():
-        return None
-    try:
-        data = json.loads(file.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
-        raise StoreError(f"cannot read results ({exc}); delete it and run `mmmu-eval score`", file) from exc
-    if not isinstance(data, dict) or data.get("schema_version") != SCHEMA_VERSION:
-        raise StoreError(
-            f"schema_version {data.get('schema_version') if isinstance(data, dict) else None!r} is not "
-            f"{SCHEMA_VERSION}; re-create it with `mmmu-eval score`",
-            file,
-        )
-    return data  # type: ignore[return-value]
+    return read_versioned(  # type: ignore[return-value]
+        file, SCHEMA_VERSION,
+        unreadable="cannot read results ({error}); delete it and run `mmmu-eval score`",
+        other_version=f"schema_version {{found!r}} is not {SCHEMA_VERSION}; re-create it with `mmmu-eval score`",
+    )

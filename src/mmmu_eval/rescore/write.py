@@ -19,13 +19,13 @@ again) and, for the official formats whose items come from the file, ``items.jso
 
 from __future__ import annotations
 
-import datetime as _dt
 import hashlib
 from dataclasses import dataclass
 from pathlib import Path
 from collections.abc import Mapping
 from typing import Any
 
+from mmmu_eval.clock import utc_now
 from mmmu_eval.records import Response
 from mmmu_eval.report.harness import HARNESS, MANIFEST_KEY, harness_rows
 from mmmu_eval.rescore.read import Rescore
@@ -35,6 +35,7 @@ from mmmu_eval.score.spec import ScoringSpec
 from mmmu_eval.store.itemfile import ITEMS, item_to_json
 from mmmu_eval.store.manifest import build_manifest, dataset_block
 from mmmu_eval.store.rundir import RunStore
+from mmmu_eval.version import __version__
 
 
 @dataclass(frozen=True)
@@ -96,8 +97,6 @@ def _scoring_of(result: Rescore, spec: ScoringSpec, stored: Mapping[str, Respons
 
 def rescored_manifest(result: Rescore, spec: ScoringSpec) -> dict[str, Any]:
     """What manifest.json says about a rescored run."""
-    import mmmu_eval
-
     first = result.items[0] if result.items else None
     benchmark = first.benchmark if first else "mmmu"
     split = first.split if first and benchmark == "mmmu" else ("test" if benchmark == "mmmu-pro" else None)
@@ -117,8 +116,8 @@ def rescored_manifest(result: Rescore, spec: ScoringSpec) -> dict[str, Any]:
     recorded = source.recorded if source else None
     sources = source.sources if source else (result.path,)
     return build_manifest(
-        package_version=str(getattr(mmmu_eval, "__version__", "unknown")),
-        started_at=_now(),
+        package_version=__version__,
+        started_at=utc_now(),
         config={
             "model": f"{result.format}:{model}", "benchmark": benchmark, "split": split, "setting": setting,
             "data": data, "revision": revision, "subjects": None, "prompt": mode,
@@ -157,6 +156,4 @@ def _digest(path: Path) -> str:
     return h.hexdigest()
 
 
-def _now() -> str:
-    return _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
 

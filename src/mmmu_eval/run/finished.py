@@ -31,6 +31,7 @@ from mmmu_eval.config import RunConfig
 from mmmu_eval.errors import ConfigError, DataError, StoreError
 from mmmu_eval.store.manifest import Manifest
 from mmmu_eval.store.rundir import MANIFEST, RESPONSES, RunStore
+from mmmu_eval.version import __version__
 
 if TYPE_CHECKING:
     from mmmu_eval.run.pipeline import RunResult
@@ -67,7 +68,6 @@ def finished_result(config: RunConfig) -> RunResult | None:
 
 def _same_finished_run(config: RunConfig, manifest: Manifest, out: Path) -> bool:
     from mmmu_eval.dataset.load import dataset_identity
-    from mmmu_eval.run.prepare import _package_version
     from mmmu_eval.prompt.protocol import EvalProtocol
 
     counts = manifest.counts
@@ -75,7 +75,7 @@ def _same_finished_run(config: RunConfig, manifest: Manifest, out: Path) -> bool
         return False
     if counts.get("error") or counts.get("missing") or not counts.get("items"):
         return False
-    if manifest.package_version != _package_version():
+    if manifest.package_version != __version__:
         return False
     if not manifest.has_config or _asked(manifest.config) != _asked(config.to_manifest()):
         return False

@@ -15,8 +15,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from mmmu_eval.clock import utc_now
 from mmmu_eval.records import Item, Response
-from mmmu_eval.run.prepare import utc_now
 from mmmu_eval.store.rundir import RESPONSES, RunStore
 
 if TYPE_CHECKING:

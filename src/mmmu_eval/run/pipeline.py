@@ -25,13 +25,14 @@ from typing import TYPE_CHECKING, Any
 
 from mmmu_eval.backends.base import PREFLIGHT_SENT, Backend
 from mmmu_eval.backends.registry import make_backend, make_backend_before_data
+from mmmu_eval.clock import utc_now
 from mmmu_eval.config import RunConfig
 from mmmu_eval.errors import ConfigError, DataError
 from mmmu_eval.run.finished import finished_result
 from mmmu_eval.run.dry_run import RunPlan, plan_run
-from mmmu_eval.run.prepare import prepare_run, prepare_run_aside, select_items, utc_now
+from mmmu_eval.run.prepare import prepare_run, prepare_run_aside, select_items
 from mmmu_eval.run.resolve import resolve_config
-from mmmu_eval.run.resume import FINISHED, answered_before, check_run_dir, preflight_needed, requests_to_ask
+from mmmu_eval.run.resume import answered_before, check_run_dir, finished_answers, preflight_needed, requests_to_ask
 from mmmu_eval.run.progress import Display, ProgressDisplay
 from mmmu_eval.prompt.protocol import EvalProtocol, loose_images_line, prompt_text
 from mmmu_eval.records import Item, Request, Response
@@ -301,8 +302,8 @@ def _stored_count(config: RunConfig) -> tuple[int, int]:
     try:
         store = RunStore.read(config.out or ".")
         ids = store.manifest_record().item_ids or ()
-        stored = store.responses()
-        return sum(1 for i in ids if i in stored and stored[i].status in FINISHED), len(ids)
+        finished = finished_answers(store.responses())
+        return sum(1 for i in ids if i in finished), len(ids)
     except Exception:  # nothing stored yet (interrupted during loading or preflight)
         return 0, 0
 

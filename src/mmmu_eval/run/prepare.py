@@ -10,7 +10,6 @@ request must not wait for those imports either.
 from __future__ import annotations
 
 import asyncio
-import datetime as _dt
 import logging
 import threading
 from collections.abc import Sequence
@@ -18,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from mmmu_eval.clock import utc_now
 from mmmu_eval.config import RunConfig
 from mmmu_eval.errors import ConfigError, DataError
 from mmmu_eval.prompt.protocol import EvalProtocol, build_request, loose_images_record
@@ -25,6 +25,7 @@ from mmmu_eval.records import Item, Request, Response
 from mmmu_eval.report.usage import NOT_SENT
 from mmmu_eval.store.manifest import MANIFEST, build_manifest, dataset_block
 from mmmu_eval.store.rundir import RunStore
+from mmmu_eval.version import __version__
 
 if TYPE_CHECKING:
     from mmmu_eval.dataset.load import Dataset
@@ -32,7 +33,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "PreparedRun", "build_requests", "load_items", "prepare_run", "prepare_run_aside", "run_manifest", "run_scoring",
-    "select_items", "utc_now",
+    "select_items",
 ]
 
 log = logging.getLogger(__name__)
@@ -184,7 +185,7 @@ def run_manifest(
     ``scoring`` is the run's scoring record (``run_scoring``); None: the configuration's.
     """
     return build_manifest(
-        package_version=_package_version(),
+        package_version=__version__,
         started_at=utc_now(),
         config=config.to_manifest(),
         protocol=protocol.describe(),
@@ -194,17 +195,6 @@ def run_manifest(
         item_ids=[it.id for it in items],
         unreferenced_images=loose_images_record(items, protocol),
     )
-
-
-def utc_now() -> str:
-    """Now, in UTC, to the second: the manifest's times."""
-    return _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
-
-
-def _package_version() -> str:
-    import mmmu_eval  # at call time: the package's __init__ may import this module
-
-    return str(getattr(mmmu_eval, "__version__", "unknown"))
 
 
 # -- what is left to ask --------------------------------------------------------------------

@@ -24,7 +24,8 @@ from mmmu_eval.records import Response
 if TYPE_CHECKING:
     from rich.progress import Progress
 
-__all__ = ["Display", "NullDisplay", "ProgressDisplay", "format_duration", "session_rate", "status_text"]
+__all__ = ["Display", "NullDisplay", "ProgressDisplay", "format_duration", "progress_bar", "session_rate", "status_text",
+           "terminal"]
 
 
 class Display(Protocol):
@@ -84,6 +85,31 @@ def status_text(done: int, total: int, rate: float | None, errors: int, eta_s: f
     )
 
 
+def terminal(console: Console | None, plain: bool | None) -> tuple[Console, bool]:
+    """Where a display draws (default a stderr console) and whether it prints plain lines
+    there: as ``plain`` says, or, when None, whenever the console is not a terminal (a log file,
+    CI). The run's display and the suite's decide it here."""
+    console = console or Console(stderr=True)
+    return console, (not console.is_terminal) if plain is None else plain
+
+
+def progress_bar(console: Console, clock: Callable[[], float], status: str) -> Progress:
+    """The rich bar a run and a suite both show on a terminal: a bold label, the bar, done of
+    total, then ``status`` (a rich column template over the task's fields). It stays on screen
+    when finished. rich.progress is imported here, on a terminal only."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+
+    return Progress(
+        TextColumn("[bold]{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn(status),
+        console=console,
+        get_time=clock,
+        transient=False,
+    )
+
+
 class ProgressDisplay:
     """A rich bar on a terminal, plain lines otherwise."""
 
@@ -104,9 +130,8 @@ class ProgressDisplay:
             every_s: seconds between plain lines (the first and last are always printed).
             label: what the bar calls the work.
         """
-        self.console = console or Console(stderr=True)
+        self.console, self.plain = terminal(console, plain)
         self.clock = clock
-        self.plain = (not self.console.is_terminal) if plain is None else plain
         self.every_s = every_s
         self.label = label
         self.total = 0
@@ -144,17 +169,8 @@ class ProgressDisplay:
         if self.plain:
             self._line()
             return
-        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn  # a terminal only
-
-        self._bar = Progress(
-            TextColumn("[bold]{task.description}"),
-            BarColumn(),
-            MofNCompleteColumn(),
-            TextColumn("{task.fields[rate]} · [red]{task.fields[errors]}[/red] · ETA {task.fields[eta]}"),
-            console=self.console,
-            get_time=self.clock,
-            transient=False,
-        )
+        self._bar = progress_bar(self.console, self.clock,
+                                 "{task.fields[rate]} · [red]{task.fields[errors]}[/red] · ETA {task.fields[eta]}")
         self._task = self._bar.add_task(self.label, total=total, completed=done, **self._fields())
         self._bar.start()
 

@@ -7,7 +7,6 @@
 from __future__ import annotations
 
 import dataclasses
-import difflib
 import re
 import time
 from collections.abc import Mapping
@@ -15,12 +14,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from mmmu_eval.config import RunConfig
-from mmmu_eval.errors import ConfigError
+from mmmu_eval.errors import ConfigError, did_you_mean
 
 if TYPE_CHECKING:
     from mmmu_eval.backends.base import Backend
 
-__all__ = ["default_run_name", "parse_shard", "resolve_config"]
+__all__ = ["default_run_name", "parse_shard", "resolve_config", "slug"]
 
 
 def resolve_config(config: RunConfig | None, overrides: Mapping[str, Any]) -> tuple[RunConfig, str | Backend]:
@@ -32,9 +31,7 @@ def resolve_config(config: RunConfig | None, overrides: Mapping[str, Any]) -> tu
     known = {f.name for f in dataclasses.fields(RunConfig)}
     for key in overrides:
         if key not in known:
-            close = difflib.get_close_matches(key, sorted(known), n=1)
-            hint = f"; did you mean {close[0]}?" if close else ""
-            raise ConfigError(f"unknown run setting {key!r}{hint}")
+            raise ConfigError(f"unknown run setting {key!r}{did_you_mean(key, sorted(known))}")
     model: str | Backend | None = overrides.get("model")
     if model is not None and not isinstance(model, str):
         overrides["model"] = str(getattr(model, "spec", type(model).__name__))
@@ -77,9 +74,17 @@ def parse_shard(text: str) -> tuple[int, int]:
 def default_run_name(config: RunConfig) -> str:
     """``mmmu-validation-random-20261130-204501`` (plus ``-shard2of4`` for a shard)."""
     where = config.resolved_setting or config.resolved_split
-    model = re.sub(r"[^A-Za-z0-9._-]+", "-", config.model).strip("-")[:60] or "model"
+    model = slug(config.model, limit=60, empty="model")
     name = f"{config.benchmark}-{where}-{model}-{time.strftime('%Y%m%d-%H%M%S')}"
     if config.shard:
         name += f"-shard{config.shard[0]}of{config.shard[1]}"
     return name
+
+
+def slug(text: str, *, limit: int | None = None, empty: str) -> str:
+    """``text`` as a piece of a directory name: each run of characters other than letters,
+    digits, ``.``, ``_`` and ``-`` becomes one ``-``, none is left at either end, then at most
+    ``limit`` characters are kept; ``empty`` when nothing is left. Run, suite and harden trial
+    directories are named with it, so one model spec gives one name everywhere."""
+    return re.sub(r"[^A-Za-z0-9._-]+", "-", text).strip("-")[:limit] or empty
 

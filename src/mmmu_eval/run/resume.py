@@ -20,7 +20,7 @@ from mmmu_eval.records import Request, Response
 from mmmu_eval.store.manifest import Manifest
 from mmmu_eval.store.rundir import MANIFEST, RunStore
 
-__all__ = ["FINISHED", "answered_before", "check_run_dir", "preflight_needed", "requests_to_ask"]
+__all__ = ["FINISHED", "answered_before", "check_run_dir", "finished_answers", "preflight_needed", "requests_to_ask"]
 
 #: The statuses of a stored answer that is never asked again.
 FINISHED = ("ok", "truncated")
@@ -32,7 +32,13 @@ def answered_before(out: Path | str | None) -> dict[str, Response]:
     path = Path(out or ".")
     if not (path / MANIFEST).is_file():
         return {}
-    return {i: r for i, r in RunStore.read(path).responses().items() if r.status in FINISHED}
+    return finished_answers(RunStore.read(path).responses())
+
+
+def finished_answers(responses: Mapping[str, Response]) -> dict[str, Response]:
+    """Of answers already read from a run directory, those that need no second asking
+    (``FINISHED``): for a caller that holds the store open and has read them anyway."""
+    return {i: r for i, r in responses.items() if r.status in FINISHED}
 
 
 def requests_to_ask(requests: Sequence[Request], answered: Mapping[str, Response]) -> list[Request]:

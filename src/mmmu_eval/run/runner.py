@@ -28,7 +28,7 @@ import asyncio
 import logging
 import time
 from dataclasses import dataclass
-from typing import Callable, Sequence
+from typing import Awaitable, Callable, Sequence
 
 from mmmu_eval.backends.base import Backend
 from mmmu_eval.errors import DataError
@@ -192,3 +192,17 @@ async def _drain(
         aclose = getattr(stream, "aclose", None)
         if aclose is not None:
             await aclose()
+
+
+async def run_together(jobs: Sequence[Awaitable[object]]) -> None:
+    """Run the jobs side by side (a suite's runs, harden's models); the first to raise (an error,
+    Ctrl-C's cancellation) cancels the rest, which are awaited before it is raised, so no job
+    goes on writing into a run directory after the call has returned."""
+    tasks = [asyncio.ensure_future(job) for job in jobs]
+    try:
+        await asyncio.gather(*tasks)
+    except BaseException:
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        raise

@@ -21,14 +21,13 @@ each fallback with 1/number-of-options, so every result can be read without the 
 
 from __future__ import annotations
 
-import difflib
 import logging
 import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from mmmu_eval.dataset.subjects import SUBJECTS
-from mmmu_eval.errors import ConfigError
+from mmmu_eval.errors import ConfigError, did_you_mean
 from mmmu_eval.records import Item, Response, Verdict
 from mmmu_eval.score.aggregate import Aggregate, aggregate
 from mmmu_eval.score.choices import OfficialCrash
@@ -183,9 +182,7 @@ def _check_parsers(parsers: Sequence[str]) -> tuple[str, ...]:
         raise ConfigError(f"--parser: give at least one of {', '.join(PARSERS)}")
     for name in out:
         if name not in PARSERS:
-            close = difflib.get_close_matches(name, PARSERS, n=1)
-            hint = f"; did you mean {close[0]}?" if close else ""
-            raise ConfigError(f"--parser {name!r} is unknown{hint} (known: {', '.join(PARSERS)})")
+            raise ConfigError(f"--parser {name!r} is unknown{did_you_mean(name, PARSERS)} (known: {', '.join(PARSERS)})")
     return out
 
 

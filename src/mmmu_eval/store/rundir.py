@@ -33,6 +33,7 @@ rule for continuing a run).
 
 from __future__ import annotations
 
+import itertools
 import json
 import logging
 import os
@@ -40,9 +41,9 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, Any, Iterable, Iterator, Mapping
 
+from mmmu_eval.atomic import write_atomically
 from mmmu_eval.errors import StoreError
 from mmmu_eval.records import Response
-from mmmu_eval.store.atomic import temporary_beside
 from mmmu_eval.store.manifest import MANIFEST, NO_MANIFEST, Manifest
 from mmmu_eval.store.response_json import STATUSES, response_from_json, response_to_json
 from mmmu_eval.store.same_run import SAME_RUN, check_same_run
@@ -278,21 +279,8 @@ class RunStore:
             raise StoreError(f"cannot write {name!r}: only plain file names other than {MANIFEST} and {RESPONSES}", self.path)
         target = self.path / name
         with _writing(target):
-            self._write_atomically(target, chunks)
+            write_atomically(target, chunks)
         return target
-
-    def _write_atomically(self, target: Path, chunks: Iterable[str]) -> None:
-        fd, tmp = temporary_beside(target)
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                for chunk in chunks:
-                    fh.write(chunk)
-                fh.flush()
-                os.fsync(fh.fileno())
-            os.replace(tmp, target)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
 
     def close(self) -> None:
         """Flush and close responses.jsonl (appending again reopens it)."""
@@ -309,17 +297,8 @@ class RunStore:
 
     def _write_manifest_file(self, manifest: Mapping[str, Any]) -> None:
         # Same atomic path as the other files, but under the reserved name.
-        fd, tmp = temporary_beside(self.path / MANIFEST)
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                json.dump(manifest, fh, indent=2, ensure_ascii=False, default=str)
-                fh.write("\n")
-                fh.flush()
-                os.fsync(fh.fileno())
-            os.replace(tmp, self.path / MANIFEST)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+        text = json.JSONEncoder(indent=2, ensure_ascii=False, default=str).iterencode(manifest)
+        write_atomically(self.path / MANIFEST, itertools.chain(text, "\n"))
 
     def _repair_torn_tail(self) -> None:
         """Cut an unfinished last line off responses.jsonl, so appends start on a clean line.

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-import datetime as _dt
 import logging
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -28,19 +27,23 @@ from typing import Any
 
 from mmmu_eval.run.pipeline import RunResult, evaluate_async
 from mmmu_eval.backends.registry import make_backend
+from mmmu_eval.clock import utc_now
 from mmmu_eval.errors import ConfigError, MmmuEvalError, StoreError
 from mmmu_eval.run.finished import finished_result
 from mmmu_eval.run.resume import check_run_dir
+from mmmu_eval.run.runner import run_together
 from mmmu_eval.prompt.protocol import EvalProtocol
 from mmmu_eval.report.stats import RESAMPLES
 from mmmu_eval.store.manifest import MANIFEST, build_manifest
 from mmmu_eval.store.rundir import RunStore
+from mmmu_eval.store.versioned import read_versioned
 from mmmu_eval.suite.guard import SUITE_FILE, check_suite_data, log_failures, settle_suite_file, suite_file_before
 from mmmu_eval.suite.plan import SuiteConfig, SuiteRun, backend_sharing, resolve_suite_config
 from mmmu_eval.suite.progress import SuiteDisplay
 from mmmu_eval.report.usage import usage_summary
 from mmmu_eval.suite.rundirs import record_responses, suite_records
 from mmmu_eval.suite.study import build_study, runs_summary
+from mmmu_eval.version import __version__
 
 __all__ = ["SUITE_FILE", "SuiteInterrupted", "SuiteResult", "evaluate_suite", "evaluate_suite_async", "summarize_suite"]
 
@@ -177,7 +180,7 @@ async def evaluate_suite_async(config: SuiteConfig | None = None, /, **overrides
             for run in runs:
                 await one(run)
         else:
-            await _all([one(run) for run in runs])
+            await run_together([one(run) for run in runs])
     except BaseException:
         settle_suite_file(config.out, before, status="interrupted")
         raise
@@ -198,18 +201,6 @@ async def evaluate_suite_async(config: SuiteConfig | None = None, /, **overrides
     return SuiteResult(config.out, summary, results, {k: str(v) for k, v in failures.items()})
 
 
-async def _all(coroutines: list) -> None:
-    """Run the coroutines together; if one raises (Ctrl-C, a bug), cancel the rest first."""
-    tasks = [asyncio.ensure_future(c) for c in coroutines]
-    try:
-        await asyncio.gather(*tasks)
-    except BaseException:
-        for task in tasks:
-            task.cancel()
-        await asyncio.gather(*tasks, return_exceptions=True)
-        raise
-
-
 # -- the suite directory ----------------------------------------------------------------------
 
 def finished_suite(config: SuiteConfig, runs: list[SuiteRun], *, resamples: int, seed: int) -> SuiteResult | None:
@@ -226,10 +217,8 @@ def finished_suite(config: SuiteConfig, runs: list[SuiteRun], *, resamples: int,
         return None
     if not old or old.get("status") != "complete" or old.get("config") != config.to_json():
         return None
-    import mmmu_eval
-
     interval = old.get("interval") or {}
-    if old.get("package_version") != getattr(mmmu_eval, "__version__", "unknown") or \
+    if old.get("package_version") != __version__ or \
             (interval.get("resamples"), interval.get("seed")) != (max(resamples, 0), seed):
         return None
     if [r.to_json() for r in runs] != old.get("planned"):
@@ -337,29 +326,20 @@ def read_summary(suite_dir: Path) -> dict[str, Any] | None:
     Raises:
         StoreError: it exists but cannot be read, or is of another schema version.
     """
-    import json
-
-    file = Path(suite_dir) / SUITE_FILE
-    if not file.exists():
-        return None
-    try:
-        data = json.loads(file.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
-        raise StoreError(f"cannot be read ({exc}); delete it and run the suite command again", file) from exc
-    if not isinstance(data, dict) or data.get("schema_version") != SCHEMA_VERSION or "model" not in data:
-        raise StoreError(f"is not a suite.json of schema version {SCHEMA_VERSION}; delete it and run the suite "
-                         "command again (the run directories are kept)", file)
-    return data
+    return read_versioned(
+        Path(suite_dir) / SUITE_FILE, SCHEMA_VERSION, required=("model",),
+        unreadable="cannot be read ({error}); delete it and run the suite command again",
+        other_version=f"is not a suite.json of schema version {SCHEMA_VERSION}; delete it and run the suite "
+                      "command again (the run directories are kept)",
+    )
 
 
 def _header(model: str, config: Mapping[str, Any], runs: list[SuiteRun], *, started_at: str | None) -> dict[str, Any]:
-    import mmmu_eval
-
-    now = _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
+    now = utc_now()
     return {
         "schema_version": SCHEMA_VERSION,
         "model": model,
-        "package_version": getattr(mmmu_eval, "__version__", "unknown"),
+        "package_version": __version__,
         "started_at": started_at or now,
         "updated_at": now,
         "config": dict(config),

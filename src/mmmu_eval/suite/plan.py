@@ -20,8 +20,6 @@ adds nothing to a run that ``mmmu-eval run`` would not write, so ``report``, ``c
 from __future__ import annotations
 
 import dataclasses
-import difflib
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,8 +27,9 @@ from typing import Any
 
 from mmmu_eval.backends.base import Backend
 from mmmu_eval.config import RunConfig
-from mmmu_eval.errors import ConfigError
+from mmmu_eval.errors import ConfigError, did_you_mean
 from mmmu_eval.run.dry_run import RunPlan
+from mmmu_eval.run.resolve import slug
 
 __all__ = ["PROMPTS", "SETTINGS", "SuiteConfig", "SuiteRun", "backend_sharing", "plan_suite", "plan_totals",
            "resolve_suite_config"]
@@ -124,9 +123,7 @@ class SuiteConfig:
                 raise ConfigError(f"--{name}: name at least one of {', '.join(known)}")
             for value in values:
                 if value not in known:
-                    close = difflib.get_close_matches(value, known, n=1)
-                    hint = f"; did you mean {close[0]}?" if close else ""
-                    raise ConfigError(f"--{name} {value!r} is not one of {', '.join(known)}{hint}")
+                    raise ConfigError(f"--{name} {value!r} is not one of {', '.join(known)}{did_you_mean(value, known)}")
         if self.ocr and "vision" not in self.settings:
             raise ConfigError("--ocr adds vision with the OCR prompt, but --settings leaves vision out; add vision")
         if self.run.benchmark != "mmmu-pro":
@@ -211,9 +208,7 @@ def resolve_suite_config(config: SuiteConfig | None, overrides: Mapping[str, Any
         if key in _PER_RUN and key != "out":
             raise ConfigError(f"{key!r} is decided per run in a suite: {_PER_RUN[key]}")
         if key not in suite_fields and key not in run_fields:
-            close = difflib.get_close_matches(key, sorted(suite_fields | run_fields), n=1)
-            hint = f"; did you mean {close[0]}?" if close else ""
-            raise ConfigError(f"unknown suite setting {key!r}{hint}")
+            raise ConfigError(f"unknown suite setting {key!r}{did_you_mean(key, sorted(suite_fields | run_fields))}")
     suite = {k: overrides.pop(k) for k in list(overrides) if k in suite_fields}
     for key in ("settings", "prompts"):
         if isinstance(suite.get(key), str):
@@ -238,10 +233,10 @@ def default_suite_name(run: RunConfig) -> str:
 
     No time stamp: running the same command again continues the same suite.
     """
-    name = re.sub(r"[^A-Za-z0-9._-]+", "-", run.model).strip("-")[:60] or "model"
+    name = slug(run.model, limit=60, empty="model")
     if run.data != "hub":
         where = run.data if run.data == "sample" else Path(run.data).name
-        name += "-" + (re.sub(r"[^A-Za-z0-9._-]+", "-", where).strip("-") or "data")
+        name += "-" + slug(where, empty="data")
     if run.shard:
         name += f"-shard{run.shard[0]}of{run.shard[1]}"
     return name

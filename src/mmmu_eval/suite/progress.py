@@ -20,9 +20,9 @@ from dataclasses import dataclass
 from typing import Callable
 
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn
+from rich.progress import Progress, TaskID
 
-from mmmu_eval.run.progress import Display, session_rate, status_text
+from mmmu_eval.run.progress import Display, progress_bar, session_rate, status_text, terminal
 from mmmu_eval.records import Response
 
 __all__ = ["SuiteDisplay"]
@@ -86,9 +86,8 @@ class SuiteDisplay:
             plain: force plain lines (True) or the bars (False); None asks the console.
             every_s: seconds between plain total lines (run ends are always printed).
         """
-        self.console = console or Console(stderr=True)
+        self.console, self.plain = terminal(console, plain)
         self.clock = clock
-        self.plain = (not self.console.is_terminal) if plain is None else plain
         self.every_s = every_s
         self.rows: dict[str, _Row] = {}
         self.all = _Row()
@@ -103,15 +102,7 @@ class SuiteDisplay:
         self.rows = {name: _Row() for name in names}
         if self.plain:
             return
-        self._bar = Progress(
-            TextColumn("[bold]{task.description}"),
-            BarColumn(),
-            MofNCompleteColumn(),
-            TextColumn("{task.fields[status]}"),
-            console=self.console,
-            get_time=self.clock,
-            transient=False,
-        )
+        self._bar = progress_bar(self.console, self.clock, "{task.fields[status]}")
         for name in [*names, TOTAL]:
             self._tasks[name] = self._bar.add_task(name, total=None, status="waiting")
         self._bar.start()
