@@ -38,6 +38,7 @@ from mmmu_eval.report.charts import ACCENT, DISCIPLINE_COLORS, NEUTRAL, Bar, bar
 from mmmu_eval.report.html_harness import annotate_rows, harness_html
 from mmmu_eval.doctor.html import doctor_section
 from mmmu_eval.report.html_sections import expert_section, mark_loose_images, usage_section
+from mmmu_eval.report.numbers import pct
 from mmmu_eval.report.published import published_for, score_key, sources
 from mmmu_eval.report.results import Results, Row
 
@@ -83,7 +84,7 @@ def content_security_policy(script: str) -> str:
 
 
 def _pct(x: float) -> str:
-    return f"{100 * x:.1f}%"
+    return f"{pct(x)}%"
 
 
 def data_url(data: bytes) -> str:
