@@ -30,7 +30,7 @@ from decimal import Decimal
 from fractions import Fraction
 from typing import Union
 
-__all__ = ["Number", "exact", "fixed", "half_up", "mean", "pct", "percent", "points"]
+__all__ = ["Number", "exact", "fixed", "half_up", "mean", "pct", "percent", "points", "rounded"]
 
 #: What the functions take: a float stands for the shortest decimal that reads back as it.
 Number = Union[int, float, Fraction, Decimal]
@@ -63,6 +63,11 @@ def fixed(x: Number, places: int = 1, *, signed: bool = False) -> str:
     return f"{half_up(x, places):{'+' if signed else ''}.{places}f}"
 
 
+def rounded(x: Number, places: int) -> float:
+    """``fixed`` as a JSON number: a figure stored rounded (the doctor's points) rounds as it prints."""
+    return float(half_up(x, places))
+
+
 def pct(fraction: Number | None, places: int = 1, *, signed: bool = False, none: str = "–") -> str:
     """A fraction in [0, 1] (or a difference of two) as percent, rounded half up: 0.5185 -> ``51.9``.
 
@@ -78,7 +83,7 @@ def percent(fraction: Number | None, places: int = 1) -> float | None:
     """The printed figure as a JSON number (suite.json's ``percent``): ``pct`` read back as a float."""
     if fraction is None:
         return None
-    return float(half_up(100 * exact(fraction), places))
+    return rounded(100 * exact(fraction), places)
 
 
 def points(a: Number, b: Number) -> Fraction:
