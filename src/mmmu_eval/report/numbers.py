@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable
-from decimal import Decimal
+from decimal import ROUND_HALF_UP, Context, Decimal
 from fractions import Fraction
 from typing import Union
 
@@ -35,32 +35,51 @@ __all__ = ["Number", "exact", "fixed", "half_up", "mean", "pct", "percent", "poi
 #: What the functions take: a float stands for the shortest decimal that reads back as it.
 Number = Union[int, float, Fraction, Decimal]
 
+#: Enough digits that multiplying a float's repr (17 digits) by 100 never rounds.
+_EXACT = Context(prec=60)
 
-def exact(x: Number) -> Fraction:
-    """The exact value a number stands for; a float is read through its repr (see the module)."""
+
+def _read(x: Number) -> Decimal | Fraction:
+    """A float as the decimal its repr writes (see the module); a Fraction as it is."""
     if isinstance(x, bool):
         raise TypeError(f"a figure is a number, not {x!r}")
+    if isinstance(x, Fraction):
+        return x
     if isinstance(x, float):
         if not math.isfinite(x):
             raise ValueError(f"cannot print {x!r} as a figure")
-        return Fraction(repr(x))
-    return Fraction(x)
+        return Decimal(repr(x))
+    return Decimal(x)
 
 
-def half_up(x: Number, places: int = 1) -> Decimal:
-    """``x`` rounded half away from zero to ``places`` decimals, as a Decimal with those places.
+def exact(x: Number) -> Fraction:
+    """The exact value a number stands for, for arithmetic on figures before they are rounded."""
+    return Fraction(_read(x))
+
+
+def half_up(x: Number, places: int = 1, *, scale: int = 1) -> Decimal:
+    """``scale * x`` rounded half away from zero to ``places`` decimals, as a Decimal with those places.
 
     A negative value that rounds to zero keeps its sign (``-0.0``), as the float formatting it
-    replaces printed it: a difference a hair below zero reads as one.
+    replaces printed it: a difference a hair below zero reads as one. A float, int or Decimal
+    is rounded in decimal arithmetic (exact at this precision, and quick); a Fraction, whose
+    decimal may not end, in integers.
     """
-    value = exact(x)
-    whole = math.floor(abs(value) * 10**places + Fraction(1, 2))
-    return Decimal((1 if value < 0 else 0, tuple(int(c) for c in str(whole)), -places))
+    value = _read(x)
+    if isinstance(value, Fraction):
+        value *= scale
+        whole = math.floor(abs(value) * 10**places + Fraction(1, 2))
+        return Decimal((1 if value < 0 else 0, tuple(int(c) for c in str(whole)), -places))
+    return _EXACT.multiply(value, scale).quantize(Decimal(1).scaleb(-places), rounding=ROUND_HALF_UP, context=_EXACT)
+
+
+def _text(value: Decimal, places: int, signed: bool) -> str:
+    return f"{value:{'+' if signed else ''}.{places}f}"
 
 
 def fixed(x: Number, places: int = 1, *, signed: bool = False) -> str:
     """``x`` (already in the unit printed, e.g. a published percentage) rounded half up: ``51.9``, ``+1.2``."""
-    return f"{half_up(x, places):{'+' if signed else ''}.{places}f}"
+    return _text(half_up(x, places), places, signed)
 
 
 def rounded(x: Number, places: int) -> float:
@@ -76,14 +95,14 @@ def pct(fraction: Number | None, places: int = 1, *, signed: bool = False, none:
     """
     if fraction is None:
         return none
-    return fixed(100 * exact(fraction), places, signed=signed)
+    return _text(half_up(fraction, places, scale=100), places, signed)
 
 
 def percent(fraction: Number | None, places: int = 1) -> float | None:
     """The printed figure as a JSON number (suite.json's ``percent``): ``pct`` read back as a float."""
     if fraction is None:
         return None
-    return rounded(100 * exact(fraction), places)
+    return float(half_up(fraction, places, scale=100))
 
 
 def points(a: Number, b: Number) -> Fraction:
