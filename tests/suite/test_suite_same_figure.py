@@ -30,19 +30,22 @@ RIGHT, ITEMS = 1037, 2000
 MODEL = "openai:fake-model"
 
 
-def _item(i: int) -> Item:
+def _item(i: int, setting: str | None) -> Item:
     subject = "Math"  # one subject, so every breakdown row is the same figure
-    return Item(id=f"validation_{subject}_{i + 1}", benchmark="mmmu", split="validation", setting=None, subject=subject,
+    return Item(id=f"{'test' if setting else 'validation'}_{subject}_{i + 1}", benchmark="mmmu-pro" if setting else "mmmu",
+                split="test" if setting else "validation", setting=setting, subject=subject,
                 discipline=discipline_of(subject), question="Which one?", options=("a", "b", "c", "d"), answer="A",
                 question_type="multiple-choice", images=(), img_type=("Diagrams",), topic_difficulty="Easy")
 
 
-def _run(tmp_path):
-    items = tuple(_item(i) for i in range(ITEMS))
-    responses = {it.id: Response(it.id, "ok", text="(A)" if i < RIGHT else "(B)", finish_reason="stop")
+def _run(tmp_path, right: int = RIGHT, setting: str | None = None):
+    """A run scored by the real scorer: ``right`` of ``ITEMS`` items answered right."""
+    items = tuple(_item(i, setting) for i in range(ITEMS))
+    responses = {it.id: Response(it.id, "ok", text="(A)" if i < right else "(B)", finish_reason="stop")
                  for i, it in enumerate(items)}
     scoring = score_responses(items, responses)
-    manifest = {"config": {"model": MODEL, "benchmark": "mmmu", "split": "validation", "prompt": "direct"}}
+    manifest = {"config": {"model": MODEL, "benchmark": items[0].benchmark, "split": items[0].split, "setting": setting,
+                           "prompt": "direct"}}
     results = build_results(scoring, items, manifest, bootstrap=0, responses=responses)
     results = json.loads(json.dumps(results))  # as results.json holds it
     return items, responses, scoring, manifest, results
@@ -81,3 +84,17 @@ def test_the_same_run_prints_the_same_figure_in_terminal_page_and_json(tmp_path)
 
     for text in (terminal, page, suite_terminal, suite_page):
         assert not re.search(r"51\.8(?!\d)", text)  # the doctor's two places print -51.85 points
+
+
+def test_a_table1_delta_is_its_exact_difference_rounded_once(tmp_path):
+    # vision 1,000 of 2,000 (0.5) - standard-10 903 of 2,000 (0.4515) is 0.0485 exactly, a tie;
+    # in floats it is 0.04849999999999999, whose rounding prints 4.8.
+    records = []
+    for setting, right in (("standard-10", 903), ("vision", 1000)):
+        *_, manifest, results = _run(tmp_path, right, setting)
+        records.append(RunRecord(setting, tmp_path / setting, "mmmu-pro", setting, "test", "direct", results, manifest))
+    study = build_study(records, model=MODEL, resamples=0)
+    delta = study["table1"]["delta_2"]
+    assert delta["value"] == 0.5 - 0.4515 == 0.04849999999999999 and pct(delta["value"]) == "4.8"
+    assert delta["percent"] == 4.9
+    assert study["table1"]["overall"]["percent"] == 47.6  # (0.5 + 0.4515) / 2 = 0.47575
