@@ -8,11 +8,14 @@ values, a negative difference keeps its sign.
 
 from __future__ import annotations
 
+import re
 from decimal import Decimal
 from fractions import Fraction
+from pathlib import Path
 
 import pytest
 
+import mmmu_eval
 from mmmu_eval.report.numbers import exact, fixed, half_up, mean, pct, percent, points, rounded
 
 DENOMINATORS = [*range(1, 1801), 10_500]
@@ -112,3 +115,22 @@ def test_a_missing_figure_and_a_non_number_are_said():
         pct(True)
     with pytest.raises(ValueError):
         mean([])
+
+
+#: Lines that print a percentage from its binary float on purpose: the official scripts' own
+#: output, reproduced as they print it (``mmmu-eval rescore`` on an MMMU-Pro file).
+OFFICIAL_PRINTING = {("cli/rescore.py", "Accuracy: {overall['accuracy'] * 100:.2f}%")}
+_FLOAT_PERCENT = re.compile(r"\{[^{}]*(?:100(?:\.0)?\s*\*[^{}]*|\*\s*100\s*):\+?\.\d+f\}|\{[^{}]*:\+?\.\d+%\}")
+
+
+def test_no_module_prints_a_percentage_from_its_float():
+    # The one way stays the one way: a new table that writes f"{100 * x:.1f}" fails here.
+    root = Path(mmmu_eval.__file__).parent
+    found = []
+    for path in sorted(root.rglob("*.py")):
+        rel = path.relative_to(root).as_posix()
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            for match in _FLOAT_PERCENT.finditer(line):
+                if not any(rel == f and snippet in line for f, snippet in OFFICIAL_PRINTING) and rel != "report/numbers.py":
+                    found.append(f"{rel}:{number}: {match.group(0)}")
+    assert found == []

@@ -50,6 +50,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     # The run directory and the dataset are read the same way the report reads them back.
     from mmmu_eval.report.harness import harness_section
+    from mmmu_eval.report.numbers import pct
     from mmmu_eval.report.results import build_results
     from mmmu_eval.report.rundata import run_items
     from mmmu_eval.score.scorer import predictions_rows
@@ -100,7 +101,7 @@ def summary_lines(scoring, n_items: int, show: int) -> list[str]:
             f"{headline}: official-policy accuracy {scoring.aggregates[headline].overall.accuracy:.4f} "
             f"(fallback {scoring.fallback_policy}, seed {scoring.fallback_seed}); deterministic "
             f"{scoring.deterministic_correct / graded:.4f}; expected {scoring.expected_correct / graded:.4f}; "
-            f"fallbacks {scoring.fallbacks} ({scoring.fallbacks / graded:.2%})"
+            f"fallbacks {scoring.fallbacks} ({pct(scoring.fallbacks / graded, 2)}%)"
         )
     if scoring.ungraded:
         judged = scoring.verdicts[headline]
