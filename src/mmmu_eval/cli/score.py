@@ -50,7 +50,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     # The run directory and the dataset are read the same way the report reads them back.
     from mmmu_eval.report.harness import harness_section
-    from mmmu_eval.report.numbers import pct
     from mmmu_eval.report.results import build_results
     from mmmu_eval.report.rundata import run_items
     from mmmu_eval.score.scorer import predictions_rows
@@ -88,6 +87,8 @@ def run(args: argparse.Namespace) -> int:
 
 def summary_lines(scoring, n_items: int, show: int) -> list[str]:
     """Per-parser scores, the fallback figures, coverage, and the first ``show`` disagreements."""
+    from mmmu_eval.report.numbers import pct
+
     headline = scoring.parsers[0]
     graded = scoring.aggregates[headline].overall.n
     lines = []
