@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 import mmmu_eval
-from mmmu_eval.report.numbers import exact, fixed, half_up, mean, pct, percent, points, rounded
+from mmmu_eval.report.numbers import fixed, half_up, mean, pct, percent, points, rounded
 
 DENOMINATORS = [*range(1, 1801), 10_500]
 
