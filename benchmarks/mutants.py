@@ -55,6 +55,7 @@ HARDEN = ("tests/harden/test_harden_filter.py", "tests/harden/test_harden_distra
           "tests/harden/test_harden_later_steps.py", "tests/harden/test_harden_review_rerun.py", "tests/harden")
 RUNNER = ("tests/test_resume_truncated.py", "tests/test_kill_resume.py", "tests/test_runner.py", "tests/test_api.py", "tests/store/test_store_rundir.py",
           "tests/store", "tests/cli/test_cli_run.py")
+NUMBERS = ("tests/suite/test_suite_same_figure.py", "tests/report/test_numbers.py", "tests/suite/test_suite_study.py")
 STORE = ("tests/store/test_merge_checks.py", "tests/store/test_merge_runs.py", "tests/store")
 PAGE = ("tests/test_page_kit.py", "tests/report/test_report_html.py", "tests/harden/test_harden_augment.py")
 
@@ -131,8 +132,12 @@ MUTANTS: tuple[Mutant, ...] = (
     M("paired-difference", "report/stats.py", "        diff += cells[:, 1] - cells[:, 2]", "        diff += cells[:, 1]", STATS,
       "the paired interval is of a difference"),
     M("mcnemar-two-sided", "report/stats.py", "Fraction(2 * tail, 2**n)", "Fraction(tail, 2**n)", STATS, "McNemar's p is two-sided"),
-    M("percent-half-up", "suite/study.py", 'quantize(Decimal("0.1"), rounding=ROUND_HALF_UP)', 'quantize(Decimal("0.1"), rounding="ROUND_HALF_EVEN")',
-      SUITE, "percentages round half up"),
+    M("percent-half-up", "report/numbers.py", "rounding=ROUND_HALF_UP, context=_EXACT)", 'rounding="ROUND_HALF_EVEN", context=_EXACT)',
+      NUMBERS, "percentages round half up"),
+    M("percent-float-path", "report/numbers.py", "        return Decimal(repr(x))", "        return Decimal(x)", NUMBERS,
+      "a figure rounds the decimal its float stands for, not the binary float"),
+    M("difference-exact", "suite/study.py", '"percent": percent(value if exactly is None else exactly)', '"percent": percent(value)',
+      NUMBERS, "a Table 1 combination or difference rounds its exact value once"),
     M("overall-columns", "suite/study.py", '"overall": ((0.5, "standard_10"), (0.5, "vision")),', '"overall": ((0.5, "standard_10"), (0.5, "standard_4")),',
       SUITE, "overall is the mean of standard-10 and vision"),
     M("better-of-tie", "score/headline.py", 'key=lambda m: (by_mode.get(m, float("-inf")), m == "direct"))',

@@ -136,7 +136,13 @@ def _listed(what: str, entries: list[str], show: int) -> None:
 
 
 def summary_lines(doc: dict, *, pro: bool, ci95: list[float] | None = None) -> list[str]:
-    """The printed result: the official table (MMMU) or the official accuracy line (MMMU-Pro), then parse figures."""
+    """The printed result: the official table (MMMU) or the official accuracy line (MMMU-Pro), then parse figures.
+
+    The official lines print as the official scripts print them (the binary float formatted);
+    our own figures after them round as every table of ours does (``report.numbers``).
+    """
+    from mmmu_eval.report.numbers import pct
+
     lines: list[str] = []
     overall = doc["overall"]
     coverage = doc.get("coverage") or {}
@@ -164,7 +170,7 @@ def summary_lines(doc: dict, *, pro: bool, ci95: list[float] | None = None) -> l
         f"{overall['correct']}/{overall['total']} correct = {overall['accuracy']:.4f}{interval}; deterministic "
         f"{doc['deterministic_correct']} ({doc['deterministic_correct'] / total:.4f}); expected "
         f"{doc['expected_correct']:.2f} ({doc['expected_correct'] / total:.4f}); fallbacks {doc['fallbacks']} "
-        f"({doc['fallbacks'] / total:.2%})"
+        f"({pct(doc['fallbacks'] / total, 2)}%)"
     )
     if doc.get("errors"):
         lines.append(f"{len(doc['errors'])} failed request(s) the harness recorded: not scored (e.g. {doc['errors'][0]})")

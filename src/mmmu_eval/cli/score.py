@@ -87,6 +87,8 @@ def run(args: argparse.Namespace) -> int:
 
 def summary_lines(scoring, n_items: int, show: int) -> list[str]:
     """Per-parser scores, the fallback figures, coverage, and the first ``show`` disagreements."""
+    from mmmu_eval.report.numbers import pct
+
     headline = scoring.parsers[0]
     graded = scoring.aggregates[headline].overall.n
     lines = []
@@ -100,7 +102,7 @@ def summary_lines(scoring, n_items: int, show: int) -> list[str]:
             f"{headline}: official-policy accuracy {scoring.aggregates[headline].overall.accuracy:.4f} "
             f"(fallback {scoring.fallback_policy}, seed {scoring.fallback_seed}); deterministic "
             f"{scoring.deterministic_correct / graded:.4f}; expected {scoring.expected_correct / graded:.4f}; "
-            f"fallbacks {scoring.fallbacks} ({scoring.fallbacks / graded:.2%})"
+            f"fallbacks {scoring.fallbacks} ({pct(scoring.fallbacks / graded, 2)}%)"
         )
     if scoring.ungraded:
         judged = scoring.verdicts[headline]

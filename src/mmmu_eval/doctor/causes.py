@@ -14,9 +14,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from fractions import Fraction
 from typing import Any
 
 from mmmu_eval.records import Item, Response
+from mmmu_eval.report.numbers import percent, points, rounded
 from mmmu_eval.score.scorer import Scoring
 from mmmu_eval.score.boxed import last_boxed
 from mmmu_eval.score.strict import has_answer_line
@@ -59,8 +61,8 @@ class Cause:
 
     def to_json(self) -> dict[str, Any]:
         detail = dict(self.detail)
-        detail["points_down"] = round(self.points_down, 4)
-        return {"cause": self.cause, "items": self.items, "points": round(self.points, 4),
+        detail["points_down"] = rounded(self.points_down, 4)
+        return {"cause": self.cause, "items": self.items, "points": rounded(self.points, 4),
                 "detail": detail, "examples": list(self.examples)}
 
 
@@ -139,11 +141,11 @@ def unparsed(ctx: _Context) -> Cause | None:
         "parser": headline,
         "fallbacks": len(ids),
         "fallback_hits": sum(1 for i in ids if ctx.correct[i]),
-        "expected_correct": round(expected, 4),
-        "expected_points": round(100.0 * expected / ctx.n, 4) if ctx.n else 0.0,
-        "parsers": {name: {"accuracy": round(acc, 4), "moves": round(acc - figure, 4)} for name, acc in others.items()},
-        "boxed_share": round(sum(1 for t in texts if last_boxed(t) is not None) / len(texts), 4) if texts else 0.0,
-        "answer_line_share": round(sum(1 for t in texts if has_answer_line(t)) / len(texts), 4) if texts else 0.0,
+        "expected_correct": rounded(expected, 4),
+        "expected_points": rounded(100.0 * expected / ctx.n, 4) if ctx.n else 0.0,
+        "parsers": {name: {"accuracy": rounded(acc, 4), "moves": rounded(points(acc, figure), 4)} for name, acc in others.items()},
+        "boxed_share": rounded(Fraction(sum(1 for t in texts if last_boxed(t) is not None), len(texts)), 4) if texts else 0.0,
+        "answer_line_share": rounded(Fraction(sum(1 for t in texts if has_answer_line(t)), len(texts)), 4) if texts else 0.0,
     }
     if not ids and all(abs(v["moves"]) < 1e-9 for v in detail["parsers"].values()):
         return None
@@ -269,7 +271,7 @@ def harness(ctx: _Context) -> list[Cause]:
         out.append(Cause(name, len(rows), 100.0 * len(rows) / n, {
             "harness": section["name"], "by_cause": by, "harness_only_right": harness_right,
             "official_only_right": official_right,
-            "net_points": round(100.0 * (harness_right - official_right) / n, 4),
+            "net_points": percent(Fraction(harness_right - official_right, n), 4),
         }, [row["id"] for row in rows[:EXAMPLES]], 100.0 * len(rows) / n))
     return out
 

@@ -13,11 +13,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from fractions import Fraction
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from mmmu_eval.doctor.causes import Cause, find_causes
 from mmmu_eval.errors import ConfigError, StoreError
+from mmmu_eval.report.numbers import fixed, pct, percent, points, rounded
 from mmmu_eval.report.published import published_for, score_key, sources, table1_rows
 
 if TYPE_CHECKING:
@@ -44,22 +46,24 @@ class Diagnosis:
         """The terminal report: the figure, one line per cause, then the published comparison."""
         f = self.figure
         where = f"{f['benchmark']}/{f['setting'] or f['split']}"
-        out = [f"{self.run}: {f['model']} on {where}: {f['accuracy']:.2f}% ({f['correct']}/{f['n']}), "
-               f"95% CI {f['ci95'][0]:.2f}-{f['ci95'][1]:.2f}%"]
+        # The accuracy from its count, rounded once (the stored figure is already rounded to 4 places).
+        accuracy = pct(Fraction(f["correct"], f["n"]), 2) if f["n"] else fixed(f["accuracy"], 2)
+        out = [f"{self.run}: {f['model']} on {where}: {accuracy}% ({f['correct']}/{f['n']}), "
+               f"95% CI {fixed(f['ci95'][0], 2)}-{fixed(f['ci95'][1], 2)}%"]
         if not self.causes:
             out.append("no cause found in the run that could move the figure")
         for c in self.causes:
-            out.append(f"  {c.cause:<10} {c.items:>5} items  up to {c.points:+.2f} points  {cause_line(c)}")
+            out.append(f"  {c.cause:<10} {c.items:>5} items  up to {fixed(c.points, 2, signed=True)} points  {cause_line(c)}")
             if c.examples:
                 out.append(f"  {'':<10} e.g. {', '.join(c.examples)}")
         if self.published is not None:
             p = self.published
             inside = "inside" if p["inside_interval"] else "outside"
-            out.append(f"published {p['value']:.2f}% ({p['source']}): {inside} the run's 95% interval; "
-                       f"gap {p['gap']:+.2f} points")
+            out.append(f"published {fixed(p['value'], 2)}% ({p['source']}): {inside} the run's 95% interval; "
+                       f"gap {fixed(p['gap'], 2, signed=True)} points")
             if p["covered_by"]:
                 names = p["covered_by"][0] + " alone" if len(p["covered_by"]) == 1 else ", ".join(p["covered_by"]) + " together"
-                verb = "could cover" if p["covered"] else f"cover at most {p['coverable']:.2f} points of"
+                verb = "could cover" if p["covered"] else f"cover at most {fixed(p['coverable'], 2)} points of"
                 out.append(f"  {names} {verb} the gap (the items they concern, each counted once)")
             elif abs(p["gap"]) > 0:
                 out.append("  no cause in the run could move the figure toward it")
@@ -74,10 +78,10 @@ def cause_line(c: Cause) -> str:
         used = "" if d["used_all_tokens"] is None else f", {d['used_all_tokens']} used it all"
         return f"cut at the limit ({d['finish_length']}) or <think> never closed ({d['unclosed_think']}); {limit}{used}"
     if c.cause == "unparsed":
-        moves = "; ".join(f"{k} {v['accuracy']:.2f}% ({v['moves']:+.2f})" for k, v in d["parsers"].items())
-        return (f"{d['fallbacks']} {d['parser']} fallbacks ({d['fallback_hits']} lucky, worth {d['expected_points']:.2f} "
-                f"points at expected value); {moves}; \\boxed{{}} in {100 * d['boxed_share']:.1f}%, "
-                f"Answer: line in {100 * d['answer_line_share']:.1f}%")
+        moves = "; ".join(f"{k} {fixed(v['accuracy'], 2)}% ({fixed(v['moves'], 2, signed=True)})" for k, v in d["parsers"].items())
+        return (f"{d['fallbacks']} {d['parser']} fallbacks ({d['fallback_hits']} lucky, worth {fixed(d['expected_points'], 2)} "
+                f"points at expected value); {moves}; \\boxed{{}} in {pct(d['boxed_share'])}%, "
+                f"Answer: line in {pct(d['answer_line_share'])}%")
     if c.cause == "sampling":
         return "; ".join(f"{k} {v['run']} (official {v['official'] if v['official'] is not None else 'unset'})"
                          for k, v in d["differs"].items())
@@ -97,7 +101,7 @@ def cause_line(c: Cause) -> str:
     if c.cause in ("judge", "parser"):
         causes = ", ".join(f"{k} {v}" for k, v in d["by_cause"].items())
         return (f"{d['harness']} differs ({causes}): harness only right {d['harness_only_right']}, "
-                f"official only right {d['official_only_right']} ({d['net_points']:+.2f} net)")
+                f"official only right {d['official_only_right']} ({fixed(d['net_points'], 2, signed=True)} net)")
     return ""
 
 
@@ -154,7 +158,7 @@ def _against(value: float, source: str, figure: Mapping[str, Any], causes: Seque
         if reach >= abs(gap) - 1e-9:
             break
     return {"value": value, "source": source, "inside_interval": low - 1e-9 <= value <= high + 1e-9,
-            "gap": round(gap, 4), "covered_by": covered_by, "coverable": round(reach, 4),
+            "gap": rounded(points(value, figure["accuracy"]), 4), "covered_by": covered_by, "coverable": rounded(reach, 4),
             "covered": reach >= abs(gap) - 1e-9}
 
 
@@ -163,9 +167,9 @@ def _figure(loaded: LoadedRun) -> dict[str, Any]:
     overall = results["overall"]
     return {
         "benchmark": results["benchmark"], "split": results.get("split"), "setting": results.get("setting"),
-        "model": results["run"].get("model"), "accuracy": round(100.0 * overall["accuracy"], 4),
+        "model": results["run"].get("model"), "accuracy": percent(overall["accuracy"], 4),
         "correct": overall["correct"], "n": overall["n"],
-        "ci95": [round(100.0 * x, 4) for x in overall["ci95"]],
+        "ci95": [percent(x, 4) for x in overall["ci95"]],
         "official_protocol": results["run"].get("official"), "rescored_from": results["run"].get("rescored_from"),
     }
 
@@ -198,10 +202,10 @@ class SuiteDiagnosis:
 
     def lines(self) -> list[str]:
         row = self.table1
-        cells = ", ".join(f"{k} {v:.1f}" if v is not None else f"{k} -" for k, v in row["ours"].items())
+        cells = ", ".join(f"{k} {fixed(v)}" if v is not None else f"{k} -" for k, v in row["ours"].items())
         out = [f"{self.suite}: Table 1 row {cells}"]
         if row.get("published") is not None:
-            theirs = ", ".join(f"{k} {v:.1f}" for k, v in row["published"]["scores"].items())
+            theirs = ", ".join(f"{k} {fixed(v)}" for k, v in row["published"]["scores"].items())
             out.append(f"published ({row['published']['model']}): {theirs}")
         for run in self.runs:
             out.append("")

@@ -14,6 +14,7 @@ from mmmu_eval.doctor.causes import find_causes
 from mmmu_eval.doctor.diagnose import cause_line
 from mmmu_eval.errors import MmmuEvalError
 from mmmu_eval.records import Item, Response
+from mmmu_eval.report.numbers import fixed
 from mmmu_eval.score.scorer import Scoring
 
 log = logging.getLogger(__name__)
@@ -38,7 +39,7 @@ def doctor_section(
         return ""
     if causes:
         body = "".join(
-            f'<tr><td>{escape(c.cause)}</td><td class="n">{c.items}</td><td class="n">{c.points:+.2f}</td>'
+            f'<tr><td>{escape(c.cause)}</td><td class="n">{c.items}</td><td class="n">{fixed(c.points, 2, signed=True)}</td>'
             f'<td>{escape(cause_line(c))}</td>'
             f'<td class="ids">{escape(", ".join(c.examples))}</td></tr>'
             for c in causes
@@ -82,7 +83,7 @@ def suite_doctor_section(records: Sequence[Any]) -> str:
         for c in causes:
             body.append(
                 f'<tr><td>{name}</td><td>{escape(c.cause)}</td><td class="n">{c.items}</td>'
-                f'<td class="n">{c.points:+.2f}</td><td>{escape(cause_line(c))}</td>'
+                f'<td class="n">{fixed(c.points, 2, signed=True)}</td><td>{escape(cause_line(c))}</td>'
                 f'<td class="ids">{escape(", ".join(c.examples))}</td></tr>'
             )
     if not body:

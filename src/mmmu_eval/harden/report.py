@@ -25,6 +25,7 @@ from mmmu_eval.harden.problems import count_by_kind
 from mmmu_eval.harden.record import Record
 from mmmu_eval.report.charts import Bar, bar_chart
 from mmmu_eval.report.fit import print_fitted
+from mmmu_eval.report.numbers import pct
 from mmmu_eval.report.page import asset, head
 
 __all__ = ["accuracy_rows", "figure5_svg", "print_report", "render_report_html", "write_report"]
@@ -223,4 +224,4 @@ def _html_table(header: tuple[str, ...], rows: list[tuple[str, ...]] | list[Any]
 
 
 def _pct(value: float | None) -> str:
-    return "-" if value is None else f"{100 * value:.1f}%"
+    return "-" if value is None else f"{pct(value)}%"

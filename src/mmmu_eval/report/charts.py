@@ -13,6 +13,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from html import escape
 
+from mmmu_eval.report.numbers import pct
+
 #: One colour per discipline, in the official discipline order.
 DISCIPLINE_COLORS = {
     "Art and Design": "#c2185b",
@@ -48,7 +50,7 @@ class Bar:
 
 def ci_note(ci: tuple[float, float] | list[float]) -> str:
     """A bar's interval note with its numbers, ``95% CI 2.5–17.5`` (fractions in, points out)."""
-    return f"95% CI {100 * ci[0]:.1f}–{100 * ci[1]:.1f}"
+    return f"95% CI {pct(ci[0])}–{pct(ci[1])}"
 
 
 def _f(x: float) -> str:
@@ -125,13 +127,13 @@ def bar_chart(
         out.append(
             f'<rect x="{plot_left}" y="{_f(y + 4)}" width="{_f(x(bar.value) - plot_left)}" '
             f'height="{row - 8}" rx="2" fill="{bar.color}"{stroke}><title>{escape(bar.label)}: '
-            f"{100 * bar.value:.1f}%</title></rect>"
+            f"{pct(bar.value)}%</title></rect>"
         )
         end = x(bar.value)
         if bar.ci is not None:
             end = max(end, x(bar.ci[1]))
             out.append(_whisker(x(bar.ci[0]), x(bar.ci[1]), mid))
-        text = f"{100 * bar.value:.1f}%" + (f"  {bar.note}" if bar.note else "")
+        text = f"{pct(bar.value)}%" + (f"  {bar.note}" if bar.note else "")
         out.append(
             f'<text x="{_f(end + 6)}" y="{_f(mid + 4)}" fill="#37474f"{weight} xml:space="preserve">'
             f"{escape(text)}</text>"
@@ -155,7 +157,9 @@ class Difference:
 
     label: str
     value: float
-    """Difference in accuracy (fraction; negative when the second run is better)."""
+    """Difference in accuracy (fraction; negative when the second run is better). The label rounds
+    its repr (``report.numbers``), so give the float nearest the exact difference,
+    ``float(points(a, b))``, not the result of float arithmetic."""
     ci: tuple[float, float] | None = None
     note: str = ""
     """Text after the value (``p = 0.003``)."""
@@ -190,7 +194,7 @@ def difference_chart(
         tx = _f(x(tick))
         colour = "#90a4ae" if tick == 0 else "#e3e7ea"
         out.append(f'<line x1="{tx}" y1="{top - 6}" x2="{tx}" y2="{bottom}" stroke="{colour}"/>')
-        out.append(f'<text x="{tx}" y="{bottom + 16}" text-anchor="middle" fill="#6b7780">{100 * tick:+.1f}</text>')
+        out.append(f'<text x="{tx}" y="{bottom + 16}" text-anchor="middle" fill="#6b7780">{pct(tick, signed=True)}</text>')
     zero = x(0.0)
     for i, r in enumerate(rows):
         y = top + i * row
@@ -204,14 +208,14 @@ def difference_chart(
         colour = "#2e7d32" if r.value >= 0 else "#c62828"
         out.append(
             f'<rect x="{_f(left)}" y="{_f(y + 5)}" width="{_f(max(right - left, 1.0))}" height="{row - 10}" '
-            f'rx="2" fill="{colour}" fill-opacity="0.75"><title>{escape(r.label)}: {100 * r.value:+.1f} points'
+            f'rx="2" fill="{colour}" fill-opacity="0.75"><title>{escape(r.label)}: {pct(r.value, signed=True)} points'
             f"</title></rect>"
         )
         end = max(right, zero)
         if r.ci is not None:
             end = max(end, x(r.ci[1]))
             out.append(_whisker(x(r.ci[0]), x(r.ci[1]), mid))
-        text = f"{100 * r.value:+.1f} pts" + (f"  {r.note}" if r.note else "")
+        text = f"{pct(r.value, signed=True)} pts" + (f"  {r.note}" if r.note else "")
         out.append(f'<text x="{_f(end + 6)}" y="{_f(mid + 4)}" fill="#37474f"{weight} xml:space="preserve">'
                    f"{escape(text)}</text>")
     out.append("</svg>")

@@ -21,6 +21,7 @@ from rich.table import Table
 from mmmu_eval.dataset.subjects import DISCIPLINES, discipline_of
 from mmmu_eval.errors import ConfigError, MmmuEvalError
 from mmmu_eval.report.fit import print_fitted
+from mmmu_eval.report.numbers import Number, pct, points
 from mmmu_eval.report.results import Results
 from mmmu_eval.report.stats import RESAMPLES, mcnemar_exact, paired_bootstrap_ci, paired_strata
 
@@ -238,8 +239,8 @@ def compare_runs(
     )
 
 
-def _pp(x: float) -> str:
-    return f"{100 * x:+.1f}"
+def _pp(x: Number) -> str:
+    return pct(x, signed=True)
 
 
 def print_comparison(c: Comparison, console: Console, *, max_flips: int = 50) -> None:
@@ -252,7 +253,7 @@ def print_comparison(c: Comparison, console: Console, *, max_flips: int = 50) ->
         + (f" ({c.only_a} only in A, {c.only_b} only in B, left out)" if c.only_a or c.only_b else "")
     )
     console.print(
-        f"accuracy {100 * c.acc_a:.1f}% vs {100 * c.acc_b:.1f}%: difference "
+        f"accuracy {pct(c.acc_a)}% vs {pct(c.acc_b)}%: difference "
         f"[bold]{_pp(c.difference)} points[/bold] (paired 95% CI {_pp(low)} to {_pp(high)})"
     )
     console.print(
@@ -263,7 +264,7 @@ def print_comparison(c: Comparison, console: Console, *, max_flips: int = 50) ->
         table.add_column(col, justify="left" if col == "discipline" else "right", no_wrap=col != "discipline",
                          overflow="fold")
     for d, r in c.by_discipline.items():
-        table.add_row(escape(d), str(r.n), f"{100 * r.acc_a:.1f}", f"{100 * r.acc_b:.1f}", _pp(r.difference))
+        table.add_row(escape(d), str(r.n), pct(r.acc_a), pct(r.acc_b), _pp(points(r.acc_a, r.acc_b)))
     print_fitted(console, table)
     if not c.flips:
         console.print("No item flips: both runs are right and wrong on the same items.")

@@ -13,6 +13,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from mmmu_eval.records import Item, Response
+from mmmu_eval.report.numbers import pct
 from mmmu_eval.score.explain import explain
 from mmmu_eval.score.readers.base import HarnessVerdict, RecordedScore
 from mmmu_eval.store.manifest import Manifest
@@ -97,7 +98,7 @@ def summary_lines(section: Mapping, *, show: int = 20) -> list[str]:
     lines.append(
         f"{name} per-item verdicts: {section['correct']}/{n} = {section['accuracy']:.4f}; official on the same "
         f"items {section['official_correct']}/{n} = {section['official_accuracy']:.4f} "
-        f"({100 * section['difference']:+.2f} points)"
+        f"({pct(section['difference'], 2, signed=True)} points)"
         + (f"; {section['without_verdict']} items without a verdict of {name}" if section["without_verdict"] else "")
     )
     if not section["differing"]:

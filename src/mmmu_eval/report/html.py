@@ -35,6 +35,7 @@ from mmmu_eval.report.html_harness import annotate_rows, harness_html
 from mmmu_eval.doctor.html import doctor_section
 from mmmu_eval.report.html_items import item_rows, loaded_url, marker
 from mmmu_eval.report.html_sections import expert_section, mark_loose_images, usage_section
+from mmmu_eval.report.numbers import pct
 from mmmu_eval.report.page import IMAGE_BUDGET, asset, head, script_json
 from mmmu_eval.report.published import published_for, score_key, sources
 from mmmu_eval.report.results import Results, Row
@@ -46,7 +47,7 @@ __all__ = ["IMAGE_BUDGET", "html_chunks", "item_rows", "render_html", "script_js
 
 
 def _pct(x: float) -> str:
-    return f"{100 * x:.1f}%"
+    return f"{pct(x)}%"
 
 
 def _fact(label: str, value: str) -> str:

@@ -12,6 +12,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from html import escape
 
+from mmmu_eval.report.numbers import pct
+
 
 def annotate_rows(rows: list[dict], section: Mapping) -> None:
     """Give each item row a ``harness`` entry: the harness's name, and for differing items their cause."""
@@ -36,13 +38,13 @@ def harness_html(section: Mapping) -> str:
     n = section.get("n") or 0
     facts = []
     if recorded:
-        facts.append(f"<li>{name} recorded <b>{100 * recorded['accuracy']:.1f}%</b> "
+        facts.append(f"<li>{name} recorded <b>{pct(recorded['accuracy'])}%</b> "
                      f"<span class=\"src\">({escape(str(recorded['source']))})</span></li>")
     if n:
         facts.append(
-            f"<li>{name}'s per-item verdicts: <b>{section['correct']} / {n}</b> ({100 * section['accuracy']:.1f}%); "
+            f"<li>{name}'s per-item verdicts: <b>{section['correct']} / {n}</b> ({pct(section['accuracy'])}%); "
             f"the official parser on the same items: <b>{section['official_correct']} / {n}</b> "
-            f"({100 * section['official_accuracy']:.1f}%), {100 * section['difference']:+.1f} points</li>"
+            f"({pct(section['official_accuracy'])}%), {pct(section['difference'], signed=True)} points</li>"
         )
     else:
         facts.append(f"<li>{name} recorded no per-item verdicts to set beside ours.</li>")

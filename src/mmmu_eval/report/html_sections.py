@@ -14,6 +14,7 @@ from html import escape
 from mmmu_eval.prompt.layout import UNREFERENCED_RULES, loose_images
 from mmmu_eval.records import Item
 from mmmu_eval.report.charts import ACCENT, NEUTRAL, Bar, bar_chart, ci_note
+from mmmu_eval.report.numbers import fixed
 from mmmu_eval.report.published import expert_levels, expert_line, experts_source
 from mmmu_eval.report.results import Results
 from mmmu_eval.report.usage import usage_rows
@@ -40,7 +41,7 @@ def expert_section(results: Results) -> str:
     bars = [Bar(x["name"], x["score"], None, NEUTRAL) for x in reversed(levels)]
     bars.append(Bar(f"▶ {model} (this run)", overall["accuracy"], ci, ACCENT, ci_note(ci), strong=True))
     rows = "".join(
-        f'<tr><td>{escape(x["name"])}</td><td class="n">{x["percent"]:.1f}%</td>'
+        f'<tr><td>{escape(x["name"])}</td><td class="n">{fixed(x["percent"])}%</td>'
         f'<td class="reach-{escape(x["reaches"].replace(" ", "-"))}">{escape(_REACHES[x["reaches"]])}</td></tr>'
         for x in levels
     )

@@ -16,6 +16,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
 
+from mmmu_eval.report.numbers import fixed, pct
+
 
 @dataclass(frozen=True, slots=True)
 class Source:
@@ -146,10 +148,10 @@ def expert_line(accuracy: float, ci95: tuple[float, float] | None) -> str:
     'MMMU validation 80.0% (95% CI 77.0-83.0%) against human experts (Low 76.2%, Medium 82.6%, High 88.6%; MMMU leaderboard, 2024-01-31): reaches Low; Medium lies within the interval (undecided); below High.'
     """
     levels = expert_levels(accuracy, ci95)
-    where = f"{100 * accuracy:.1f}%"
+    where = f"{pct(accuracy)}%"
     if ci95 is not None:
-        where += f" (95% CI {100 * ci95[0]:.1f}-{100 * ci95[1]:.1f}%)"
-    tiers = ", ".join(f"{x['level'].capitalize()} {x['percent']:.1f}%" for x in levels)
+        where += f" (95% CI {pct(ci95[0])}-{pct(ci95[1])}%)"
+    tiers = ", ".join(f"{x['level'].capitalize()} {fixed(x['percent'])}%" for x in levels)
     by = {r: [x["level"].capitalize() for x in levels if x["reaches"] == r] for r in REACHES}
     if len(by["yes"]) == len(levels):
         verdict = "reaches all three tiers"

@@ -18,9 +18,11 @@ from rich.table import Table
 
 from mmmu_eval.dataset.subjects import DISCIPLINES
 from mmmu_eval.report.fit import fit_table, print_fitted
+from mmmu_eval.report.numbers import mean, pct
 from mmmu_eval.report.published import expert_line
 from mmmu_eval.report.results import Results, Row
 from mmmu_eval.report.usage import usage_rows
+from mmmu_eval.score.headline import HEADLINE_SETTINGS
 
 
 def official_rows(results: Results) -> list[tuple[str, int, float]]:
@@ -66,10 +68,6 @@ def official_table_text(results: Results) -> str:
     return "\n".join([line(header, False), rule, *(line(r, True) for r in rows)])
 
 
-def _pct(x: float) -> str:
-    return f"{100 * x:.1f}"
-
-
 def _headline(results: Results) -> str:
     overall = results["overall"]
     low, high = overall["ci95"]
@@ -78,8 +76,8 @@ def _headline(results: Results) -> str:
     model = results["run"]["model"] or "unknown model"
     return (
         f"[bold]{escape(what)}[/bold] · {escape(model)}: "
-        f"[bold]{_pct(overall['accuracy'])}%[/bold] "
-        f"(95% CI {_pct(low)}–{_pct(high)}, {overall['correct']}/{overall['n']})"
+        f"[bold]{pct(overall['accuracy'])}%[/bold] "
+        f"(95% CI {pct(low)}–{pct(high)}, {overall['correct']}/{overall['n']})"
     )
 
 
@@ -99,10 +97,10 @@ def boxed_lines(results: Results) -> list[str]:
     n = official["n"]
     fixed = official["deterministic_correct"]
     return [
-        f"boxed {100 * boxed['accuracy']:.1f}% ({boxed['correct']}/{boxed['n']}) · official, fallbacks "
-        f"wrong {100 * fixed / n:.1f}% ({fixed}/{n})",
+        f"boxed {pct(boxed['accuracy'])}% ({boxed['correct']}/{boxed['n']}) · official, fallbacks "
+        f"wrong {pct(fixed / n)}% ({fixed}/{n})",
         f"  (verifiers' boxed_correct and official_correct; with the seeded random fallback "
-        f"official is {100 * official['accuracy']:.1f}%)",
+        f"official is {pct(official['accuracy'])}%)",
     ]
 
 
@@ -113,7 +111,7 @@ def _breakdown(title: str, rows: Mapping[str, Row]) -> Table:
     table.add_column("correct", justify="right", no_wrap=True)
     table.add_column("acc %", justify="right", no_wrap=True)
     for key, row in rows.items():
-        table.add_row(escape(key), str(row["n"]), str(row["correct"]), _pct(row["accuracy"]))
+        table.add_row(escape(key), str(row["n"]), str(row["correct"]), pct(row["accuracy"]))
     return table
 
 
@@ -155,12 +153,12 @@ def _parse_table(results: Results) -> Table:
         table.add_row("inputs the official code would crash on (scored wrong)", str(len(cov["problems"])))
     table.add_row(
         f"random fallbacks ({escape(parse['fallback_policy'])}, seed {parse['fallback_seed']})",
-        f"{parse['fallbacks']} ({_pct(parse['fallback_rate'])}%)",
+        f"{parse['fallbacks']} ({pct(parse['fallback_rate'])}%)",
     )
-    table.add_row("accuracy, fallbacks counted wrong", f"{_pct(parse['deterministic_accuracy'])}%")
-    table.add_row("accuracy, fallbacks at expected value", f"{_pct(parse['expected_accuracy'])}%")
+    table.add_row("accuracy, fallbacks counted wrong", f"{pct(parse['deterministic_accuracy'])}%")
+    table.add_row("accuracy, fallbacks at expected value", f"{pct(parse['expected_accuracy'])}%")
     for name, score in list(results["parsers"].items())[1:]:
-        table.add_row(f"parser {escape(name)}", f"{_pct(score['accuracy'])}% ({score['correct']}/{score['n']})")
+        table.add_row(f"parser {escape(name)}", f"{pct(score['accuracy'])}% ({score['correct']}/{score['n']})")
     if len(results["parsers"]) > 1:
         table.add_row("items where parsers disagree", str(results["disagreements"]))
     return table
@@ -231,7 +229,11 @@ def print_pro_headline(headline: Mapping[str, Any], console: Console) -> None:
         missing = ", ".join(headline.get("missing", [])) or "a headline setting"
         console.print(f"[bold]MMMU-Pro headline:[/bold] needs a run of {escape(missing)}")
     else:
-        console.print(f"[bold]MMMU-Pro headline: {_pct(float(value))}%[/bold] ({escape(str(headline.get('rule', '')))})")
+        # Made from the settings' exact accuracies and rounded once, as the suite's Table 1 overall.
+        settings = headline.get("settings", {})
+        if all(s in settings for s in HEADLINE_SETTINGS):
+            value = mean(settings[s]["accuracy"] for s in HEADLINE_SETTINGS)
+        console.print(f"[bold]MMMU-Pro headline: {pct(value)}%[/bold] ({escape(str(headline.get('rule', '')))})")
     table = Table(title="MMMU-Pro settings", title_justify="left")
     for col in ("setting", "used", "mode used", "direct", "cot"):
         table.add_column(col, justify="left" if col in ("setting", "mode used") else "right",
@@ -240,8 +242,8 @@ def print_pro_headline(headline: Mapping[str, Any], console: Console) -> None:
         runs = row.get("runs", {})
         table.add_row(
             escape(setting),
-            f"{_pct(row['accuracy'])}%",
+            f"{pct(row['accuracy'])}%",
             escape(str(row.get("mode", ""))),
-            *(f"{_pct(runs[m])}%" if m in runs else "–" for m in ("direct", "cot")),
+            *(f"{pct(runs[m])}%" if m in runs else "–" for m in ("direct", "cot")),
         )
     print_fitted(console, table)

@@ -21,6 +21,7 @@ import hashlib
 import json
 import logging
 from collections.abc import Mapping, Sequence
+from fractions import Fraction
 from html import escape
 from typing import Any
 
@@ -28,6 +29,7 @@ from mmmu_eval.errors import MmmuEvalError
 from mmmu_eval.records import Item, Response, letters
 from mmmu_eval.report.page import IMAGE_BUDGET, ImageBudget, asset, data_url, head, script_json
 from mmmu_eval.report.html_sections import expert_section, usage_section
+from mmmu_eval.report.numbers import pct
 from mmmu_eval.suite.rundirs import RunRecord
 from mmmu_eval.suite.html_study import effect_section, num, table1_section
 from mmmu_eval.suite.study import COLUMNS
@@ -50,7 +52,7 @@ def _flips_section(flips: Mapping[str, Any]) -> str:
         a, b = entry["a"], entry["b"]
         body = "".join(
             f"<tr><td>{escape(d)}</td><td class=n>{c['count']}</td><td class=n>{c['shared']}</td>"
-            f"<td class=n>{num(100 * c['count'] / c['shared'] if c['shared'] else None)}</td></tr>"
+            f"<td class=n>{pct(Fraction(c['count'], c['shared']) if c['shared'] else None)}</td></tr>"
             for d, c in entry["by_discipline"].items()
         )
         panels.append(
@@ -173,7 +175,7 @@ def _runs_section(summary: Mapping[str, Any], records: Sequence[RunRecord]) -> s
     for name, run in summary["runs"].items():
         link = (f'<a href="{escape(name)}/report.html">{escape(name)}</a>' if name in has_report else escape(name))
         ci = run.get("ci95")
-        ci_text = f"{100 * ci[0]:.1f} – {100 * ci[1]:.1f}" if ci else "–"
+        ci_text = f"{pct(ci[0])} – {pct(ci[1])}" if ci else "–"
         status = "complete" if run["complete"] else (run["problem"] or "incomplete")
         body.append(
             f"<tr><td>{link}</td><td>{escape(str(run['setting'] or 'MMMU ' + str(run['split'])))}</td>"

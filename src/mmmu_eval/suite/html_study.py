@@ -11,6 +11,7 @@ from html import escape
 from typing import Any
 
 from mmmu_eval.report.charts import ACCENT, NEUTRAL, Bar, Difference, bar_chart, difference_chart
+from mmmu_eval.report.numbers import fixed, points
 from mmmu_eval.report.published import sources, table1_rows
 from mmmu_eval.suite.study import COLUMNS, chosen_note, published_cells, table1_position
 
@@ -20,9 +21,10 @@ SETTING_NAMES = {"standard_4": "standard-4", "standard_10": "standard-10", "visi
 
 
 def num(value: float | None, signed: bool = False) -> str:
+    """A figure already in percent (suite.json's ``percent``, a published cell), as printed."""
     if value is None:
         return "–"
-    return f"{value:+.1f}" if signed else f"{value:.1f}"
+    return fixed(value, signed=signed)
 
 
 # -- Table 1 ----------------------------------------------------------------------------------
@@ -105,7 +107,9 @@ def effect_section(anchor: str, title: str, effects: Mapping[str, Any], mode: st
             bars.append(Bar(f"{setting} · {shown}", e[shown]["value"], None, ACCENT if picked else NEUTRAL,
                             f"n={e['shared']}" + ("  chosen for Table 1" if picked else ""), strong=picked))
         d = e["difference"]
-        diffs.append(Difference(f"{setting}: {mode} − direct", d["value"], tuple(d["ci95"]), f"p = {e['mcnemar_p']:.3g}"))
+        # The float nearest the exact difference, so the chart's label is the table's figure.
+        exactly = float(points(e[mode]["value"], e["direct"]["value"]))
+        diffs.append(Difference(f"{setting}: {mode} − direct", exactly, tuple(d["ci95"]), f"p = {e['mcnemar_p']:.3g}"))
         low, high = d["ci95_percent"]
         body.append(
             f"<tr><td>{escape(setting)}</td><td class=n>{num(e['direct']['percent'])}</td>"

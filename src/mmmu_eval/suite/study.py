@@ -6,9 +6,10 @@ What the paper reports (Yue et al., ACL 2025, arXiv:2409.02813) and how each fig
   the direct and CoT runs (ties go to direct; ``score.headline.pro_headline``); overall = mean
   of standard-10 and vision; MMMU validation (direct); Δ1 = standard-10 − standard-4,
   Δ2 = vision − standard-10, Δ3 = overall − MMMU validation. Percentages rounded half up to one
-  decimal as the paper prints them, computed from the unrounded values (so a Δ may differ by 0.1
-  from the difference of two printed cells). The MMMU validation cell is also placed against the
-  MMMU human experts (``report.published.expert_levels``). A setting's interval is its run's own (results.json,
+  decimal as the paper prints them (``report.numbers``, as every other table of the project),
+  computed from the exact values (so a Δ may differ by 0.1 from the difference of two printed
+  cells). The MMMU validation cell is also placed against the MMMU human experts
+  (``report.published.expert_levels``). A setting's interval is its run's own (results.json,
   stratified by subject); the overall's and the Δs' are ``stats.combination_ci``: items resampled
   within subjects, one draw per benchmark per replicate, so figures over the same items are
   paired and MMMU-Pro and MMMU are independent samples.
@@ -29,12 +30,13 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from decimal import ROUND_HALF_UP, Decimal
+from fractions import Fraction
 from typing import Any
 
 from mmmu_eval.dataset.subjects import DISCIPLINES
 from mmmu_eval.errors import ConfigError
 from mmmu_eval.report.compare import Comparison, compare_runs, discipline_or_other
+from mmmu_eval.report.numbers import Number, exact, half_up, percent, points
 from mmmu_eval.report.published import expert_levels, expert_line
 from mmmu_eval.report.results import LEVEL
 from mmmu_eval.report.stats import RESAMPLES, Term, combination_ci
@@ -69,19 +71,17 @@ _FLIPS = {
 }
 
 
-def percent(value: float | None) -> float | None:
-    """A fraction as a percentage rounded half up to one decimal: 0.12196 -> 12.2, 0.51850 -> 51.9."""
-    if value is None:
-        return None
-    # Rounded to 9 places first: 100 * 0.5185 is 51.849999999999994 in binary, a tie in decimal.
-    # An accuracy k/n (n up to 10,500) that is not a tie lies further than that from one.
-    return float(Decimal(repr(round(100 * value, 9))).quantize(Decimal("0.1"), rounding=ROUND_HALF_UP))
-
-
-def _figure(value: float, ci: Sequence[float], **extra: Any) -> dict[str, Any]:
+def _figure(value: float, ci: Sequence[float], *, exactly: Number | None = None, **extra: Any) -> dict[str, Any]:
+    """A cell: ``value`` as stored, its percent rounded once from ``exactly`` (the exact value a
+    combination or difference of accuracies stands for) or, for one accuracy, from ``value``."""
     low, high = float(ci[0]), float(ci[1])
-    return {"percent": percent(value), "value": value, "ci95": [low, high],
+    return {"percent": percent(value if exactly is None else exactly), "value": value, "ci95": [low, high],
             "ci95_percent": [percent(low), percent(high)], **extra}
+
+
+def _combined(terms: Sequence[tuple[float, Number]]) -> Fraction:
+    """The exact ``sum(weight * accuracy)`` of a Table 1 combination, for its percent to round once."""
+    return sum((exact(w) * exact(v) for w, v in terms), Fraction(0))
 
 
 def _index(records: Sequence[RunRecord]) -> dict[tuple[str, str, str], RunRecord]:
@@ -92,13 +92,16 @@ def _index(records: Sequence[RunRecord]) -> dict[tuple[str, str, str], RunRecord
     return out
 
 
-def _expected(record: RunRecord) -> float:
-    """Random Choice's expected accuracy on the run's scored items: each item worth 1/options."""
+def _expected(record: RunRecord) -> tuple[float, Fraction]:
+    """Random Choice's expected accuracy on the run's scored items, each item worth 1/options:
+    (as stored, summed in floats; exactly, for its percent to round once)."""
     results = record.results
     assert results is not None
     n = results["overall"]["n"]
-    worth = sum(row["n"] / int(k) for k, row in results["by_option_count"].items() if k.isdigit())
-    return worth / n if n else 0.0
+    rows = [(row["n"], int(k)) for k, row in results["by_option_count"].items() if k.isdigit()]
+    worth = sum(count / options for count, options in rows)
+    exactly = sum((Fraction(count, options) for count, options in rows), Fraction(0))
+    return (worth / n, exactly / n) if n else (0.0, Fraction(0))
 
 
 def _term(weight: float, record: RunRecord) -> Term:
@@ -189,15 +192,19 @@ def _table1(index: Mapping, *, random_baseline: bool, resamples: int, seed: int)
         ci = combination_ci([_term(w, chosen[k]) for w, k in terms], resamples=resamples, seed=seed)
         groups = {chosen[k].benchmark for _, k in terms}
         ids = {frozenset(chosen[k].results["verdicts"]) for _, k in terms}
-        table[key] = _figure(value, ci, of=needed, paired=len(groups) == 1 and len(ids) == 1)
+        table[key] = _figure(value, ci, exactly=_combined([(w, chosen[k].results["overall"]["accuracy"]) for w, k in terms]),
+                             of=needed, paired=len(groups) == 1 and len(ids) == 1)
     if random_baseline:
-        expected = {k: _expected(r) for k, r in chosen.items()}
+        both = {k: _expected(r) for k, r in chosen.items()}
+        expected = {k: v for k, (v, _) in both.items()}
+        exactly = {k: e for k, (_, e) in both.items()}
         for key, terms in _COMBINATIONS.items():
             if all(k in expected for _, k in terms):
                 expected[key] = sum(w * expected[k] for w, k in terms)
+                exactly[key] = _combined([(w, exactly[k]) for w, k in terms])
         for key, value in expected.items():
             table[key]["expected"] = value
-            table[key]["expected_percent"] = percent(value)
+            table[key]["expected_percent"] = percent(exactly[key])
     table["reasons"] = reasons
     table["mismatched"] = sorted(k for k in _SETTING_KEYS.values() if "scored different items" in reasons.get(k, ""))
     table["columns"] = dict(COLUMNS)
@@ -225,7 +232,7 @@ def _effect(treatment: RunRecord, baseline: RunRecord, *, resamples: int, seed: 
     return {
         b: {"value": c.acc_b, "percent": percent(c.acc_b), "run": baseline.name},
         t: {"value": c.acc_a, "percent": percent(c.acc_a), "run": treatment.name},
-        "difference": _figure(c.difference, c.ci95),
+        "difference": _figure(c.difference, c.ci95, exactly=points(c.acc_a, c.acc_b)),
         "mcnemar_p": c.p_value,
         f"{t}_only_right": c.a_only_right,
         f"{b}_only_right": c.b_only_right,
@@ -378,7 +385,7 @@ def published_cells(scores: Mapping[str, float]) -> dict[str, float | None]:
     for key, (a, b) in (("delta_1", ("standard_10", "standard_4")), ("delta_2", ("vision", "standard_10")),
                         ("delta_3", ("overall", "mmmu_val"))):
         if cells[a] is not None and cells[b] is not None:
-            cells[key] = round(cells[a] - cells[b], 1)
+            cells[key] = float(half_up(points(cells[a], cells[b]), 1))
     return cells
 
 

@@ -16,6 +16,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from mmmu_eval.report.fit import print_fitted
+from mmmu_eval.report.numbers import fixed
 from mmmu_eval.report.published import sources, table1_rows
 from mmmu_eval.report.terminal import usage_table
 from mmmu_eval.suite.study import COLUMNS, chosen_note, published_cells, table1_position
@@ -31,7 +32,7 @@ _HEADINGS = {"standard_4": "Std 4", "standard_10": "Std 10", "vision": "Vision",
 def _num(value: float | None, key: str = "") -> str:
     if value is None:
         return "–"
-    return f"{value:+.1f}" if key.startswith("delta") else f"{value:.1f}"
+    return fixed(value, signed=key.startswith("delta"))
 
 
 def _table1(summary: Mapping[str, Any], width: int = 200) -> Table:
