@@ -140,7 +140,7 @@ MUTANTS: tuple[Mutant, ...] = (
       SUITE, "report SUITE_DIR rebuilds Table 1 from the runs' results.json (after a re-score)"),
     M("suite-local-together", "suite/execute.py", '        if sharing == "sequential":', "        if False:", SUITE,
       "a local engine's runs go one after another"),
-    M("suite-local-per-run", "suite/plan.py", '    if spec.startswith(("hf:", "vllm:")):\n        return "sequential"',
+    M("suite-local-per-run", "suite/config.py", '    if spec.startswith(("hf:", "vllm:")):\n        return "sequential"',
       '    if spec.startswith(("hf:", "vllm:")):\n        return "per-run"', SUITE, "a local engine is loaded once for the whole suite"),
     M("suite-image-rule-hint", "suite/execute.py", "        check_run_dir(run.config, partial)", "        RunStore.check(run.config.out, partial, resume=True)",
       SUITE, "the suite's refusal of an old-image-rule run names --unreferenced-images append"),

@@ -13,7 +13,7 @@ from mmmu_eval.backends.chat import (
     resolve_sampling,
     template_kwargs,
 )
-from mmmu_eval.backends.reasoning import split_reasoning
+from mmmu_eval.prompt.reasoning import split_reasoning
 from mmmu_eval.errors import DataError
 from mmmu_eval.records import GenerationSettings, ImagePart, ImageRef, Request, TextPart
 

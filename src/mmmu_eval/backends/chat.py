@@ -99,7 +99,7 @@ def load_images(request: Request, *, max_pixels: int | None = None) -> tuple[lis
     Args:
         request: the prepared request.
         max_pixels: ``--max-image-pixels``: larger images are down-scaled exactly as the API
-            backend down-scales the ones it sends (``backends/images.py``), so a model sees the
+            backend down-scales the ones it sends (``prompt/images.py``), so a model sees the
             same pixels in-process and behind a server; None never scales.
 
     Returns:
@@ -108,7 +108,7 @@ def load_images(request: Request, *, max_pixels: int | None = None) -> tuple[lis
     Raises:
         DataError: naming the item, when an image cannot be read or decoded.
     """
-    from mmmu_eval.backends.images import prepare_image
+    from mmmu_eval.prompt.images import prepare_image
 
     images, notes = [], []
     for position, ref in enumerate(request.images, start=1):

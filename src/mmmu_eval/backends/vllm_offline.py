@@ -44,8 +44,8 @@ from mmmu_eval.backends.chat import (
     resolve_sampling,
     template_kwargs,
 )
-from mmmu_eval.backends.images import image_data_url
-from mmmu_eval.backends.reasoning import split_reasoning
+from mmmu_eval.prompt.images import image_data_url
+from mmmu_eval.prompt.reasoning import split_reasoning
 from mmmu_eval.config import RunConfig
 from mmmu_eval.errors import ConfigError, DataError
 from mmmu_eval.records import Item, Request, Response
@@ -105,7 +105,7 @@ def conversation(request: Request, *, max_image_pixels: int | None = None) -> tu
     """The request as one ``LLM.chat`` conversation, and notes on any image that was changed.
 
     Every image is decoded once here, so a corrupt one fails its own item (DataError) instead of
-    the whole chunk inside vLLM; what is sent is the stored bytes (see ``backends/images.py``).
+    the whole chunk inside vLLM; what is sent is the stored bytes (see ``prompt/images.py``).
 
     Raises:
         DataError: naming the item, for an unreadable image.

@@ -36,7 +36,7 @@ from mmmu_eval.errors import DataError
 from mmmu_eval.records import ImageRef, Item, Response, sniff_media_type
 from mmmu_eval.report.charts import ACCENT, DISCIPLINE_COLORS, NEUTRAL, Bar, bar_chart, ci_note
 from mmmu_eval.report.html_harness import annotate_rows, harness_html
-from mmmu_eval.doctor.html import doctor_section
+from mmmu_eval.report.html_causes import doctor_section
 from mmmu_eval.report.html_sections import expert_section, mark_loose_images, usage_section
 from mmmu_eval.report.published import published_for, score_key, sources
 from mmmu_eval.report.results import Results, Row

@@ -71,7 +71,7 @@ class RunPlan:
     text_bytes: int
     """UTF-8 bytes of the text parts and system messages."""
     image_bytes: int
-    """Image bytes as stored, which is how they are sent (no re-encoding; see backends/images.py)."""
+    """Image bytes as stored, which is how they are sent (no re-encoding; see prompt/images.py)."""
     image_pixels: int
     """Sum of width x height over the image parts (0 for an image whose size cannot be read)."""
     estimated_prompt_tokens: int
@@ -200,7 +200,7 @@ def plan_run(config: RunConfig) -> RunPlan:
     Raises:
         ConfigError, DataError: as ``evaluate`` would raise them before its first request.
     """
-    from mmmu_eval.backends.openai_api import endpoint_urls
+    from mmmu_eval.backends.openai_servers import endpoint_urls
     from mmmu_eval.backends.openai_body import encode_body, preflight_probe
     from mmmu_eval.backends.registry import parse_spec
 

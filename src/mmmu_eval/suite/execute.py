@@ -35,10 +35,10 @@ from mmmu_eval.prompt.protocol import EvalProtocol
 from mmmu_eval.report.stats import RESAMPLES
 from mmmu_eval.store.rundir import MANIFEST, RunStore
 from mmmu_eval.suite.guard import SUITE_FILE, check_suite_data, log_failures, settle_suite_file, suite_file_before
-from mmmu_eval.suite.plan import SuiteConfig, SuiteRun, backend_sharing, resolve_suite_config
+from mmmu_eval.suite.config import SuiteConfig, SuiteRun, backend_sharing, resolve_suite_config
 from mmmu_eval.suite.progress import SuiteDisplay
 from mmmu_eval.report.usage import usage_summary
-from mmmu_eval.suite.rundirs import record_responses, suite_records
+from mmmu_eval.suite.run_records import record_responses, suite_records
 from mmmu_eval.suite.study import build_study, runs_summary
 
 __all__ = ["SUITE_FILE", "SuiteInterrupted", "SuiteResult", "evaluate_suite", "evaluate_suite_async", "summarize_suite"]
