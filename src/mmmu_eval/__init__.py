@@ -21,6 +21,8 @@ Everything else lives in the stage packages (dataset, prompt, backends, store, s
 import importlib as _importlib
 import typing as _typing
 
+from mmmu_eval.version import __version__
+
 if _typing.TYPE_CHECKING:
     from mmmu_eval.run.pipeline import RunPlan, RunResult, evaluate, evaluate_async, plan_run
     from mmmu_eval.backends.base import Backend
@@ -72,8 +74,6 @@ def __getattr__(name: str) -> object:
 def __dir__() -> list[str]:
     return sorted(set(globals()) | set(__all__))
 
-
-__version__ = "0.1.0"
 
 __all__ = [
     "Backend",

@@ -39,6 +39,8 @@ import os
 from typing import TYPE_CHECKING, AsyncIterator, Mapping, NamedTuple, Protocol, Sequence
 from urllib.parse import urlsplit
 
+from mmmu_eval.version import __version__
+
 if TYPE_CHECKING:  # imported for real only where used: see the module doc
     import httpx
 
@@ -126,8 +128,6 @@ class HTTPClient(Protocol):
 
 def request_headers(api_key: str) -> dict[str, str]:
     """The headers of every request to an endpoint."""
-    from mmmu_eval import __version__
-
     headers = {
         "Authorization": f"Bearer {api_key}",
         "Content-Type": "application/json",

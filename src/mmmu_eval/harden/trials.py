@@ -32,6 +32,7 @@ from mmmu_eval.run.progress import Display, ProgressDisplay
 from mmmu_eval.records import Item, Response
 from mmmu_eval.score.scorer import score_responses
 from mmmu_eval.store.rundir import MANIFEST, RESPONSES, RunStore
+from mmmu_eval.version import __version__
 
 __all__ = ["Model", "Outcome", "TrialRuns", "TrialSettings", "parse_models", "run_trials", "trial_seed", "trials_finished"]
 
@@ -279,10 +280,8 @@ def trial_verdicts(path: Path, items: Sequence[Item], digest: str) -> dict[str, 
     (``VERDICTS``) under what they were read from (the answers file's size and time, the data
     digest, the package version) and read back while those are unchanged.
     """
-    import mmmu_eval
-
     answers = (path / RESPONSES).stat()
-    key = [answers.st_size, answers.st_mtime_ns, digest, len(items), getattr(mmmu_eval, "__version__", "unknown")]
+    key = [answers.st_size, answers.st_mtime_ns, digest, len(items), __version__]
     try:
         kept = json.loads((path / VERDICTS).read_text(encoding="utf-8"))
         if isinstance(kept, dict) and kept.get("from") == key:

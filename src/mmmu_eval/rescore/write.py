@@ -33,6 +33,7 @@ from mmmu_eval.score.scorer import Scoring, predictions_rows
 from mmmu_eval.score.spec import ScoringSpec
 from mmmu_eval.store.itemfile import ITEMS, item_to_json
 from mmmu_eval.store.rundir import RunStore
+from mmmu_eval.version import __version__
 
 
 @dataclass(frozen=True)
@@ -98,8 +99,6 @@ def write_rescored_run(result: Rescore, out: str | Path, *, html: bool = True, i
 
 def rescored_manifest(result: Rescore, spec: ScoringSpec) -> dict[str, Any]:
     """What manifest.json says about a rescored run."""
-    import mmmu_eval
-
     first = result.items[0] if result.items else None
     benchmark = first.benchmark if first else "mmmu"
     split = first.split if first and benchmark == "mmmu" else ("test" if benchmark == "mmmu-pro" else None)
@@ -121,7 +120,7 @@ def rescored_manifest(result: Rescore, spec: ScoringSpec) -> dict[str, Any]:
     recorded = source.recorded if source else None
     sources = source.sources if source else (result.path,)
     return {
-        "package_version": str(getattr(mmmu_eval, "__version__", "unknown")),
+        "package_version": __version__,
         "status": "running",
         "started_at": _now(),
         "config": {

@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any, Mapping
 from mmmu_eval.config import RunConfig
 from mmmu_eval.errors import ConfigError, DataError, StoreError
 from mmmu_eval.store.rundir import MANIFEST, RESPONSES, RunStore
+from mmmu_eval.version import __version__
 
 if TYPE_CHECKING:
     from mmmu_eval.run.pipeline import RunResult
@@ -65,7 +66,6 @@ def finished_result(config: RunConfig) -> RunResult | None:
 
 def _same_finished_run(config: RunConfig, manifest: Mapping[str, Any], out: Path) -> bool:
     from mmmu_eval.dataset.load import dataset_identity
-    from mmmu_eval.run.prepare import _package_version
     from mmmu_eval.prompt.protocol import EvalProtocol
 
     counts = manifest.get("counts")
@@ -73,7 +73,7 @@ def _same_finished_run(config: RunConfig, manifest: Mapping[str, Any], out: Path
         return False
     if counts.get("error") or counts.get("missing") or not counts.get("items"):
         return False
-    if manifest.get("package_version") != _package_version():
+    if manifest.get("package_version") != __version__:
         return False
     if _asked(manifest.get("config")) != _asked(config.to_manifest()):
         return False

@@ -24,6 +24,7 @@ from mmmu_eval.prompt.protocol import EvalProtocol, build_request, loose_images_
 from mmmu_eval.records import Item, Request, Response
 from mmmu_eval.report.usage import NOT_SENT
 from mmmu_eval.store.rundir import MANIFEST, RunStore
+from mmmu_eval.version import __version__
 
 if TYPE_CHECKING:
     from mmmu_eval.dataset.load import Dataset
@@ -183,7 +184,7 @@ def run_manifest(
     ``scoring`` is the run's scoring record (``run_scoring``); None: the configuration's.
     """
     manifest: dict[str, Any] = {
-        "package_version": _package_version(),
+        "package_version": __version__,
         "status": "running",
         "started_at": utc_now(),
         "config": config.to_manifest(),
@@ -209,12 +210,6 @@ def run_manifest(
 def utc_now() -> str:
     """Now, in UTC, to the second: the manifest's times."""
     return _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
-
-
-def _package_version() -> str:
-    import mmmu_eval  # at call time: the package's __init__ may import this module
-
-    return str(getattr(mmmu_eval, "__version__", "unknown"))
 
 
 # -- what is left to ask --------------------------------------------------------------------

@@ -40,6 +40,7 @@ from mmmu_eval.suite.progress import SuiteDisplay
 from mmmu_eval.report.usage import usage_summary
 from mmmu_eval.suite.run_records import record_responses, suite_records
 from mmmu_eval.suite.study import build_study, runs_summary
+from mmmu_eval.version import __version__
 
 __all__ = ["SUITE_FILE", "SuiteInterrupted", "SuiteResult", "evaluate_suite", "evaluate_suite_async", "summarize_suite"]
 
@@ -225,10 +226,8 @@ def finished_suite(config: SuiteConfig, runs: list[SuiteRun], *, resamples: int,
         return None
     if not old or old.get("status") != "complete" or old.get("config") != config.to_json():
         return None
-    import mmmu_eval
-
     interval = old.get("interval") or {}
-    if old.get("package_version") != getattr(mmmu_eval, "__version__", "unknown") or \
+    if old.get("package_version") != __version__ or \
             (interval.get("resamples"), interval.get("seed")) != (max(resamples, 0), seed):
         return None
     if [r.to_json() for r in runs] != old.get("planned"):
@@ -352,13 +351,11 @@ def read_summary(suite_dir: Path) -> dict[str, Any] | None:
 
 
 def _header(model: str, config: Mapping[str, Any], runs: list[SuiteRun], *, started_at: str | None) -> dict[str, Any]:
-    import mmmu_eval
-
     now = _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
     return {
         "schema_version": SCHEMA_VERSION,
         "model": model,
-        "package_version": getattr(mmmu_eval, "__version__", "unknown"),
+        "package_version": __version__,
         "started_at": started_at or now,
         "updated_at": now,
         "config": dict(config),
