@@ -216,14 +216,14 @@ MUTANTS: tuple[Mutant, ...] = (
     M("torn-line-anywhere", "store/rundir.py", '                    if not raw.endswith(b"\\n"):', "                    if True:", RUNNER,
       "only a torn LAST line is skipped; damage elsewhere stops the read"),
     # -- merge --------------------------------------------------------------------------------
-    M("merge-overlap", "store/merge.py", "            if item_id in owner:", "            if False:", STORE, "an item answered in two shards is refused"),
-    M("merge-missing-shard", "store/merge.py", "    missing = [k for k in range(1, n + 1) if k not in seen]",
+    M("merge-overlap", "run/merge.py", "            if item_id in owner:", "            if False:", STORE, "an item answered in two shards is refused"),
+    M("merge-missing-shard", "run/merge.py", "    missing = [k for k in range(1, n + 1) if k not in seen]",
       "    missing = [k for k in range(1, n) if k not in seen]", STORE, "every shard K of N must be there"),
-    M("merge-gaps", "store/merge.py", "        expected = order[shard.k - 1:: n]", "        expected = order[shard.k:: n]", STORE,
+    M("merge-gaps", "run/merge.py", "        expected = order[shard.k - 1:: n]", "        expected = order[shard.k:: n]", STORE,
       "each shard holds exactly its round-robin slice"),
-    M("merge-order", "store/merge.py", "        for item_id in order:\n            store.append(merged[item_id])",
+    M("merge-order", "run/merge.py", "        for item_id in order:\n            store.append(merged[item_id])",
       "        for item_id in reversed(order):\n            store.append(merged[item_id])", STORE, "the merged run keeps the dataset order"),
-    M("merge-shard-count", "store/merge.py", "        if shard.n != first.n:", "        if False:", STORE, "shards of different N are refused"),
+    M("merge-shard-count", "run/merge.py", "        if shard.n != first.n:", "        if False:", STORE, "shards of different N are refused"),
 )
 
 

@@ -21,7 +21,7 @@ import os
 from pathlib import Path
 from typing import Iterable
 
-from mmmu_eval.store.atomic import temporary_beside
+from mmmu_eval.atomic import write_atomically
 
 __all__ = ["cache_dir", "files_digest"]
 
@@ -87,9 +87,6 @@ def _remember(key: str, digest: str) -> None:
     folder = cache_dir()
     try:
         folder.mkdir(parents=True, exist_ok=True)
-        fd, tmp = temporary_beside(folder / CACHE_FILE)
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            json.dump(entries, fh)
-        os.replace(tmp, folder / CACHE_FILE)
+        write_atomically(folder / CACHE_FILE, json.JSONEncoder().iterencode(entries))
     except OSError as exc:  # a read-only home: hash again next time
         log.debug("cannot write the digest cache in %s: %s", folder, exc)

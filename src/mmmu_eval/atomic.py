@@ -1,0 +1,65 @@
+"""Atomic writes: a whole file is written beside its target and renamed over it.
+
+Every file the package writes whole (``manifest.json``, ``results.json``, ``report.html``,
+``suite.json``, ``harden.json``, harden's report and rendered pages, the digest cache) goes
+through ``write_atomically``, so a crash never leaves half a file and every one of them is made
+the same way. This module is layer L0 (it imports nothing of ours) because the dataset's digest
+cache, below the store, writes one too.
+
+The temporary file is created with mode 0666 less the umask, as ``open(path, "w")`` would make
+it. ``tempfile.mkstemp`` creates it 0600 whatever the umask (it is meant for secrets), and the
+rename keeps the mode: the results of a run on a shared machine came out unreadable to the
+user's group (issue 17). ``temporary_beside`` is for a writer that stages several files and
+renames them together (``harden.writer.Beside``).
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+from collections.abc import Iterable
+from pathlib import Path
+
+__all__ = ["temporary_beside", "write_atomically"]
+
+_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0) | getattr(os, "O_CLOEXEC", 0)
+
+
+def temporary_beside(target: Path, suffix: str = ".tmp") -> tuple[int, str]:
+    """A new, empty file in ``target``'s directory (a hidden name that starts with its own);
+    its descriptor, open for writing, and its path. Rename it over ``target`` when written."""
+    folder = target.parent
+    while True:
+        path = folder / f".{target.name}.{secrets.token_hex(6)}{suffix}"
+        try:
+            return os.open(path, _FLAGS, 0o666), str(path)
+        except FileExistsError:  # pragma: no cover - 48 random bits
+            continue
+
+
+def write_atomically(target: Path, content: str | bytes | Iterable[str]) -> Path:
+    """Write ``content`` (text as UTF-8, bytes as they are, or text in chunks) to ``target``
+    through a temporary file beside it, synced to disk before the rename; returns ``target``.
+
+    On any failure the temporary file is removed and the error raised; ``target`` is then as it
+    was. The folder must exist.
+    """
+    target = Path(target)
+    fd, tmp = temporary_beside(target)
+    try:
+        if isinstance(content, bytes):
+            with os.fdopen(fd, "wb") as fh:
+                fh.write(content)
+                fh.flush()
+                os.fsync(fh.fileno())
+        else:
+            with os.fdopen(fd, "w", encoding="utf-8") as fh:
+                for chunk in (content,) if isinstance(content, str) else content:
+                    fh.write(chunk)
+                fh.flush()
+                os.fsync(fh.fileno())
+        os.replace(tmp, target)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return target
