@@ -1,7 +1,7 @@
 """``vllm:PATH_OR_ID``: offline vLLM (``LLM.chat``), for fast local runs on GPUs.
 
 Each request becomes one chat conversation in the order the prompt puts text and images
-(``backends/chat.py``); images travel as data URLs of the dataset's own bytes, exactly what the
+(``backends/local_chat.py``); images travel as data URLs of the dataset's own bytes, exactly what the
 API backend sends to a vLLM server, so ``vllm:`` offline and ``openai:`` against ``vllm serve``
 show the model the same prompt. The model's chat template is applied by vLLM, with
 ``--extra-body '{"chat_template_kwargs": {...}}'`` passed to it as a server would. Where images
@@ -35,7 +35,7 @@ import logging
 import time
 from typing import Any, AsyncIterator, Callable, Sequence
 
-from mmmu_eval.backends.chat import (
+from mmmu_eval.backends.local_chat import (
     Sampling,
     chat_messages,
     check_local_path,
