@@ -10,7 +10,7 @@ from mmmu_eval.dataset.load import find_item, load_dataset
 from mmmu_eval.errors import ConfigError, DataError
 from mmmu_eval.run.resolve import resolve_config
 from mmmu_eval.score.scorer import score_responses
-from mmmu_eval.suite.plan import resolve_suite_config
+from mmmu_eval.suite.config import resolve_suite_config
 
 
 def _message(call, *args, **kwargs) -> str:

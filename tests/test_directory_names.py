@@ -9,7 +9,7 @@ from __future__ import annotations
 from mmmu_eval.config import RunConfig
 from mmmu_eval.harden.trials import parse_models
 from mmmu_eval.run.resolve import default_run_name
-from mmmu_eval.suite.plan import default_suite_name
+from mmmu_eval.suite.config import default_suite_name
 
 SPEC = "openai:Qwen/Qwen2.5-VL 72B"
 LONG = "openai:" + "x" * 70

@@ -72,7 +72,7 @@ def pages(tmp_path_factory) -> dict[str, str]:
     from mmmu_eval.harden.review import write_review
     from mmmu_eval.harden.source import read_source
     from mmmu_eval.report.html import render_html
-    from mmmu_eval.report.rundata import load_run, prompts_for
+    from mmmu_eval.report.loaded_run import load_run, prompts_for
     from mmmu_eval.run.progress import NullDisplay
     from mmmu_eval.suite.execute import evaluate_suite
     from suite.conftest import quiet

@@ -42,7 +42,7 @@ def pages(tmp_path_factory):
     from mmmu_eval.harden import harden_augment
     from mmmu_eval.run.progress import NullDisplay
     from mmmu_eval.report.html import render_html
-    from mmmu_eval.report.rundata import load_run, prompts_for
+    from mmmu_eval.report.loaded_run import load_run, prompts_for
     from mmmu_eval.suite.execute import evaluate_suite
     from suite.conftest import quiet
 

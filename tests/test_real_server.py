@@ -15,7 +15,7 @@ import sys
 
 import pytest
 
-from mmmu_eval.backends.images import tiny_png
+from mmmu_eval.prompt.images import tiny_png
 from mmmu_eval.backends.openai_api import OpenAIBackend
 from mmmu_eval.config import RunConfig
 from mmmu_eval.errors import ConfigError

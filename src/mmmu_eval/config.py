@@ -10,12 +10,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, fields
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal
+from typing import Literal, Sequence
 
 from mmmu_eval.errors import ConfigError
-
-if TYPE_CHECKING:
-    from mmmu_eval.score.spec import ScoringSpec
 
 PromptMode = Literal["direct", "cot", "boxed", "ocr", "forced-choice"]
 ImageLayout = Literal["interleaved", "images-first", "text-then-images"]
@@ -27,6 +24,15 @@ PROMPT_MODES = ("direct", "cot", "boxed", "ocr", "forced-choice")
 IMAGE_LAYOUTS = ("interleaved", "images-first", "text-then-images")
 #: What happens to an image no ``<image N>`` token refers to: left out (the official scripts) or appended.
 UNREFERENCED_IMAGES = ("official", "append")
+#: ``--price-input`` and ``--price-output`` are dollars per this many tokens (the dry run's
+#: estimate and the report's cost both divide by it).
+PRICE_PER_TOKENS = 1_000_000
+#: Every parser a run may be scored with, the headline one first (``score/judge.py`` holds how
+#: each one reads an answer). Named here, below the score stage, so that a RunConfig naming an
+#: unknown one is refused when it is built, before a request.
+PARSERS: tuple[str, ...] = ("official", "mmmu", "mmmu-pro", "boxed", "strict", "eval-only")
+#: What an unparseable multiple-choice answer is given: the official seeded random letter, or nothing.
+FALLBACK_POLICIES: tuple[str, ...] = ("official", "none")
 
 
 #: (field, type, lower bound, bound allowed): checked when a RunConfig is built.
@@ -129,16 +135,9 @@ class RunConfig:
             if not (n >= 1 and 1 <= k <= n):
                 raise ConfigError(f"--shard {k}/{n}: need 1 <= K <= N")
         self._check_numbers()
-        self.scoring()  # unknown parsers or fallback policy stop the run before a request
-
-    def scoring(self) -> ScoringSpec:
-        """How this run is scored: the record ``run`` writes into manifest.json (score/spec.py)."""
-        from mmmu_eval.score.spec import ScoringSpec
-
-        return ScoringSpec.for_mode(
-            self.prompt, parsers=self.parsers, fallback=self.fallback,
-            fallback_seed=self.fallback_seed, answers=self.answers,
-        )
+        # unknown parsers or fallback policy stop the run before a request (the scoring record,
+        # ``ScoringSpec.from_config``, checks them the same way)
+        check_scoring_names(self.parsers or (), self.fallback or "official")
 
     def _check_numbers(self) -> None:
         """Numbers in range and of the right kind, so a bad value stops the run before a request.
@@ -196,3 +195,16 @@ def help_of(name: str) -> str:
     raise KeyError(name)
 
 
+def check_scoring_names(parsers: Sequence[str], fallback: str) -> None:
+    """Each parser known and named once, and a known fallback policy.
+
+    Raises:
+        ConfigError: naming the flag and the value, and listing the known ones.
+    """
+    unknown = [p for p in parsers if p not in PARSERS]
+    if unknown:
+        raise ConfigError(f"--parser {unknown[0]!r} is not one of {', '.join(PARSERS)}")
+    if len(set(parsers)) != len(parsers):
+        raise ConfigError(f"--parser: {', '.join(parsers)} names a parser twice")
+    if fallback not in FALLBACK_POLICIES:
+        raise ConfigError(f"--fallback {fallback!r} is not one of {', '.join(FALLBACK_POLICIES)}")

@@ -199,6 +199,11 @@ class Request:
         return f"Request({self.item_id!r}, {len(self.parts)} parts, {len(self.images)} images)"
 
 
+#: The note on a stored error whose request was never sent (it could not be built): ``prepare``
+#: writes it, the usage summary counts such errors as sent to no one.
+NOT_SENT = "not sent: the request could not be built"
+
+
 @dataclass(frozen=True, slots=True)
 class Response:
     """A backend's answer to one request, or the record of why there is none."""

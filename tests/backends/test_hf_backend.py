@@ -6,7 +6,7 @@ import pytest
 from fakes.tiny_models import build_tiny_idefics3, build_tiny_llava, mmmu_like_requests, png_bytes
 
 from mmmu_eval.backends.base import Backend
-from mmmu_eval.backends.chat import chat_messages, resolve_sampling
+from mmmu_eval.backends.local_chat import chat_messages, resolve_sampling
 from mmmu_eval.backends.hf_transformers import HFBackend
 from mmmu_eval.config import RunConfig
 from mmmu_eval.errors import ConfigError

@@ -1,11 +1,11 @@
-"""Request -> chat messages, image decoding, sampling defaults and <think> splitting (backends/chat.py)."""
+"""Request -> chat messages, image decoding, sampling defaults and <think> splitting (backends/local_chat.py)."""
 
 import io
 
 import pytest
 from PIL import Image
 
-from mmmu_eval.backends.chat import (
+from mmmu_eval.backends.local_chat import (
     DEFAULT_MAX_TOKENS,
     chat_messages,
     error_response,
@@ -13,7 +13,7 @@ from mmmu_eval.backends.chat import (
     resolve_sampling,
     template_kwargs,
 )
-from mmmu_eval.backends.reasoning import split_reasoning
+from mmmu_eval.prompt.reasoning import split_reasoning
 from mmmu_eval.errors import DataError
 from mmmu_eval.records import GenerationSettings, ImagePart, ImageRef, Request, TextPart
 

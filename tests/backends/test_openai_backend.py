@@ -16,17 +16,17 @@ import openai
 import pytest
 from PIL import Image
 
-from mmmu_eval.backends.images import tiny_png
 from mmmu_eval.backends.openai_api import (
     OpenAIBackend,
     classify_error,
     retry_after_seconds,
-    split_reasoning,
 )
 from mmmu_eval.backends.openai_errors import classify_preflight
 from mmmu_eval.backends.retry import Failure, RetryPolicy
 from mmmu_eval.config import RunConfig
 from mmmu_eval.errors import ConfigError, DataError
+from mmmu_eval.prompt.images import tiny_png
+from mmmu_eval.prompt.reasoning import split_reasoning
 from mmmu_eval.records import GenerationSettings, ImagePart, ImageRef, Request, TextPart
 
 PNG = tiny_png(1)
@@ -749,7 +749,8 @@ def test_a_body_is_handed_over_once():
 
 
 def test_encoded_body_is_the_json_of_the_body_byte_for_byte():
-    from mmmu_eval.backends.openai_body import build_messages, encode_body, encode_body_parts, generation_params
+    from mmmu_eval.backends.openai_body import encode_body, encode_body_parts, generation_params
+    from mmmu_eval.prompt.messages import build_messages
 
     request = Request("i", parts=(TextPart('say "é" <tag> '), ImagePart(ImageRef.from_bytes("image_1", JPEG)),
                                   TextPart(" and "), ImagePart(ImageRef.from_bytes("image_2", PNG))),

@@ -10,7 +10,7 @@ import pytest
 from PIL import Image
 
 from mmmu_eval.backends.base import Backend
-from mmmu_eval.backends.chat import resolve_sampling
+from mmmu_eval.backends.local_chat import resolve_sampling
 from mmmu_eval.backends.vllm_offline import (
     VLLMBackend,
     conversation,

@@ -377,7 +377,7 @@ class _Handler(BaseHTTPRequestHandler):
 
 def key_of(request) -> str:
     """The key the server files an ``mmmu_eval`` Request under, from the body the OpenAI backend builds."""
-    from mmmu_eval.backends.openai_api import build_messages
+    from mmmu_eval.prompt.messages import build_messages
 
     messages, _ = build_messages(request)
     return request_key({"messages": messages})

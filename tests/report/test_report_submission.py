@@ -7,7 +7,8 @@ import logging
 import pytest
 
 from mmmu_eval.errors import ConfigError
-from mmmu_eval.report.submission import apply_answers, load_answer_dict, submission
+from mmmu_eval.report.submission import submission
+from mmmu_eval.score.answers import apply_answers, load_answer_dict
 
 
 @pytest.fixture

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from mmmu_eval.records import Response
-from mmmu_eval.report.usage import NOT_SENT, percentile, usage_summary
+from mmmu_eval.records import NOT_SENT, Response
+from mmmu_eval.report.usage import percentile, usage_summary
 
 
 def answers() -> list[Response]:

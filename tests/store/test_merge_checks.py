@@ -1,4 +1,4 @@
-"""The rules that make a set of runs mergeable shards (store/merge.py), on in-memory shards."""
+"""The rules that make a set of runs mergeable shards (run/merge.py), on in-memory shards."""
 
 from pathlib import Path
 
@@ -6,7 +6,7 @@ import pytest
 
 from mmmu_eval.errors import StoreError
 from mmmu_eval.records import Response
-from mmmu_eval.store.merge import (
+from mmmu_eval.run.merge import (
     ShardRun,
     check_complete_set,
     check_disjoint,

@@ -8,7 +8,7 @@ import pytest
 from mmmu_eval.cli.main import main
 from mmmu_eval.errors import StoreError
 from mmmu_eval.records import Response
-from mmmu_eval.store.merge import merge_runs
+from mmmu_eval.run.merge import merge_runs
 from mmmu_eval.store.rundir import RunStore
 
 IDS = [f"dev_Art_{i}" for i in range(1, 6)]  # shard 1/2: 1, 3, 5; shard 2/2: 2, 4

@@ -10,7 +10,7 @@ from mmmu_eval.cli.main import main
 from mmmu_eval.errors import StoreError
 from mmmu_eval.score.spec import ScoringSpec
 from mmmu_eval.store.manifest import Manifest, build_manifest
-from mmmu_eval.store.merge import config_of
+from mmmu_eval.run.merge import config_of
 from mmmu_eval.store.rundir import RunStore
 
 #: The keys `run` writes, in the order it writes them (what old readers and the tests see).

@@ -11,7 +11,7 @@ import pytest
 from mmmu_eval.errors import ConfigError
 from mmmu_eval.records import Request, Response
 from mmmu_eval.suite.execute import evaluate_suite
-from mmmu_eval.suite.plan import backend_sharing, resolve_suite_config
+from mmmu_eval.suite.config import backend_sharing, resolve_suite_config
 
 from .conftest import quiet
 

@@ -22,7 +22,7 @@ from mmmu_eval.report.results import build_results
 from mmmu_eval.report.terminal import print_results
 from mmmu_eval.score.scorer import score_responses
 from mmmu_eval.suite.html import render_suite_html
-from mmmu_eval.suite.rundirs import RunRecord
+from mmmu_eval.suite.run_records import RunRecord
 from mmmu_eval.suite.study import build_study, runs_summary
 from mmmu_eval.suite.terminal import print_suite
 

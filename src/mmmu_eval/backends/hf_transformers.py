@@ -2,7 +2,7 @@
 
 The model is loaded with ``AutoModelForImageTextToText`` and ``AutoProcessor``; every prompt
 goes through the checkpoint's own chat template, with each image placed where the request puts
-it (see ``backends/chat.py``). Requests are sorted by size (number of images, then prompt
+it (see ``backends/local_chat.py``). Requests are sorted by size (number of images, then prompt
 length) and generated ``--batch-size`` at a time with left padding, so short prompts are not
 padded to long ones; each response keeps its item id, so order does not matter to the store.
 Generation runs in a worker thread: the event loop, and with it the progress display, stays
@@ -42,7 +42,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, AsyncIterator, Callable, Sequence
 
-from mmmu_eval.backends.chat import (
+from mmmu_eval.backends.local_chat import (
     Sampling,
     chat_messages,
     check_local_path,
@@ -51,7 +51,7 @@ from mmmu_eval.backends.chat import (
     resolve_sampling,
     template_kwargs,
 )
-from mmmu_eval.backends.reasoning import split_reasoning
+from mmmu_eval.prompt.reasoning import split_reasoning
 from mmmu_eval.config import RunConfig
 from mmmu_eval.errors import ConfigError, DataError
 from mmmu_eval.records import Item, Request, Response

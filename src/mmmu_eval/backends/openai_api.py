@@ -3,8 +3,9 @@
 What it does, and why:
 
 - **Lossless images, in prompt order.** Each image part becomes an ``image_url`` data URL of the
-  dataset's stored bytes, untouched (see ``backends/images.py``); text parts stay text. The body
-  is built and serialised by ``backends/openai_body.py``.
+  dataset's stored bytes, untouched (see ``prompt/images.py``); text parts stay text. The
+  messages are the request's chat form (``prompt/messages.py``), serialised to the wire bytes by
+  ``backends/openai_body.py``.
 - **Saturates the server, keeps memory flat.** Each endpoint allows ``concurrency`` requests in
   flight (one limit per endpoint, shared by every ``generate`` call on this backend); workers
   pull the next request from one queue, so several ``--base-url`` spread the load and a fast
@@ -21,7 +22,8 @@ What it does, and why:
   completion, no answer) is a failed attempt of its item, never an exception out of the run. An item that never gets an answer becomes a Response with
   status ``error`` and the last error message; an error is never turned into answer text.
 - **Preflight.** Before the run, one probe per endpoint checks the server answers, lists the
-  model, and accepts as many images in one request as the run needs.
+  model, and accepts as many images in one request as the run needs (``openai_preflight.py``).
+  Which servers, shown how, with whose key: ``openai_servers.py``.
 - **Reasoning models.** ``<think>...</think>`` is removed from the parsed text and kept in
   ``Response.reasoning``, with ``reasoning_content`` / ``reasoning`` fields servers return;
   an answer cut by the token limit is ``truncated``.
@@ -39,18 +41,13 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-import ipaddress
-import json
 import logging
-import os
 import random
 import time
 from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any, AsyncIterator, Callable, Sequence
-from urllib.parse import urlsplit, urlunsplit
 
 from mmmu_eval.backends.openai_body import (
-    build_messages,
     encode_body,
     encode_body_parts,
     generation_params,
@@ -61,12 +58,17 @@ from mmmu_eval.backends.openai_body import (
 from mmmu_eval.backends.openai_errors import (
     MalformedAnswer,
     classify_error,
-    classify_preflight,
     retry_after_seconds,
 )
-from mmmu_eval.backends.base import PREFLIGHT_SENT
 from mmmu_eval.backends.openai_http import Body, Endpoint
-from mmmu_eval.backends.reasoning import split_reasoning
+from mmmu_eval.backends.openai_preflight import check_listing, probe
+from mmmu_eval.backends.openai_servers import (
+    DEFAULT_BASE_URL,
+    api_key,
+    endpoint_urls,
+    normalise_url,
+    without_credentials,
+)
 from mmmu_eval.backends.retry import RetryPolicy, call_with_retries
 from mmmu_eval.config import RunConfig
 from mmmu_eval.errors import ConfigError, MmmuEvalError
@@ -76,26 +78,15 @@ if TYPE_CHECKING:
     import httpx
 
 __all__ = [
-    "DEFAULT_BASE_URL", "MalformedAnswer", "OpenAIBackend", "build_messages", "classify_error", "endpoint_urls",
-    "generation_params", "parse_completion", "retry_after_seconds", "split_reasoning",
+    "DEFAULT_BASE_URL", "MalformedAnswer", "OpenAIBackend", "classify_error", "endpoint_urls",
+    "generation_params", "parse_completion", "retry_after_seconds",
 ]
 
 log = logging.getLogger(__name__)
 
-DEFAULT_BASE_URL = "https://api.openai.com/v1"
 DEFAULT_CONCURRENCY = 64
 DEFAULT_MAX_ATTEMPTS = 6
 DEFAULT_REQUEST_TIMEOUT = 600.0
-#: The start-up probe (a chat request) tries at most this often. Five: on a shared server failing
-#: 30% of requests, three tries lost about one run start in 40 to passing faults (0.3**3); five
-#: lose one in 400, and a server that always fails still stops the run within about 12 s.
-PREFLIGHT_MAX_ATTEMPTS = 5
-#: The model listing tries at most this often, each waiting at most this long: it is what finds a
-#: server that takes connections but never answers, so it stays short.
-PREFLIGHT_LISTING_ATTEMPTS = 3
-PREFLIGHT_LISTING_TIMEOUT = 30.0
-#: Sent as the key to loopback servers when no key is set; they do not check it.
-LOCAL_PLACEHOLDER_KEY = "EMPTY"
 #: Threads that build request bodies ahead of need (reading images, base64). Base64 holds the GIL,
 #: so more threads only contend with the event loop; two overlap reading with encoding.
 BODY_THREADS = 2
@@ -140,7 +131,7 @@ class OpenAIBackend:
             raise ConfigError("openai: no base URL given")
         self.model = model
         self.spec = f"openai:{model}"
-        self.base_urls = tuple(_normalise_url(u) for u in base_urls)
+        self.base_urls = tuple(normalise_url(u) for u in base_urls)
         self.concurrency = concurrency
         self.policy = policy
         self.max_image_pixels = max_image_pixels
@@ -166,18 +157,7 @@ class OpenAIBackend:
         if not name:
             raise ConfigError("--model openai: needs a model name, e.g. openai:gpt-4o")
         urls = endpoint_urls(config)
-        env = config.api_key_env or "OPENAI_API_KEY"
-        key = os.environ.get(env, "")
-        if not key:
-            if config.api_key_env is None and all(_is_loopback(u) for u in urls):
-                key = LOCAL_PLACEHOLDER_KEY
-            elif config.api_key_env is None:
-                raise ConfigError(
-                    f"OPENAI_API_KEY is not set (needed by openai:{name}); "
-                    "set it or pass --api-key-env NAME"
-                )
-            else:
-                raise ConfigError(f"{env} is not set (needed by openai:{name}, named by --api-key-env); set it")
+        key, key_env = api_key(name, config, urls)
         policy = RetryPolicy(
             max_attempts=_given(config.max_attempts, DEFAULT_MAX_ATTEMPTS),
             timeout=_given(config.request_timeout, DEFAULT_REQUEST_TIMEOUT),
@@ -190,7 +170,7 @@ class OpenAIBackend:
             policy=policy,
             max_image_pixels=config.max_image_pixels,
         )
-        backend.api_key_env = env if os.environ.get(env) else None  # None: a loopback server, no key
+        backend.api_key_env = key_env
         return backend
 
     def describe(self) -> dict[str, object]:
@@ -198,7 +178,7 @@ class OpenAIBackend:
         return {
             "backend": "openai",
             "model": self.model,
-            "base_urls": [_without_credentials(u) for u in self.base_urls],
+            "base_urls": [without_credentials(u) for u in self.base_urls],
             "concurrency_per_endpoint": self.concurrency,
             "max_attempts": self.policy.max_attempts,
             "request_timeout_s": self.policy.timeout,
@@ -218,7 +198,8 @@ class OpenAIBackend:
         if self._listing is None:
             for endpoint in self._endpoints:
                 endpoint.open()
-            self._listing = asyncio.gather(*(self._check_listing(e) for e in self._endpoints))
+            self._listing = asyncio.gather(*(check_listing(e, self.model, self.policy, sleep=self._sleep, rng=self._rng)
+                                            for e in self._endpoints))
             # Preflight raises the outcome; when the run stops before it (bad data, Ctrl-C), the
             # outcome is nobody's business and must not be logged as never retrieved.
             self._listing.add_done_callback(lambda done: done.cancelled() or done.exception())
@@ -234,77 +215,8 @@ class OpenAIBackend:
         listing, self._listing = self._listing, None  # the next run's preflight asks again
         assert listing is not None
         await listing
-        await asyncio.gather(*(self._probe(e, body, widest) for e in self._endpoints))
-
-    def _preflight_policy(self) -> RetryPolicy:
-        # The probe must fail fast: a server that accepts connections but never answers would
-        # otherwise hold the run silent for the full request timeout times every attempt.
-        return RetryPolicy(
-            max_attempts=min(PREFLIGHT_MAX_ATTEMPTS, self.policy.max_attempts),
-            base_delay=self.policy.base_delay,
-            max_delay=min(10.0, self.policy.max_delay),
-            timeout=self.policy.timeout,
-        )
-
-    async def _check_listing(self, endpoint: Endpoint) -> None:
-        shown = _without_credentials(endpoint.base_url)
-        policy = self._preflight_policy()
-        listing_policy = dataclasses.replace(
-            policy, max_attempts=min(PREFLIGHT_LISTING_ATTEMPTS, policy.max_attempts),
-            timeout=min(PREFLIGHT_LISTING_TIMEOUT, policy.timeout or PREFLIGHT_LISTING_TIMEOUT))
-
-        async def served_models() -> list[str]:
-            return _model_ids(json.loads(await endpoint.get(endpoint.models_url)))
-
-        listing = await call_with_retries(
-            served_models, classify_preflight, policy=listing_policy,
-            item_id=f"preflight {shown}", sleep=self._sleep, rng=self._rng,
-        )
-        if listing.value is None:
-            assert listing.failure is not None
-            failure = listing.failure
-            if "HTTP 401" in failure.message or "HTTP 403" in failure.message:
-                raise ConfigError(f"{shown} rejected the API key ({failure.message}); check the key's variable")
-            if "HTTP 404" in failure.message:
-                log.warning("%s has no /models listing (%s); not checking the model name", shown, failure.message)
-            else:
-                raise ConfigError(
-                    f"cannot reach {shown} ({failure.message}); start the server or fix --base-url "
-                    "(OpenAI-compatible servers usually end in /v1)"
-                )
-        elif listing.value and self.model not in listing.value:
-            served = listing.value
-            listed = ", ".join(served[:10]) + (" ..." if len(served) > 10 else "")
-            raise ConfigError(
-                f"model {self.model!r} is not served by {shown}; it serves: {listed}. "
-                "Pass --model openai:<one of those>"
-            )
-
-    async def _probe(self, endpoint: Endpoint, body: bytes, widest: Request | None) -> None:
-        shown = _without_credentials(endpoint.base_url)
-        policy = self._preflight_policy()
-        n_images = len(widest.images) if widest else 0
-        probe = await call_with_retries(
-            lambda: endpoint.post_chat(body),
-            classify_error, policy=policy, item_id=f"preflight {shown}", sleep=self._sleep, rng=self._rng,
-        )
-        sent = PREFLIGHT_SENT.get()
-        if sent is not None:
-            sent.append({"bytes": len(body), "attempts": probe.attempts, **_reported_tokens(probe.value)})
-        if probe.value is None:
-            assert probe.failure is not None
-            if probe.failure.kind == "final" and n_images > 1:
-                assert widest is not None
-                raise ConfigError(
-                    f"{shown} refused a request with {n_images} images ({probe.failure.message}); "
-                    f"the run needs up to {n_images} images in one request (item {widest.item_id}). "
-                    f"For vLLM start the server with --limit-mm-per-prompt '{{\"image\": {n_images}}}'; "
-                    "otherwise choose a server and model that take several images"
-                )
-            raise ConfigError(
-                f"{shown} did not answer a probe request for {self.model!r} "
-                f"after {probe.attempts} attempt(s): {probe.failure.message}"
-            )
+        await asyncio.gather(*(probe(e, self.model, body, widest, self.policy, sleep=self._sleep, rng=self._rng)
+                               for e in self._endpoints))
 
     # ----------------------------------------------------------------------------- generate
 
@@ -435,72 +347,11 @@ class _Job:
         self.request, self.body, self.notes = request, body, notes
 
 
-def _reported_tokens(answer: bytes | None) -> dict[str, int | None]:
-    """The prompt and completion tokens a probe's answer reports (None where it reports none)."""
-    try:
-        usage = json.loads(answer or b"null").get("usage") or {}
-    except (ValueError, AttributeError):
-        usage = {}
-    return {k: usage.get(k) if isinstance(usage.get(k), int) else None for k in ("prompt_tokens", "completion_tokens")}
-
-
-def _model_ids(listing: Any) -> list[str]:
-    """The model ids of a ``/models`` answer; empty when it lists none in the usual shape."""
-    data = listing.get("data") if isinstance(listing, dict) else None
-    if not isinstance(data, list):
-        return []
-    return [m["id"] for m in data if isinstance(m, dict) and isinstance(m.get("id"), str)]
-
-
 # ------------------------------------------------------------------------------------- small
 
 def _with_id(item_id: str, exc: BaseException) -> str:
     text = str(exc)
     return text if text.startswith(item_id) else f"{item_id}: {text}"
-
-
-def endpoint_urls(config: RunConfig) -> tuple[str, ...]:
-    """The base URLs a run sends to: ``--base-url`` (each flag, commas too), else OPENAI_BASE_URL, else OpenAI's."""
-    urls = _split_urls(config.base_urls) or _split_urls((os.environ.get("OPENAI_BASE_URL", ""),))
-    return urls or (DEFAULT_BASE_URL,)
-
-
-def _split_urls(values: Sequence[str] | None) -> tuple[str, ...]:
-    """Base URLs from flags or the environment; commas also separate, for ``OPENAI_BASE_URL``."""
-    out: list[str] = []
-    for value in values or ():
-        out.extend(u.strip() for u in value.split(",") if u.strip())
-    return tuple(out)
-
-
-def _normalise_url(url: str) -> str:
-    """``http://host:8000`` -> ``http://host:8000/v1``: a bare server address means its /v1 API."""
-    url = url.strip().rstrip("/")
-    parts = urlsplit(url)
-    if parts.scheme not in ("http", "https") or not parts.netloc:
-        raise ConfigError(f"--base-url {url!r} is not an http(s) URL, e.g. http://127.0.0.1:8000/v1")
-    if parts.path in ("", "/"):
-        url = url + "/v1"
-    return url
-
-
-def _is_loopback(url: str) -> bool:
-    host = urlsplit(url if "//" in url else f"http://{url}").hostname or ""
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
-
-
-def _without_credentials(url: str) -> str:
-    parts = urlsplit(url)
-    if parts.username or parts.password:
-        host = parts.hostname or ""
-        netloc = host + (f":{parts.port}" if parts.port else "")
-        return urlunsplit((parts.scheme, netloc, parts.path, parts.query, parts.fragment))
-    return url
 
 
 def _given(value: Any, default: Any) -> Any:

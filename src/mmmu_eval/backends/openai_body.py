@@ -1,7 +1,7 @@
 """What the OpenAI backend sends and how it reads the answer: chat bodies in, Responses out.
 
-- **Bodies.** Text and image parts keep the prompt's order; each image is a data URL of the
-  dataset's stored bytes (``backends/images.py``). ``encode_body`` serialises a whole request to
+- **Bodies.** The messages are the request's chat form (``prompt/messages.py``: the prompt's
+  order, each image a data URL of the stored bytes). ``encode_body`` serialises a whole request to
   the bytes that go on the wire, in a body thread: the JSON is built with a short placeholder
   for each image, and the base64 is spliced in as bytes afterwards (JSON-escaping a 400 KB
   string that needs no escaping costs more than encoding it).
@@ -21,59 +21,24 @@ from __future__ import annotations
 import json
 import uuid
 from collections.abc import Sequence
-from typing import Any, Callable
+from typing import Any
 
 try:  # about 2.5x faster than the standard library on a 300 KB image; same bytes
     from pybase64 import b64encode
 except ImportError:  # pragma: no cover - pybase64 is a dependency, but keep working without it
     from base64 import b64encode
 
-from mmmu_eval.backends.images import image_data_url, prepare_image, tiny_png
 from mmmu_eval.backends.openai_errors import MalformedAnswer, short
-from mmmu_eval.backends.reasoning import split_reasoning
-from mmmu_eval.records import ImagePart, Request, Response, TextPart
+from mmmu_eval.prompt.images import image_data_url, tiny_png
+from mmmu_eval.prompt.messages import build_messages
+from mmmu_eval.prompt.reasoning import split_reasoning
+from mmmu_eval.records import Request, Response
 
-__all__ = ["build_messages", "encode_body", "encode_body_parts", "generation_params", "parse_completion", "PROBE_TEXT",
+__all__ = ["encode_body", "encode_body_parts", "generation_params", "parse_completion", "PROBE_TEXT",
            "preflight_probe", "probe_body", "read_completion"]
 
 #: Stands in for image data while a body is serialised; random, so no prompt contains it.
 _MARKER = f"mmmu-eval-image-{uuid.uuid4().hex}-"
-
-
-def build_messages(
-    request: Request,
-    max_image_pixels: int | None = None,
-    *,
-    url_of: Callable[[bytes, str], str] | None = None,
-) -> tuple[list[dict[str, Any]], tuple[str, ...]]:
-    """The chat messages for a request, and the per-image notes (down-scaling, conversion).
-
-    Text and image parts keep the prompt's order; images are data URLs of the stored bytes
-    (``url_of(bytes, media_type)`` may make something else of them). A text-only request sends
-    its text as a plain string, which every server accepts. Reads the images: call it off the
-    event loop.
-    """
-    url_of = url_of or _data_url
-    messages: list[dict[str, Any]] = []
-    if request.system is not None:
-        messages.append({"role": "system", "content": request.system})
-    notes: list[str] = []
-    if not any(isinstance(p, ImagePart) for p in request.parts):
-        messages.append({"role": "user", "content": "".join(p.text for p in request.parts)})
-        return messages, ()
-    content: list[dict[str, Any]] = []
-    seen = 0
-    for part in request.parts:
-        if isinstance(part, TextPart):
-            content.append({"type": "text", "text": part.text})
-            continue
-        seen += 1
-        payload, media_type, note = prepare_image(part.image.load(), max_pixels=max_image_pixels)
-        if note:
-            notes.append(f"{part.image.field} (image part {seen}): {note}")
-        content.append({"type": "image_url", "image_url": {"url": url_of(payload, media_type)}})
-    messages.append({"role": "user", "content": content})
-    return messages, tuple(notes)
 
 
 def generation_params(request: Request) -> dict[str, Any]:
@@ -229,10 +194,6 @@ def reasoning_tokens(usage: dict[str, Any]) -> int | None:
     """``usage.completion_tokens_details.reasoning_tokens``, where the server reports it."""
     details = usage.get("completion_tokens_details")
     return _int_or_none(details.get("reasoning_tokens")) if isinstance(details, dict) else None
-
-
-def _data_url(payload: bytes, media_type: str) -> str:
-    return f"data:{media_type};base64,{b64encode(payload).decode('ascii')}"
 
 
 def _int_or_none(value: object) -> int | None:

@@ -1,7 +1,7 @@
 """``vllm:PATH_OR_ID``: offline vLLM (``LLM.chat``), for fast local runs on GPUs.
 
 Each request becomes one chat conversation in the order the prompt puts text and images
-(``backends/chat.py``); images travel as data URLs of the dataset's own bytes, exactly what the
+(``backends/local_chat.py``); images travel as data URLs of the dataset's own bytes, exactly what the
 API backend sends to a vLLM server, so ``vllm:`` offline and ``openai:`` against ``vllm serve``
 show the model the same prompt. The model's chat template is applied by vLLM, with
 ``--extra-body '{"chat_template_kwargs": {...}}'`` passed to it as a server would. Where images
@@ -35,7 +35,7 @@ import logging
 import time
 from typing import Any, AsyncIterator, Callable, Sequence
 
-from mmmu_eval.backends.chat import (
+from mmmu_eval.backends.local_chat import (
     Sampling,
     chat_messages,
     check_local_path,
@@ -44,8 +44,8 @@ from mmmu_eval.backends.chat import (
     resolve_sampling,
     template_kwargs,
 )
-from mmmu_eval.backends.images import image_data_url
-from mmmu_eval.backends.reasoning import split_reasoning
+from mmmu_eval.prompt.images import image_data_url
+from mmmu_eval.prompt.reasoning import split_reasoning
 from mmmu_eval.config import RunConfig
 from mmmu_eval.errors import ConfigError, DataError
 from mmmu_eval.records import Item, Request, Response
@@ -105,7 +105,7 @@ def conversation(request: Request, *, max_image_pixels: int | None = None) -> tu
     """The request as one ``LLM.chat`` conversation, and notes on any image that was changed.
 
     Every image is decoded once here, so a corrupt one fails its own item (DataError) instead of
-    the whole chunk inside vLLM; what is sent is the stored bytes (see ``backends/images.py``).
+    the whole chunk inside vLLM; what is sent is the stored bytes (see ``prompt/images.py``).
 
     Raises:
         DataError: naming the item, for an unreadable image.

@@ -43,7 +43,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from mmmu_eval.report.compare import compare_runs, print_comparison
-    from mmmu_eval.report.rundata import load_run
+    from mmmu_eval.report.loaded_run import load_run
 
     if len(args.runs) < 2:
         raise ConfigError("compare needs at least two run directories (RUN_A RUN_B)")

@@ -2,7 +2,7 @@
 
 Shards run anywhere (one per GPU, one per node); copy their run directories to one place and
 merge. The merge refuses runs that are not the complete, disjoint shards of one evaluation
-(see ``store/merge.py``), so the merged score is the whole benchmark's. Two GPUs, one model each::
+(see ``run/merge.py``), so the merged score is the whole benchmark's. Two GPUs, one model each::
 
     CUDA_VISIBLE_DEVICES=0 mmmu-eval run --model hf:/models/m --shard 1/2 --out runs/m-1 &
     CUDA_VISIBLE_DEVICES=1 mmmu-eval run --model hf:/models/m --shard 2/2 --out runs/m-2 &
@@ -19,7 +19,7 @@ from pathlib import Path
 from rich.console import Console
 from rich.markup import escape
 
-from mmmu_eval.store.merge import merge_runs
+from mmmu_eval.run.merge import merge_runs
 from mmmu_eval.store.rundir import RunStore
 
 EXAMPLES = """examples:

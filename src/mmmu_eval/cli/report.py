@@ -50,8 +50,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from mmmu_eval.report.harness import summary_lines as harness_lines
     from mmmu_eval.report.html import html_chunks
-    from mmmu_eval.report.rundata import load_run, prompts_for, writer
-    from mmmu_eval.report.submission import is_submitted, load_answer_dict, submission
+    from mmmu_eval.report.loaded_run import load_run, prompts_for, writer
+    from mmmu_eval.report.submission import is_submitted, submission
+    from mmmu_eval.score.answers import load_answer_dict
     from mmmu_eval.report.terminal import official_table_text, print_pro_headline, print_results
     from mmmu_eval.store.rundir import RunStore
 

@@ -51,7 +51,7 @@ def run(args: argparse.Namespace) -> int:
     # The run directory and the dataset are read the same way the report reads them back.
     from mmmu_eval.report.harness import harness_section
     from mmmu_eval.report.results import build_results
-    from mmmu_eval.report.rundata import run_items
+    from mmmu_eval.report.loaded_run import run_items
     from mmmu_eval.score.scorer import predictions_rows
     from mmmu_eval.score.spec import MANIFEST_KEY, ScoringSpec
     from mmmu_eval.store.rundir import RunStore

@@ -102,7 +102,7 @@ def main(args: argparse.Namespace) -> int:
 def dry_run(overrides: dict, *, as_json: bool) -> int:
     """Print each run's plan and the suite's totals; 0, or 1 when a run would be refused."""
     from mmmu_eval.run.dry_run import wrap_line
-    from mmmu_eval.suite.plan import plan_suite, plan_totals
+    from mmmu_eval.suite.config import plan_suite, plan_totals
 
     plans = plan_suite(**overrides)
     totals = plan_totals(plans)

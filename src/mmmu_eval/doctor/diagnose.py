@@ -1,7 +1,7 @@
 """``mmmu-eval doctor``: what in a run could explain why its figure differs from a published one.
 
 The diagnosis is the run's figure with its 95% interval, the causes found in the run
-(``doctor.causes``), and, given a published value or model name, whether that value lies in the
+(``report.causes``), and, given a published value or model name, whether that value lies in the
 interval and which causes together could cover the gap. "Could cover" is a bound: the causes,
 largest first, are added until the items they concern (each counted once) reach the gap.
 
@@ -17,15 +17,15 @@ from fractions import Fraction
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from mmmu_eval.doctor.causes import Cause, find_causes
+from mmmu_eval.report.causes import Cause, cause_line, find_causes
 from mmmu_eval.errors import ConfigError, StoreError
 from mmmu_eval.report.numbers import fixed, pct, percent, points, rounded
 from mmmu_eval.report.published import published_for, score_key, sources, table1_rows
 
 if TYPE_CHECKING:
-    from mmmu_eval.report.rundata import LoadedRun
+    from mmmu_eval.report.loaded_run import LoadedRun
 
-__all__ = ["Diagnosis", "SuiteDiagnosis", "cause_line", "diagnose", "published_value"]
+__all__ = ["Diagnosis", "SuiteDiagnosis", "diagnose", "published_value"]
 
 
 @dataclass(frozen=True)
@@ -68,45 +68,6 @@ class Diagnosis:
             elif abs(p["gap"]) > 0:
                 out.append("  no cause in the run could move the figure toward it")
         return out
-
-
-def cause_line(c: Cause) -> str:
-    """One cause in words, every figure from its detail (the terminal line and the report row)."""
-    d = c.detail
-    if c.cause == "truncated":
-        limit = "no token limit recorded" if d["limit"] is None else f"limit {d['limit']} tokens"
-        used = "" if d["used_all_tokens"] is None else f", {d['used_all_tokens']} used it all"
-        return f"cut at the limit ({d['finish_length']}) or <think> never closed ({d['unclosed_think']}); {limit}{used}"
-    if c.cause == "unparsed":
-        moves = "; ".join(f"{k} {fixed(v['accuracy'], 2)}% ({fixed(v['moves'], 2, signed=True)})" for k, v in d["parsers"].items())
-        return (f"{d['fallbacks']} {d['parser']} fallbacks ({d['fallback_hits']} lucky, worth {fixed(d['expected_points'], 2)} "
-                f"points at expected value); {moves}; \\boxed{{}} in {pct(d['boxed_share'])}%, "
-                f"Answer: line in {pct(d['answer_line_share'])}%")
-    if c.cause == "sampling":
-        return "; ".join(f"{k} {v['run']} (official {v['official'] if v['official'] is not None else 'unset'})"
-                         for k, v in d["differs"].items())
-    if c.cause == "prompt":
-        return f"not the official protocol: mode {d['mode']}, layout {d['image_layout']}" + (
-            f"; {'; '.join(d['notes'])}" if d["notes"] else "")
-    if c.cause == "images":
-        return (f"unreferenced images sent ({d['unreferenced_sent']} items, rule {d['unreferenced_rule']}); "
-                f"{d['downscaled_images']} images down-scaled in {d['downscaled_items']} items"
-                + (f" to {', '.join(d['downscaled_to'])}" if d["downscaled_to"] else ""))
-    if c.cause == "errors":
-        return f"{d['errors']} failed, {d['missing']} never answered (not scored)"
-    if c.cause == "coverage":
-        full = "" if d["full_set"] is None else f" of {d['full_set']}"
-        return f"{d['evaluated']}{full} items evaluated" + (
-            f"; subset {', '.join(f'{k}={_short(v)}' for k, v in d['subset'].items())}" if d["subset"] else "")
-    if c.cause in ("judge", "parser"):
-        causes = ", ".join(f"{k} {v}" for k, v in d["by_cause"].items())
-        return (f"{d['harness']} differs ({causes}): harness only right {d['harness_only_right']}, "
-                f"official only right {d['official_only_right']} ({fixed(d['net_points'], 2, signed=True)} net)")
-    return ""
-
-
-def _short(value: object) -> str:
-    return f"{len(value)} listed" if isinstance(value, (list, tuple)) and len(value) > 3 else str(value)
 
 
 def published_value(value: str | float, benchmark: str, split: str | None, setting: str | None) -> tuple[float, str]:
@@ -176,7 +137,7 @@ def _figure(loaded: LoadedRun) -> dict[str, Any]:
 
 def diagnose_run(run_dir: str | Path, *, published: str | float | None = None) -> Diagnosis:
     """The diagnosis of one run directory (a run, a suite's run, a ``rescore --out`` directory)."""
-    from mmmu_eval.report.rundata import load_run
+    from mmmu_eval.report.loaded_run import load_run
 
     loaded = load_run(run_dir, details=True)
     figure = _figure(loaded)
@@ -215,7 +176,7 @@ class SuiteDiagnosis:
 
 def _suite(suite_dir: Path, published: str | float | None) -> SuiteDiagnosis:
     from mmmu_eval.suite.execute import read_summary
-    from mmmu_eval.suite.rundirs import suite_records
+    from mmmu_eval.suite.run_records import suite_records
 
     summary = read_summary(suite_dir)
     assert summary is not None

@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from mmmu_eval.backends.reasoning import split_reasoning
+from mmmu_eval.prompt.reasoning import split_reasoning
 
 __all__ = ["completion_text"]
 

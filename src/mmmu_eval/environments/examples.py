@@ -4,8 +4,9 @@ Nothing here is a second prompt builder. An example's ``prompt`` is what ``mmmu-
 --prompt boxed --model openai:...`` sends for the item, byte for byte: the dataset stage loads
 the item (hub at the pinned revision, a snapshot, or the bundled sample, through the same
 ``load_dataset`` as ``run``), the prompt stage builds its Request (``build_request`` with the
-boxed protocol), and the OpenAI backend's ``build_messages`` turns that into chat messages with
-the stored image bytes as data URLs, every image in token order.
+boxed protocol), and its chat form (``prompt/messages.build_messages``, the messages the OpenAI
+backend sends) turns that into chat messages with the stored image bytes as data URLs, every
+image in token order.
 
     for example in examples("mmmu-pro", setting="vision", data="sample"):
         example["id"], example["answer"], example["info"]["options"]
@@ -23,10 +24,10 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, Union
 
-from mmmu_eval.backends.openai_api import build_messages
 from mmmu_eval.config import MMMU_SPLITS, PRO_SETTINGS
 from mmmu_eval.dataset.load import Dataset, load_dataset
 from mmmu_eval.errors import ConfigError, DataError
+from mmmu_eval.prompt.messages import build_messages
 from mmmu_eval.prompt.protocol import EvalProtocol, build_request
 from mmmu_eval.records import Item
 

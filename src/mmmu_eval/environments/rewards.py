@@ -11,7 +11,7 @@ metrics that tell format from correctness:
 - ``boxed_found``: whether the completion has a closed ``\\boxed{}`` at all.
 
 A completion is read as ``run`` reads a server's answer: ``<think>...</think>`` is removed
-first (``backends/reasoning.py``), so the reward equals ``mmmu-eval``'s verdict on the same text.
+first (``prompt/reasoning.py``), so the reward equals ``mmmu-eval``'s verdict on the same text.
 Every form a trainer hands over is read (``completions.py``: a string, chat dicts, the OpenAI
 SDK's and verifiers' message objects, a list of them); any other value is a ``TypeError``.
 

@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING
 from mmmu_eval.records import Item, Response
 from mmmu_eval.report.charts import ACCENT, DISCIPLINE_COLORS, NEUTRAL, Bar, bar_chart, ci_note
 from mmmu_eval.report.html_harness import annotate_rows, harness_html
-from mmmu_eval.doctor.html import doctor_section
+from mmmu_eval.report.html_causes import doctor_section
 from mmmu_eval.report.html_items import item_rows, loaded_url, marker
 from mmmu_eval.report.html_sections import expert_section, mark_loose_images, usage_section
 from mmmu_eval.report.numbers import pct

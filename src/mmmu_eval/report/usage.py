@@ -12,7 +12,7 @@ are added to the token totals and so to the cost: a paid API charges for them to
 records them in its manifest's ``preflight`` (``add_probes``).
 
 An item whose request could not be built (a missing image) is stored as an ``error`` response
-with the note ``NOT_SENT``: it is counted among the errors, but no request went out for it.
+with the note ``records.NOT_SENT``: it is counted among the errors, but no request went out for it.
 
 >>> usage_summary(store.responses().values(), price_input=2.5, price_output=10.0)["cost"]["total_usd"]
 """
@@ -23,16 +23,11 @@ import math
 from collections.abc import Iterable, Mapping
 from typing import Any, TypedDict
 
-from mmmu_eval.records import Response
+from mmmu_eval.config import PRICE_PER_TOKENS
+from mmmu_eval.records import NOT_SENT, Response
 
-__all__ = ["NOT_SENT", "Cost", "Latency", "Preflight", "Usage", "add_probes", "cost", "percentile", "usage_rows",
+__all__ = ["Cost", "Latency", "Preflight", "Usage", "add_probes", "cost", "percentile", "usage_rows",
            "usage_summary"]
-
-#: The note on a stored error whose request was never sent (it could not be built).
-NOT_SENT = "not sent: the request could not be built"
-
-#: Prices are per this many tokens.
-PER = 1_000_000
 
 
 class Latency(TypedDict):
@@ -186,8 +181,8 @@ def cost(
     """Dollars for token counts at per-million prices; None when neither price is given."""
     if price_input is None and price_output is None:
         return None
-    input_usd = None if price_input is None or prompt_tokens is None else prompt_tokens * price_input / PER
-    output_usd = None if price_output is None or completion_tokens is None else completion_tokens * price_output / PER
+    input_usd = None if price_input is None or prompt_tokens is None else prompt_tokens * price_input / PRICE_PER_TOKENS
+    output_usd = None if price_output is None or completion_tokens is None else completion_tokens * price_output / PRICE_PER_TOKENS
     return {
         "price_input_per_million": price_input,
         "price_output_per_million": price_output,

@@ -23,14 +23,13 @@ from pathlib import Path
 from typing import Any
 
 from mmmu_eval.backends.openai_body import PROBE_TEXT
-from mmmu_eval.config import RunConfig
+from mmmu_eval.config import PRICE_PER_TOKENS, RunConfig
 from mmmu_eval.errors import DataError, StoreError
 from mmmu_eval.run.prepare import prepare_run
 from mmmu_eval.run.resolve import resolve_config
 from mmmu_eval.run.resume import answered_before, check_run_dir, preflight_needed, requests_to_ask
 from mmmu_eval.prompt.protocol import loose_images_record
 from mmmu_eval.records import ImagePart, ImageRef, Request, TextPart
-from mmmu_eval.report.usage import PER
 
 __all__ = ["CHARS_PER_TOKEN", "IMAGE_TOKEN_NOTE", "TOKEN_RULE", "RunPlan", "plan_run", "wrap_line"]
 
@@ -71,7 +70,7 @@ class RunPlan:
     text_bytes: int
     """UTF-8 bytes of the text parts and system messages."""
     image_bytes: int
-    """Image bytes as stored, which is how they are sent (no re-encoding; see backends/images.py)."""
+    """Image bytes as stored, which is how they are sent (no re-encoding; see prompt/images.py)."""
     image_pixels: int
     """Sum of width x height over the image parts (0 for an image whose size cannot be read)."""
     estimated_prompt_tokens: int
@@ -118,7 +117,7 @@ class RunPlan:
         """The text-only token estimate, probes included, at ``--price-input``: a lower bound (images are extra)."""
         if self.price_input is None:
             return None
-        return (self.estimated_prompt_tokens + self.preflight_tokens) * self.price_input / PER
+        return (self.estimated_prompt_tokens + self.preflight_tokens) * self.price_input / PRICE_PER_TOKENS
 
     def to_json(self) -> dict[str, Any]:
         """The plan as JSON-ready data (``run --dry-run --json``)."""
@@ -200,7 +199,7 @@ def plan_run(config: RunConfig) -> RunPlan:
     Raises:
         ConfigError, DataError: as ``evaluate`` would raise them before its first request.
     """
-    from mmmu_eval.backends.openai_api import endpoint_urls
+    from mmmu_eval.backends.openai_servers import endpoint_urls
     from mmmu_eval.backends.openai_body import encode_body, preflight_probe
     from mmmu_eval.backends.registry import parse_spec
 

@@ -25,16 +25,14 @@ import json
 import logging
 from pathlib import Path
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from mmmu_eval.config import RunConfig
 from mmmu_eval.errors import ConfigError, DataError, StoreError
+from mmmu_eval.run.result import RunResult
 from mmmu_eval.store.manifest import Manifest
 from mmmu_eval.store.rundir import MANIFEST, RESPONSES, RunStore
 from mmmu_eval.version import __version__
-
-if TYPE_CHECKING:
-    from mmmu_eval.run.pipeline import RunResult
 
 __all__ = ["SENDING_ONLY", "finished_result"]
 
@@ -48,8 +46,6 @@ SENDING_ONLY = frozenset({"resume", "base_urls", "api_key_env", "concurrency", "
 def finished_result(config: RunConfig) -> RunResult | None:
     """The stored result of the run in ``config.out`` when it is finished exactly as ``config``
     would run it (see the module doc); None when the run must take the full path."""
-    from mmmu_eval.run.pipeline import RunResult
-
     out = Path(config.out or ".")
     if not config.resume or config.answers is not None or not (out / MANIFEST).is_file():
         return None

@@ -19,7 +19,6 @@ import json
 import logging
 import os
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -32,6 +31,7 @@ from mmmu_eval.run.finished import finished_result
 from mmmu_eval.run.dry_run import RunPlan, plan_run
 from mmmu_eval.run.prepare import prepare_run, prepare_run_aside, select_items
 from mmmu_eval.run.resolve import resolve_config
+from mmmu_eval.run.result import RunResult
 from mmmu_eval.run.resume import answered_before, check_run_dir, finished_answers, preflight_needed, requests_to_ask
 from mmmu_eval.run.progress import Display, ProgressDisplay
 from mmmu_eval.prompt.protocol import EvalProtocol, loose_images_line, prompt_text
@@ -39,7 +39,6 @@ from mmmu_eval.records import Item, Request, Response
 from mmmu_eval.run.outputs import count_statuses_by_id, write_outputs
 from mmmu_eval.run.runner import run_requests
 from mmmu_eval.report.usage import add_probes
-from mmmu_eval.store.manifest import MANIFEST, Manifest
 from mmmu_eval.store.rundir import RunStore
 
 if TYPE_CHECKING:
@@ -51,65 +50,6 @@ if TYPE_CHECKING:
 __all__ = ["RunInterrupted", "RunPlan", "RunResult", "evaluate", "evaluate_async", "plan_run", "select_items"]
 
 log = logging.getLogger(__name__)
-
-@dataclass(frozen=True)
-class RunResult:
-    """What a finished ``evaluate`` call hands back."""
-
-    run_dir: Path
-    """The run directory (manifest.json, responses.jsonl, results.json, ...)."""
-    manifest: dict[str, Any]
-    """manifest.json as written at the end."""
-    results: dict[str, Any]
-    """results.json: overall accuracy, breakdowns, intervals (``docs/results-schema.md``)."""
-    counts: dict[str, int]
-    """``items``, ``ok``, ``truncated``, ``error`` and ``missing`` over the selected items."""
-
-    @property
-    def accuracy(self) -> float:
-        """Overall accuracy of the headline parser over the scored items."""
-        return float(self.results["overall"]["accuracy"])
-
-    @property
-    def unfinished(self) -> int:
-        """Items without a usable answer: errors plus items never asked."""
-        return self.counts["error"] + self.counts["missing"]
-
-    @property
-    def data_problems(self) -> tuple[str, ...]:
-        """Dataset rows that could not become items (bad options, no id ...), so are in no count.
-
-        Empty when ``--ids`` or ``--limit`` chose the items: which items a bad row would have
-        been is then unknown, so it is not counted against this run.
-        """
-        record = Manifest.of(self.manifest, self.run_dir / MANIFEST)
-        if record.config.get("ids") or record.config.get("limit"):
-            return ()
-        return tuple(record.dataset.get("problems") or ())
-
-    @property
-    def exit_status(self) -> int:
-        """0 when every item has an answer; 1 when some remain for ``--resume`` or rows were unreadable."""
-        return 1 if self.unfinished or self.data_problems else 0
-
-    def message(self) -> str | None:
-        """What to tell the user when items remain or dataset rows were left out, else None."""
-        lines = []
-        if self.data_problems:
-            shown = "; ".join(self.data_problems[:3]) + ("; ..." if len(self.data_problems) > 3 else "")
-            lines.append(
-                f"{len(self.data_problems)} dataset row(s) could not be read and are not in this run ({shown}). "
-                f"Fix the data, then run the same command again to ask them (all are in {self.run_dir}/manifest.json)"
-            )
-        if self.unfinished:
-            lines.append(
-                f"{self.counts['error']} item(s) failed and {self.counts['missing']} were not asked; they are "
-                f"not scored. Run the same command again (or add --resume) to retry them: {self.run_dir}"
-            )
-        return "\n".join(lines) or None
-
-    def __repr__(self) -> str:
-        return f"RunResult({str(self.run_dir)!r}, accuracy={self.accuracy:.4f}, counts={self.counts})"
 
 
 class RunInterrupted(KeyboardInterrupt):

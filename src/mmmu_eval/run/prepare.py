@@ -21,15 +21,14 @@ from mmmu_eval.clock import utc_now
 from mmmu_eval.config import RunConfig
 from mmmu_eval.errors import ConfigError, DataError
 from mmmu_eval.prompt.protocol import EvalProtocol, build_request, loose_images_record
-from mmmu_eval.records import Item, Request, Response
-from mmmu_eval.report.usage import NOT_SENT
+from mmmu_eval.records import NOT_SENT, Item, Request, Response
+from mmmu_eval.score.spec import ScoringSpec
 from mmmu_eval.store.manifest import MANIFEST, build_manifest, dataset_block
 from mmmu_eval.store.rundir import RunStore
 from mmmu_eval.version import __version__
 
 if TYPE_CHECKING:
     from mmmu_eval.dataset.load import Dataset
-    from mmmu_eval.score.spec import ScoringSpec
 
 __all__ = [
     "PreparedRun", "build_requests", "load_items", "prepare_run", "prepare_run_aside", "run_manifest", "run_scoring",
@@ -166,9 +165,7 @@ def run_scoring(config: RunConfig) -> ScoringSpec:
     ``mmmu-eval score R --parser strict`` records its choice in R's manifest; running the run's
     command again (a resume, to retry failed items) must not quietly put the mode's defaults back.
     """
-    from mmmu_eval.score.spec import ScoringSpec
-
-    spec = config.scoring()
+    spec = ScoringSpec.from_config(config)
     if not (config.resume and config.out is not None and (Path(config.out) / MANIFEST).is_file()):
         return spec
     recorded = ScoringSpec.from_manifest(RunStore.read(config.out).manifest())
@@ -189,7 +186,7 @@ def run_manifest(
         started_at=utc_now(),
         config=config.to_manifest(),
         protocol=protocol.describe(),
-        scoring=(scoring or config.scoring()).to_manifest(),
+        scoring=(scoring or ScoringSpec.from_config(config)).to_manifest(),
         dataset=dataset_block(dataset),
         shard=config.shard or None,
         item_ids=[it.id for it in items],

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import random
 
+from mmmu_eval.config import PARSERS  # every parser name, the headline one first
 from mmmu_eval.records import Item, Verdict
 from mmmu_eval.score.boxed import boxed_reward, last_boxed
 from mmmu_eval.score.choices import OfficialCrash, choice_info
@@ -31,8 +32,6 @@ from mmmu_eval.score.mmmu_pro_parser import pick_pro_choice
 from mmmu_eval.score.open_answer import candidate_text, eval_multi_choice, eval_open, parse_open
 from mmmu_eval.score.strict import strict_choice, strict_open
 
-#: Every parser name, the headline one first.
-PARSERS: tuple[str, ...] = ("official", "mmmu", "mmmu-pro", "boxed", "strict", "eval-only")
 #: The parsers that fall back to a random letter (under the ``official`` policy).
 RANDOM_FALLBACK: frozenset[str] = frozenset(("official", "mmmu", "mmmu-pro"))
 #: Parsers a run is scored with when none are named, by prompt mode; the first is the headline.

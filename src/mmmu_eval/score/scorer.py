@@ -26,6 +26,7 @@ import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from mmmu_eval.config import FALLBACK_POLICIES
 from mmmu_eval.dataset.subjects import SUBJECTS
 from mmmu_eval.errors import ConfigError, did_you_mean
 from mmmu_eval.records import Item, Response, Verdict
@@ -35,7 +36,6 @@ from mmmu_eval.score.judge import PARSERS, RANDOM_FALLBACK, judge
 
 log = logging.getLogger(__name__)
 
-FALLBACK_POLICIES: tuple[str, ...] = ("official", "none")
 #: The official MMMU scorer's ``random.seed(42)``.
 OFFICIAL_SEED = 42
 

@@ -23,9 +23,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from mmmu_eval.config import RunConfig, check_scoring_names
 from mmmu_eval.errors import ConfigError, StoreError
-from mmmu_eval.score.judge import PARSERS, default_parsers
-from mmmu_eval.score.scorer import FALLBACK_POLICIES, OFFICIAL_SEED, Scoring, score_responses
+from mmmu_eval.score.judge import default_parsers
+from mmmu_eval.score.scorer import OFFICIAL_SEED, Scoring, score_responses
 from mmmu_eval.store.manifest import Manifest
 
 if TYPE_CHECKING:
@@ -51,13 +52,7 @@ class ScoringSpec:
     def __post_init__(self) -> None:
         if not self.parsers:
             raise ConfigError("--parser: name at least one parser")
-        unknown = [p for p in self.parsers if p not in PARSERS]
-        if unknown:
-            raise ConfigError(f"--parser {unknown[0]!r} is not one of {', '.join(PARSERS)}")
-        if len(set(self.parsers)) != len(self.parsers):
-            raise ConfigError(f"--parser: {', '.join(self.parsers)} names a parser twice")
-        if self.fallback not in FALLBACK_POLICIES:
-            raise ConfigError(f"--fallback {self.fallback!r} is not one of {', '.join(FALLBACK_POLICIES)}")
+        check_scoring_names(self.parsers, self.fallback)
         if isinstance(self.fallback_seed, bool) or not isinstance(self.fallback_seed, int) or self.fallback_seed < 0:
             raise ConfigError(f"--fallback-seed must be a whole number of at least 0, not {self.fallback_seed!r}")
         if self.answers is not None and not isinstance(self.answers, str):
@@ -90,6 +85,14 @@ class ScoringSpec:
             fallback=fallback or "official",
             fallback_seed=OFFICIAL_SEED if fallback_seed is None else fallback_seed,
             answers=_absolute(answers),
+        )
+
+    @classmethod
+    def from_config(cls, config: RunConfig) -> ScoringSpec:
+        """How a run of ``config`` is scored: the record ``run`` writes into manifest.json."""
+        return cls.for_mode(
+            config.prompt, parsers=config.parsers, fallback=config.fallback,
+            fallback_seed=config.fallback_seed, answers=config.answers,
         )
 
     @classmethod
@@ -165,7 +168,7 @@ class ScoringSpec:
         """
         if self.answers is None:
             return tuple(items)
-        from mmmu_eval.report.submission import apply_answers, load_answer_dict
+        from mmmu_eval.score.answers import apply_answers, load_answer_dict
 
         return apply_answers(items, load_answer_dict(self.answers))
 

@@ -38,10 +38,10 @@ from mmmu_eval.store.manifest import MANIFEST, build_manifest
 from mmmu_eval.store.rundir import RunStore
 from mmmu_eval.store.versioned import read_versioned
 from mmmu_eval.suite.guard import SUITE_FILE, check_suite_data, log_failures, settle_suite_file, suite_file_before
-from mmmu_eval.suite.plan import SuiteConfig, SuiteRun, backend_sharing, resolve_suite_config
+from mmmu_eval.suite.config import SuiteConfig, SuiteRun, backend_sharing, resolve_suite_config
 from mmmu_eval.suite.progress import SuiteDisplay
 from mmmu_eval.report.usage import usage_summary
-from mmmu_eval.suite.rundirs import record_responses, suite_records
+from mmmu_eval.suite.run_records import record_responses, suite_records
 from mmmu_eval.suite.study import build_study, runs_summary
 from mmmu_eval.version import __version__
 

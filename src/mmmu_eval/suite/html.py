@@ -30,7 +30,7 @@ from mmmu_eval.records import Item, Response, letters
 from mmmu_eval.report.page import IMAGE_BUDGET, ImageBudget, asset, data_url, head, script_json
 from mmmu_eval.report.html_sections import expert_section, usage_section
 from mmmu_eval.report.numbers import pct
-from mmmu_eval.suite.rundirs import RunRecord
+from mmmu_eval.suite.run_records import RunRecord
 from mmmu_eval.suite.html_study import effect_section, num, table1_section
 from mmmu_eval.suite.study import COLUMNS
 
@@ -106,7 +106,7 @@ def flip_rows(summary: Mapping[str, Any], records: Sequence[RunRecord], *, image
     Items and responses are read back from the two runs' directories (the dataset loaded as the
     run's manifest says); a run whose items cannot be loaded shows responses without them.
     """
-    from mmmu_eval.report.rundata import run_items
+    from mmmu_eval.report.loaded_run import run_items
     from mmmu_eval.store.rundir import RunStore
 
     by_name = {r.name: r for r in records}
@@ -239,7 +239,7 @@ def render_suite_html(summary: Mapping[str, Any], records: Sequence[RunRecord], 
 
     >>> page = render_suite_html(summary, suite_records(suite_dir, runs))
     """
-    from mmmu_eval.doctor.html import suite_doctor_section
+    from mmmu_eval.report.html_causes import suite_doctor_section
 
     data = flip_rows(summary, records, images=images, image_budget=image_budget)
     mmmu_cell = summary["table1"].get("mmmu_val")

@@ -41,8 +41,8 @@ from mmmu_eval.report.published import expert_levels, expert_line
 from mmmu_eval.report.results import LEVEL
 from mmmu_eval.report.stats import RESAMPLES, Term, combination_ci
 from mmmu_eval.score.headline import pro_headline
-from mmmu_eval.suite.plan import PROMPTS, SETTINGS
-from mmmu_eval.suite.rundirs import RunRecord
+from mmmu_eval.suite.config import PROMPTS, SETTINGS
+from mmmu_eval.suite.run_records import RunRecord
 
 __all__ = ["COLUMNS", "build_study", "chosen_note", "percent", "published_cells", "runs_summary"]
 
@@ -309,7 +309,7 @@ def build_study(
     """Table 1, the CoT and OCR effects and the flips from a suite's run records.
 
     Args:
-        records: the suite's runs (``rundirs.suite_records``); the first record of each
+        records: the suite's runs (``run_records.suite_records``); the first record of each
             setting and prompt is used.
         model: the model spec; ``random`` adds each figure's expected value beside the draw.
         resamples, seed: bootstrap settings of the combined figures and the effects.

@@ -33,7 +33,7 @@ from types import ModuleType
 
 from mmmu_eval.errors import ConfigError
 from mmmu_eval.score.readers import inspect_log, lmms_eval, plain_jsonl, verifiers_output, vlmevalkit
-from mmmu_eval.score.readers.base import ForeignFile, empty_file_error, first_json_line, is_empty
+from mmmu_eval.score.readers.base import ForeignFile, NoRows, empty_file_error, first_json_line, is_empty
 from mmmu_eval.score.readers.official import FORMATS as OFFICIAL_FORMATS
 
 #: The foreign formats, in the order ``auto`` tries them (the plainest last).
@@ -101,7 +101,10 @@ def read_foreign(path: Path, format: str) -> ForeignFile:
     path = Path(path)
     if path.is_file() and is_empty(path):
         raise empty_file_error(path)
-    return module.read(path)
+    try:
+        return module.read(path)
+    except NoRows as exc:  # which format the file looks like: only the registry knows every reader
+        raise exc.with_guess(guess_format(exc.path)) from None
 
 
 def reader(format: str) -> ModuleType | None:

@@ -222,14 +222,26 @@ def prompt_text(messages: object) -> str:
     return "\n\n".join(out)
 
 
-def no_rows_error(path: Path, fmt: str, expected: str, problems: list[str]) -> DataError:
-    """The one error for a file in which no row is of the format asked for."""
-    from mmmu_eval.score.readers import guess_format  # the registry imports the readers
+class NoRows(DataError):
+    """No row of a file is of the format asked for. The reader that finds it cannot know which
+    format the file is instead (that takes every reader: the registry, which imports this
+    module), so ``read_foreign`` names it (``with_guess``)."""
 
-    shown = "; ".join(problems[:2])
-    guess = guess_format(path)
-    hint = f"; it looks like --format {guess[0]} ({guess[1]})" if guess and guess[0] != fmt else ""
-    return DataError(f"{path}: no row is {expected}{hint}" + (f" ({shown})" if shown else ""))
+    def __init__(self, path: Path, fmt: str, expected: str, problems: list[str],
+                 guess: tuple[str, str] | None = None) -> None:
+        self.path, self.fmt, self.expected, self.problems = path, fmt, expected, problems
+        shown = "; ".join(problems[:2])
+        hint = f"; it looks like --format {guess[0]} ({guess[1]})" if guess and guess[0] != fmt else ""
+        super().__init__(f"{path}: no row is {expected}{hint}" + (f" ({shown})" if shown else ""))
+
+    def with_guess(self, guess: tuple[str, str] | None) -> NoRows:
+        """The same error, naming the format the file looks like (``guess_format``'s answer)."""
+        return NoRows(self.path, self.fmt, self.expected, self.problems, guess)
+
+
+def no_rows_error(path: Path, fmt: str, expected: str, problems: list[str]) -> NoRows:
+    """The one error for a file in which no row is of the format asked for."""
+    return NoRows(path, fmt, expected, problems)
 
 
 def is_empty(path: Path) -> bool:

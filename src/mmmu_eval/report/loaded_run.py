@@ -19,7 +19,7 @@ from mmmu_eval.errors import MmmuEvalError, StoreError
 from mmmu_eval.records import Item, Response
 from mmmu_eval.report.results import Results, build_results, lookup, read_results
 from mmmu_eval.report.stats import RESAMPLES
-from mmmu_eval.report.submission import Answer, apply_answers
+from mmmu_eval.score.answers import Answer, apply_answers
 from mmmu_eval.store.manifest import MANIFEST, Manifest
 
 if TYPE_CHECKING:

@@ -8,6 +8,7 @@ right (``points``); and the share judged right is the most it could have cost th
 far the figure moves if every one of them had been right (or wrong).
 
 Nothing here guesses: each number is a count over the run's responses, verdicts and manifest.
+The report's doctor section (``html_causes.py``) and ``mmmu-eval doctor`` both read them here.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from fractions import Fraction
 from typing import Any
 
 from mmmu_eval.records import Item, Response
-from mmmu_eval.report.numbers import percent, points, rounded
+from mmmu_eval.report.numbers import fixed, pct, percent, points, rounded
 from mmmu_eval.score.scorer import Scoring
 from mmmu_eval.score.boxed import last_boxed
 from mmmu_eval.score.strict import has_answer_line
@@ -285,7 +286,7 @@ def find_causes(
 ) -> list[Cause]:
     """Every cause a run shows, largest ``points`` first (ties: the order of this module).
 
-    Takes what ``report`` has in hand (``report.rundata.load_run(..., details=True)``, or the
+    Takes what ``report`` has in hand (``report.loaded_run.load_run(..., details=True)``, or the
     pieces ``report.html`` is given), so the page and the command say the same.
     """
     verdicts = scoring.verdicts[scoring.parsers[0]]
@@ -297,3 +298,42 @@ def find_causes(
                          errors(ctx), coverage(ctx)) if c is not None]
     found.extend(harness(ctx))
     return sorted(found, key=lambda c: -c.points)
+
+
+def cause_line(c: Cause) -> str:
+    """One cause in words, every figure from its detail (the terminal line and the report row)."""
+    d = c.detail
+    if c.cause == "truncated":
+        limit = "no token limit recorded" if d["limit"] is None else f"limit {d['limit']} tokens"
+        used = "" if d["used_all_tokens"] is None else f", {d['used_all_tokens']} used it all"
+        return f"cut at the limit ({d['finish_length']}) or <think> never closed ({d['unclosed_think']}); {limit}{used}"
+    if c.cause == "unparsed":
+        moves = "; ".join(f"{k} {fixed(v['accuracy'], 2)}% ({fixed(v['moves'], 2, signed=True)})" for k, v in d["parsers"].items())
+        return (f"{d['fallbacks']} {d['parser']} fallbacks ({d['fallback_hits']} lucky, worth {fixed(d['expected_points'], 2)} "
+                f"points at expected value); {moves}; \\boxed{{}} in {pct(d['boxed_share'])}%, "
+                f"Answer: line in {pct(d['answer_line_share'])}%")
+    if c.cause == "sampling":
+        return "; ".join(f"{k} {v['run']} (official {v['official'] if v['official'] is not None else 'unset'})"
+                         for k, v in d["differs"].items())
+    if c.cause == "prompt":
+        return f"not the official protocol: mode {d['mode']}, layout {d['image_layout']}" + (
+            f"; {'; '.join(d['notes'])}" if d["notes"] else "")
+    if c.cause == "images":
+        return (f"unreferenced images sent ({d['unreferenced_sent']} items, rule {d['unreferenced_rule']}); "
+                f"{d['downscaled_images']} images down-scaled in {d['downscaled_items']} items"
+                + (f" to {', '.join(d['downscaled_to'])}" if d["downscaled_to"] else ""))
+    if c.cause == "errors":
+        return f"{d['errors']} failed, {d['missing']} never answered (not scored)"
+    if c.cause == "coverage":
+        full = "" if d["full_set"] is None else f" of {d['full_set']}"
+        return f"{d['evaluated']}{full} items evaluated" + (
+            f"; subset {', '.join(f'{k}={_short(v)}' for k, v in d['subset'].items())}" if d["subset"] else "")
+    if c.cause in ("judge", "parser"):
+        causes = ", ".join(f"{k} {v}" for k, v in d["by_cause"].items())
+        return (f"{d['harness']} differs ({causes}): harness only right {d['harness_only_right']}, "
+                f"official only right {d['official_only_right']} ({fixed(d['net_points'], 2, signed=True)} net)")
+    return ""
+
+
+def _short(value: object) -> str:
+    return f"{len(value)} listed" if isinstance(value, (list, tuple)) and len(value) > 3 else str(value)

@@ -1,7 +1,9 @@
 """Reasoning text: one rule, for every backend, for where the answer that is parsed begins.
 
 Sharing it keeps a model's score the same whether it is served (``openai:``) or run
-in-process (``hf:``, ``vllm:``).
+in-process (``hf:``, ``vllm:``), and a trainer's reward (``environments/``) the same as the
+verdict of ``mmmu-eval`` on the same text; so it lives here, below the backends and the
+environments that both read it.
 """
 
 from __future__ import annotations

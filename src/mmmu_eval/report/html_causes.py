@@ -1,4 +1,5 @@
-"""The doctor's section of ``report.html``: the causes that could move the figure, as the command lists them.
+"""The doctor's sections of ``report.html`` and the suite's page: the causes that could move the figure, as
+``mmmu-eval doctor`` lists them (here, below the pages, so the report never imports the doctor command).
 
 The sections are parts of the run and suite reports, drawn with their style sheet (``report.css``).
 """
@@ -10,8 +11,7 @@ from collections.abc import Mapping, Sequence
 from html import escape
 from typing import Any
 
-from mmmu_eval.doctor.causes import find_causes
-from mmmu_eval.doctor.diagnose import cause_line
+from mmmu_eval.report.causes import cause_line, find_causes
 from mmmu_eval.errors import MmmuEvalError
 from mmmu_eval.records import Item, Response
 from mmmu_eval.report.numbers import fixed
@@ -62,9 +62,9 @@ def suite_doctor_section(records: Sequence[Any]) -> str:
     """The suite page's section: each run's causes, as ``mmmu-eval doctor SUITE`` lists them.
 
     ``records`` are the suite's ``RunRecord``s; each run is read back with its items and scoring
-    (``report.rundata.load_run``), the same reading the command does.
+    (``report.loaded_run.load_run``), the same reading the command does.
     """
-    from mmmu_eval.report.rundata import load_run
+    from mmmu_eval.report.loaded_run import load_run
 
     body = []
     for record in records:

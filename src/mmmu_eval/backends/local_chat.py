@@ -5,7 +5,8 @@ checkpoint sees is the one it was trained on, with each image placed exactly whe
 puts it (interleaved with the question text, or first, as the protocol chose). What differs
 between engines is only how an image part is spelled: transformers wants ``{"type": "image"}``
 plus a separate list of PIL images in the same order; vLLM wants the image inside the part. So
-``chat_messages`` takes the image part as a function of the image's position.
+``chat_messages`` takes the image part as a function of the image's position. (What an
+OpenAI-compatible server receives instead, images as data URLs, is ``prompt/messages.py``.)
 
 Images are decoded here, once per request, so that a corrupt image becomes that item's error
 (``DataError`` naming the item) before any batch is built: one bad item never sinks a batch.
@@ -13,8 +14,9 @@ Images are decoded here, once per request, so that a corrupt image becomes that 
     images, notes = load_images(request)                # PIL images in prompt order
     messages = chat_messages(request)                   # [{"role": "user", "content": [...]}]
 
-Also here, because both engines need them: the shared generation defaults and the split of a
-``<think>`` block off the answer.
+Also here, because both engines need them: the shared generation defaults. The split of a
+``<think>`` block off the answer is every backend's, so it is the prompt stage's
+(``prompt/reasoning.py``).
 """
 
 from __future__ import annotations
@@ -99,7 +101,7 @@ def load_images(request: Request, *, max_pixels: int | None = None) -> tuple[lis
     Args:
         request: the prepared request.
         max_pixels: ``--max-image-pixels``: larger images are down-scaled exactly as the API
-            backend down-scales the ones it sends (``backends/images.py``), so a model sees the
+            backend down-scales the ones it sends (``prompt/images.py``), so a model sees the
             same pixels in-process and behind a server; None never scales.
 
     Returns:
@@ -108,7 +110,7 @@ def load_images(request: Request, *, max_pixels: int | None = None) -> tuple[lis
     Raises:
         DataError: naming the item, when an image cannot be read or decoded.
     """
-    from mmmu_eval.backends.images import prepare_image
+    from mmmu_eval.prompt.images import prepare_image
 
     images, notes = [], []
     for position, ref in enumerate(request.images, start=1):

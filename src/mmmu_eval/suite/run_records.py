@@ -23,7 +23,7 @@ from mmmu_eval.records import Response
 from mmmu_eval.report.results import Results, read_results
 from mmmu_eval.store.manifest import Manifest
 from mmmu_eval.store.rundir import MANIFEST, RunStore
-from mmmu_eval.suite.plan import SuiteRun
+from mmmu_eval.suite.config import SuiteRun
 
 __all__ = ["RunRecord", "read_record", "record_responses", "suite_records"]
 

@@ -14,9 +14,13 @@ changes what the model sees). Only two things ever touch the pixels, and each le
 
 from __future__ import annotations
 
-import base64
 import io
 import math
+
+try:  # about 2.5x faster than the standard library on a 300 KB image; same bytes
+    from pybase64 import b64encode
+except ImportError:  # pragma: no cover - pybase64 is a dependency, but keep working without it
+    from base64 import b64encode
 
 from mmmu_eval.records import sniff_media_type
 
@@ -66,7 +70,12 @@ def prepare_image(data: bytes, *, max_pixels: int | None = None) -> tuple[bytes,
 def image_data_url(data: bytes, *, max_pixels: int | None = None) -> tuple[str, str | None]:
     """A ``data:`` URL of the image (see ``prepare_image``) and the note, if any."""
     payload, media_type, note = prepare_image(data, max_pixels=max_pixels)
-    return f"data:{media_type};base64,{base64.b64encode(payload).decode('ascii')}", note
+    return data_url(payload, media_type), note
+
+
+def data_url(payload: bytes, media_type: str) -> str:
+    """``data:<media_type>;base64,...`` of bytes already prepared (``prepare_image``)."""
+    return f"data:{media_type};base64,{b64encode(payload).decode('ascii')}"
 
 
 def _png(image) -> bytes:

@@ -1,0 +1,93 @@
+"""The servers an OpenAI-compatible run talks to: their URLs, how they are shown, and whose key.
+
+``--base-url`` (each flag, commas too), else ``OPENAI_BASE_URL``, else OpenAI's API; a bare
+server address means its ``/v1`` API. A URL is shown (in the manifest, in an error) without the
+credentials it may carry. A server on loopback needs no key: local vLLM and ``transformers
+serve`` ignore it, so a placeholder is sent when none is set; any other server needs one, and
+the error names the variable to set. ``OpenAIBackend.from_config`` and ``plan_run`` (which
+counts what a run would send) read the same URLs from here.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import os
+from typing import Sequence
+from urllib.parse import urlsplit, urlunsplit
+
+from mmmu_eval.config import RunConfig
+from mmmu_eval.errors import ConfigError
+
+__all__ = ["DEFAULT_BASE_URL", "LOCAL_PLACEHOLDER_KEY", "api_key", "endpoint_urls", "is_loopback", "normalise_url",
+           "without_credentials"]
+
+DEFAULT_BASE_URL = "https://api.openai.com/v1"
+#: Sent as the key to loopback servers when no key is set; they do not check it.
+LOCAL_PLACEHOLDER_KEY = "EMPTY"
+
+
+def api_key(name: str, config: RunConfig, urls: Sequence[str]) -> tuple[str, str | None]:
+    """The key to send to ``urls`` for ``openai:NAME``, and the variable it came from (None: none was set).
+
+    Raises:
+        ConfigError: no key for a server that is not on loopback, naming the variable to set.
+    """
+    env = config.api_key_env or "OPENAI_API_KEY"
+    key = os.environ.get(env, "")
+    if not key:
+        if config.api_key_env is None and all(is_loopback(u) for u in urls):
+            key = LOCAL_PLACEHOLDER_KEY
+        elif config.api_key_env is None:
+            raise ConfigError(
+                f"OPENAI_API_KEY is not set (needed by openai:{name}); "
+                "set it or pass --api-key-env NAME"
+            )
+        else:
+            raise ConfigError(f"{env} is not set (needed by openai:{name}, named by --api-key-env); set it")
+    return key, env if os.environ.get(env) else None  # None: a loopback server, no key
+
+
+def endpoint_urls(config: RunConfig) -> tuple[str, ...]:
+    """The base URLs a run sends to: ``--base-url`` (each flag, commas too), else OPENAI_BASE_URL, else OpenAI's."""
+    urls = _split_urls(config.base_urls) or _split_urls((os.environ.get("OPENAI_BASE_URL", ""),))
+    return urls or (DEFAULT_BASE_URL,)
+
+
+def _split_urls(values: Sequence[str] | None) -> tuple[str, ...]:
+    """Base URLs from flags or the environment; commas also separate, for ``OPENAI_BASE_URL``."""
+    out: list[str] = []
+    for value in values or ():
+        out.extend(u.strip() for u in value.split(",") if u.strip())
+    return tuple(out)
+
+
+def normalise_url(url: str) -> str:
+    """``http://host:8000`` -> ``http://host:8000/v1``: a bare server address means its /v1 API."""
+    url = url.strip().rstrip("/")
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.netloc:
+        raise ConfigError(f"--base-url {url!r} is not an http(s) URL, e.g. http://127.0.0.1:8000/v1")
+    if parts.path in ("", "/"):
+        url = url + "/v1"
+    return url
+
+
+def is_loopback(url: str) -> bool:
+    """Whether the URL's host is this machine (``localhost``, 127.0.0.0/8, ``::1``): such a server needs no key."""
+    host = urlsplit(url if "//" in url else f"http://{url}").hostname or ""
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def without_credentials(url: str) -> str:
+    """The URL as it may be shown (manifest, errors, logs): any ``user:password@`` taken out."""
+    parts = urlsplit(url)
+    if parts.username or parts.password:
+        host = parts.hostname or ""
+        netloc = host + (f":{parts.port}" if parts.port else "")
+        return urlunsplit((parts.scheme, netloc, parts.path, parts.query, parts.fragment))
+    return url
