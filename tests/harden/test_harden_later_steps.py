@@ -31,7 +31,9 @@ def test_the_same_filter_result_keeps_the_augment_output(mmmu_set, tmp_path, qui
     out = tmp_path / "hard"
     before = filtered_then_augmented(mmmu_set, out, quiet)
     ten = config_file(out, "standard-10").read_bytes()
-    again = harden_filter(mmmu_set, out, models="frequent", trials=1, per_subject=0, display=quiet)
+    # Two trials instead of one: a filter that runs again (not the finished one answered from its
+    # record) and keeps the same questions, since the frequent baseline answers every trial alike.
+    again = harden_filter(mmmu_set, out, models="frequent", trials=2, per_subject=0, display=quiet)
     assert again.status == "complete"
     record = json.loads((out / "harden.json").read_text())
     assert "augment" in record["steps"], "an unchanged filter result must not drop the augment step"
