@@ -23,7 +23,7 @@ from typing import Iterable
 
 from mmmu_eval.atomic import write_atomically
 
-__all__ = ["cache_dir", "files_digest"]
+__all__ = ["cache_dir", "file_sha256", "files_digest"]
 
 log = logging.getLogger(__name__)
 
@@ -47,15 +47,25 @@ def files_digest(paths: Iterable[Path]) -> str:
     cached = _read_cache().get(key) if key else None
     if isinstance(cached, str):
         return cached
+    digest = _stream_sha256(paths)
+    if key:
+        _remember(key, digest)
+    return digest
+
+
+def file_sha256(path: str | Path) -> str:
+    """sha256 of one file's bytes, read in blocks and not remembered: for files that are no
+    dataset (a harness's output, a file harden just wrote), whose digest is recorded once."""
+    return _stream_sha256([Path(path)])
+
+
+def _stream_sha256(paths: Iterable[Path]) -> str:
     h = hashlib.sha256()
     for path in paths:
         with open(path, "rb") as f:
             for block in iter(lambda: f.read(1 << 20), b""):
                 h.update(block)
-    digest = h.hexdigest()
-    if key:
-        _remember(key, digest)
-    return digest
+    return h.hexdigest()
 
 
 def _key(paths: list[Path]) -> str | None:

@@ -19,7 +19,6 @@ cannot be read is a Problem, not a crash.
 
 from __future__ import annotations
 
-import hashlib
 import os
 import shutil
 from dataclasses import dataclass
@@ -29,6 +28,7 @@ from typing import Callable, Iterable
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from mmmu_eval.dataset.digest import file_sha256
 from mmmu_eval.dataset.layout import PRO_CONFIGS
 from mmmu_eval.dataset.schema import PRO_STANDARD_COLUMNS, PRO_VISION_COLUMNS, arrow_schema
 from mmmu_eval.errors import DataError, StoreError
@@ -202,7 +202,7 @@ def write_config(
                         batch = []
                 if batch or not ids:
                     out.write_table(_table(batch, columns, schema))
-            digest = _sha256(tmp)
+            digest = file_sha256(tmp)
             if own:
                 staging.replace_all()
         except BaseException:
@@ -256,11 +256,3 @@ def _cell(data: bytes, stem: str) -> dict[str, object]:
 
 def _table(rows: list[dict[str, object]], columns: tuple[str, ...], schema: pa.Schema) -> pa.Table:
     return pa.Table.from_pydict({c: [r.get(c) for r in rows] for c in columns}, schema=schema)
-
-
-def _sha256(path: Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()

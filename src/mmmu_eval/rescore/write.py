@@ -19,13 +19,13 @@ again) and, for the official formats whose items come from the file, ``items.jso
 
 from __future__ import annotations
 
-import hashlib
 from dataclasses import dataclass
 from pathlib import Path
 from collections.abc import Mapping
 from typing import Any
 
 from mmmu_eval.clock import utc_now
+from mmmu_eval.dataset.digest import file_sha256
 from mmmu_eval.records import Response
 from mmmu_eval.report.harness import HARNESS, MANIFEST_KEY, harness_rows
 from mmmu_eval.rescore.read import Rescore
@@ -137,7 +137,7 @@ def rescored_manifest(result: Rescore, spec: ScoringSpec) -> dict[str, Any]:
             "detected": result.detected,
             "task": source.task if source else None,
             "model": source.model if source else None,
-            "files": [{"path": str(Path(p).resolve()), "sha256": _digest(Path(p))} for p in sources if Path(p).is_file()],
+            "files": [{"path": str(Path(p).resolve()), "sha256": file_sha256(p)} for p in sources if Path(p).is_file()],
             "recorded": None if recorded is None else {"accuracy": recorded.accuracy, "source": recorded.source, "n": recorded.n},
             "problems": list(result.problems),
             "unjoined": list(result.unjoined),
@@ -146,14 +146,3 @@ def rescored_manifest(result: Rescore, spec: ScoringSpec) -> dict[str, Any]:
             "notes": list(result.notes),
         }},
     )
-
-
-def _digest(path: Path) -> str:
-    h = hashlib.sha256()
-    with path.open("rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
-
-
-

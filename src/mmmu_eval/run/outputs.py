@@ -75,8 +75,7 @@ def write_outputs(
         # The size of the answers scored: a finished run is taken as finished only while it holds
         # exactly these (finished.py), whatever the file system's clock resolution.
         end["answers_bytes"] = (store.path / RESPONSES).stat().st_size
-    store.update_manifest(**end)
-    manifest = store.manifest()
+    manifest = store.update_manifest(**end)
     harness = harness_section(store, manifest, items, scoring, responses)  # None unless rescored
     results = build_results(scoring, items, manifest, responses=responses, harness=harness)
     store.write_json("results.json", results)

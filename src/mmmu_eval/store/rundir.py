@@ -249,12 +249,13 @@ class RunStore:
             self._file.write(line + "\n")
             self._file.flush()
 
-    def update_manifest(self, **fields_: Any) -> None:
-        """Set top-level manifest fields, rewriting the file atomically."""
+    def update_manifest(self, **fields_: Any) -> dict[str, Any]:
+        """Set top-level manifest fields, rewriting the file atomically; returns the manifest written."""
         self._require_writable()
         manifest = self.manifest()
         manifest.update(fields_)
         self._write_manifest(manifest)
+        return manifest
 
     def write_json(self, name: str, data: Any) -> Path:
         """Write ``name`` (results.json, submission.json) atomically; returns its path."""
