@@ -473,8 +473,11 @@ async def test_unreadable_image_fails_that_item_only():
 async def test_concurrency_is_bounded_per_endpoint_and_load_is_spread():
     """Each endpoint gets --concurrency requests in flight at once, never more, and both get them.
 
-    The first requests to a host wait until that host has the whole limit in flight (deadline
-    30 s), so reaching it does not depend on how fast bodies are built on a loaded machine."""
+    The first requests wait until every host has the whole limit in flight (deadline 30 s), so
+    reaching it depends neither on how fast bodies are built on a loaded machine nor on which
+    worker the queue hands a body to: while one host answered at once, its workers could take
+    every new body before the other host's last idle worker woke, and that host would stay one
+    short of its limit."""
     limit, hosts = 11, ("127.0.0.1", "127.0.0.2")
     in_flight = dict.fromkeys(hosts, 0)
     peak = dict.fromkeys(hosts, 0)
@@ -488,7 +491,7 @@ async def test_concurrency_is_bounded_per_endpoint_and_load_is_spread():
         if in_flight[host] == limit:
             full[host].set()
         try:
-            await asyncio.wait_for(full[host].wait(), 30)
+            await asyncio.wait_for(asyncio.gather(*(event.wait() for event in full.values())), 30)
         finally:
             in_flight[host] -= 1
         served[host] += 1
