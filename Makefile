@@ -12,18 +12,21 @@ demo: $(VENV)/.installed
 	$(VENV)/bin/mmmu-eval run --benchmark mmmu --split validation --data sample --model random --out runs/sample-random
 	$(VENV)/bin/mmmu-eval run --benchmark mmmu-pro --setting vision --data sample --model random --out runs/sample-pro-vision-random
 
-# The side venvs (verifiers 0.3, Python 3.10 and 3.13) are built one after another while the main
-# session runs (their installs wait on the network and on pip, the tests on one core); then the
-# three side sessions run at once, each one's output printed whole when it ends. The build's log is
-# printed after the main session, and either failing fails `make test`.
-SIDE_LOG := test-artifacts/side-venvs.log
-test: $(VENV)/.test-installed browser
+# The side sessions (verifiers 0.3, Python 3.10 and 3.13) run beside the main session
+# (.ci/side-sessions): their venvs are built one after another, and each one's tests start as soon
+# as its venv is ready, so the builds (network, pip) and the four test sessions share the two
+# cores instead of waiting for each other. Each side session's output is printed whole after the
+# main session; any failure fails `make test`.
+SIDE_LOG := test-artifacts/side-sessions.log
+SIDE_SESSIONS = $(VF03_VENV)/.installed:test-verifiers-legacy \
+  $(foreach v,$(FOUND_PYTHONS),.venv-py$(v)/.test-installed:test-py$(v))
+test: $(VENV)/.test-installed browser pythons-present
 	@mkdir -p test-artifacts; \
-	{ $(MAKE) --no-print-directory side-venvs >$(SIDE_LOG) 2>&1; echo $$? >$(SIDE_LOG).rc; } & \
-	$(PY) -m pytest -q -ra; main=$$?; wait; \
-	echo "--- side venvs (built during the main session): exit $$(cat $(SIDE_LOG).rc)"; cat $(SIDE_LOG); \
-	[ $$main = 0 ] && [ "$$(cat $(SIDE_LOG).rc)" = 0 ]
-	@$(MAKE) --no-print-directory -j3 --output-sync=target test-verifiers-legacy $(addprefix test-py,$(FOUND_PYTHONS))
+	MAKE="$(MAKE)" .ci/side-sessions $(SIDE_SESSIONS) >$(SIDE_LOG) 2>&1 & side=$$!; \
+	$(PY) -m pytest -q -ra; main=$$?; \
+	wait $$side; sides=$$?; \
+	echo "--- side sessions (run beside the main session): exit $$sides"; cat $(SIDE_LOG); \
+	[ $$main = 0 ] && [ $$sides = 0 ]
 
 $(VENV)/.installed: pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -39,12 +42,14 @@ $(VENV)/.test-installed: pyproject.toml $(VENV)/.installed
 
 # The RL environments under verifiers' classic API (0.3), in a venv of their own: verifiers 0.3
 # and 0.4 cannot share one. Only the environment tests run there (MMMU_EVAL_VERIFIERS_LEGACY=1
-# makes the legacy ones run, and fail under CI when verifiers 0.3 is missing). About 4-6 minutes
-# to install on two cores (verifiers 0.3.1 with its dependencies, then mmmu-eval); the tests ~4 min.
+# makes the legacy ones run, and fail under CI when verifiers 0.3 is missing). Measured on two
+# cores beside the main session: 1.5 min to install (verifiers 0.3.1 with its dependencies, then
+# mmmu-eval), under a minute of tests.
 VF03_VENV ?= .venv-vf03
 .PHONY: test-verifiers-legacy
 test-verifiers-legacy: $(VF03_VENV)/.installed
-	MMMU_EVAL_VERIFIERS_LEGACY=1 $(VF03_VENV)/bin/python -m pytest -q -ra -p no:cacheprovider tests/environments
+	MMMU_EVAL_VERIFIERS_LEGACY=1 $(VF03_VENV)/bin/python -m pytest -q -ra -p no:cacheprovider \
+	  --basetemp "$${TMPDIR:-/tmp}/mmmu-eval-tests-vf03" tests/environments
 
 $(VF03_VENV)/.installed: pyproject.toml
 	test -x $(VF03_VENV)/bin/python || $(PYTHON) -m venv $(VF03_VENV)
@@ -64,7 +69,7 @@ $(VF03_VENV)/.installed: pyproject.toml
 PYTHONS := 3.10 3.13
 FOUND_PYTHONS := $(shell for v in $(PYTHONS); do .ci/find-python $$v >/dev/null 2>&1 && echo $$v; done)
 MISSING_PYTHONS := $(filter-out $(FOUND_PYTHONS),$(PYTHONS))
-.PHONY: pythons-present side-venvs
+.PHONY: pythons-present
 test-pythons: browser pythons-present
 	@$(MAKE) --no-print-directory $(foreach v,$(FOUND_PYTHONS),.venv-py$(v)/.test-installed)
 	@$(MAKE) --no-print-directory -j2 --output-sync=target $(addprefix test-py,$(FOUND_PYTHONS))
@@ -75,12 +80,6 @@ pythons-present:
 	  if [ "$${CI:-}" = true ]; then .ci/find-python $$v; exit 1; fi; \
 	  echo "no Python $$v here: its fast tests are left out (under CI=true this fails)"; \
 	done
-
-# Every venv `make test` needs beside .venv, one after another: two editable installs of one tree
-# at once could race on its egg-info.
-side-venvs: pythons-present
-	@$(MAKE) --no-print-directory $(VF03_VENV)/.installed
-	@for v in $(FOUND_PYTHONS); do $(MAKE) --no-print-directory .venv-py$$v/.test-installed || exit 1; done
 
 $(addprefix test-py,$(PYTHONS)): test-py%: .venv-py%/.test-installed browser
 	MMMU_EVAL_TESTS_WITHOUT=verifiers .venv-py$*/bin/python -m pytest -q -ra -p no:cacheprovider \
