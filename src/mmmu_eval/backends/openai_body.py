@@ -29,7 +29,7 @@ except ImportError:  # pragma: no cover - pybase64 is a dependency, but keep wor
     from base64 import b64encode
 
 from mmmu_eval.backends.openai_errors import MalformedAnswer, short
-from mmmu_eval.prompt.images import image_data_url, tiny_png
+from mmmu_eval.prompt.images import data_url_prefix, image_data_url, tiny_png
 from mmmu_eval.prompt.messages import build_messages
 from mmmu_eval.prompt.reasoning import split_reasoning
 from mmmu_eval.records import Request, Response
@@ -85,7 +85,7 @@ def encode_body_parts(
     for n, (payload, media_type) in enumerate(images):
         before, found, text = text.partition(f"{_MARKER}{n:04d}")
         assert found, "every image placeholder is in the body"
-        parts += [f"{before}data:{media_type};base64,".encode(), b64encode(payload)]
+        parts += [(before + data_url_prefix(media_type)).encode(), b64encode(payload)]
     parts.append(text.encode())
     return tuple(parts), notes
 

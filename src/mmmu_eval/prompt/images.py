@@ -75,7 +75,13 @@ def image_data_url(data: bytes, *, max_pixels: int | None = None) -> tuple[str, 
 
 def data_url(payload: bytes, media_type: str) -> str:
     """``data:<media_type>;base64,...`` of bytes already prepared (``prepare_image``)."""
-    return f"data:{media_type};base64,{b64encode(payload).decode('ascii')}"
+    return data_url_prefix(media_type) + b64encode(payload).decode("ascii")
+
+
+def data_url_prefix(media_type: str) -> str:
+    """What comes before the base64 in a data URL: the request body and every page's budget
+    count it, and the body splices it in before the image's base64 without building the URL."""
+    return f"data:{media_type};base64,"
 
 
 def _png(image) -> bytes:

@@ -29,12 +29,9 @@ import json
 from html import escape
 from importlib import resources
 
+from mmmu_eval.prompt.images import data_url_prefix
+from mmmu_eval.prompt.images import data_url as _data_url
 from mmmu_eval.records import sniff_media_type
-
-try:  # the same bytes as the standard library, a few times faster on large images
-    from pybase64 import b64encode
-except ImportError:  # pragma: no cover - pybase64 is a dependency
-    from base64 import b64encode
 
 __all__ = [
     "IMAGE_BUDGET", "SHOWABLE", "ImageBudget", "asset", "content_security_policy", "data_url", "data_url_length",
@@ -113,13 +110,12 @@ def showable(data: bytes) -> tuple[bytes, str]:
 
 def data_url(data: bytes) -> str:
     """The image bytes as a ``data:`` URL a browser shows (``showable``)."""
-    data, media = showable(data)
-    return f"data:{media};base64,{b64encode(data).decode('ascii')}"
+    return _data_url(*showable(data))
 
 
 def url_length(n_bytes: int, media: str) -> int:
     """The length of a data URL of ``n_bytes`` of ``media`` (base64: 4 characters per 3 bytes)."""
-    return len("data:;base64,") + len(media) + 4 * -(-n_bytes // 3)
+    return len(data_url_prefix(media)) + 4 * -(-n_bytes // 3)
 
 
 def data_url_length(data: bytes) -> int:
