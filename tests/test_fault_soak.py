@@ -62,9 +62,10 @@ def soak(command: Callable[[str, Path], list[str]], tmp_path: Path, *, hold_afte
                                 what=f"a request held after the first {hold_after}", timeout=180)
         assert "Traceback" not in stderr, stderr[-3000:]
         server.release()
-        # One CI run saw a suite's last run still holding errors after one more session (exit 1),
-        # which 7 local runs under load did not repeat: allow the documented "run it again" twice.
-        finish(command(server.url, soaked), sessions=3)
+        # One more session finishes it: every fault clears within --max-attempts. (Two CI runs saw
+        # a suite's run refused in every later session: killed while writing its first manifest,
+        # its directory held only the temporary file. tests/store/test_killed_first_write.py.)
+        finish(command(server.url, soaked))
         assert sum(server.stats[k] for k in server.stats if k != "answered") > 0, "faults were sent"
     return clean, soaked
 

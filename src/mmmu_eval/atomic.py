@@ -11,26 +11,38 @@ it. ``tempfile.mkstemp`` creates it 0600 whatever the umask (it is meant for sec
 rename keeps the mode: the results of a run on a shared machine came out unreadable to the
 user's group (issue 17). ``temporary_beside`` is for a writer that stages several files and
 renames them together (``harden.writer.Beside``).
+
+A process killed between creating its temporary file and the rename leaves that file behind.
+It is not content: ``holds_anything`` does not count it when a command asks whether a folder it
+is told to write to is empty, and ``remove_leftovers`` clears it when the folder's writer starts
+again. Without that, a run killed while writing its first manifest left a folder that every
+later attempt refused as "a non-empty directory without a manifest.json".
 """
 
 from __future__ import annotations
 
 import os
+import re
 import secrets
 from collections.abc import Iterable
 from pathlib import Path
 
-__all__ = ["temporary_beside", "write_atomically"]
+__all__ = ["holds_anything", "is_leftover", "remove_leftovers", "temporary_beside", "write_atomically"]
 
 _FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0) | getattr(os, "O_CLOEXEC", 0)
 
 
-def temporary_beside(target: Path, suffix: str = ".tmp") -> tuple[int, str]:
+_SUFFIX = ".tmp"
+#: The name ``temporary_beside`` gives: the target's name hidden, 48 random bits in hex, the suffix.
+_TEMPORARY = re.compile(r"\..+\.[0-9a-f]{12}" + re.escape(_SUFFIX))
+
+
+def temporary_beside(target: Path) -> tuple[int, str]:
     """A new, empty file in ``target``'s directory (a hidden name that starts with its own);
     its descriptor, open for writing, and its path. Rename it over ``target`` when written."""
     folder = target.parent
     while True:
-        path = folder / f".{target.name}.{secrets.token_hex(6)}{suffix}"
+        path = folder / f".{target.name}.{secrets.token_hex(6)}{_SUFFIX}"
         try:
             return os.open(path, _FLAGS, 0o666), str(path)
         except FileExistsError:  # pragma: no cover - 48 random bits
@@ -63,3 +75,24 @@ def write_atomically(target: Path, content: str | bytes | Iterable[str]) -> Path
         Path(tmp).unlink(missing_ok=True)
         raise
     return target
+
+
+def is_leftover(path: Path) -> bool:
+    """Whether ``path`` is a temporary file of ``temporary_beside`` (a write whose process died
+    before the rename, when it is not being written now)."""
+    return _TEMPORARY.fullmatch(path.name) is not None and path.is_file()
+
+
+def holds_anything(folder: Path) -> bool:
+    """Whether ``folder`` exists and is a file, or a directory with an entry other than leftovers."""
+    if not folder.exists():
+        return False
+    return not folder.is_dir() or any(not is_leftover(entry) for entry in folder.iterdir())
+
+
+def remove_leftovers(folder: Path) -> None:
+    """Delete the leftovers of killed writes in ``folder``: call it only as the folder's one
+    writer, starting (a temporary file of a write in progress elsewhere would go too)."""
+    for entry in folder.iterdir() if folder.is_dir() else ():
+        if is_leftover(entry):
+            entry.unlink(missing_ok=True)

@@ -9,7 +9,10 @@ report. A step may write into:
 - a directory that already holds this step's output from the same input (running the same
   command again resumes it; the trial and proposal runs continue where they stopped).
 
-Anything else is refused before any work, so no earlier result is mixed with a new one. When a
+Anything else is refused before any work, so no earlier result is mixed with a new one. A new
+output gets its ``harden.json`` before anything else, marked as begun by the step on its input,
+so a step killed while it writes its first files is resumed by the same command (the temporary
+file of a write cut short does not count as content: ``atomic.holds_anything``). When a
 step's result changes (other settings, or a changed input), the configs and record sections of
 the steps after it are removed: they were built on the old result.
 """
@@ -23,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from mmmu_eval.dataset.layout import PRO_CONFIGS
+from mmmu_eval.atomic import holds_anything, remove_leftovers
 from mmmu_eval.errors import ConfigError
 from mmmu_eval.harden.problems import Problem, count_by_kind
 from mmmu_eval.harden.record import RECORD, STEPS, Record
@@ -94,10 +98,11 @@ def open_out(out: str | Path, source: Source, step: str) -> tuple[Path, Record]:
         if source.record is None:
             raise ConfigError(f"--out {out} is the input itself but not a harden output; write to a new directory")
         return out, source.record
+    digest = source.describe()["digest"]
     if (out / RECORD).exists():
         existing = Record.load(out)
         section = existing.step(step) or {}
-        same_input = (section.get("input") or {}).get("digest") == source.describe()["digest"]
+        same_input = (section.get("input") or {}).get("digest") == digest or existing.claimed_by(step, digest)
         if not same_input:
             raise ConfigError(
                 f"--out {out} already holds a harden output "
@@ -105,9 +110,15 @@ def open_out(out: str | Path, source: Source, step: str) -> tuple[Path, Record]:
                 + f"; choose a new --out (or the same --data as before to resume the {step} step)"
             )
         return out, existing
-    if out.exists() and any(out.iterdir()):
+    if holds_anything(out):
         raise ConfigError(f"--out {out} is a non-empty directory without {RECORD}; choose a new one")
-    return out, source.record.copy() if source.record is not None else Record.new(source.describe())
+    remove_leftovers(out)  # of a step killed while writing its first harden.json
+    record = source.record.copy() if source.record is not None else Record.new(source.describe())
+    # The record goes first: a step killed while it writes its first files (configs, staging)
+    # leaves an output the same command resumes, not a folder it refuses as not empty.
+    record.claim(step, digest)
+    record.save(out)
+    return out, record
 
 
 def settle_later_steps(out: Path, record: Record, step: str, digest: str) -> None:

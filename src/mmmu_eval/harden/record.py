@@ -115,6 +115,16 @@ class Record:
 
     def set_step(self, name: str, section: dict[str, Any]) -> None:
         self.data["steps"][name] = section
+        self.data.pop("claimed", None)  # the step's own section now says what it runs on
+
+    def claim(self, step: str, input_digest: str) -> None:
+        """Mark a new output as begun by ``step`` on that input, before the step writes anything
+        else there (``outdir.open_out``): if it is killed before its section is recorded, the
+        same command finds its own output to resume, not a folder it must refuse."""
+        self.data["claimed"] = {"step": step, "input": input_digest}
+
+    def claimed_by(self, step: str, input_digest: str) -> bool:
+        return self.data.get("claimed") == {"step": step, "input": input_digest}
 
     def left_out(self, step: str | None = None) -> list[Problem]:
         """What was left out, by every step or by one."""

@@ -34,7 +34,7 @@ from mmmu_eval.dataset.schema import PRO_STANDARD_COLUMNS, PRO_VISION_COLUMNS, a
 from mmmu_eval.errors import DataError, StoreError
 from mmmu_eval.harden.problems import Problem
 from mmmu_eval.records import Item, sniff_media_type
-from mmmu_eval.atomic import temporary_beside
+from mmmu_eval.atomic import remove_leftovers, temporary_beside
 
 __all__ = [
     "RENDER_COLUMNS", "Beside", "Written", "replace_text", "config_file", "copy_config", "remove_config", "standard_row", "vision_row",
@@ -71,6 +71,7 @@ class Beside:
 
     def __init__(self) -> None:
         self._pending: list[tuple[Path, Path, bool]] = []
+        self._folders: set[Path] = set()
 
     def __enter__(self) -> "Beside":
         return self
@@ -87,8 +88,11 @@ class Beside:
         ``sole_shard``: the target is its config's only parquet file, so the other shards of an
         earlier layout go when it is put in place.
         """
+        if target.parent not in self._folders:  # the first file staged there: a step killed before
+            self._folders.add(target.parent)     # its rename left its temporary file behind
+            remove_leftovers(target.parent)
         target.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = temporary_beside(target, ".tmp")  # created with the user's umask, as every file we write
+        fd, tmp = temporary_beside(target)  # created with the user's umask, as every file we write
         os.close(fd)
         for pending in [p for p in self._pending if p[1] == target]:
             pending[0].unlink(missing_ok=True)

@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
+from mmmu_eval.atomic import holds_anything
 from mmmu_eval.errors import MmmuEvalError, StoreError
 from mmmu_eval.records import Response
 from mmmu_eval.store.manifest import Manifest
@@ -75,7 +76,7 @@ def merge_runs(
     if not run_dirs:
         raise StoreError("merge needs the run directories of the shards")
     out = Path(out)
-    if out.exists() and (not out.is_dir() or any(out.iterdir())):
+    if holds_anything(out):
         raise StoreError("already exists and is not empty; merge into a new directory", out)
     shards = sorted((read_shard(p) for p in run_dirs), key=lambda s: s.k)
     check_same_evaluation(shards)

@@ -26,6 +26,7 @@ from mmmu_eval.backends.base import PREFLIGHT_SENT, Backend
 from mmmu_eval.backends.registry import make_backend, make_backend_before_data
 from mmmu_eval.clock import utc_now
 from mmmu_eval.config import RunConfig
+from mmmu_eval.atomic import holds_anything
 from mmmu_eval.errors import ConfigError, DataError
 from mmmu_eval.run.finished import finished_result
 from mmmu_eval.run.dry_run import RunPlan, plan_run
@@ -262,10 +263,7 @@ def _without_secret(manifest: dict[str, Any], config: RunConfig) -> dict[str, An
 
 def _holds_anything(out: Path | None) -> bool:
     """Whether ``out`` exists and is not an empty directory: only then can a run be refused there."""
-    path = Path(out or ".")
-    if not path.exists():
-        return False
-    return not path.is_dir() or any(path.iterdir())
+    return holds_anything(Path(out or "."))
 
 
 def _loop_running() -> bool:

@@ -41,7 +41,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, Any, Iterable, Iterator, Mapping
 
-from mmmu_eval.atomic import write_atomically
+from mmmu_eval.atomic import holds_anything, remove_leftovers, write_atomically
 from mmmu_eval.errors import StoreError
 from mmmu_eval.records import Response
 from mmmu_eval.store.manifest import MANIFEST, NO_MANIFEST, Manifest
@@ -98,6 +98,7 @@ class RunStore:
         path = Path(path)
         cls.check(path, manifest, resume=resume)
         store = cls(path, writable=True)
+        remove_leftovers(path)  # of a session killed mid-write: the manifest's first write, say
         if (path / MANIFEST).exists():
             old = store.manifest_record()
             store._repair_torn_tail()
@@ -130,7 +131,7 @@ class RunStore:
                     path,
                 )
             check_same_run(path, store.manifest_record(), manifest)
-        elif path.exists() and any(path.iterdir()):
+        elif holds_anything(path):
             raise StoreError("is a non-empty directory without a manifest.json; choose a new --out", path)
 
     @classmethod

@@ -28,6 +28,7 @@ from typing import Any
 from mmmu_eval.run.pipeline import RunResult, evaluate_async
 from mmmu_eval.backends.registry import make_backend
 from mmmu_eval.clock import utc_now
+from mmmu_eval.atomic import holds_anything, remove_leftovers
 from mmmu_eval.errors import ConfigError, MmmuEvalError, StoreError
 from mmmu_eval.run.finished import finished_result
 from mmmu_eval.run.resume import check_run_dir
@@ -250,13 +251,14 @@ def open_suite(config: SuiteConfig, runs: list[SuiteRun]) -> None:
         raise StoreError("is a file, not a suite directory; choose another --out", out)
     if (out / MANIFEST).exists():
         raise StoreError("is a run directory, not a suite; choose another --out", out)
-    if out.is_dir() and not (out / SUITE_FILE).exists() and any(out.iterdir()):
+    if not (out / SUITE_FILE).exists() and holds_anything(out):
         raise StoreError(f"is a non-empty directory without a {SUITE_FILE}; choose a new --out", out)
     for run in runs:
         partial = build_manifest(config=run.config.to_manifest(), protocol=EvalProtocol.from_config(run.config).describe())
         check_run_dir(run.config, partial)  # as `run` refuses it, with the hint for a run of the old image rule
     try:
         out.mkdir(parents=True, exist_ok=True)
+        remove_leftovers(out)  # of a suite killed while writing its first suite.json
     except OSError as exc:
         raise StoreError(f"cannot be created ({exc.strerror or exc}); choose a writable --out", out) from exc
     old = read_summary(out) or {}
