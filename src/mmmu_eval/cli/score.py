@@ -54,7 +54,7 @@ def run(args: argparse.Namespace) -> int:
     from mmmu_eval.report.loaded_run import run_items
     from mmmu_eval.score.scorer import predictions_rows
     from mmmu_eval.score.spec import MANIFEST_KEY, ScoringSpec
-    from mmmu_eval.store.rundir import RunStore
+    from mmmu_eval.store.rundir import MANIFEST, RunStore
 
     if args.show_disagreements < 0:
         raise ConfigError("--show-disagreements must be 0 or more")
@@ -63,7 +63,7 @@ def run(args: argparse.Namespace) -> int:
     recorded = ScoringSpec.from_manifest(manifest)
     spec = recorded.replace(parsers=args.parser, fallback=args.fallback, fallback_seed=args.seed, answers=args.answers)
     responses = store.responses()
-    items = spec.gold_items(run_items(manifest, responses, manifest_path=store.path / "manifest.json"))
+    items = spec.gold_items(run_items(manifest, responses, manifest_path=store.path / MANIFEST))
     scoring = spec.score(items, responses)
 
     # RunStore.read is read-only; derived files go through a writable store on the same

@@ -21,6 +21,7 @@ from mmmu_eval.report.causes import Cause, cause_line, find_causes
 from mmmu_eval.errors import ConfigError, StoreError
 from mmmu_eval.report.numbers import fixed, pct, percent, points, rounded
 from mmmu_eval.report.published import published_for, score_key, sources, table1_rows
+from mmmu_eval.store.manifest import MANIFEST
 
 if TYPE_CHECKING:
     from mmmu_eval.report.loaded_run import LoadedRun
@@ -229,6 +230,6 @@ def diagnose(run_dir: str | Path, *, published: str | float | None = None) -> Di
     path = Path(run_dir)
     if (path / "suite.json").is_file():
         return _suite(path, published)
-    if not (path / "manifest.json").is_file():
+    if not (path / MANIFEST).is_file():
         raise StoreError("is neither a run directory (no manifest.json) nor a suite (no suite.json)", path)
     return diagnose_run(path, published=published)

@@ -148,7 +148,7 @@ def load_run(
         return LoadedRun(Path(store.path), store, manifest, stored)
 
     responses = store.responses()
-    items = run_items(manifest, responses, manifest_path=Path(store.path) / "manifest.json")
+    items = run_items(manifest, responses, manifest_path=Path(store.path) / MANIFEST)
     items = apply_answers(items, answers) if answers else spec.gold_items(items)
     scoring = spec.score(items, responses)
     if stored is not None:

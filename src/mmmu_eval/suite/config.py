@@ -30,6 +30,7 @@ from mmmu_eval.config import RunConfig
 from mmmu_eval.errors import ConfigError, did_you_mean
 from mmmu_eval.run.dry_run import RunPlan
 from mmmu_eval.run.resolve import slug
+from mmmu_eval.store.manifest import MANIFEST
 
 __all__ = ["PROMPTS", "SETTINGS", "SuiteConfig", "SuiteRun", "backend_sharing", "plan_suite", "plan_totals",
            "resolve_suite_config"]
@@ -169,7 +170,7 @@ class SuiteConfig:
 
     def _run(self, name: str, **changes: Any) -> SuiteRun:
         out = self.out / name
-        config = dataclasses.replace(self.run, out=out, resume=(out / "manifest.json").exists(), **changes)
+        config = dataclasses.replace(self.run, out=out, resume=(out / MANIFEST).exists(), **changes)
         return SuiteRun(name, config)
 
     def to_json(self) -> dict[str, Any]:
