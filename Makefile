@@ -16,14 +16,17 @@ demo: $(VENV)/.installed
 # (.ci/side-sessions): their venvs are built one after another, and each one's tests start as soon
 # as its venv is ready, so the builds (network, pip) and the four test sessions share the two
 # cores instead of waiting for each other. Each side session's output is printed whole after the
-# main session; any failure fails `make test`.
+# main session; any failure fails `make test`. Each session first writes the bytecode of the
+# package and the tests for its Python (COMPILE): where PYTHONDONTWRITEBYTECODE is set, as on
+# this project's machines, every `mmmu-eval` subprocess a test starts would compile them again.
+COMPILE = -m compileall -q src tests
 SIDE_LOG := test-artifacts/side-sessions.log
 SIDE_SESSIONS = $(VF03_VENV)/.installed:test-verifiers-legacy \
   $(foreach v,$(FOUND_PYTHONS),.venv-py$(v)/.test-installed:test-py$(v))
 test: $(VENV)/.test-installed browser pythons-present
 	@mkdir -p test-artifacts; \
 	MAKE="$(MAKE)" .ci/side-sessions $(SIDE_SESSIONS) >$(SIDE_LOG) 2>&1 & side=$$!; \
-	$(PY) -m pytest -q -ra; main=$$?; \
+	$(PY) $(COMPILE); $(PY) -m pytest -q -ra; main=$$?; \
 	wait $$side; sides=$$?; \
 	echo "--- side sessions (run beside the main session): exit $$sides"; cat $(SIDE_LOG); \
 	[ $$main = 0 ] && [ $$sides = 0 ]
@@ -48,6 +51,7 @@ $(VENV)/.test-installed: pyproject.toml $(VENV)/.installed
 VF03_VENV ?= .venv-vf03
 .PHONY: test-verifiers-legacy
 test-verifiers-legacy: $(VF03_VENV)/.installed
+	$(VF03_VENV)/bin/python $(COMPILE)
 	MMMU_EVAL_VERIFIERS_LEGACY=1 $(VF03_VENV)/bin/python -m pytest -q -ra -p no:cacheprovider \
 	  --basetemp "$${TMPDIR:-/tmp}/mmmu-eval-tests-vf03" tests/environments
 
@@ -82,6 +86,7 @@ pythons-present:
 	done
 
 $(addprefix test-py,$(PYTHONS)): test-py%: .venv-py%/.test-installed browser
+	.venv-py$*/bin/python $(COMPILE)
 	MMMU_EVAL_TESTS_WITHOUT=verifiers .venv-py$*/bin/python -m pytest -q -ra -p no:cacheprovider \
 	  --basetemp "$${TMPDIR:-/tmp}/mmmu-eval-tests-py$*" -m "not slow and not hf"
 

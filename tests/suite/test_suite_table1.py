@@ -19,7 +19,9 @@ import pytest
 from mmmu_eval.dataset.subjects import discipline_of
 from mmmu_eval.suite.execute import evaluate_suite
 
-from .conftest import quiet
+from fakes.fault_server import FaultServer
+
+from .conftest import periodic_pattern, quiet
 
 
 def pct(x: float | Fraction) -> float:
@@ -43,10 +45,23 @@ def mcnemar(b: int, c: int) -> float:
     return 1.0 if n == 0 else min(1.0, 2 * sum(comb(n, k) for k in range(min(b, c) + 1)) / 2**n)
 
 
-@pytest.fixture
-def suite(tmp_path, served):
+# One suite for the whole module (every test only reads it), with its own pattern and server,
+# so the server's counts are this suite's alone.
+@pytest.fixture(scope="module")
+def pattern():
+    return periodic_pattern()
+
+
+@pytest.fixture(scope="module")
+def served(pattern):
+    with FaultServer(fault_rate=0.0, answer=pattern.answer) as server:
+        yield server
+
+
+@pytest.fixture(scope="module")
+def suite(tmp_path_factory, served):
     return evaluate_suite(model="openai:fake-model", base_urls=[served.url], data="sample", ocr=True,
-                          out=tmp_path / "suite", display=quiet(), concurrency=8, bootstrap=300)
+                          out=tmp_path_factory.mktemp("table1") / "suite", display=quiet(), concurrency=8, bootstrap=300)
 
 
 def best(pattern, setting):
