@@ -25,8 +25,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from mmmu_eval.dataset.layout import PRO_CONFIGS
 from mmmu_eval.atomic import holds_anything, remove_leftovers
+from mmmu_eval.dataset.layout import PRO_CONFIGS
 from mmmu_eval.errors import ConfigError
 from mmmu_eval.harden.problems import Problem, count_by_kind
 from mmmu_eval.harden.record import RECORD, STEPS, Record
@@ -98,7 +98,8 @@ def open_out(out: str | Path, source: Source, step: str) -> tuple[Path, Record]:
         if source.record is None:
             raise ConfigError(f"--out {out} is the input itself but not a harden output; write to a new directory")
         return out, source.record
-    digest = source.describe()["digest"]
+    described = source.describe()  # a digest over every item's content: computed once here
+    digest = described["digest"]
     if (out / RECORD).exists():
         existing = Record.load(out)
         section = existing.step(step) or {}
@@ -113,7 +114,7 @@ def open_out(out: str | Path, source: Source, step: str) -> tuple[Path, Record]:
     if holds_anything(out):
         raise ConfigError(f"--out {out} is a non-empty directory without {RECORD}; choose a new one")
     remove_leftovers(out)  # of a step killed while writing its first harden.json
-    record = source.record.copy() if source.record is not None else Record.new(source.describe())
+    record = source.record.copy() if source.record is not None else Record.new(described)
     # The record goes first: a step killed while it writes its first files (configs, staging)
     # leaves an output the same command resumes, not a folder it refuses as not empty.
     record.claim(step, digest)

@@ -29,8 +29,7 @@ import json
 from html import escape
 from importlib import resources
 
-from mmmu_eval.prompt.images import data_url_prefix
-from mmmu_eval.prompt.images import data_url as _data_url
+from mmmu_eval.prompt.images import data_url as _data_url, data_url_prefix
 from mmmu_eval.records import sniff_media_type
 
 __all__ = [

@@ -22,11 +22,11 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from mmmu_eval.atomic import holds_anything
 from mmmu_eval.backends.base import PREFLIGHT_SENT, Backend
 from mmmu_eval.backends.registry import make_backend, make_backend_before_data
 from mmmu_eval.clock import utc_now
 from mmmu_eval.config import RunConfig
-from mmmu_eval.atomic import holds_anything
 from mmmu_eval.errors import ConfigError, DataError
 from mmmu_eval.run.finished import finished_result
 from mmmu_eval.run.dry_run import RunPlan, plan_run
@@ -119,7 +119,7 @@ async def evaluate_async(config: RunConfig | None = None, /, **overrides: Any) -
 
     # A new run has nothing to refuse, so an API client asks for the model list now and reads
     # the data while the answer comes; a local model loads only after the protocol check.
-    backend = make_backend_before_data(model, config) if not _holds_anything(config.out) else None
+    backend = make_backend_before_data(model, config) if not holds_anything(Path(config.out or ".")) else None
     try:
         if backend is not None:
             backend.contact()
@@ -259,11 +259,6 @@ def _without_secret(manifest: dict[str, Any], config: RunConfig) -> dict[str, An
         return manifest
     log.warning("a backend described itself with the API key in it; it is blanked in manifest.json")
     return json.loads(text.replace(key, "<redacted>"))
-
-
-def _holds_anything(out: Path | None) -> bool:
-    """Whether ``out`` exists and is not an empty directory: only then can a run be refused there."""
-    return holds_anything(Path(out or "."))
 
 
 def _loop_running() -> bool:
