@@ -20,10 +20,10 @@ When the input's record names filter models, they answer the augmented set text-
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
 from typing import Any, Sequence
 
+from mmmu_eval.aio import run_coroutine
 from mmmu_eval.backends.registry import make_backend
 from mmmu_eval.config import RunConfig
 from mmmu_eval.errors import ConfigError
@@ -383,9 +383,9 @@ async def _check(out: Path, record: Record, digest: str, check_models, check_tri
 
 def harden_augment(data: str | Path, out: str | Path, **options: Any) -> StepResult:
     """``harden_augment_async`` for scripts and the CLI (see it for the arguments)."""
-    return asyncio.run(harden_augment_async(data, out, **options))
+    return run_coroutine(harden_augment_async(data, out, **options))
 
 
 def harden_apply(data: str | Path, out: str | Path, decisions: str | Path, **options: Any) -> StepResult:
     """``harden_apply_async`` for scripts and the CLI (see it for the arguments)."""
-    return asyncio.run(harden_apply_async(data, out, decisions, **options))
+    return run_coroutine(harden_apply_async(data, out, decisions, **options))

@@ -10,12 +10,12 @@ A step that ends incomplete (trials or proposals not yet asked) stops the chain 
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
 from typing import Any, Sequence
 
 from rich.console import Console
 
+from mmmu_eval.aio import run_coroutine
 from mmmu_eval.harden.augment import harden_augment_async
 from mmmu_eval.harden.filter import PER_SUBJECT, harden_filter_async
 from mmmu_eval.harden.outdir import StepResult
@@ -85,4 +85,4 @@ async def harden_all_async(
 
 def harden_all(data: str | Path, out: str | Path, **options: Any) -> StepResult:
     """``harden_all_async`` for scripts and the CLI (see it for the arguments)."""
-    return asyncio.run(harden_all_async(data, out, **options))
+    return run_coroutine(harden_all_async(data, out, **options))

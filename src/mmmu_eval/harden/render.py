@@ -23,6 +23,7 @@ from typing import Any, Sequence
 
 from rich.console import Console
 
+from mmmu_eval.aio import run_coroutine
 from mmmu_eval.atomic import write_atomically
 from mmmu_eval.errors import ConfigError, DataError
 from mmmu_eval.harden.browser import Screenshotter
@@ -227,4 +228,4 @@ def _store(work: Path, item: Item, style: Style, png: bytes, redrawn: Sequence[s
 
 def harden_render(data: str | Path, out: str | Path, **options: Any) -> StepResult:
     """``harden_render_async`` for scripts and the CLI (see it for the arguments)."""
-    return asyncio.run(harden_render_async(data, out, **options))
+    return run_coroutine(harden_render_async(data, out, **options))

@@ -27,6 +27,7 @@ from mmmu_eval.backends.base import PREFLIGHT_SENT, Backend
 from mmmu_eval.backends.registry import make_backend, make_backend_before_data
 from mmmu_eval.clock import utc_now
 from mmmu_eval.config import RunConfig
+from mmmu_eval.aio import run_coroutine
 from mmmu_eval.errors import ConfigError, DataError
 from mmmu_eval.run.finished import finished_result
 from mmmu_eval.run.dry_run import RunPlan, plan_run
@@ -88,10 +89,8 @@ def evaluate(config: RunConfig | None = None, /, **overrides: Any) -> RunResult:
     """
     display = overrides.pop("display", None)
     config, model = resolve_config(config, overrides)
-    if _loop_running():
-        raise ConfigError("evaluate() was called inside a running event loop (a notebook?); use: await evaluate_async(...)")
     try:
-        return asyncio.run(evaluate_async(config, model=model, display=display))
+        return run_coroutine(evaluate_async(config, model=model, display=display))
     except KeyboardInterrupt as exc:
         if isinstance(exc, RunInterrupted):
             raise
@@ -259,11 +258,3 @@ def _without_secret(manifest: dict[str, Any], config: RunConfig) -> dict[str, An
         return manifest
     log.warning("a backend described itself with the API key in it; it is blanked in manifest.json")
     return json.loads(text.replace(key, "<redacted>"))
-
-
-def _loop_running() -> bool:
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        return False
-    return True

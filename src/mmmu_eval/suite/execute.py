@@ -29,6 +29,7 @@ from mmmu_eval.run.pipeline import RunResult, evaluate_async
 from mmmu_eval.backends.registry import make_backend
 from mmmu_eval.clock import utc_now
 from mmmu_eval.atomic import holds_anything, remove_leftovers
+from mmmu_eval.aio import run_coroutine
 from mmmu_eval.errors import ConfigError, MmmuEvalError, StoreError
 from mmmu_eval.run.finished import finished_result
 from mmmu_eval.run.resume import check_run_dir
@@ -127,16 +128,9 @@ def evaluate_suite(config: SuiteConfig | None = None, /, **overrides: Any) -> Su
 
     >>> evaluate_suite(model="openai:gpt-4o", out="suites/gpt-4o").table1["overall"]
     """
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        pass
-    else:
-        raise ConfigError("evaluate_suite() was called inside a running event loop (a notebook?); "
-                          "use: await evaluate_suite_async(...)")
     suite_dir = Path(str(overrides.get("out") or (config.out if config else "suites")))
     try:
-        return asyncio.run(evaluate_suite_async(config, **overrides))
+        return run_coroutine(evaluate_suite_async(config, **overrides))
     except KeyboardInterrupt as exc:
         if isinstance(exc, SuiteInterrupted):
             raise
