@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -36,12 +37,29 @@ def _clean_env() -> dict[str, str]:
     return env
 
 
+def _source_copy(where: Path) -> Path:
+    """The files git would commit (tracked, and new ones not ignored), copied to ``where``.
+
+    Building from a copy keeps the build's egg-info and build/ out of the checkout, where the
+    other sessions' editable installs write theirs, and builds what a fresh clone holds rather
+    than whatever lies around here (a venv, an earlier build)."""
+    listed = subprocess.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+                            cwd=ROOT, capture_output=True, check=True).stdout.decode().split("\0")
+    for name in filter(None, listed):
+        source = ROOT / name
+        if source.is_file():
+            (where / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(source, where / name)
+    return where
+
+
 @pytest.fixture(scope="module")
 def dist(tmp_path_factory) -> Path:
     """``python -m build`` of the repository: the sdist, then the wheel built from it."""
     required.module("build", "the package tests build the wheel with `build` (pip install build)")
+    tree = _source_copy(tmp_path_factory.mktemp("tree"))
     out = tmp_path_factory.mktemp("dist")
-    done = subprocess.run([sys.executable, "-m", "build", "--outdir", str(out), str(ROOT)],
+    done = subprocess.run([sys.executable, "-m", "build", "--outdir", str(out), str(tree)],
                           capture_output=True, text=True, env=_clean_env(), timeout=600)
     assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-4000:]
     return out
