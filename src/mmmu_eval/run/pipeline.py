@@ -84,9 +84,10 @@ def evaluate(config: RunConfig | None = None, /, **overrides: Any) -> RunResult:
         ConfigError: a wrong setup, found before the first request.
         RunInterrupted: Ctrl-C; what was answered is stored, and the same call resumes.
 
-    >>> result = evaluate(model="random", benchmark="mmmu-pro", setting="vision", data="sample", out="runs/v")
-    >>> result.counts
-    {'items': 24, 'ok': 24, 'truncated': 0, 'error': 0, 'missing': 0}
+    Examples:
+        >>> result = evaluate(model="random", benchmark="mmmu-pro", setting="vision", data="sample", out="runs/v")
+        >>> result.counts
+        {'items': 24, 'ok': 24, 'truncated': 0, 'error': 0, 'missing': 0}
     """
     display = overrides.pop("display", None)
     config, model = resolve_config(config, overrides)
@@ -107,9 +108,10 @@ async def evaluate_async(config: RunConfig | None = None, /, **overrides: Any) -
     ``keep_backend=True`` leaves a Backend object given as ``model`` open at the end, for a
     caller that shares it between runs (``evaluate_suite``) and closes it itself.
 
-    >>> result = asyncio.run(evaluate_async(model="random", data="sample", limit=5, out="runs/five"))
-    >>> result.counts["ok"]          # in a notebook's running loop: ``await evaluate_async(...)``
-    5
+    Examples:
+        >>> result = asyncio.run(evaluate_async(model="random", data="sample", limit=5, out="runs/five"))
+        >>> result.counts["ok"]          # in a notebook's running loop: ``await evaluate_async(...)``
+        5
     """
     display = overrides.pop("display", None)
     keep_backend = bool(overrides.pop("keep_backend", False))

@@ -107,12 +107,13 @@ def score_responses(
     Raises:
         ConfigError: an unknown parser or fallback policy.
 
-    >>> from mmmu_eval.dataset import load_dataset
-    >>> from mmmu_eval.records import Response
-    >>> items = load_dataset("mmmu", split="validation", data="sample").items
-    >>> scoring = score_responses(items, {it.id: Response(it.id, "ok", text="The answer is (A).") for it in items})
-    >>> scoring.deterministic_correct, scoring.fallbacks
-    (6, 0)
+    Examples:
+        >>> from mmmu_eval.dataset import load_dataset
+        >>> from mmmu_eval.records import Response
+        >>> items = load_dataset("mmmu", split="validation", data="sample").items
+        >>> scoring = score_responses(items, {it.id: Response(it.id, "ok", text="The answer is (A).") for it in items})
+        >>> scoring.deterministic_correct, scoring.fallbacks
+        (6, 0)
     """
     parsers = _check_parsers(parsers)
     if fallback not in FALLBACK_POLICIES:

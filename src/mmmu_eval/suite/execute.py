@@ -126,9 +126,10 @@ def evaluate_suite(config: SuiteConfig | None = None, /, **overrides: Any) -> Su
         StoreError: a run directory holds a run under another protocol (named).
         SuiteInterrupted: Ctrl-C; what was answered is stored, and the same call resumes.
 
-    >>> suite = evaluate_suite(model="frequent", data="sample", out="suites/frequent", prompts=["direct"])
-    >>> sorted(suite.summary["runs"])          # one ordinary run directory each, under out
-    ['mmmu-validation-direct', 'standard-10-direct', 'standard-4-direct', 'vision-direct']
+    Examples:
+        >>> suite = evaluate_suite(model="frequent", data="sample", out="suites/frequent", prompts=["direct"])
+        >>> sorted(suite.summary["runs"])          # one ordinary run directory each, under out
+        ['mmmu-validation-direct', 'standard-10-direct', 'standard-4-direct', 'vision-direct']
     """
     try:
         asyncio.get_running_loop()
