@@ -45,6 +45,8 @@ def test_the_api_reference_is_rendered_from_the_docstrings(site):
     page = (site / "reference" / "api" / "index.html").read_text()
     assert "Run one evaluation and return its results" in page   # evaluate's docstring
     assert 'id="mmmu_eval.Backend"' in page
+    # A docstring's >>> example outside an Examples: section renders as nested block quotes.
+    assert "<blockquote>" not in page and "Examples:" in page
 
 
 def test_the_included_pages_hold_their_files(site):
