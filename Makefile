@@ -65,7 +65,7 @@ $(VF03_VENV)/.installed: pyproject.toml
 # of `make test`: build the sdist and the wheel from it, `twine check --strict` both, install the
 # wheel into a fresh venv and run `--version` and the sample evaluation from there, then
 # `mkdocs build --strict`. Every other session leaves tests/packaging out (tests/conftest.py).
-# `make docs` builds the site into site/ (open site/index.html, or `.venv-package/bin/mkdocs serve`).
+# `make docs` builds the site into site/ (open site/index.html; or `.venv-package/bin/mkdocs serve`).
 PACKAGE_VENV ?= .venv-package
 SIDE_SESSIONS += $(PACKAGE_VENV)/.installed:test-package
 .PHONY: test-package docs

@@ -34,15 +34,14 @@ def site(tmp_path_factory) -> Path:
 
 
 def test_every_guide_and_reference_page_is_built(site):
-    for page in ("index.html", "install/index.html", "guides/servers/index.html", "guides/custom-model/index.html",
-                 "reference/cli/index.html", "reference/api/index.html", "results-schema/index.html",
-                 "suite-schema/index.html", "doctor/index.html", "design/index.html", "benchmarks/index.html",
-                 "contributing/index.html", "changelog/index.html"):
+    for page in ("index.html", "install.html", "guides/servers.html", "guides/custom-model.html",
+                 "reference/cli.html", "reference/api.html", "results-schema.html", "suite-schema.html",
+                 "doctor.html", "design.html", "benchmarks.html", "contributing.html", "changelog.html"):
         assert (site / page).is_file(), page
 
 
 def test_the_api_reference_is_rendered_from_the_docstrings(site):
-    page = (site / "reference" / "api" / "index.html").read_text()
+    page = (site / "reference" / "api.html").read_text()
     assert "Run one evaluation and return its results" in page   # evaluate's docstring
     assert 'id="mmmu_eval.Backend"' in page
     # A docstring's >>> example outside an Examples: section renders as nested block quotes.
@@ -51,8 +50,8 @@ def test_the_api_reference_is_rendered_from_the_docstrings(site):
 
 def test_the_included_pages_hold_their_files(site):
     """contributing and changelog include CONTRIBUTING.md and CHANGELOG.md (pymdownx.snippets)."""
-    assert "What <code>make test</code> runs" in (site / "contributing" / "index.html").read_text()
-    assert "Keep a Changelog" in (site / "changelog" / "index.html").read_text()
+    assert "What <code>make test</code> runs" in (site / "contributing.html").read_text()
+    assert "Keep a Changelog" in (site / "changelog.html").read_text()
 
 
 def test_a_broken_internal_link_fails_the_strict_build(tmp_path):
