@@ -52,7 +52,7 @@ VF03_VENV ?= .venv-vf03
 .PHONY: test-verifiers-legacy
 test-verifiers-legacy: $(VF03_VENV)/.installed
 	$(VF03_VENV)/bin/python $(COMPILE)
-	MMMU_EVAL_VERIFIERS_LEGACY=1 $(VF03_VENV)/bin/python -m pytest -q -ra -p no:cacheprovider \
+	MMMU_EVAL_VERIFIERS_LEGACY=1 MMMU_EVAL_TESTS_WITHOUT=trl $(VF03_VENV)/bin/python -m pytest -q -ra -p no:cacheprovider -m "not hf" \
 	  --basetemp "$${TMPDIR:-/tmp}/mmmu-eval-tests-vf03" tests/environments
 
 $(VF03_VENV)/.installed: pyproject.toml
@@ -111,7 +111,7 @@ pythons-present:
 
 $(addprefix test-py,$(PYTHONS)): test-py%: .venv-py%/.test-installed browser
 	.venv-py$*/bin/python $(COMPILE)
-	MMMU_EVAL_TESTS_WITHOUT=verifiers .venv-py$*/bin/python -m pytest -q -ra -p no:cacheprovider \
+	MMMU_EVAL_TESTS_WITHOUT="verifiers trl datasets" .venv-py$*/bin/python -m pytest -q -ra -p no:cacheprovider \
 	  --basetemp "$${TMPDIR:-/tmp}/mmmu-eval-tests-py$*" -m "not slow and not hf"
 
 .PRECIOUS: .venv-py%/.test-installed
