@@ -30,18 +30,18 @@ NOT_RUN = {
     ("docs/doctor.md", "import mmmu_eval\nd = mmmu_eval.diagnose(\"runs/qwen-val\""):
         "diagnoses a run directory of a real model that the reader made before",
 }
-FENCE = re.compile(r"^(?P<skip><!-- not run: [^>]+-->\n)?```(?P<lang>\w*)\n(?P<body>.*?)^```$", re.M | re.S)
+FENCE = re.compile(r"^(?:<!-- not run: (?P<skip>[^>]+?) -->\n)?```(?P<lang>\w*)\n(?P<body>.*?)^```$", re.M | re.S)
 
 
-def _blocks(lang: set[str]) -> list[tuple[str, int, str, bool]]:
-    """(page, line, body, skipped) of each fenced block in one of ``lang``."""
+def _blocks(lang: set[str]) -> list[tuple[str, int, str, str | None]]:
+    """(page, line, body, why it is not run or None) of each fenced block in one of ``lang``."""
     found = []
     for page in PAGES:
         text = page.read_text()
         for m in FENCE.finditer(text):
             if m.group("lang") in lang:
                 line = text.count("\n", 0, m.start("body")) + 1
-                found.append((str(page.relative_to(ROOT)), line, m.group("body"), bool(m.group("skip"))))
+                found.append((str(page.relative_to(ROOT)), line, m.group("body"), m.group("skip")))
     return found
 
 
@@ -50,9 +50,9 @@ PYTHON = _blocks({"python"})
 
 @pytest.mark.parametrize("page, line, body, skipped", PYTHON, ids=[f"{p}:{n}" for p, n, _, _ in PYTHON])
 def test_python_examples_run(page, line, body, skipped, tmp_path, monkeypatch):
-    reason = next((why for (where, start), why in NOT_RUN.items() if where == page and body.startswith(start)), None)
-    if skipped or reason:
-        pytest.skip(f"{page}:{line} is not run here: {reason or 'marked so on the page'}")
+    reason = skipped or next((why for (where, start), why in NOT_RUN.items() if where == page and body.startswith(start)), None)
+    if reason:
+        pytest.skip(f"{page}:{line} is not run here: {reason}")
     monkeypatch.chdir(tmp_path)
     code = compile(body, f"{page}:{line}", "exec")
     with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
