@@ -5,7 +5,7 @@ A backend's module is imported only when its spec is chosen, so torch, transform
 stay unimported for an API run. When an extra is missing, the error names the exact install
 command; an unknown spec lists the known ones and suggests the closest.
 
->>> backend = make_backend("random", RunConfig(model="random"), items)
+>>> backend = make_backend("random", RunConfig(model="random"))   # items: only frequent needs them
 >>> backend.spec
 'random'
 """
@@ -118,7 +118,7 @@ def make_backend(spec: str | Backend, config: RunConfig, items: Sequence[Item] =
         ConfigError: an unknown spec, a missing extra (naming the pip command), or the
             backend's own configuration problem.
 
-    >>> make_backend("text-only:random", RunConfig(model="text-only:random"), items).spec
+    >>> make_backend("text-only:random", RunConfig(model="text-only:random")).spec
     'text-only:random'
     """
     if not isinstance(spec, str):

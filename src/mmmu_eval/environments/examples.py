@@ -117,6 +117,7 @@ def examples(
 
     >>> first = next(examples("mmmu", split="dev", data="sample"))
     >>> first["prompt"][0]["content"][0]["type"], first["answer"]
+    ('image_url', '140')
     """
     report = on_problem or _log_problem
     for example in iter_examples(

@@ -86,7 +86,9 @@ async def harden_augment_async(
             ``""`` for none); check_trials: their trials (default: the filter's).
         split, subjects, limit, default_subject: which questions of ``data`` are read (``read_source``).
 
-    >>> result = harden_augment("hard", "hard", model="openai:gpt-4o")
+    For example (it asks a server, so it is a sketch, not a doctest)::
+
+        result = harden_augment("hard", "hard", model="openai:gpt-4o")
     """
     if position_dependent not in POLICIES:
         raise ConfigError(f"--position-dependent {position_dependent!r} is not one of {', '.join(POLICIES)}")
@@ -165,7 +167,9 @@ async def harden_apply_async(
         decisions: the decisions file.
         check_models, check_trials, split, subjects, limit, default_subject: as for ``harden_augment_async``.
 
-    >>> result = harden_apply("hard", "hard", "decisions.json")
+    For example, after a reviewer saved decisions.json from review.html::
+
+        result = harden_apply("hard", "hard", "decisions.json")
     """
     source = read_source(data, setting="standard-4", split=split, subjects=subjects, limit=limit, default_subject=default_subject)
     decisions_file = Path(decisions)

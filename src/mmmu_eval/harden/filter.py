@@ -158,7 +158,9 @@ async def harden_filter_async(
     Returns:
         The StepResult; ``exit_status`` 1 when trials remain or items were left out.
 
-    >>> result = harden_filter("sample", "hard", models="frequent,frequent,frequent,random")
+    >>> result = harden_filter("sample", "hard", models="frequent,frequent,frequent,random", trials=2, limit=8)
+    >>> result.status, result.exit_status
+    ('complete', 0)
     """
     chosen = models if models and isinstance(models, (list, tuple)) and isinstance(models[0], Model) else parse_models(models, base_urls)  # type: ignore[arg-type]
     settings = TrialSettings(trials, seed, 1.0 if temperature is None else temperature, dict(run_settings or {}))

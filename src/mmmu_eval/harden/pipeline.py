@@ -5,7 +5,9 @@ so the result is the same as running the three commands one after the other with
 ``--data OUT --out OUT``, and running ``all`` again resumes whichever step had not finished.
 A step that ends incomplete (trials or proposals not yet asked) stops the chain there.
 
->>> result = harden_all("sample", "hard", models="frequent,frequent,frequent,random", augment_model="openai:gpt-4o")
+For example (the augment step asks a server, so this is a sketch, not a doctest)::
+
+    result = harden_all("sample", "hard", models="frequent,frequent,frequent,random", augment_model="openai:gpt-4o")
 """
 
 from __future__ import annotations

@@ -71,7 +71,9 @@ async def harden_render_async(
         backgrounds: names from ``page.BACKGROUNDS`` (default all).
         photo_share: the share of pages made photos of a screen (``photo.py``), 0 to 1.
 
-    >>> result = harden_render("hard", "hard")
+    For example, on the output of an augment step (headless Chromium; a sketch, not a doctest)::
+
+        result = harden_render("hard", "hard")
     """
     chosen_fonts = tuple(fonts) if fonts else installed_fonts()
     if not chosen_fonts:

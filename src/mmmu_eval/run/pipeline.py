@@ -8,8 +8,9 @@ the call you care about. The stages before the backend are ``prepare.prepare_run
 run builds its backend first and asks the server for its model list while they run. The CLI's ``mmmu-eval run`` builds a RunConfig and calls ``evaluate``,
 so a notebook and a shell get the same run.
 
->>> result = evaluate(model="random", benchmark="mmmu", data="sample", split="dev")
+>>> result = evaluate(model="random", benchmark="mmmu", data="sample", split="dev", out="runs/dev-random")
 >>> result.results["overall"]["accuracy"], result.run_dir
+(0.05, PosixPath('runs/dev-random'))
 """
 
 from __future__ import annotations
@@ -84,8 +85,10 @@ def evaluate(config: RunConfig | None = None, /, **overrides: Any) -> RunResult:
         ConfigError: a wrong setup, found before the first request.
         RunInterrupted: Ctrl-C; what was answered is stored, and the same call resumes.
 
-    >>> result = evaluate(model="random", benchmark="mmmu-pro", setting="vision", data="sample")
-    >>> result.counts
+    Examples:
+        >>> result = evaluate(model="random", benchmark="mmmu-pro", setting="vision", data="sample", out="runs/v")
+        >>> result.counts
+        {'items': 24, 'ok': 24, 'truncated': 0, 'error': 0, 'missing': 0}
     """
     display = overrides.pop("display", None)
     config, model = resolve_config(config, overrides)
@@ -104,7 +107,10 @@ async def evaluate_async(config: RunConfig | None = None, /, **overrides: Any) -
     ``keep_backend=True`` leaves a Backend object given as ``model`` open at the end, for a
     caller that shares it between runs (``evaluate_suite``) and closes it itself.
 
-    >>> result = await evaluate_async(model="openai:gpt-4o", data="sample", limit=5)
+    Examples:
+        >>> result = asyncio.run(evaluate_async(model="random", data="sample", limit=5, out="runs/five"))
+        >>> result.counts["ok"]          # in a notebook's running loop: ``await evaluate_async(...)``
+        5
     """
     display = overrides.pop("display", None)
     keep_backend = bool(overrides.pop("keep_backend", False))
