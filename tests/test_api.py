@@ -227,9 +227,10 @@ def test_a_failed_preflight_stops_before_anything_is_written(tmp_path):
     assert not (tmp_path / "run").exists() and backend.closed
 
 
-async def test_evaluate_inside_an_event_loop_points_to_evaluate_async(tmp_path):
-    with pytest.raises(ConfigError, match="await evaluate_async"):
-        evaluate(model="random", out=tmp_path / "run", **QUIET, **DEV)
+async def test_evaluate_inside_an_event_loop_runs_as_outside_it(tmp_path):
+    """A notebook cell runs inside an event loop: evaluate() works there (tests/test_notebook.py has more)."""
+    result = evaluate(model="random", out=tmp_path / "run", **QUIET, **DEV)
+    assert result.exit_status == 0 and result.counts["ok"] == result.counts["items"]
 
 
 def test_an_interrupted_run_records_its_counts(tmp_path):
