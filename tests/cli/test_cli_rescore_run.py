@@ -71,7 +71,7 @@ def test_report_score_and_html_keep_the_harness(rescored, capsys):
     rebuilt = json.loads((run / "results.json").read_text())
     assert rebuilt["harness"]["differing"] == 1
     assert "Verdicts differ from the harness (1)" in (run / "report.html").read_text()
-    assert main(["score", str(run), "--parser", "official", "--parser", "strict"]) == 0
+    assert main(["score", str(run), "--parser", "official", "--parser", "strict", "--save"]) == 0
     assert json.loads((run / "results.json").read_text())["harness"]["items"][0]["cause"] == "letter"
 
 

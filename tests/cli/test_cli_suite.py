@@ -34,7 +34,7 @@ def test_report_of_a_suite_takes_a_rescored_run_into_table1(tmp_path, capsys):
                  "--no-mmmu", "--settings", "standard-4,standard-10,vision"]) == 0
     before = json.loads((out / "suite.json").read_text())["table1"]
     assert before["standard_10"]["mode"] == "direct" and before["standard_10"]["value"] > 0
-    assert main(["score", str(out / "standard-10-direct"), "--parser", "boxed", "--fallback", "none"]) == 0
+    assert main(["score", str(out / "standard-10-direct"), "--parser", "boxed", "--fallback", "none", "--save"]) == 0
     assert json.loads((out / "standard-10-direct" / "results.json").read_text())["overall"]["accuracy"] == 0.0
     cot = json.loads((out / "standard-10-cot" / "results.json").read_text())["overall"]["accuracy"]
     capsys.readouterr()
