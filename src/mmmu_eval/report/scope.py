@@ -70,9 +70,10 @@ class Scope:
         if self.kind == "full":
             return f"full {self.split} ({self.items:,} items)"
         if self.kind == "sample":
-            return f"bundled sample: {self.items:,} synthetic items, not the benchmark"
+            return f"bundled sample: {self.items:,} synthetic items{how}, not the benchmark"
         if self.kind == "shard":
-            return f"{'; '.join(self.chosen_by)}: {self.items:,}{of} items"
+            return f"{self.chosen_by[0]}: {self.items:,}{of} items" + (
+                f" ({'; '.join(self.chosen_by[1:])})" if len(self.chosen_by) > 1 else "")
         if self.kind == "partial":
             return f"partial rescore: {self.items:,}{of} items"
         return f"subset: {self.items:,}{of} items{how}"
@@ -130,16 +131,6 @@ def scope_of(
     setting = setting or config.get("setting") or dataset.get("setting")
     key, name = _split_name(benchmark, split, setting)
     full = FULL_SIZE.get(key)
-    if config.get("data") == "sample" or dataset.get("source") == "sample":
-        return Scope("sample", items, None, (), name)
-    if config.get("shard"):
-        k, n = config["shard"]
-        return Scope("shard", items, full, (f"shard {k}/{n}",), name)
-    rescored = record.rescored_from
-    if partial is None and isinstance(rescored, Mapping):
-        partial = bool(rescored.get("partial")) or (full is not None and items < full)
-    if partial:
-        return Scope("partial", items, full, (), name)
     chosen: list[str] = []
     if config.get("subjects"):
         chosen.append("subjects " + ", ".join(str(s) for s in config["subjects"]))
@@ -147,6 +138,16 @@ def scope_of(
         chosen.append(f"--ids ({len(config['ids'])} asked)")
     if config.get("limit"):
         chosen.append(f"--limit {config['limit']}")
+    if config.get("data") == "sample" or dataset.get("source") == "sample":
+        return Scope("sample", items, None, tuple(chosen), name)
+    if config.get("shard"):
+        k, n = config["shard"]
+        return Scope("shard", items, full, (f"shard {k}/{n}", *chosen), name)
+    rescored = record.rescored_from
+    if partial is None and isinstance(rescored, Mapping):
+        partial = bool(rescored.get("partial")) or (full is not None and items < full)
+    if partial:
+        return Scope("partial", items, full, (), name)
     if chosen or (full is not None and items < full):
         if not chosen:
             chosen.append("the data holds only these")
