@@ -100,17 +100,18 @@ def pct(fraction: Number | None, places: int = 1, *, signed: bool = False, none:
 
 def interval(
     bounds: tuple[Number, Number] | list[Number] | None, places: int = 1, *, signed: bool = False,
-    fraction: bool = False, none: str = "–",
+    as_is: bool = False, none: str = "–",
 ) -> str:
     """An interval as ``[low, high]``, one form everywhere: ``[2.5, 17.5]`` (percent, from fractions).
 
-    ``fraction`` prints the fractions themselves (the official table's 3 places: ``[0.025, 0.175]``);
-    ``signed`` prints differences in points (``[-20.8, +12.6]``). The unit is the caller's to say.
+    ``as_is`` prints the numbers in the unit they come in (``fixed``): the official table's
+    fractions to 3 places (``[0.025, 0.175]``), or figures already in percent (suite.json's
+    ``ci95_percent``). ``signed`` prints differences (``[-20.8, +12.6]``). The unit is the caller's to say.
     """
     if bounds is None:
         return none
     low, high = bounds
-    if fraction:
+    if as_is:
         return f"[{fixed(low, places, signed=signed)}, {fixed(high, places, signed=signed)}]"
     return f"[{pct(low, places, signed=signed)}, {pct(high, places, signed=signed)}]"
 

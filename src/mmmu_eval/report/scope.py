@@ -32,7 +32,7 @@ from typing import Any
 
 from mmmu_eval.store.manifest import Manifest
 
-__all__ = ["FULL_SIZE", "KINDS", "Scope", "scope_of", "scope_of_results"]
+__all__ = ["FULL_SIZE", "KINDS", "Scope", "combined_scope", "scope_of", "scope_of_results"]
 
 #: Items in the full evaluated set, by published-score key (the official datasets).
 FULL_SIZE = {"mmmu/dev": 150, "mmmu/validation": 900, "mmmu/test": 10500,
@@ -163,3 +163,25 @@ def scope_of_results(results: Mapping[str, Any], manifest: Manifest | Mapping[st
     items = int((results.get("coverage") or {}).get("items", 0))
     return scope_of(manifest or {}, items=items, benchmark=results.get("benchmark"), split=results.get("split"),
                     setting=results.get("setting"))
+
+
+def combined_scope(scopes: Mapping[str, Scope]) -> dict[str, Any]:
+    """The scope of a figure made of several runs (a suite's Table 1 row): the least comparable run's.
+
+    Returns:
+        ``{"kind", "text", "runs"}``: ``kind`` the least comparable of the runs' kinds (``KINDS``
+        order), ``text`` one phrase for the headline, ``runs`` each run's scope (``Scope.to_json``).
+    """
+    runs = {name: scope.to_json() for name, scope in scopes.items()}
+    if not scopes:
+        return {"kind": "full", "text": "no runs", "runs": runs}
+    kind = max((s.kind for s in scopes.values()), key=KINDS.index)
+    if kind == "full":
+        text = "full splits: every item of each setting"
+    elif kind == "sample":
+        sizes = sorted({s.items for s in scopes.values()})
+        many = f"{sizes[0]}" if len(sizes) == 1 else f"{sizes[0]}-{sizes[-1]}"
+        text = f"bundled sample: {many} synthetic items per run, not the benchmark"
+    else:
+        text = "not the full splits: " + "; ".join(f"{name} on a {s.text}" for name, s in scopes.items() if not s.full)
+    return {"kind": kind, "text": text, "runs": runs}

@@ -147,13 +147,13 @@ def official_table(results: Results) -> Table:
         if name == "Overall":
             low, high = results["overall"]["ci95"]
             table.add_section()
-            table.add_row("[bold]Overall[/bold]", str(n), f"[bold]{acc:.3f}[/bold]", escape(interval((low, high), 3, fraction=True)))
+            table.add_row("[bold]Overall[/bold]", str(n), f"[bold]{acc:.3f}[/bold]", escape(interval((low, high), 3, as_is=True)))
         elif name.startswith("Overall-"):
             low, high = results["by_discipline"][name.removeprefix("Overall-")]["ci95"]
-            table.add_row(f"[bold]{escape(name)}[/bold]", str(n), f"[bold]{acc:.3f}[/bold]", escape(interval((low, high), 3, fraction=True)))
+            table.add_row(f"[bold]{escape(name)}[/bold]", str(n), f"[bold]{acc:.3f}[/bold]", escape(interval((low, high), 3, as_is=True)))
         else:
             low, high = results["by_subject"][name]["ci95"]
-            table.add_row(f"  {escape(name)}", str(n), f"{acc:.3f}", escape(interval((low, high), 3, fraction=True)))
+            table.add_row(f"  {escape(name)}", str(n), f"{acc:.3f}", escape(interval((low, high), 3, as_is=True)))
     return table
 
 
