@@ -170,7 +170,10 @@ def _hero(results: Results) -> str:
     parse = results["parse"]
     cov = results["coverage"]
     what = "MMMU-Pro" if results["benchmark"] == "mmmu-pro" else "MMMU"
-    kicker = " · ".join(x for x in (what, results["setting"] or results["split"], run["prompt_mode"]) if x)
+    rescored = run.get("rescored_from")
+    # A rescored run's prompts were the other harness's: no prompt mode of ours is named for it.
+    how = f"rescored from {rescored}" if rescored else run["prompt_mode"]
+    kicker = " · ".join(x for x in (what, results["setting"] or results["split"], how) if x)
     scope = scope_of_results(results)
     is_void = void(results)
     luck = fallback_warning(results)
@@ -192,11 +195,14 @@ def _hero(results: Results) -> str:
         ("Missing responses", str(cov["missing"])),
         ("Truncated (scored)", "–" if cov["truncated"] is None else str(cov["truncated"])),
     ]
-    facts += [
-        ("Protocol", {True: "official", False: "not official", None: "unknown"}[run["official"]]),
-        ("Prompt fingerprint", (run["protocol_fingerprint"] or "unknown")[:16]),
-        ("Dataset revision", (run["dataset_revision"] or "unknown")[:24]),
-    ]
+    if rescored:
+        facts.append(("Responses from", f"{rescored} (its prompts and requests)"))
+    else:
+        facts += [
+            ("Protocol", {True: "official", False: "not official", None: "unknown"}[run["official"]]),
+            ("Prompt fingerprint", (run["protocol_fingerprint"] or "unknown")[:16]),
+        ]
+    facts.append(("Dataset revision", (run["dataset_revision"] or "unknown")[:24]))
     alert = {"Random fallbacks", "Fallbacks counted wrong"} if luck else set()
     warnings = []
     if is_void:
@@ -360,6 +366,8 @@ def _page_start(results: Results, rows: list[dict], manifest: Mapping, script: s
         '<a href="#disciplines">Disciplines</a><a href="#subjects">Subjects</a><a href="#published">Published</a>'
         '<a href="#breakdowns">Breakdowns</a><a href="#items-section">Items</a></div></nav><main>'
         + _hero(results)
+        # A rescored page's point: the harness's own figure beside ours, first.
+        + (harness_html(harness) if harness else "")
         + expert_section(results)
         + _charts(results)
         + _published_section(results)
@@ -367,8 +375,8 @@ def _page_start(results: Results, rows: list[dict], manifest: Mapping, script: s
         + f'<section id="breakdowns"><h2>Breakdowns</h2><div class="grid2">{breakdowns}'
         + ("" if void(results) else _table("Parsers (first = headline)", parser_rows))
         + "</div></section>"
-        + usage_section(results)
-        + (harness_html(harness) if harness else "")
+        # Requests, tokens and latency of a rescored run were the harness's, never sent from here.
+        + ("" if run.get("rescored_from") else usage_section(results))
         + _browser(results, rows)
         + f'<footer><p>{footer}</p><details><summary>Run manifest</summary><pre class="resp">'
         f"{escape(json.dumps(manifest, indent=2, sort_keys=True, default=str))}</pre></details></footer></main>"

@@ -244,7 +244,7 @@ def print_results(results: Results, console: Console) -> None:
     ]
     console.print(Columns([fit_table(t, console) for t in tables]))
     print_fitted(console, _parse_table(results))
-    usage = usage_table(results)
+    usage = None if results["run"].get("rescored_from") else usage_table(results)  # the harness sent those requests
     if usage is not None:
         print_fitted(console, usage)
 
