@@ -247,6 +247,6 @@ def read_results(path: str | Path) -> Results | None:
     file = path / "results.json" if path.is_dir() else path
     return read_versioned(  # type: ignore[return-value]
         file, SCHEMA_VERSION,
-        unreadable="cannot read results ({error}); delete it and run `mmmu-eval score`",
-        other_version=f"schema_version {{found!r}} is not {SCHEMA_VERSION}; re-create it with `mmmu-eval score`",
+        unreadable="cannot read results ({error}); delete it and run `mmmu-eval score RUN --save`",
+        other_version=f"schema_version {{found!r}} is not {SCHEMA_VERSION}; re-create it with `mmmu-eval score RUN --save`",
     )
