@@ -122,3 +122,16 @@ def test_the_sample_is_never_set_beside_published_models_or_the_experts(runs, ca
     page = (runs / "sample" / "report.html").read_text()
     assert 'id="experts"' not in page and "Published accuracies and this run" not in page
     assert "no published figure applies" in page
+
+
+def test_doctor_names_the_scope_and_refuses_a_void_figure(runs, capsys):
+    capsys.readouterr()
+    assert main(["doctor", str(runs / "subset"), "--published", "69.1"]) == 0
+    out = " ".join(capsys.readouterr().out.split())
+    assert "95% CI [" in out and "; subset: 10 of 900 items (subjects Art)" in out
+    assert "not like for like: this run is on a subset: 10 of 900 items (subjects Art)" in out
+    assert main(["doctor", str(runs / "void"), "--published", "40"]) == 0
+    out = " ".join(capsys.readouterr().out.split())
+    assert "no gold answers, no figure to diagnose" in out and "published figure not set beside this run" in out
+    assert main(["doctor", str(runs / "sample"), "--published", "69.1"]) == 0
+    assert "the comparison below shows the method only" in " ".join(capsys.readouterr().out.split())

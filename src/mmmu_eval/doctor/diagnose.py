@@ -54,6 +54,8 @@ class Diagnosis:
         if f.get("gold_available") is False:
             out = [f"{self.run}: {f['model']} on {where}: no gold answers, no figure to diagnose; "
                    f"{scope.get('text', '')}"]
+            if self.published is not None:
+                out.append(f"published figure not set beside this run: {self.published.get('refused')}")
             return out
         out = [f"{self.run}: {f['model']} on {where}: {accuracy}% ({f['correct']}/{f['n']}), "
                f"95% CI [{fixed(f['ci95'][0], 2)}, {fixed(f['ci95'][1], 2)}]" + (f"; {scope['text']}" if scope else "")]
