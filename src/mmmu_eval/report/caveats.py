@@ -52,7 +52,8 @@ def how_to_score(results: Mapping[str, Any]) -> str:
 def fallback_warning(results: Mapping[str, Any]) -> str | None:
     """One sentence when the headline's random fallbacks pass ``FALLBACK_WARN`` of scored answers; else None.
 
-    >>> fallback_warning(results)  # 16 of 40 unparsed
+    >>> fallback_warning({"gold_available": True, "overall": {"n": 40, "accuracy": 0.175},
+    ...                   "parse": {"fallbacks": 16, "fallback_policy": "official", "deterministic_accuracy": 0.05}})
     '16 of 40 answers (40.0%) could not be parsed and were given a random letter: 17.5% is partly chance; 5.0% with those counted wrong'
     """
     if void(results):
