@@ -52,12 +52,36 @@ VF03_VENV ?= .venv-vf03
 .PHONY: test-verifiers-legacy
 test-verifiers-legacy: $(VF03_VENV)/.installed
 	$(VF03_VENV)/bin/python $(COMPILE)
-	MMMU_EVAL_VERIFIERS_LEGACY=1 $(VF03_VENV)/bin/python -m pytest -q -ra -p no:cacheprovider \
+	MMMU_EVAL_VERIFIERS_LEGACY=1 MMMU_EVAL_TESTS_WITHOUT=trl $(VF03_VENV)/bin/python -m pytest -q -ra -p no:cacheprovider -m "not hf" \
 	  --basetemp "$${TMPDIR:-/tmp}/mmmu-eval-tests-vf03" tests/environments
 
 $(VF03_VENV)/.installed: pyproject.toml
 	test -x $(VF03_VENV)/bin/python || $(PYTHON) -m venv $(VF03_VENV)
 	$(VF03_VENV)/bin/python -m pip install -q 'verifiers==0.3.1' -e '.[test-tools]'
+	touch $@
+
+# The package as users get it, and the documentation site (tests/packaging), in a venv of its
+# own (.venv-package: the package with the docs extra, build, twine and pytest), as a side session
+# of `make test`: build the sdist and the wheel from it, `twine check --strict` both, install the
+# wheel into a fresh venv and run `--version` and the sample evaluation from there, then
+# `mkdocs build --strict`. Every other session leaves tests/packaging out (tests/conftest.py).
+# `make docs` builds the site into site/ (open site/index.html; or `.venv-package/bin/mkdocs serve`).
+PACKAGE_VENV ?= .venv-package
+SIDE_SESSIONS += $(PACKAGE_VENV)/.installed:test-package
+.PHONY: test-package docs
+test-package: $(PACKAGE_VENV)/.installed
+	$(PACKAGE_VENV)/bin/python $(COMPILE)
+	MMMU_EVAL_PACKAGE_TESTS=1 $(PACKAGE_VENV)/bin/python -m pytest -q -ra -p no:cacheprovider \
+	  --basetemp "$${TMPDIR:-/tmp}/mmmu-eval-tests-package" tests/packaging
+
+docs: $(PACKAGE_VENV)/.installed
+	NO_MKDOCS_2_WARNING=1 $(PACKAGE_VENV)/bin/mkdocs build --strict
+
+$(PACKAGE_VENV)/.installed: pyproject.toml
+	test -x $(PACKAGE_VENV)/bin/python || $(PYTHON) -m venv $(PACKAGE_VENV)
+	$(PACKAGE_VENV)/bin/python -m pip install -q --upgrade pip
+	$(PACKAGE_VENV)/bin/python -m pip install -q -e '.[docs]' 'build>=1.2' 'twine>=6' \
+	  'pytest>=8' 'pytest-timeout>=2.3' 'pytest-asyncio>=0.23'
 	touch $@
 
 # The oldest and newest Python that requires-python claims, beside the 3.11 of .venv: each in its
@@ -87,7 +111,7 @@ pythons-present:
 
 $(addprefix test-py,$(PYTHONS)): test-py%: .venv-py%/.test-installed browser
 	.venv-py$*/bin/python $(COMPILE)
-	MMMU_EVAL_TESTS_WITHOUT=verifiers .venv-py$*/bin/python -m pytest -q -ra -p no:cacheprovider \
+	MMMU_EVAL_TESTS_WITHOUT="verifiers trl datasets" .venv-py$*/bin/python -m pytest -q -ra -p no:cacheprovider \
 	  --basetemp "$${TMPDIR:-/tmp}/mmmu-eval-tests-py$*" -m "not slow and not hf"
 
 .PRECIOUS: .venv-py%/.test-installed

@@ -31,7 +31,7 @@ The server is an asyncio Protocol in its own process: it receives every byte of 
 CPU and is not the bottleneck. The machine's other load shows in the wall-clock figures; CPU per
 item and the share of the bound within one run are the steadier ones.
 
-    python benchmarks/api_throughput.py --all              # the README table (both workloads, 32/64/256)
+    python benchmarks/api_throughput.py --all              # the table in docs/benchmarks.md (both workloads, 32/64/256)
     python benchmarks/api_throughput.py --workload mmmu-pro-standard-10 --concurrency 64 --repeat 1
     python benchmarks/api_throughput.py --workload mmmu-test --concurrency 256 --repeat 1
 """
@@ -378,7 +378,7 @@ def row(workload: Workload, concurrency: int, latency: float, runs: list[dict[st
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--all", action="store_true",
-                        help="both README workloads at 32, 64 and 256 in flight (the README table)")
+                        help="both workloads at 32, 64 and 256 in flight (the table in docs/benchmarks.md)")
     parser.add_argument("--workload", choices=sorted(WORKLOADS), nargs="+", default=["mmmu-validation"])
     parser.add_argument("--concurrency", type=int, nargs="+", default=[32, 64, 256])
     parser.add_argument("--latency", type=float, default=0.2)

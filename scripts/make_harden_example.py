@@ -1,4 +1,4 @@
-"""Render the README's example vision page: docs/harden-example.png.
+"""Render the example vision page of the harden guide (docs/guides/harden.md): docs/harden-example.png.
 
     python scripts/make_harden_example.py
 

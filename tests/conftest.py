@@ -73,3 +73,12 @@ def tesseract() -> Path:
     from fakes import required
 
     return required.executable("tesseract", "reading a rendered page back needs Tesseract: run `make browser` (apt-get install tesseract-ocr)")
+
+
+def pytest_ignore_collect(collection_path, config):
+    """tests/packaging runs only in its own session (MMMU_EVAL_PACKAGE_TESTS=1, `make test-package`):
+    building the wheel, installing it into a fresh venv and building the site cost a minute or two
+    that the main session, and the Python side sessions, must not pay again."""
+    if collection_path == Path(__file__).parent / "packaging":
+        return os.environ.get("MMMU_EVAL_PACKAGE_TESTS") != "1"
+    return None

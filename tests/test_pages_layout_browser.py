@@ -6,7 +6,7 @@ image types, whose breakdown once spilled past its card, and a rescored harness 
 report.html and its review.html. For each width every visible element's content must fit its
 box (``scrollWidth`` against ``clientWidth``: nothing wider than its container, no text
 clipped), and the page must raise no script error or console error. A full-page screenshot of
-each page at each width is written to ``test-artifacts/pages/`` (git-ignored; see the README)
+each page at each width is written to ``test-artifacts/pages/`` (git-ignored; see CONTRIBUTING.md)
 for a person to look at after ``make test``.
 """
 

@@ -15,6 +15,11 @@ The notebook surface, in pipeline order::
     protocol = mmmu_eval.EvalProtocol.from_config(mmmu_eval.RunConfig(model="random", benchmark="mmmu-pro"))
     request = mmmu_eval.build_request(ds.items[0], protocol)
 
+The synchronous calls work in Jupyter too: inside a running event loop they run in a worker thread
+with a loop of their own (``aio.run_coroutine``), and interrupting the kernel stops the work and
+keeps what it stored; ``await evaluate_async(...)`` is the same run. ``examples/notebook.ipynb``
+is executed in a real kernel by the tests.
+
 Everything else lives in the stage packages (dataset, prompt, backends, store, score, report).
 """
 

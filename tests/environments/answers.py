@@ -55,7 +55,7 @@ class HandAnswers:
         for index, example in enumerate(examples):
             info = example["info"]
             if info["question_type"] == "open":
-                gold = example["answer"] if isinstance(example["answer"], str) else example["answer"][0]
+                gold = info["answers"][0]
                 text, verdicts = f"\\boxed{{{gold}}}", None
             else:
                 letters = [chr(ord("A") + i) for i in range(len(info["options"]))]

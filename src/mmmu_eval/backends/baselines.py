@@ -75,8 +75,9 @@ def frequent_answers(items: Sequence[Item]) -> tuple[tuple[str, ...], str | None
     """The gold letters ranked by frequency (ties: earlier letter first), and the most frequent
     open answer (ties: the one met first), over the items that have gold answers.
 
-    >>> frequent_answers(items)
-    (('C', 'A', 'B', 'D'), '5')
+    >>> from mmmu_eval.dataset import load_dataset
+    >>> frequent_answers(load_dataset("mmmu", split="dev", data="sample").items)
+    (('B', 'A', 'C'), 'triangle')
     """
     letter_counts: Counter[str] = Counter()
     open_counts: Counter[str] = Counter()

@@ -5,7 +5,7 @@ A backend's module is imported only when its spec is chosen, so torch, transform
 stay unimported for an API run. When an extra is missing, the error names the exact install
 command; an unknown spec lists the known ones and suggests the closest.
 
->>> backend = make_backend("random", RunConfig(model="random"), items)
+>>> backend = make_backend("random", RunConfig(model="random"))   # items: only frequent needs them
 >>> backend.spec
 'random'
 """
@@ -18,11 +18,13 @@ from dataclasses import dataclass
 from typing import Sequence
 
 from mmmu_eval.backends.base import Backend, Contacting
+from mmmu_eval.backends.custom import as_backend
 from mmmu_eval.config import RunConfig
 from mmmu_eval.errors import ConfigError
 from mmmu_eval.records import Item
 
-__all__ = ["BACKENDS", "BackendEntry", "make_backend", "make_backend_before_data", "parse_spec"]
+__all__ = ["BACKENDS", "ENTRY_POINT_GROUP", "BackendEntry", "make_backend", "make_backend_before_data", "parse_spec",
+           "plugin_entries"]
 
 
 @dataclass(frozen=True)
@@ -58,13 +60,38 @@ BACKENDS: tuple[BackendEntry, ...] = (
 )
 
 
-def parse_spec(spec: str, table: Sequence[BackendEntry] = BACKENDS) -> tuple[BackendEntry, str]:
+#: The entry-point group third-party backends register under (``pyproject.toml``:
+#: ``[project.entry-points."mmmu_eval.backends"] mine = "mypkg.backend:MyBackend"``). The target
+#: is a class with ``from_config(name, config, items)``, as the built-in ones, or a factory
+#: ``factory(name)`` returning a model object (``custom.as_backend`` takes it); ``--model mine:NAME``
+#: then builds it. A plug-in never shadows a built-in prefix.
+ENTRY_POINT_GROUP = "mmmu_eval.backends"
+
+
+def plugin_entries() -> tuple[BackendEntry, ...]:
+    """The backends installed packages register under ``ENTRY_POINT_GROUP``, as registry rows."""
+    from importlib.metadata import entry_points
+
+    builtin = {e.prefix.rstrip(":") for e in BACKENDS}
+    rows = []
+    for point in entry_points(group=ENTRY_POINT_GROUP):
+        if point.name in builtin or ":" not in point.value:
+            continue
+        module, _, attr = point.value.partition(":")
+        rows.append(BackendEntry(f"{point.name}:", module.strip(), attr.strip(), None, f"{point.name}:NAME"))
+    return tuple(rows)
+
+
+def parse_spec(spec: str, table: Sequence[BackendEntry] | None = None) -> tuple[BackendEntry, str]:
     """The registry entry for a spec, and the name after its prefix (``""`` for baselines).
+
+    ``table`` defaults to the built-in backends and then the installed plug-ins.
 
     Raises:
         ConfigError: the spec matches no entry; the message lists the known specs and the
             closest one.
     """
+    table = (*BACKENDS, *plugin_entries()) if table is None else table
     spec = spec.strip()
     for entry in table:
         if entry.takes_name and spec.startswith(entry.prefix):
@@ -78,8 +105,9 @@ def make_backend(spec: str | Backend, config: RunConfig, items: Sequence[Item] =
     """Build the backend a model spec names.
 
     Args:
-        spec: ``openai:gpt-4o``, ``hf:/models/x``, ``random`` ...; a ready Backend object is
-            returned as it is.
+        spec: ``openai:gpt-4o``, ``hf:/models/x``, ``random``, a plug-in's ``NAME:ARG`` ...; a
+            model object (a Backend, an object with ``generate``, a chat function) is made a
+            Backend by ``custom.as_backend``.
         config: the run configuration (each backend reads its own knobs from it).
         items: the items to be evaluated (``frequent`` computes its answer from them).
 
@@ -90,14 +118,19 @@ def make_backend(spec: str | Backend, config: RunConfig, items: Sequence[Item] =
         ConfigError: an unknown spec, a missing extra (naming the pip command), or the
             backend's own configuration problem.
 
-    >>> make_backend("text-only:random", RunConfig(model="text-only:random"), items).spec
+    >>> make_backend("text-only:random", RunConfig(model="text-only:random")).spec
     'text-only:random'
     """
     if not isinstance(spec, str):
-        return spec
+        return as_backend(spec, concurrency=config.concurrency, max_image_pixels=config.max_image_pixels)
     entry, name = parse_spec(spec)
-    cls = getattr(_import(entry, spec), entry.cls)
-    return cls.from_config(name, config, items)
+    target = getattr(_import(entry, spec), entry.cls, None)
+    if target is None:
+        raise ConfigError(f"--model {spec}: {entry.module} has no {entry.cls} (the entry point {entry.prefix.rstrip(':')} names it)")
+    if hasattr(target, "from_config"):
+        return target.from_config(name, config, items)
+    # a plug-in's factory: its model object, made a Backend like any other
+    return as_backend(target(name), concurrency=config.concurrency, max_image_pixels=config.max_image_pixels)
 
 
 def make_backend_before_data(spec: str | Backend, config: RunConfig) -> Contacting | None:

@@ -18,6 +18,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from mmmu_eval.errors import ConfigError, MmmuEvalError
+from mmmu_eval.version import __version__
 
 #: Subcommand modules, in the order ``--help`` lists them.
 COMMANDS = ("run", "suite", "score", "rescore", "report", "compare", "doctor", "merge", "data", "harden")
@@ -42,6 +43,8 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("-v", "--verbose", action="count", default=0, help="more logging (-vv for debug)")
+    parser.add_argument("-V", "--version", action="version", version=f"mmmu-eval {__version__}",
+                        help="print the version and exit")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     named = _command_in(argv)
     for name in (named,) if named else COMMANDS:

@@ -8,8 +8,9 @@ file that is rewritten gets a new key and is hashed again. The cache lives in
 ``$MMMU_EVAL_CACHE`` (default ``$XDG_CACHE_HOME/mmmu-eval``, else ``~/.cache/mmmu-eval``); when it
 cannot be read or written the digest is simply computed, never wrong.
 
->>> files_digest([Path("a.parquet"), Path("b.parquet")])
-'9f86d08...'
+>>> _ = Path("a.parquet").write_bytes(b"one"), Path("b.parquet").write_bytes(b"two")
+>>> files_digest([Path("a.parquet"), Path("b.parquet")]) == hashlib.sha256(b"onetwo").hexdigest()
+True
 """
 
 from __future__ import annotations

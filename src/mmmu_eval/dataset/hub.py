@@ -162,8 +162,10 @@ def download(
     naming the commit, so ``load_dataset(..., data=dest)`` reads them offline and reports the
     commit they came from. Returns the benchmark's folder.
 
-    >>> download("mmmu", split="validation", subjects=["acc"], dest="mmmu-data")  # doctest: +SKIP
-    PosixPath('mmmu-data/MMMU')
+    For example (it reaches the hub, so it is a sketch, not a doctest)::
+
+        download("mmmu", split="validation", subjects=["acc"], dest="mmmu-data")
+        # returns PosixPath('mmmu-data/MMMU')
     """
     selection = layout.select(benchmark, split, setting, subjects)
     got = fetch(selection, revision)

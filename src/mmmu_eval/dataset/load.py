@@ -94,9 +94,10 @@ def load_dataset(
         ConfigError: an unknown benchmark, split, setting or subject, or a bad ``data``.
         DataError: the files cannot be found or read at all.
 
-    >>> ds = load_dataset("mmmu", split="dev", data="sample", subjects=["acc"])
-    >>> ds.items[0].id
-    'dev_Accounting_1'
+    Examples:
+        >>> ds = load_dataset("mmmu", split="dev", data="sample", subjects=["acc"])
+        >>> ds.items[0].id
+        'dev_Accounting_1'
     """
     selection = layout.select(benchmark, split, setting, subjects)
     source, rev, files = _locate(selection, data, revision)

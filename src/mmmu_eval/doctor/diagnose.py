@@ -5,8 +5,16 @@ The diagnosis is the run's figure with its 95% interval, the causes found in the
 interval and which causes together could cover the gap. "Could cover" is a bound: the causes,
 largest first, are added until the items they concern (each counted once) reach the gap.
 
->>> diagnosis = diagnose("runs/qwen-val", published="Qwen-VL-7B-Chat")
->>> [(c.cause, c.points) for c in diagnosis.causes], diagnosis.published["inside_interval"]
+The random baseline on the bundled sample against a published 58.6: the gap is far outside the
+interval, and the subset alone (40 of the 900 validation items) could account for it:
+
+>>> from mmmu_eval import evaluate
+>>> run = evaluate(model="random", benchmark="mmmu", split="validation", data="sample", out="runs/random-val")
+>>> diagnosis = diagnose(run.run_dir, published=58.6)
+>>> [(c.cause, c.points) for c in diagnosis.causes]
+[('coverage', 86.0), ('unparsed', 0.0)]
+>>> diagnosis.published["inside_interval"], diagnosis.published["covered_by"]
+(False, ['coverage'])
 """
 
 from __future__ import annotations

@@ -18,6 +18,7 @@ names the item, handed to ``on_problem`` (default: a warning in the log), and th
 
 from __future__ import annotations
 
+import json
 import logging
 import random
 from collections.abc import Callable, Iterator, Sequence
@@ -106,8 +107,9 @@ def examples(
 
     Returns:
         An iterator of dicts: ``id``; ``prompt`` (OpenAI chat messages, images as data URLs);
-        ``answer`` (the gold letter, or the gold text of an open question; a list when several
-        answers are accepted); ``info`` (id, benchmark, split, setting, subject, discipline,
+        ``answer`` (the gold letter, or the gold text of an open question; when several answers
+        are accepted, their JSON list as a string, so the column has one type and
+        ``datasets.Dataset.from_list`` takes the rows: ``info["answers"]`` holds the list); ``info`` (id, benchmark, split, setting, subject, discipline,
         question_type, options, answers, img_type, topic_difficulty, subfield, notes).
 
     Raises:
@@ -115,6 +117,7 @@ def examples(
 
     >>> first = next(examples("mmmu", split="dev", data="sample"))
     >>> first["prompt"][0]["content"][0]["type"], first["answer"]
+    ('image_url', '140')
     """
     report = on_problem or _log_problem
     for example in iter_examples(
@@ -188,8 +191,21 @@ def to_example(item: Item, protocol: EvalProtocol, *, max_image_pixels: int | No
         "subfield": item.subfield,
         "notes": [*item.notes, *notes],
     }
-    answer: str | list[str] | None = answers[0] if len(answers) == 1 else (answers or None)
-    return {"id": item.id, "prompt": messages, "answer": answer, "info": info}
+    return {"id": item.id, "prompt": messages, "answer": answer_text(answers), "info": info}
+
+
+def answer_text(answers: Sequence[str]) -> str | None:
+    """An example's ``answer``: the one accepted answer, or the JSON list of several.
+
+    One type per column (a string, or None without a gold) is what Arrow and so
+    ``datasets.Dataset.from_list``, TRL and verifiers take; the list stays in ``info["answers"]``.
+
+    >>> answer_text(["B"]), answer_text(["Paris", "paris, france"]), answer_text([])
+    ('B', '["Paris", "paris, france"]', None)
+    """
+    if not answers:
+        return None
+    return answers[0] if len(answers) == 1 else json.dumps(list(answers), ensure_ascii=False)
 
 
 def item_from_info(info: dict[str, Any]) -> Item:

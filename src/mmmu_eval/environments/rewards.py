@@ -51,7 +51,10 @@ def reward(completion: Completion, example: Mapping[str, Any]) -> float:
             the last assistant message is read).
         example: a dict from ``examples`` (only its ``info`` is read).
 
-    >>> reward("The answer is \\\\boxed{B}.", example)
+    >>> from mmmu_eval.environments import examples
+    >>> example = next(examples("mmmu", split="dev", data="sample"))   # an open question, gold 140
+    >>> reward("The answer is \\\\boxed{140}.", example), reward("The answer is \\\\boxed{B}.", example)
+    (1.0, 0.0)
     """
     return scores(completion, example)["boxed_correct"]
 

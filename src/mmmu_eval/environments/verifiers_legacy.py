@@ -45,8 +45,7 @@ def load_environment(env_id: str, **args: Any) -> Any:
     rows = [
         {
             "prompt": example["prompt"],
-            # One type per column: an open question's several accepted answers travel as JSON.
-            "answer": example["answer"] if isinstance(example["answer"], str) else json.dumps(example["answer"]),
+            "answer": example["answer"],
             "info": json.dumps(example["info"]),
         }
         for example in examples(env_id, **args)

@@ -56,8 +56,8 @@ CONNECT_TIMEOUT_S = 30.0
 class ItemData(vf.TaskData):
     """One item's task: the prompt (``TaskData.prompt``), its gold answer and its facts."""
 
-    answer: str | list[str] | None = None
-    """The gold letter, or the gold text of an open question (a list when several are accepted)."""
+    answer: str | None = None
+    """The gold letter, or the gold text of an open question (the JSON list when several are accepted)."""
     info: dict[str, Any] = Field(default_factory=dict)
     """The example's ``info``: id, benchmark, split, setting, subject, options, question_type ..."""
     problem: str | None = None

@@ -13,8 +13,9 @@ Each step reads ``--data`` (``source.py``) and writes ``--out`` in the hub's MMM
 report (``report.py``); ``pipeline.py`` runs all three. The output is what ``mmmu-eval run
 --benchmark mmmu-pro --data OUT`` evaluates.
 
->>> result = harden_filter("sample", "hard", models="frequent,frequent,frequent,random")
+>>> result = harden_filter("sample", "hard", models="frequent,frequent,frequent,random", trials=2, limit=8)
 >>> result.status, result.out
+('complete', PosixPath('hard'))
 """
 
 from mmmu_eval.harden.augment import harden_apply, harden_apply_async, harden_augment, harden_augment_async

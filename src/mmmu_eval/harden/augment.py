@@ -20,10 +20,10 @@ When the input's record names filter models, they answer the augmented set text-
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
 from typing import Any, Sequence
 
+from mmmu_eval.aio import run_coroutine
 from mmmu_eval.backends.registry import make_backend
 from mmmu_eval.config import RunConfig
 from mmmu_eval.errors import ConfigError
@@ -86,7 +86,9 @@ async def harden_augment_async(
             ``""`` for none); check_trials: their trials (default: the filter's).
         split, subjects, limit, default_subject: which questions of ``data`` are read (``read_source``).
 
-    >>> result = harden_augment("hard", "hard", model="openai:gpt-4o")
+    For example (it asks a server, so it is a sketch, not a doctest)::
+
+        result = harden_augment("hard", "hard", model="openai:gpt-4o")
     """
     if position_dependent not in POLICIES:
         raise ConfigError(f"--position-dependent {position_dependent!r} is not one of {', '.join(POLICIES)}")
@@ -165,7 +167,9 @@ async def harden_apply_async(
         decisions: the decisions file.
         check_models, check_trials, split, subjects, limit, default_subject: as for ``harden_augment_async``.
 
-    >>> result = harden_apply("hard", "hard", "decisions.json")
+    For example, after a reviewer saved decisions.json from review.html::
+
+        result = harden_apply("hard", "hard", "decisions.json")
     """
     source = read_source(data, setting="standard-4", split=split, subjects=subjects, limit=limit, default_subject=default_subject)
     decisions_file = Path(decisions)
@@ -383,9 +387,9 @@ async def _check(out: Path, record: Record, digest: str, check_models, check_tri
 
 def harden_augment(data: str | Path, out: str | Path, **options: Any) -> StepResult:
     """``harden_augment_async`` for scripts and the CLI (see it for the arguments)."""
-    return asyncio.run(harden_augment_async(data, out, **options))
+    return run_coroutine(harden_augment_async(data, out, **options))
 
 
 def harden_apply(data: str | Path, out: str | Path, decisions: str | Path, **options: Any) -> StepResult:
     """``harden_apply_async`` for scripts and the CLI (see it for the arguments)."""
-    return asyncio.run(harden_apply_async(data, out, decisions, **options))
+    return run_coroutine(harden_apply_async(data, out, decisions, **options))

@@ -11,8 +11,11 @@ Pure functions: a reply text, the item and the number needed in; a ``Proposal`` 
 - it is a number (with or without units) equal in value to the correct answer (``0.5 m`` for
   ``1/2 m``, ``50%`` for ``0.5``), or to another option (``numbers_equal``).
 
->>> check_reply('["7", "12", "0.50"]', item, 3)   # item options ['1/2', '3', '4'], answer A
-Proposal(accepted=('7', '12'), error='2 usable of 3 needed ...')
+>>> from mmmu_eval.records import Item
+>>> item = Item("x_1", "mmmu", "validation", None, "Math", "Science", "What is 2/4?", ("1/2", "3", "4"), "A",
+...             "multiple-choice", ())
+>>> check_reply('["7", "12", "0.50"]', item, 3)
+Proposal(accepted=('7', '12'), rejected=(('0.50', 'the correct answer (A) written another way'),), error="2 usable option(s) of 3 needed (rejected '0.50': the correct answer (A) written another way)")
 """
 
 from __future__ import annotations

@@ -20,7 +20,6 @@ is unasked (a run stopped early) nothing is written but the record: the set is n
 
 from __future__ import annotations
 
-import asyncio
 import math
 import random
 from collections import defaultdict
@@ -28,6 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Sequence
 
+from mmmu_eval.aio import run_coroutine
 from mmmu_eval.errors import ConfigError
 from mmmu_eval.harden.outdir import StepResult, config_entry, open_out, settle_later_steps
 from mmmu_eval.harden.problems import Problem
@@ -158,7 +158,9 @@ async def harden_filter_async(
     Returns:
         The StepResult; ``exit_status`` 1 when trials remain or items were left out.
 
-    >>> result = harden_filter("sample", "hard", models="frequent,frequent,frequent,random")
+    >>> result = harden_filter("sample", "hard", models="frequent,frequent,frequent,random", trials=2, limit=8)
+    >>> result.status, result.exit_status
+    ('complete', 0)
     """
     chosen = models if models and isinstance(models, (list, tuple)) and isinstance(models[0], Model) else parse_models(models, base_urls)  # type: ignore[arg-type]
     settings = TrialSettings(trials, seed, 1.0 if temperature is None else temperature, dict(run_settings or {}))
@@ -291,4 +293,4 @@ def _finished(previous: dict[str, Any], section: dict[str, Any], staging: Path, 
 
 def harden_filter(data: str | Path, out: str | Path, **options: Any) -> StepResult:
     """``harden_filter_async`` for scripts and the CLI (see it for the arguments)."""
-    return asyncio.run(harden_filter_async(data, out, **options))
+    return run_coroutine(harden_filter_async(data, out, **options))

@@ -5,17 +5,19 @@ so the result is the same as running the three commands one after the other with
 ``--data OUT --out OUT``, and running ``all`` again resumes whichever step had not finished.
 A step that ends incomplete (trials or proposals not yet asked) stops the chain there.
 
->>> result = harden_all("sample", "hard", models="frequent,frequent,frequent,random", augment_model="openai:gpt-4o")
+For example (the augment step asks a server, so this is a sketch, not a doctest)::
+
+    result = harden_all("sample", "hard", models="frequent,frequent,frequent,random", augment_model="openai:gpt-4o")
 """
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
 from typing import Any, Sequence
 
 from rich.console import Console
 
+from mmmu_eval.aio import run_coroutine
 from mmmu_eval.harden.augment import harden_augment_async
 from mmmu_eval.harden.filter import PER_SUBJECT, harden_filter_async
 from mmmu_eval.harden.outdir import StepResult
@@ -85,4 +87,4 @@ async def harden_all_async(
 
 def harden_all(data: str | Path, out: str | Path, **options: Any) -> StepResult:
     """``harden_all_async`` for scripts and the CLI (see it for the arguments)."""
-    return asyncio.run(harden_all_async(data, out, **options))
+    return run_coroutine(harden_all_async(data, out, **options))

@@ -12,7 +12,9 @@ next attempt, up to ``attempts``. So:
   resumed run; an unusable reply is not, it already used its attempt);
 - after the last attempt an item is a reported error, never padded with made-up options.
 
->>> outcomes = await propose(items, needs, backend, store, settings)
+Inside the augment step (a sketch; ``augment.py`` builds each argument)::
+
+    outcomes = await propose(items, needs, backend, store, settings)
 """
 
 from __future__ import annotations

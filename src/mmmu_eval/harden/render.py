@@ -23,6 +23,7 @@ from typing import Any, Sequence
 
 from rich.console import Console
 
+from mmmu_eval.aio import run_coroutine
 from mmmu_eval.atomic import write_atomically
 from mmmu_eval.errors import ConfigError, DataError
 from mmmu_eval.harden.browser import Screenshotter
@@ -70,7 +71,9 @@ async def harden_render_async(
         backgrounds: names from ``page.BACKGROUNDS`` (default all).
         photo_share: the share of pages made photos of a screen (``photo.py``), 0 to 1.
 
-    >>> result = harden_render("hard", "hard")
+    For example, on the output of an augment step (headless Chromium; a sketch, not a doctest)::
+
+        result = harden_render("hard", "hard")
     """
     chosen_fonts = tuple(fonts) if fonts else installed_fonts()
     if not chosen_fonts:
@@ -227,4 +230,4 @@ def _store(work: Path, item: Item, style: Style, png: bytes, redrawn: Sequence[s
 
 def harden_render(data: str | Path, out: str | Path, **options: Any) -> StepResult:
     """``harden_render_async`` for scripts and the CLI (see it for the arguments)."""
-    return asyncio.run(harden_render_async(data, out, **options))
+    return run_coroutine(harden_render_async(data, out, **options))

@@ -9,7 +9,17 @@ missing number of wrong options as a JSON list, so the answer can be checked mec
 
 Pure functions, like the rest of the prompt stage: an Item in, a Request out.
 
+>>> from mmmu_eval.records import Item
+>>> item = Item("x_1", "mmmu", "validation", None, "Math", "Science", "What is 2/4?", ("1/2", "3", "4"), "A",
+...             "multiple-choice", ())
 >>> request = distractor_request(item, count=6, attempt=1, generation=GenerationSettings(temperature=0.7))
+>>> request
+Request('x_1#1', 1 parts, 0 images)
+>>> print(request.text)
+You are helping to make a multiple-choice exam question harder to guess. Write 6 new wrong answer options ...
+Correct answer: A. 1/2
+...
+Reply with a JSON list of exactly 6 strings and nothing else, for example: ["...", "..."]
 """
 
 from __future__ import annotations

@@ -5,8 +5,11 @@ two pure functions that turn an Item into what a model is asked.
 references to them. Which template a benchmark uses lives in its own module (``mmmu.py``,
 ``mmmu_pro.py``); where images go lives in ``layout.py``.
 
+>>> from mmmu_eval.dataset import load_dataset
+>>> item = load_dataset("mmmu-pro", setting="standard-10", data="sample").items[0]
 >>> protocol = EvalProtocol("mmmu-pro", "standard-10", "direct")
->>> request = build_request(item, protocol)          # Request(item.id, parts, choices, ...)
+>>> build_request(item, protocol)          # the item's id, its text and image parts
+Request('test_Accounting_3', 3 parts, 1 images)
 """
 
 from __future__ import annotations
@@ -210,7 +213,12 @@ def prompt_text(item: Item, protocol: EvalProtocol) -> str:
     Returns:
         e.g. ``"Cost?\\n(A) $6\\n(B) $7\\n\\nAnswer with the option's letter from the given choices directly."``
 
-    >>> prompt_text(item, EvalProtocol("mmmu", None, "direct"))
+    Examples:
+        >>> from mmmu_eval.dataset import find_item, load_dataset
+        >>> item = find_item(load_dataset("mmmu", split="dev", data="sample"), "dev_Art_1")
+        >>> print(prompt_text(item, EvalProtocol("mmmu", None, "direct")))
+        Name the shape drawn in <image 1>.
+        Answer the question using a single word or phrase.
     """
     _check_item(item, protocol)
     if protocol.benchmark == "mmmu":
@@ -231,8 +239,12 @@ def build_request(item: Item, protocol: EvalProtocol) -> Request:
     Returns:
         A Request with the item's choice letters, the protocol's system message and settings.
 
-    >>> request = build_request(item, EvalProtocol("mmmu-pro", "vision", "cot"))
-    >>> [type(p).__name__ for p in request.parts]      # ['TextPart', 'ImagePart']
+    Examples:
+        >>> from mmmu_eval.dataset import load_dataset
+        >>> item = load_dataset("mmmu-pro", setting="vision", data="sample").items[0]
+        >>> request = build_request(item, EvalProtocol("mmmu-pro", "vision", "cot"))
+        >>> [type(p).__name__ for p in request.parts]      # the instruction, then the screenshot
+        ['TextPart', 'ImagePart']
     """
     _check_item(item, protocol)
     if protocol.benchmark == "mmmu":

@@ -179,8 +179,13 @@ def compare_runs(
         ConfigError: the benchmarks, splits, settings, protocol fingerprints or scorings differ and
             that was not allowed; or the runs share no scored item.
 
+    >>> from mmmu_eval import evaluate
+    >>> from mmmu_eval.report.results import read_results
+    >>> _ = evaluate(model="random", benchmark="mmmu", split="validation", data="sample", out="runs/a")
+    >>> _ = evaluate(model="frequent", benchmark="mmmu", split="validation", data="sample", out="runs/b")
     >>> c = compare_runs(read_results("runs/a"), read_results("runs/b"))
-    >>> c.difference, c.ci95, c.p_value
+    >>> c.difference, c.ci95, c.p_value          # a - b, its paired 95% interval, exact McNemar
+    (-0.2, (-0.325, -0.075), 0.03857421875)
     """
     warnings: list[str] = []
     where_a, where_b = _where(a), _where(b)

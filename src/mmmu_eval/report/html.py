@@ -283,7 +283,9 @@ def render_html(
     To write it, prefer ``store.write_stream("report.html", html_chunks(...))``: the page with
     its images (up to 64 MiB of them) is then never in memory at once.
 
-    >>> html = render_html(results, items, responses, scoring, manifest, prompts={})
+    With a run's pieces (as ``run/outputs.py`` gathers them; a sketch)::
+
+        html = render_html(results, items, responses, scoring, manifest, prompts={})
     """
     return "".join(html_chunks(results, items, responses, scoring, manifest, prompts=prompts,
                                images=images, image_budget=image_budget, harness=harness))
@@ -315,7 +317,9 @@ def html_chunks(
         image_budget: most bytes of embedded images.
         harness: a rescored run's ``harness`` section of results.json (``html_harness.py``).
 
-    >>> store.write_stream("report.html", html_chunks(results, items, responses, scoring, manifest, prompts={}))
+    As ``run/outputs.py`` writes it (a sketch)::
+
+        store.write_stream("report.html", html_chunks(results, items, responses, scoring, manifest, prompts={}))
     """
     rows = item_rows(items, responses, scoring, prompts, images=images, image_budget=image_budget, embed=False)
     mark_loose_images(rows, items, manifest)

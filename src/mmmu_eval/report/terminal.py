@@ -30,8 +30,11 @@ from mmmu_eval.score.headline import HEADLINE_SETTINGS
 def official_rows(results: Results) -> list[tuple[str, int, float]]:
     """The official table's rows: (name, data num, acc rounded to 3 places).
 
-    >>> official_rows(results)[:2]
-    [('Overall-Art and Design', 120, 0.292), ('Art', 30, 0.3)]
+    >>> from mmmu_eval import evaluate
+    >>> from mmmu_eval.report.results import read_results
+    >>> _ = evaluate(model="random", benchmark="mmmu", split="validation", data="sample", out="runs/a")
+    >>> official_rows(read_results("runs/a"))[:2]
+    [('Overall-Art and Design', 8, 0.0), ('Art', 4, 0.0)]
     """
     subjects_by_discipline: dict[str, list[str]] = {}
     for subject in results["by_subject"]:
@@ -217,7 +220,14 @@ def usage_table(results: Results) -> Table | None:
 def print_results(results: Results, console: Console) -> None:
     """Print the headline, the official table, the breakdowns and the parse statistics.
 
-    >>> print_results(read_results("runs/sample-random"), Console())
+    >>> from mmmu_eval import evaluate
+    >>> from mmmu_eval.report.results import read_results
+    >>> _ = evaluate(model="random", benchmark="mmmu", split="validation", data="sample", out="runs/a")
+    >>> import io
+    >>> out = io.StringIO()
+    >>> print_results(read_results("runs/a"), Console(file=out, width=100))
+    >>> out.getvalue().splitlines()[0]
+    'MMMU validation · random: 10.0% (95% CI 2.5–17.5, 4/40)'
     """
     console.print(f"[bold]{escape(headline_text(results))}[/bold]")
     for style, line in caveat_lines(results):

@@ -14,7 +14,10 @@ records them in its manifest's ``preflight`` (``add_probes``).
 An item whose request could not be built (a missing image) is stored as an ``error`` response
 with the note ``records.NOT_SENT``: it is counted among the errors, but no request went out for it.
 
->>> usage_summary(store.responses().values(), price_input=2.5, price_output=10.0)["cost"]["total_usd"]
+>>> responses = [Response("a", "ok", text="A", prompt_tokens=1000, completion_tokens=10),
+...              Response("b", "ok", text="B", prompt_tokens=3000, completion_tokens=30)]
+>>> usage_summary(responses, price_input=2.5, price_output=10.0)["cost"]["total_usd"]   # USD per million tokens
+0.0104
 """
 
 from __future__ import annotations

@@ -11,11 +11,22 @@ A malformed row is reported in ``problems`` and nothing is scored from it (the o
 keep the official code's behaviour: such a row is scored as that code scores it, or wrong where
 it would crash). A row that matches no item is named in ``unjoined``.
 
->>> result = rescore("example_outputs/qwen_vl", format="official-mmmu")
->>> result.scoring.aggregates["official"].overall.correct
-325
->>> result = rescore("logs/20250101_samples_mmmu_val.jsonl", data="hub")
->>> result.explanation.by_cause.keys()
+Three ``{"id", "response"}`` rows, with the other tool's verdicts, joined to the bundled sample:
+
+>>> import json
+>>> from pathlib import Path
+>>> rows = [{"id": "validation_Accounting_2", "response": "The answer is (B).", "correct": True},
+...         {"id": "validation_Art_2", "response": "I think it is B", "correct": True},
+...         {"id": "validation_Art_3", "response": "C", "correct": True}]   # the harness's own verdicts
+>>> _ = Path("answers.jsonl").write_text("".join(json.dumps(row) + "\\n" for row in rows))
+>>> result = rescore("answers.jsonl", data="sample", benchmark="mmmu")
+>>> result.scoring.aggregates["official"].overall
+Tally(n=3, correct=2)
+>>> [(d.id, d.cause) for d in result.explanation.by_cause["open-match"]]
+[('validation_Art_3', 'open-match')]
+
+The official repository's Qwen-VL outputs (a folder of ``<Subject>/output.json``) give its
+325 of 900, as the official code does: ``rescore("qwen_vl", format="official-mmmu")``.
 """
 
 from __future__ import annotations

@@ -13,8 +13,18 @@ task, model and recorded accuracy). Two files are its own: ``harness.jsonl`` (th
 verdicts and prompts, from which the ``harness`` section is rebuilt whenever the run is scored
 again) and, for the official formats whose items come from the file, ``items.jsonl``.
 
->>> result = rescore("logs/20250101_samples_mmmu_val.jsonl", data="hub")
->>> write_rescored_run(result, "runs/qwen-lmms-eval").results["harness"]["causes"]
+>>> import json
+>>> from pathlib import Path
+>>> rows = [{"id": "validation_Accounting_2", "response": "The answer is (B).", "correct": True},
+...         {"id": "validation_Art_2", "response": "I think it is B", "correct": True},
+...         {"id": "validation_Art_3", "response": "C", "correct": True}]   # the harness's own verdicts
+>>> _ = Path("answers.jsonl").write_text("".join(json.dumps(row) + "\\n" for row in rows))
+>>> from mmmu_eval.rescore.read import rescore
+>>> run = write_rescored_run(rescore("answers.jsonl", data="sample", benchmark="mmmu"), "runs/rescored")
+>>> run.results["harness"]["causes"]["open-match"]["harness_only_right"]
+1
+>>> sorted(p.name for p in Path("runs/rescored").iterdir())
+['harness.jsonl', 'manifest.json', 'predictions.jsonl', 'report.html', 'responses.jsonl', 'results.json']
 """
 
 from __future__ import annotations

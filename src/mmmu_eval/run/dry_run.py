@@ -5,8 +5,12 @@ up to the backend (load items, select, protocol, requests, the run directory's r
 then counts instead of sending: requests, images, bytes, and an estimate of the prompt tokens.
 It writes nothing and imports no model code, so it is safe to run before a long or paid run.
 
->>> plan = plan_run(RunConfig(model="openai:gpt-4o", benchmark="mmmu-pro", data="sample"))
->>> print("\\n".join(plan.lines()))
+>>> plan = plan_run(RunConfig(model="openai:gpt-4o", benchmark="mmmu-pro", data="sample", out="runs/gpt-4o"))
+>>> print("\\n".join(plan.lines()[:4]))
+dry run: nothing is sent and nothing is written (runs/gpt-4o would hold the run)
+mmmu-pro standard-10, prompt direct, official, fingerprint ..., model openai:gpt-4o
+items        24 selected
+requests     24, after 1 preflight probe(s)
 
 The stages before a backend are ``prepare.prepare_run`` and the resume rules ``resume``, as
 ``evaluate`` runs them.

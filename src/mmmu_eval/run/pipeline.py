@@ -8,8 +8,9 @@ the call you care about. The stages before the backend are ``prepare.prepare_run
 run builds its backend first and asks the server for its model list while they run. The CLI's ``mmmu-eval run`` builds a RunConfig and calls ``evaluate``,
 so a notebook and a shell get the same run.
 
->>> result = evaluate(model="random", benchmark="mmmu", data="sample", split="dev")
+>>> result = evaluate(model="random", benchmark="mmmu", data="sample", split="dev", out="runs/dev-random")
 >>> result.results["overall"]["accuracy"], result.run_dir
+(0.05, PosixPath('runs/dev-random'))
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from mmmu_eval.backends.base import PREFLIGHT_SENT, Backend
 from mmmu_eval.backends.registry import make_backend, make_backend_before_data
 from mmmu_eval.clock import utc_now
 from mmmu_eval.config import RunConfig
+from mmmu_eval.aio import run_coroutine
 from mmmu_eval.errors import ConfigError, DataError
 from mmmu_eval.run.finished import finished_result
 from mmmu_eval.run.dry_run import RunPlan, plan_run
@@ -83,15 +85,15 @@ def evaluate(config: RunConfig | None = None, /, **overrides: Any) -> RunResult:
         ConfigError: a wrong setup, found before the first request.
         RunInterrupted: Ctrl-C; what was answered is stored, and the same call resumes.
 
-    >>> result = evaluate(model="random", benchmark="mmmu-pro", setting="vision", data="sample")
-    >>> result.counts
+    Examples:
+        >>> result = evaluate(model="random", benchmark="mmmu-pro", setting="vision", data="sample", out="runs/v")
+        >>> result.counts
+        {'items': 24, 'ok': 24, 'truncated': 0, 'error': 0, 'missing': 0}
     """
     display = overrides.pop("display", None)
     config, model = resolve_config(config, overrides)
-    if _loop_running():
-        raise ConfigError("evaluate() was called inside a running event loop (a notebook?); use: await evaluate_async(...)")
     try:
-        return asyncio.run(evaluate_async(config, model=model, display=display))
+        return run_coroutine(evaluate_async(config, model=model, display=display))
     except KeyboardInterrupt as exc:
         if isinstance(exc, RunInterrupted):
             raise
@@ -105,7 +107,10 @@ async def evaluate_async(config: RunConfig | None = None, /, **overrides: Any) -
     ``keep_backend=True`` leaves a Backend object given as ``model`` open at the end, for a
     caller that shares it between runs (``evaluate_suite``) and closes it itself.
 
-    >>> result = await evaluate_async(model="openai:gpt-4o", data="sample", limit=5)
+    Examples:
+        >>> result = asyncio.run(evaluate_async(model="random", data="sample", limit=5, out="runs/five"))
+        >>> result.counts["ok"]          # in a notebook's running loop: ``await evaluate_async(...)``
+        5
     """
     display = overrides.pop("display", None)
     keep_backend = bool(overrides.pop("keep_backend", False))
@@ -259,11 +264,3 @@ def _without_secret(manifest: dict[str, Any], config: RunConfig) -> dict[str, An
         return manifest
     log.warning("a backend described itself with the API key in it; it is blanked in manifest.json")
     return json.loads(text.replace(key, "<redacted>"))
-
-
-def _loop_running() -> bool:
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        return False
-    return True

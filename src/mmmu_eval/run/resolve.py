@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from mmmu_eval.backends.custom import as_backend, model_spec
 from mmmu_eval.config import RunConfig
 from mmmu_eval.errors import ConfigError, did_you_mean
 
@@ -25,16 +26,17 @@ __all__ = ["default_run_name", "parse_shard", "resolve_config", "slug"]
 def resolve_config(config: RunConfig | None, overrides: Mapping[str, Any]) -> tuple[RunConfig, str | Backend]:
     """One RunConfig from a config and keyword overrides, read leniently, with ``out`` decided.
 
-    Returns the config and the model to build: its spec string, or the Backend object given.
+    Returns the config and the model to build: its spec string, or the model object given (a
+    Backend, an object with ``generate``, a chat function) as a Backend (``backends/custom.py``).
     """
     overrides = dict(overrides)
     known = {f.name for f in dataclasses.fields(RunConfig)}
     for key in overrides:
         if key not in known:
             raise ConfigError(f"unknown run setting {key!r}{did_you_mean(key, sorted(known))}")
-    model: str | Backend | None = overrides.get("model")
+    model: object = overrides.get("model")
     if model is not None and not isinstance(model, str):
-        overrides["model"] = str(getattr(model, "spec", type(model).__name__))
+        overrides["model"] = model_spec(model)
     for key in ("subjects", "ids", "base_urls", "parsers"):
         if isinstance(overrides.get(key), str):
             overrides[key] = tuple(v for v in overrides[key].split(",") if v)
@@ -53,7 +55,9 @@ def resolve_config(config: RunConfig | None, overrides: Mapping[str, Any]) -> tu
         config = dataclasses.replace(config, **overrides)
     if config.out is None:
         config = dataclasses.replace(config, out=Path("runs") / default_run_name(config))
-    return config, (model if model is not None and not isinstance(model, str) else config.model)
+    if model is None or isinstance(model, str):
+        return config, config.model
+    return config, as_backend(model, concurrency=config.concurrency, max_image_pixels=config.max_image_pixels)
 
 
 def parse_shard(text: str) -> tuple[int, int]:

@@ -18,8 +18,10 @@ backend's. What the runner adds:
   instead of spending every remaining item's retries on it; the items not yet answered are left
   unasked, so the same command (``--resume``) takes them up once the server is back.
 
->>> summary = await run_requests(backend, requests, store, display=ProgressDisplay())
->>> summary.ok, summary.errors
+As ``evaluate_async`` drives it (a sketch)::
+
+    summary = await run_requests(backend, requests, store, display=ProgressDisplay())
+    summary.ok, summary.errors
 """
 
 from __future__ import annotations

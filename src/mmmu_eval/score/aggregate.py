@@ -6,8 +6,14 @@ pooled items, so each group here is a plain (n, correct) tally. Denominators are
 present: an item without a verdict (a failed or missing response) drops out of every count, as a
 missing prediction does in the official code.
 
->>> agg = aggregate(items, verdicts)
+>>> from mmmu_eval.dataset import load_dataset
+>>> from mmmu_eval.records import Response
+>>> items = load_dataset("mmmu", split="validation", data="sample").items
+>>> from mmmu_eval.score.scorer import score_responses
+>>> scoring = score_responses(items, {it.id: Response(it.id, "ok", text="The answer is (A).") for it in items})
+>>> agg = aggregate(items, scoring.verdicts["official"])
 >>> agg.overall.accuracy, agg.by_subject["Art"].n
+(0.15, 4)
 """
 
 from __future__ import annotations
@@ -70,8 +76,13 @@ def aggregate(items: Sequence[Item], verdicts: Mapping[str, Verdict]) -> Aggrega
     Returns:
         The Aggregate; ``overall`` is the instance-weighted accuracy over the scored items.
 
+    >>> from mmmu_eval.dataset import load_dataset
+    >>> from mmmu_eval.records import Response
+    >>> items = load_dataset("mmmu", split="validation", data="sample").items
+    >>> from mmmu_eval.score.scorer import score_responses
+    >>> scoring = score_responses(items, {it.id: Response(it.id, "ok", text="The answer is (A).") for it in items})
     >>> aggregate(items, scoring.verdicts["official"]).by_discipline["Business"].accuracy
-    0.3
+    0.25
     """
     scored = [(item, verdicts[item.id].correct) for item in items if item.id in verdicts]
     return Aggregate(

@@ -21,8 +21,7 @@ other          none of the above explains it
 ``explain`` is pure: the items, the Scoring and the harness's verdicts in, an ``Explanation`` out.
 It is rebuilt whenever a rescored run is scored again, so it always describes the current scoring.
 
->>> explanation = explain(items, scoring, harness, responses, recorded=None, harness_name="lmms-eval")
->>> explanation.by_cause["letter"]
+``rescore.read.rescore`` calls it; its docstring shows an explanation built from three rows.
 """
 
 from __future__ import annotations

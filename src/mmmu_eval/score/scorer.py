@@ -15,8 +15,15 @@ Fallback policies (docs/scoring.md):
 Under both, ``deterministic_correct`` counts fallbacks wrong and ``expected_correct`` credits
 each fallback with 1/number-of-options, so every result can be read without the lottery.
 
+>>> from mmmu_eval.dataset import load_dataset
+>>> from mmmu_eval.records import Response
+>>> items = load_dataset("mmmu", split="validation", data="sample").items
+>>> responses = {it.id: Response(it.id, "ok", text="Not sure.") for it in items}   # nothing to parse
 >>> scoring = score_responses(items, responses, parsers=("official", "strict"))
->>> scoring.aggregates["official"].overall.accuracy, scoring.fallbacks
+>>> scoring.fallbacks, scoring.deterministic_correct      # all 26 multiple-choice items fell back
+(26, 0)
+>>> scoring.aggregates["official"].overall.accuracy, scoring.aggregates["strict"].overall.accuracy
+(0.25, 0.0)
 """
 
 from __future__ import annotations
@@ -100,8 +107,13 @@ def score_responses(
     Raises:
         ConfigError: an unknown parser or fallback policy.
 
-    >>> scoring = score_responses(items, responses)
-    >>> scoring.deterministic_correct, scoring.fallbacks
+    Examples:
+        >>> from mmmu_eval.dataset import load_dataset
+        >>> from mmmu_eval.records import Response
+        >>> items = load_dataset("mmmu", split="validation", data="sample").items
+        >>> scoring = score_responses(items, {it.id: Response(it.id, "ok", text="The answer is (A).") for it in items})
+        >>> scoring.deterministic_correct, scoring.fallbacks
+        (6, 0)
     """
     parsers = _check_parsers(parsers)
     if fallback not in FALLBACK_POLICIES:

@@ -5,8 +5,9 @@ from there again. A rescore of the official repository's output files builds its
 file's rows (their options and gold answers are what the official scorer used), and no dataset
 holds exactly those; so the run directory keeps them, one JSON object a line, without images.
 
->>> rows = [item_to_json(it) for it in items]
->>> [item_from_json(r, "items.jsonl:1") for r in rows] == list(items)
+>>> item = Item("validation_Art_1", "mmmu", "validation", None, "Art", "Art and Design", "Which style?",
+...             ("Baroque", "Gothic"), "A", "multiple-choice", ())   # as built from an official row
+>>> item_from_json(item_to_json(item), "items.jsonl:1") == item
 True
 """
 

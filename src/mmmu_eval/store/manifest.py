@@ -19,8 +19,13 @@ One fallback rule for old run directories: a manifest without a ``config`` block
 whose settings sit at the top (``config`` is then the whole manifest); a missing ``protocol`` or
 ``dataset`` is an empty one. A block that is present but not an object is an error.
 
+>>> import json
+>>> from mmmu_eval import evaluate
+>>> _ = evaluate(model="random", benchmark="mmmu-pro", setting="vision", data="sample", out="runs/demo")
+>>> text = Path("runs/demo/manifest.json").read_text()
 >>> record = Manifest.from_json(json.loads(text), "runs/demo/manifest.json")
->>> record.config.get("model"), record.fingerprint, record.item_ids
+>>> record.config.get("model"), len(record.fingerprint), len(record.item_ids)
+('random', 64, 24)
 """
 
 from __future__ import annotations

@@ -25,7 +25,7 @@ Its parts: ``manifest`` (the checked manifest record and its builder), ``respons
 line of responses.jsonl), ``torn_tail`` (finding an unfinished last line), ``same_run`` (the
 rule for continuing a run).
 
->>> store = RunStore.open("runs/demo", manifest, resume=False)
+>>> store = RunStore.open("runs/demo", {"config": {"model": "random"}}, resume=False)   # a manifest
 >>> store.append(Response("dev_Art_1", "ok", text="A"))
 >>> RunStore.read("runs/demo").responses()["dev_Art_1"].text
 'A'

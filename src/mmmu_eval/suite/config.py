@@ -270,7 +270,8 @@ def plan_suite(config: SuiteConfig | None = None, /, **overrides: Any) -> list[R
     ``mmmu-eval suite --dry-run`` prints these and ``plan_totals``; nothing is written.
 
     >>> plans = plan_suite(model="openai:gpt-4o", data="sample", out="suites/x")
-    >>> plan_totals(plans)["requests"]
+    >>> plan_totals(plans)["requests"]      # 24 items in each of 6 MMMU-Pro runs, 40 in MMMU validation
+    184
     """
     from mmmu_eval.run.pipeline import plan_run
 

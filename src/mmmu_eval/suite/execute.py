@@ -11,8 +11,9 @@ the server is kept busy across runs and start-up is paid once (``plan.backend_sh
 when a backend is shared, and why local engines run one run after another). Nothing is
 re-scored for the study: it reads each run's results.json (``study.py``).
 
->>> result = evaluate_suite(model="random", data="sample", out="suites/random-sample")
->>> result.summary["table1"]["overall"]["percent"]
+>>> result = evaluate_suite(model="frequent", data="sample", out="suites/frequent-sample")
+>>> result.summary["table1"]["overall"]["percent"]    # the paper's Table 1 "Overall", in percent
+20.8
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from mmmu_eval.run.pipeline import RunResult, evaluate_async
 from mmmu_eval.backends.registry import make_backend
 from mmmu_eval.clock import utc_now
 from mmmu_eval.atomic import holds_anything, remove_leftovers
+from mmmu_eval.aio import run_coroutine
 from mmmu_eval.errors import ConfigError, MmmuEvalError, StoreError
 from mmmu_eval.run.finished import finished_result
 from mmmu_eval.run.resume import check_run_dir
@@ -131,18 +133,14 @@ def evaluate_suite(config: SuiteConfig | None = None, /, **overrides: Any) -> Su
         StoreError: a run directory holds a run under another protocol (named).
         SuiteInterrupted: Ctrl-C; what was answered is stored, and the same call resumes.
 
-    >>> evaluate_suite(model="openai:gpt-4o", out="suites/gpt-4o").table1["overall"]
+    Examples:
+        >>> suite = evaluate_suite(model="frequent", data="sample", out="suites/frequent", prompts=["direct"])
+        >>> sorted(suite.summary["runs"])          # one ordinary run directory each, under out
+        ['mmmu-validation-direct', 'standard-10-direct', 'standard-4-direct', 'vision-direct']
     """
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        pass
-    else:
-        raise ConfigError("evaluate_suite() was called inside a running event loop (a notebook?); "
-                          "use: await evaluate_suite_async(...)")
     suite_dir = Path(str(overrides.get("out") or (config.out if config else "suites")))
     try:
-        return asyncio.run(evaluate_suite_async(config, **overrides))
+        return run_coroutine(evaluate_suite_async(config, **overrides))
     except KeyboardInterrupt as exc:
         if isinstance(exc, SuiteInterrupted):
             raise

@@ -241,7 +241,12 @@ def render_suite_html(summary: Mapping[str, Any], records: Sequence[RunRecord], 
                       image_budget: int = IMAGE_BUDGET) -> str:
     """The whole suite page as one string (``summary`` is suite.json, ``records`` its runs).
 
-    >>> page = render_suite_html(summary, suite_records(suite_dir, runs))
+    >>> from mmmu_eval.suite.execute import evaluate_suite
+    >>> suite = evaluate_suite(model="frequent", data="sample", out="suites/frequent", prompts=["direct"])
+    >>> from mmmu_eval.suite.run_records import suite_records
+    >>> page = render_suite_html(suite.summary, suite_records(suite.suite_dir))
+    >>> page.startswith("<!DOCTYPE html>"), "Frequent Choice" in page
+    (True, True)
     """
     from mmmu_eval.report.html_causes import suite_doctor_section
 

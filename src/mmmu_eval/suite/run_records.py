@@ -6,8 +6,11 @@ and its manifest, and says for each run whether it can stand in Table 1: a run t
 answers for some items (errors, items never asked, dataset rows that could not be read) gives no
 figure, and the record says how many items it lacks and why.
 
->>> records = suite_records(Path("suites/gpt-4o"), model="openai:gpt-4o")
+>>> from mmmu_eval.suite.execute import evaluate_suite
+>>> suite = evaluate_suite(model="frequent", data="sample", out="suites/frequent", prompts=["direct"])
+>>> records = suite_records(Path("suites/frequent"), model="frequent")
 >>> [(r.name, r.usable) for r in records]
+[('mmmu-validation-direct', True), ('standard-10-direct', True), ('standard-4-direct', True), ('vision-direct', True)]
 """
 
 from __future__ import annotations

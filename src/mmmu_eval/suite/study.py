@@ -22,8 +22,13 @@ What the paper reports (Yue et al., ACL 2025, arXiv:2409.02813) and how each fig
 Nothing is re-scored: every number comes from a run's results.json. A cell whose runs are
 missing or lack answers is null, and ``reasons`` says which run and how many items it lacks.
 
->>> study = build_study(suite_records(Path("suites/gpt-4o")), model="openai:gpt-4o")
+>>> from mmmu_eval.suite.execute import evaluate_suite
+>>> suite = evaluate_suite(model="frequent", data="sample", out="suites/frequent", prompts=["direct"])
+>>> from pathlib import Path
+>>> from mmmu_eval.suite.run_records import suite_records
+>>> study = build_study(suite_records(Path("suites/frequent")), model="frequent")
 >>> study["table1"]["overall"]["percent"], study["table1"]["reasons"]
+(20.8, {})
 """
 
 from __future__ import annotations

@@ -143,7 +143,13 @@ def _runs(summary: Mapping[str, Any]) -> Table:
 def print_suite(summary: Mapping[str, Any], console: Console) -> None:
     """Print the study: headline, Table 1 among the paper's rows, effects, flips, runs.
 
-    >>> print_suite(read_summary(Path("suites/random-sample")), Console())
+    >>> from mmmu_eval.suite.execute import evaluate_suite
+    >>> suite = evaluate_suite(model="frequent", data="sample", out="suites/frequent", prompts=["direct"])
+    >>> import io
+    >>> out = io.StringIO()
+    >>> print_suite(suite.summary, Console(file=out, width=120))
+    >>> out.getvalue().splitlines()[0]
+    'MMMU-Pro study · frequent: overall 20.8% (95% CI 8.3–37.5)'
     """
     table1 = summary["table1"]
     overall = table1.get("overall")

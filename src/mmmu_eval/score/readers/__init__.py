@@ -21,7 +21,9 @@ jsonl      ``{"id", "response"}`` rows
 The official repository's formats (``official-mmmu``, ``official-mmmu-eval-only``,
 ``official-mmmu-pro``) carry their items in the rows and are read by ``readers/official.py``.
 
->>> guess_format(Path("logs/20250101_samples_mmmu_val.jsonl"))
+>>> import json
+>>> _ = Path("samples_mmmu_val.jsonl").write_text(json.dumps({"doc_id": 0, "filtered_resps": ["A"]}) + "\\n")
+>>> guess_format(Path("samples_mmmu_val.jsonl"))
 ('lmms-eval', 'a JSONL row with doc_id and filtered_resps')
 """
 

@@ -9,6 +9,7 @@ text. Optional keys:
 - ``correct`` (true/false) and ``pred``: the other tool's own verdict and parsed answer, to set
   beside ours.
 
+>>> _ = Path("out.jsonl").write_text('{"id": "validation_Art_3", "response": "C", "correct": true}\\n')
 >>> read(Path("out.jsonl")).rows[0].key
 'validation_Art_3'
 """
