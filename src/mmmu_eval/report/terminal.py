@@ -225,9 +225,9 @@ def print_results(results: Results, console: Console) -> None:
     >>> _ = evaluate(model="random", benchmark="mmmu", split="validation", data="sample", out="runs/a")
     >>> import io
     >>> out = io.StringIO()
-    >>> print_results(read_results("runs/a"), Console(file=out, width=100))
+    >>> print_results(read_results("runs/a"), Console(file=out, width=140))
     >>> out.getvalue().splitlines()[0]
-    'MMMU validation · random: 10.0% (95% CI 2.5–17.5, 4/40)'
+    'MMMU validation · random: 10.0% (95% CI [2.5, 17.5], 4/40) · bundled sample: 40 synthetic items, not the benchmark'
     """
     console.print(f"[bold]{escape(headline_text(results))}[/bold]")
     for style, line in caveat_lines(results):

@@ -147,9 +147,9 @@ def print_suite(summary: Mapping[str, Any], console: Console) -> None:
     >>> suite = evaluate_suite(model="frequent", data="sample", out="suites/frequent", prompts=["direct"])
     >>> import io
     >>> out = io.StringIO()
-    >>> print_suite(suite.summary, Console(file=out, width=120))
+    >>> print_suite(suite.summary, Console(file=out, width=160))
     >>> out.getvalue().splitlines()[0]
-    'MMMU-Pro study · frequent: overall 20.8% (95% CI 8.3–37.5)'
+    'MMMU-Pro study · frequent: overall 20.8% (95% CI [8.3, 37.5]) · bundled sample: 24-40 synthetic items per run, not the benchmark'
     """
     table1 = summary["table1"]
     overall = table1.get("overall")
