@@ -57,7 +57,7 @@ def headlines(run_dir, capsys, tmp_path) -> dict[str, float]:
     """The headline accuracy as each command gives it."""
     found = {"run": json.loads((run_dir / "results.json").read_text())["overall"]["accuracy"]}
 
-    cli(capsys, "score", str(run_dir))
+    cli(capsys, "score", str(run_dir), "--save")
     found["score"] = json.loads((run_dir / "results.json").read_text())["overall"]["accuracy"]
 
     (run_dir / "results.json").unlink()  # report rebuilds it from the manifest's record
@@ -127,12 +127,12 @@ def test_a_run_with_its_own_fallback_seed_keeps_it_everywhere(tmp_path, capsys):
 
 
 def test_score_with_new_flags_becomes_the_runs_scoring(tmp_path, capsys):
-    """``score --parser strict`` rewrites results.json; report must then follow it, not the old record."""
+    """``score --parser strict --save`` rewrites results.json; report must then follow it, not the old record."""
     script, _ = boxed_script()
     run_dir = tmp_path / "boxed"
     evaluate(model=ScriptedBackend(script), benchmark="mmmu-pro", setting="standard-10", prompt="boxed",
              data="sample", out=run_dir, display=NullDisplay(), html=False)
-    out = cli(capsys, "score", str(run_dir), "--parser", "official", "--fallback", "none")
+    out = cli(capsys, "score", str(run_dir), "--parser", "official", "--fallback", "none", "--save")
     assert "the run's scoring is now: parsers official; fallback none" in out
     manifest = json.loads((run_dir / "manifest.json").read_text())
     assert manifest["scoring"]["parsers"] == ["official"] and manifest["scoring"]["fallback"] == "none"
@@ -207,7 +207,7 @@ def test_the_same_run_command_again_keeps_the_scoring_that_score_recorded(tmp_pa
                     display=NullDisplay(), html=False)
     first = evaluate(model=ScriptedBackend([*script[:5], BackendError("HTTP 503"), *script[6:]]), **settings)
     assert first.counts["error"] == 1
-    cli(capsys, "score", str(run_dir), "--parser", "official", "--fallback", "none")
+    cli(capsys, "score", str(run_dir), "--parser", "official", "--fallback", "none", "--save")
 
     second = evaluate(model=ScriptedBackend([script[5]]), resume=True, **settings)
     assert second.counts["ok"] == len(ITEMS)

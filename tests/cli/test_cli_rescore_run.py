@@ -71,7 +71,7 @@ def test_report_score_and_html_keep_the_harness(rescored, capsys):
     rebuilt = json.loads((run / "results.json").read_text())
     assert rebuilt["harness"]["differing"] == 1
     assert "Verdicts differ from the harness (1)" in (run / "report.html").read_text()
-    assert main(["score", str(run), "--parser", "official", "--parser", "strict"]) == 0
+    assert main(["score", str(run), "--parser", "official", "--parser", "strict", "--save"]) == 0
     assert json.loads((run / "results.json").read_text())["harness"]["items"][0]["cause"] == "letter"
 
 
@@ -141,3 +141,27 @@ def test_a_response_that_is_not_text_is_stored_as_an_error(tmp_path, capsys):
     assert "1 response(s) that are not text are stored as errors" in capsys.readouterr().out
     results = json.loads((run / "results.json").read_text())
     assert results["coverage"]["error_ids"] == ["test_Art_2"] and results["overall"]["n"] == 1
+
+
+def test_the_rescored_page_leads_with_the_harness_and_leaves_out_what_the_run_did_not_do(rescored):
+    """What broke (issue 28): the page said "DIRECT" although the prompt was lmms-eval's, showed a
+    request and latency table for requests this tool never made, and put the harness's own
+    figure beside ours last."""
+    run, _ = rescored
+    results = json.loads((run / "results.json").read_text())
+    page = (run / "report.html").read_text()
+    kicker = page[page.index('<div class="kicker">'):page.index("</div>", page.index('<div class="kicker">'))]
+    assert "rescored from lmms-eval" in kicker and "direct" not in kicker.lower()
+    assert "Prompt fingerprint" not in page and "<dt>Responses from</dt>" in page
+    assert page.index('<section id="harness">') < page.index('<section id="disciplines">')
+    assert 'id="usage"' not in page and "Cost and usage" not in page
+    assert results["usage"] is not None  # still in results.json: the page leaves it out, the record keeps it
+    assert main(["report", str(run)]) == 0
+
+
+def test_the_rescored_terminal_report_has_no_usage_table(rescored, capsys):
+    run, _ = rescored
+    capsys.readouterr()
+    assert main(["report", str(run)]) == 0
+    out = capsys.readouterr().out
+    assert "Cost and usage" not in out and "latency" not in out

@@ -43,8 +43,9 @@ def test_the_same_out_again_continues_the_run(tmp_path, capsys):
     argv = ["run", "--split", "dev", "--data", "sample", "--model", "random", "--out", str(out), "--no-html"]
     assert main(argv) == 0
     before = (out / "responses.jsonl").read_text()
+    capsys.readouterr()
     assert main(argv) == 0
-    assert "continued the run in" in capsys.readouterr().out
+    assert f"{out}: finished already: nothing asked" in capsys.readouterr().out
     assert (out / "responses.jsonl").read_text() == before  # every item was ok: nothing asked again
     assert not (out / "report.html").exists()
 

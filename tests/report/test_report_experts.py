@@ -58,6 +58,6 @@ def test_a_percentage_passed_by_mistake_is_refused():
 def test_one_plain_line_says_which_tiers_are_reached(accuracy, ci95, verdict):
     line = expert_line(accuracy, ci95)
     assert line.endswith(": " + verdict)
-    assert line.startswith(f"MMMU validation {100 * accuracy:.1f}% (95% CI {100 * ci95[0]:.1f}-{100 * ci95[1]:.1f}%)")
+    assert line.startswith(f"MMMU validation {100 * accuracy:.1f}% (95% CI [{100 * ci95[0]:.1f}, {100 * ci95[1]:.1f}])")
     assert "Low 76.2%, Medium 82.6%, High 88.6%; MMMU leaderboard, 2024-01-31" in line
     assert "\n" not in line

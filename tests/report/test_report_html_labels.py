@@ -26,7 +26,7 @@ def _section(page: str, anchor: str) -> str:
 def test_each_tier_value_is_printed_once_and_the_runs_interval_has_its_numbers(scoring, items, manifest, responses):
     results, page = _page(scoring, items, manifest, responses)
     low, high = results["overall"]["ci95"]
-    interval = f"95% CI {100 * low:.1f}–{100 * high:.1f}"
+    interval = f"95% CI [{100 * low:.1f}, {100 * high:.1f}]"
     experts, published = _section(page, "experts"), _section(page, "published")
     for tier in ("76.2", "82.6", "88.6"):
         assert not re.search(rf"{tier}%\s+{tier}\b", experts), tier

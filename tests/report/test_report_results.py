@@ -28,7 +28,8 @@ def test_overall_counts_only_scored_items(results):
 def test_discipline_and_subject_rows_follow_the_official_order(results):
     assert list(results["by_discipline"]) == ["Art and Design", "Science"]
     assert list(results["by_subject"]) == ["Art", "Math", "Physics"]
-    assert results["by_discipline"]["Science"] | {"ci95": None} == {"n": 4, "correct": 3, "accuracy": 0.75, "ci95": None}
+    assert results["by_discipline"]["Science"] | {"ci95": None} == {"n": 4, "correct": 3, "accuracy": 0.75, "ci95": None,
+                                                                     "ci_method": "wilson"}
     assert results["by_subject"]["Math"]["n"] == 3 and results["by_subject"]["Math"]["correct"] == 2
 
 
@@ -36,9 +37,10 @@ def test_intervals_bracket_the_point(results):
     for row in [results["overall"], *results["by_discipline"].values(), *results["by_subject"].values()]:
         low, high = row["ci95"]
         assert 0.0 <= low <= row["accuracy"] <= high <= 1.0
-    # Physics has one item, right: nothing to resample.
-    assert results["by_subject"]["Physics"]["ci95"] == [1.0, 1.0]
-    assert results["interval"] == {"method": "bootstrap-stratified-by-subject", "level": 0.95, "resamples": 500, "seed": 0}
+    # Physics has one item, right: nothing to resample, and yet no certainty: Wilson's interval.
+    assert results["by_subject"]["Physics"]["ci95"] == pytest.approx([0.2065, 1.0], abs=1e-4)
+    assert results["interval"] | {"small_cells": None} == {
+        "method": "bootstrap-stratified-by-subject", "level": 0.95, "resamples": 500, "seed": 0, "small_cells": None}
 
 
 def _stratified(strata: list[tuple[int, int]], resamples: int = 500, seed: int = 0) -> list[float]:
@@ -49,23 +51,34 @@ def _stratified(strata: list[tuple[int, int]], resamples: int = 500, seed: int =
     return [float(q) for q in np.quantile(counts.sum(axis=1) / sum(n for n, _ in strata), [0.025, 0.975])]
 
 
-def test_intervals_are_stratified_by_subject(results):
-    """Scored: Art 1 of 3, Math 2 of 3, Physics 1 of 1 (see the module doc)."""
-    assert results["overall"]["ci95"] == _stratified([(3, 1), (3, 2), (1, 1)])
-    assert results["by_discipline"]["Science"]["ci95"] == _stratified([(3, 2), (1, 1)])
-    assert results["by_subject"]["Math"]["ci95"] == _stratified([(3, 2)])
+def test_intervals_of_full_cells_are_stratified_by_subject():
+    """Cells of 30 items and more: the stratified bootstrap (Art 10 of 30, Math 20 of 30, Physics 29 of 30)."""
+    from mmmu_eval.report.stats import Stratum, cell_ci
+
+    strata = [(30, 10), (30, 20), (30, 29)]
+    assert cell_ci([Stratum(n, k) for n, k in strata], resamples=500, seed=0) == (tuple(_stratified(strata)), "bootstrap")
+    assert cell_ci([Stratum(30, 20)], resamples=500, seed=0) == (tuple(_stratified([(30, 20)])), "bootstrap")
 
 
-def test_a_subject_all_right_and_one_all_wrong_give_an_interval_of_no_width(items, manifest, build):
-    """Resampling items across subjects would move the overall accuracy; within them nothing can."""
-    from mmmu_eval.records import Response
+def test_small_cells_get_the_wilson_interval_never_zero_width(results):
+    """Scored: Art 1 of 3, Math 2 of 3, Physics 1 of 1 (see the module doc): every cell under 30 items.
 
-    chosen = [it for it in items if it.subject in ("Art", "Physics") and it.question_type == "multiple-choice"]
-    right = {"Art": lambda it: it.answer, "Physics": lambda it: next(c for c in it.choices if c != it.answer)}
-    responses = {it.id: Response(it.id, "ok", text=f"({right[it.subject](it)})") for it in chosen}
-    results = build_results(build.score(chosen, responses), chosen, manifest, bootstrap=500, seed=0)
-    assert (results["overall"]["n"], results["overall"]["correct"]) == (6, 3)
-    assert results["overall"]["ci95"] == [0.5, 0.5]
+    What broke: ``n=1 1.000 1.000–1.000`` and ``0/4 0.0–0.0``, which read as certainty."""
+    from mmmu_eval.report.stats import wilson_ci
+
+    assert results["overall"]["ci95"] == list(wilson_ci(4, 7)) and results["overall"]["ci_method"] == "wilson"
+    assert results["by_subject"]["Math"]["ci95"] == list(wilson_ci(2, 3))
+    assert wilson_ci(0, 4) == (0.0, pytest.approx(0.4899, abs=1e-4))
+    assert wilson_ci(1, 1) == (pytest.approx(0.2065, abs=1e-4), 1.0)
+    assert wilson_ci(0, 0) == (0.0, 1.0)
+
+
+def test_a_full_cell_all_right_gets_wilson_not_the_bootstraps_zero_width():
+    """30 of 30: every resample is 30 of 30, so the bootstrap's interval has no width; Wilson's has."""
+    from mmmu_eval.report.stats import Stratum, cell_ci, wilson_ci
+
+    assert cell_ci([Stratum(30, 30)], resamples=500, seed=0) == (wilson_ci(30, 30), "wilson")
+    assert wilson_ci(30, 30)[0] < 1.0
 
 
 def test_breakdowns_by_question_type_options_difficulty_and_img_type(results):

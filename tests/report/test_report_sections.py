@@ -37,7 +37,7 @@ def test_mmmu_validation_is_placed_against_the_human_experts(results, items, res
     results = dict(results, overall=dict(results["overall"], ci95=[0.40, 0.79]))
     page = render_html(results, items, responses, scoring, manifest, prompts={})
     assert 'id="experts"' in page and "Human Expert (Medium)" in page and "88.6%" in page
-    line = ("MMMU validation 57.1% (95% CI 40.0-79.0%) against human experts (Low 76.2%, Medium 82.6%, "
+    line = ("MMMU validation 57.1% (95% CI [40.0, 79.0]) against human experts (Low 76.2%, Medium 82.6%, "
             "High 88.6%; MMMU leaderboard, 2024-01-31): Low lies within the interval (undecided); below Medium and High.")
     assert line in page
     assert page.count("within the interval: undecided") == 1 and page.count(">not reached<") == 2

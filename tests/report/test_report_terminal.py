@@ -40,7 +40,7 @@ def _text(results) -> str:
 def test_print_results_shows_headline_interval_tables_and_parse_stats(results):
     out = _text(results)
     low, high = results["overall"]["ci95"]
-    assert f"57.1% (95% CI {100 * low:.1f}–{100 * high:.1f}, 4/7)" in out
+    assert f"57.1% (95% CI [{100 * low:.1f}, {100 * high:.1f}], 4/7)" in out
     assert "Official MMMU layout" in out and "Overall-Science" in out and "0.750" in out
     assert "random fallbacks (official, seed 42)" in out and "1 (14.3%)" in out
     assert "errors (not scored)" in out and "missing (no response)" in out and "truncated (scored)" in out

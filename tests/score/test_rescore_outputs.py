@@ -50,7 +50,7 @@ def test_a_rescore_written_as_a_run_is_scored_once(tmp_path, monkeypatch):
     # The scoring handed on is the stored responses' own: `score` of the directory agrees with it.
     stored = json.loads((tmp_path / "run" / "results.json").read_text())
     predictions = (tmp_path / "run" / "predictions.jsonl").read_text()
-    assert main(["score", str(tmp_path / "run")]) == 0
+    assert main(["score", str(tmp_path / "run"), "--save"]) == 0
     again = json.loads((tmp_path / "run" / "results.json").read_text())
     assert stored["overall"] == again["overall"] and stored["overall"]["n"] == 3
     assert predictions == (tmp_path / "run" / "predictions.jsonl").read_text()

@@ -9,6 +9,7 @@ import pytest
 
 from mmmu_eval.cli.main import main
 from mmmu_eval.records import Response
+from mmmu_eval.report.numbers import pct
 
 
 @pytest.fixture
@@ -31,15 +32,15 @@ def sample_run(tmp_path):
 
 def test_score_writes_predictions_and_results_and_prints_each_parser(sample_run, capsys):
     run_dir, items = sample_run
-    assert main(["score", str(run_dir), "--parser", "official", "--parser", "strict", "--bootstrap", "0"]) == 0
+    assert main(["score", str(run_dir), "--parser", "official", "--parser", "strict", "--bootstrap", "0", "--save"]) == 0
     out = capsys.readouterr().out
     # Both texts give the official parser the letter A; strict reads only "Answer: A" (even items).
     # No open answer of the sample is "a", so only multiple-choice items with gold A are right.
     mc_a = [i for i, it in enumerate(items) if i != 3 and it.question_type == "multiple-choice" and it.answer == "A"]
     official, strict = len(mc_a), sum(1 for i in mc_a if i % 2 == 0)
     assert 0 < strict < official
-    assert re.search(rf"^official +{official} +39 +{official / 39:.4f} ", out, re.M), out
-    assert re.search(rf"^strict +{strict} +39 +{strict / 39:.4f} ", out, re.M), out
+    assert re.search(rf"^official +{official} +39 +{pct(official / 39, 2)}% ", out, re.M), out
+    assert re.search(rf"^strict +{strict} +39 +{pct(strict / 39, 2)}% ", out, re.M), out
     assert "items 40: scored 39, errors 1, missing 0" in out
     rows = [json.loads(line) for line in (run_dir / "predictions.jsonl").read_text().splitlines()]
     assert len(rows) == len(items)  # 39 scored + 1 failed
@@ -47,6 +48,27 @@ def test_score_writes_predictions_and_results_and_prints_each_parser(sample_run,
     results = json.loads((run_dir / "results.json").read_text())
     assert results["coverage"]["errors"] == 1
     assert set(results["parsers"]) == {"official", "strict"}
+
+
+def test_score_is_a_view_that_writes_nothing_without_save(sample_run, capsys):
+    """What broke: ``score --parser strict`` re-recorded the run's scoring, so ``report`` then printed
+    the strict figure for a run whose official figure was another, and nothing said so."""
+    run_dir, _ = sample_run
+    assert main(["score", str(run_dir), "--parser", "official", "--bootstrap", "0", "--save"]) == 0
+    capsys.readouterr()
+    files = {p.name: p.read_bytes() for p in run_dir.iterdir()}
+    assert main(["score", str(run_dir), "--parser", "strict", "--fallback", "none", "--bootstrap", "0"]) == 0
+    out = capsys.readouterr().out
+    assert re.search(r"^strict +\d+ +39 ", out, re.M), out
+    assert "a view: nothing written" in out
+    assert {p.name: p.read_bytes() for p in run_dir.iterdir()} == files  # manifest, results, predictions untouched
+
+    before = json.loads((run_dir / "results.json").read_text())["overall"]["accuracy"]
+    assert main(["score", str(run_dir), "--parser", "strict", "--bootstrap", "0", "--save"]) == 0
+    out = capsys.readouterr().out
+    assert f"replacing results.json: it said {pct(before)}% (parser official, fallback official)" in out
+    assert "the run's scoring is now: parsers strict; fallback official (seed 42) (was: parsers official" in out
+    assert json.loads((run_dir / "manifest.json").read_text())["scoring"]["parsers"] == ["strict"]
 
 
 def test_score_refuses_an_unknown_parser(sample_run, capsys):
@@ -99,7 +121,8 @@ def test_score_summary_for_test_split_predictions(make_item, response):
     items = [make_item("test_Art_1", None), make_item("test_Art_2", None)]
     responses = {"test_Art_1": response("test_Art_1", "(A)"), "test_Art_2": response("test_Art_2", "no idea, sorry")}
     lines = summary_lines(score_responses(items, responses), len(items), 5)
-    assert any("2 predictions without a gold answer (test split; 1 of them fallbacks)" in line for line in lines)
+    assert any("no gold answers for 2 predictions (1 of them unparsed): no accuracy" in line for line in lines)
+    assert any("answer_dict_test.json" in line and "EvalAI" in line for line in lines)
     assert not any(line.startswith("parser ") for line in lines)
 
 
@@ -119,13 +142,13 @@ def test_score_of_a_boxed_run_defaults_to_boxed_then_official(tmp_path, capsys, 
     for item in items:
         store.append(Response(item.id, "ok", "Reasoning... \\boxed{B}"))
     store.close()
-    assert main(["score", str(tmp_path / "run"), "--bootstrap", "0"]) == 0
+    assert main(["score", str(tmp_path / "run"), "--bootstrap", "0", "--save"]) == 0
     results = json.loads((tmp_path / "run" / "results.json").read_text())
     assert list(results["parsers"]) == ["boxed", "official"]
     predictions = [json.loads(line) for line in (tmp_path / "run" / "predictions.jsonl").read_text().splitlines()]
     mc = {it.id for it in items if it.question_type == "multiple-choice"}
     assert {p["pred"] for p in predictions if p["id"] in mc} == {"B"}
-    assert main(["score", str(tmp_path / "run"), "--parser", "strict", "--bootstrap", "0"]) == 0
+    assert main(["score", str(tmp_path / "run"), "--parser", "strict", "--bootstrap", "0", "--save"]) == 0
     assert list(json.loads((tmp_path / "run" / "results.json").read_text())["parsers"]) == ["strict"]
 
 
@@ -163,8 +186,8 @@ def test_score_seed_draws_the_fallback_letters_from_that_seed(tmp_path, capsys):
     import random
 
     run_dir, items = _run_answering(tmp_path, lambda i, it: "hmm, no idea")
-    assert main(["score", str(run_dir), "--seed", "7", "--bootstrap", "0"]) == 0
-    assert "fallback official, seed 7" in capsys.readouterr().out
+    assert main(["score", str(run_dir), "--seed", "7", "--bootstrap", "0", "--save"]) == 0
+    assert "with fallback official (seed 7)" in capsys.readouterr().out
     mc = [it for it in items if it.question_type == "multiple-choice"]
     rng = random.Random(7)
     expected = {it.id: rng.choice(list(it.choices))
@@ -178,7 +201,7 @@ def test_score_seed_draws_the_fallback_letters_from_that_seed(tmp_path, capsys):
 
 def test_score_fallback_none_counts_unparseable_answers_wrong(tmp_path, capsys):
     run_dir, items = _run_answering(tmp_path, lambda i, it: f"({it.answer})" if i < 10 else "hmm, no idea")
-    assert main(["score", str(run_dir), "--fallback", "none", "--bootstrap", "0"]) == 0
+    assert main(["score", str(run_dir), "--fallback", "none", "--bootstrap", "0", "--save"]) == 0
     capsys.readouterr()
     results = json.loads((run_dir / "results.json").read_text())
     right = 10  # the first ten items answered with their gold letter, or their gold open answer in brackets
@@ -214,16 +237,17 @@ def test_score_answers_scores_a_test_split_run_and_becomes_its_scoring(tmp_path,
     snap = tmp_path / "snap"
     write_mmmu(snap, "Art", "test", [mmmu_row("test_Art_1", answer="?"), mmmu_row("test_Art_2", answer="?")])
     run_dir, _ = _run_answering(tmp_path, lambda i, it: "(B)", split="test", data=str(snap))
+    (run_dir / "results.json").unlink(missing_ok=True)
     assert main(["score", str(run_dir), "--bootstrap", "0"]) == 0
-    assert "2 predictions without a gold answer" in capsys.readouterr().out
+    assert "no gold answers for 2 predictions" in capsys.readouterr().out
     assert not (run_dir / "results.json").exists()
 
     answers = tmp_path / "answer_dict_test.json"
     answers.write_text(json.dumps({"test_Art_1": {"question_type": "multiple-choice", "ground_truth": "B"},
                                    "test_Art_2": {"question_type": "multiple-choice", "ground_truth": "C"}}))
-    assert main(["score", str(run_dir), "--answers", str(answers), "--bootstrap", "0"]) == 0
+    assert main(["score", str(run_dir), "--answers", str(answers), "--bootstrap", "0", "--save"]) == 0
     out = capsys.readouterr().out
-    assert re.search(r"^official +1 +2 +0\.5000 ", out, re.M), out
+    assert re.search(r"^official +1 +2 +50\.00% ", out, re.M), out
     results = json.loads((run_dir / "results.json").read_text())
     assert (results["gold_available"], results["overall"]["correct"], results["overall"]["n"]) == (True, 1, 2)
     assert json.loads((run_dir / "manifest.json").read_text())["scoring"]["answers"] == str(answers.resolve())

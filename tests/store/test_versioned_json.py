@@ -24,11 +24,11 @@ def test_results_json_none_damaged_and_other_version(tmp_path):
     assert read_results(tmp_path) is None
     file.write_text("{", encoding="utf-8")
     assert _error(read_results, tmp_path).startswith(f"{file}: cannot read results (Expecting")
-    assert _error(read_results, tmp_path).endswith("); delete it and run `mmmu-eval score`")
+    assert _error(read_results, tmp_path).endswith("); delete it and run `mmmu-eval score RUN --save`")
     file.write_text(json.dumps({"schema_version": 2}), encoding="utf-8")
-    assert _error(read_results, file) == f"{file}: schema_version 2 is not 1; re-create it with `mmmu-eval score`"
+    assert _error(read_results, file) == f"{file}: schema_version 2 is not 1; re-create it with `mmmu-eval score RUN --save`"
     file.write_text("[]", encoding="utf-8")
-    assert _error(read_results, file) == f"{file}: schema_version None is not 1; re-create it with `mmmu-eval score`"
+    assert _error(read_results, file) == f"{file}: schema_version None is not 1; re-create it with `mmmu-eval score RUN --save`"
     file.write_text(json.dumps({"schema_version": 1, "overall": {}}), encoding="utf-8")
     assert read_results(tmp_path) == {"schema_version": 1, "overall": {}}
 

@@ -69,9 +69,11 @@ def test_suite_report_opens_offline_shows_flips_side_by_side_and_keeps_hostile_t
     page.goto((result.suite_dir / "report.html").as_uri())
     page.wait_for_function("document.querySelectorAll('#items article.item').length > 0")
 
-    # The Table 1 row is among the paper's rows, Random and Frequent Choice included.
+    # A suite on the synthetic sample: its Table 1 row stands alone, its scope said (issue 28).
     table = page.inner_text("table.t1")
-    assert "Random Choice" in table and "Frequent Choice" in table and "GPT-4o (0513)" in table
+    assert "Random Choice" not in table and "GPT-4o (0513)" not in table
+    assert "the published rows are left out" in page.inner_text("#table1-scope")
+    assert "bundled sample" in page.inner_text("#scope")
     assert "hostile<b>model</b>" in page.inner_text("tr.me")
     assert "no standard-4 cot run" in page.inner_text("#cot")  # this suite ran the direct prompt only
 

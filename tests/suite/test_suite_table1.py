@@ -154,8 +154,34 @@ def test_the_suite_directory_holds_ordinary_runs_plus_its_summary(suite, served)
     assert on_disk["usage"]["prompt_tokens"] == sum(info["usage"]["prompt_tokens"] for info in on_disk["runs"].values())
 
 
-def test_the_mmmu_cell_is_placed_against_the_human_experts(suite, pattern):
+def test_the_mmmu_cell_of_the_sample_is_never_placed_against_the_human_experts(suite):
+    """The experts answered all 900 validation items; the sample's 40 are synthetic (issue 28)."""
     cell = suite.table1["mmmu_val"]
+    assert cell["experts"] is None and cell["expert_line"] is None
+    page = (suite.suite_dir / "report.html").read_text()
+    assert 'id="experts"' not in page and 'id="usage"' in page
+    assert 'id="table1-scope"' in page and "the published rows are left out" in page
+    assert "Random Choice" not in page[page.index('<section id="table1">'):page.index("</section>", page.index('<section id="table1">'))]
+
+
+def test_a_suite_on_the_full_splits_places_its_row_among_the_papers_and_the_mmmu_cell_against_the_experts(suite):
+    """The same suite as if its runs were the full splits: the published rows and the experts come back."""
+    import dataclasses
+
+    from mmmu_eval.suite.html_study import table1_section
+    from mmmu_eval.suite.run_records import suite_records
+    from mmmu_eval.suite.study import build_study
+
+    records = []
+    for record in suite_records(suite.suite_dir):
+        results = dict(record.results, scope={"kind": "full", "items": 900, "of": 900, "chosen_by": [],
+                                              "split": "validation split", "text": "full validation split (900 items)"})
+        records.append(dataclasses.replace(record, results=results))
+    study = build_study(records, model="random", resamples=50)
+    assert study["scope"]["kind"] == "full"
+    section = table1_section({**suite.summary, **study})
+    assert "Random Choice" in section and "GPT-4o (0513)" in section and 'id="table1-scope"' not in section
+    cell = study["table1"]["mmmu_val"]
     assert [x["name"] for x in cell["experts"]] == ["Human Expert (Low)", "Human Expert (Medium)", "Human Expert (High)"]
     low, high = cell["ci95"]
 
@@ -164,6 +190,4 @@ def test_the_mmmu_cell_is_placed_against_the_human_experts(suite, pattern):
 
     assert [x["reaches"] for x in cell["experts"]] == [verdict(0.762), verdict(0.826), verdict(0.886)]
     assert cell["expert_line"].startswith(f"MMMU validation {cell['percent']}%")
-    page = (suite.suite_dir / "report.html").read_text()
-    assert 'id="experts"' in page and 'id="usage"' in page
 

@@ -313,7 +313,8 @@ class OpenAIBackend:
         latency = self._clock() - start
         last_error = outcome.failure.message if outcome.failure else None
         if outcome.value is None:
-            log.warning("%s: gave up after %d attempt(s): %s", request.item_id, outcome.attempts, last_error)
+            # DEBUG: the runner logs each item that ends in an error once, as a WARNING.
+            log.debug("%s: gave up after %d attempt(s): %s", request.item_id, outcome.attempts, last_error)
             return Response(request.item_id, "error", latency_s=latency, attempts=outcome.attempts,
                             error=last_error, notes=notes)
         return dataclasses.replace(outcome.value, latency_s=latency, attempts=outcome.attempts, error=last_error)

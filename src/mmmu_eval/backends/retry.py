@@ -157,7 +157,9 @@ async def call_with_retries(
         ):
             return Outcome(None, attempt, last)
         delay = policy.wait(attempt, last, rng)
-        log.warning(
+        # INFO, not WARNING: a retry is routine (the progress line counts them); its detail is
+        # for -v. The item's final failure, if it comes, is logged once by the runner.
+        log.info(
             "%s: attempt %d of %d failed (%s); retrying in %.1f s",
             item_id, attempt, policy.max_attempts, last.message, delay,
         )

@@ -26,7 +26,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
             "paired bootstrap 95% interval (stratified by subject), the exact McNemar test, the "
             "per-discipline differences and the items that flip. Every run after the first is compared "
             "with the first. Runs of different protocols (prompt fingerprints) are refused unless "
-            "--allow-different-protocols; different dataset revisions only warn."
+            "--allow-different-protocols, runs scored differently (headline parser, fallback policy or "
+            "seed, answers file) unless --allow-different-scoring; different dataset revisions only warn. "
+            "Each run's scoring is printed in the header and in --json."
         ),
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -34,6 +36,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("runs", nargs="+", metavar="RUN_DIR", help="two or more run directories; the first is the baseline")
     p.add_argument("--allow-different-protocols", action="store_true",
                    help="compare runs whose prompts or settings differ (e.g. direct vs cot)")
+    p.add_argument("--allow-different-scoring", action="store_true",
+                   help="compare runs scored by different parsers, fallback policies or answer files")
     p.add_argument("--flips", type=int, default=50, metavar="N", help="list at most N flipping items (default 50)")
     p.add_argument("--bootstrap", type=int, default=1000, metavar="N", help="paired bootstrap resamples (default 1000)")
     p.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
@@ -59,6 +63,7 @@ def run(args: argparse.Namespace) -> int:
             label_a=str(args.runs[0]),
             label_b=str(path),
             allow_different_protocols=args.allow_different_protocols,
+            allow_different_scoring=args.allow_different_scoring,
             resamples=args.bootstrap,
             seed=args.seed,
         )

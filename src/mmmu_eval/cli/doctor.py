@@ -6,8 +6,6 @@ import argparse
 import json
 from pathlib import Path
 
-from rich.console import Console
-from rich.markup import escape
 
 EPILOG = """examples:
   mmmu-eval doctor runs/qwen-val
@@ -41,11 +39,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from mmmu_eval.doctor import diagnose
 
+    from mmmu_eval.cli.wrap import echo
+
     diagnosis = diagnose(args.run, published=args.published)
-    console = Console(highlight=False)
     for line in diagnosis.lines():
-        console.print(escape(line), soft_wrap=True)
+        echo(line)  # folded between words at the terminal's width, never mid-word
     if args.json:
         Path(args.json).write_text(json.dumps(diagnosis.to_json(), indent=2) + "\n", encoding="utf-8")
-        console.print(f"wrote {escape(args.json)}")
+        echo(f"wrote {args.json}")
     return 0

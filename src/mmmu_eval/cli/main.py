@@ -58,12 +58,33 @@ def _command_in(argv: list[str] | None) -> str | None:
     return first if first in COMMANDS else None
 
 
+class _StderrNow(logging.StreamHandler):
+    """Writes to ``sys.stderr`` as it is at each record, not as it was when logging was set up.
+
+    While a progress bar is live, rich routes ``sys.stderr`` through itself and prints what
+    comes that way above the bar; a handler holding the original stream wrote under it instead,
+    and every log line left one more copy of the bar in the scrollback.
+    """
+
+    def __init__(self) -> None:
+        super().__init__(sys.stderr)
+
+    @property  # type: ignore[override]
+    def stream(self):  # noqa: ANN201
+        return sys.stderr
+
+    @stream.setter
+    def stream(self, value) -> None:  # noqa: ANN001
+        pass
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser(sys.argv[1:] if argv is None else argv)
     args = parser.parse_args(argv)
     logging.basicConfig(
         level=[logging.WARNING, logging.INFO, logging.DEBUG][min(args.verbose, 2)],
         format="%(levelname)s %(name)s: %(message)s",
+        handlers=[_StderrNow()],
     )
     if not getattr(args, "func", None):
         parser.print_help()

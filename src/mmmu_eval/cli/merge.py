@@ -41,7 +41,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("runs", nargs="+", type=Path, metavar="RUN_DIR", help="the shards' run directories")
     parser.add_argument("--out", type=Path, required=True, help="the merged run directory (new or empty)")
     parser.add_argument("--no-score", dest="score", action="store_false",
-                        help="only join the responses; score later with `mmmu-eval score OUT`")
+                        help="only join the responses; score later with `mmmu-eval score OUT --save`")
     parser.set_defaults(func=_merge)
 
 
@@ -54,11 +54,11 @@ def _merge(args: argparse.Namespace) -> int:
     failed = [item_id for item_id, r in store.responses().items() if r.status == "error"]
     status = 0
     if not args.score:
-        print(f"score it with: mmmu-eval score {out}")
+        print(f"score it with: mmmu-eval score {out} --save")
     else:
         from mmmu_eval.cli.main import main  # the score subcommand, exactly as a user would run it
 
-        status = main(["score", str(out)])
+        status = main(["score", str(out), "--save"])
     if failed and status == 0:
         # Like `run`: a merged run that still holds failed items is not finished.
         shown = ", ".join(failed[:5]) + (", ..." if len(failed) > 5 else "")

@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 from mmmu_eval.dataset.subjects import DISCIPLINES
+from mmmu_eval.cli.wrap import echo
 from mmmu_eval.errors import ConfigError, DataError
 
 EPILOG = """examples:
@@ -80,13 +81,13 @@ def run(args: argparse.Namespace) -> int:
     )
     doc = result.to_json()
     if result.detected:
-        print(f"format: {result.format} (recognised: {result.detected})")
+        echo(f"format: {result.format} (recognised: {result.detected})")
     if result.dataset is not None:
-        print(f"joined {len(result.items)} row(s) to {result.dataset!r}"
+        echo(f"joined {len(result.items)} row(s) to {result.dataset!r}"
               + (f"; {len(result.unjoined)} row(s) matched no item" if result.unjoined else "")
               + (f"; {len(result.missing)} of its {result.expected} item(s) have no row" if result.missing else ""))
     for note in doc["notes"]:
-        print(f"note: {note}")
+        echo(f"note: {note}")
     if not doc["overall"]["total"]:
         # Nothing scored is a failed rescore (a wrong file or format), not an accuracy of 0.
         raise DataError(
@@ -95,11 +96,11 @@ def run(args: argparse.Namespace) -> int:
         )
     interval = build_results(result.scoring, result.items, {})["overall"]["ci95"]
     for line in summary_lines(doc, pro=result.items[0].benchmark == "mmmu-pro", ci95=interval):
-        print(line)
+        echo(line)
     unanswered = len(result.missing) + len(doc["errors"])
     if doc["harness"] is not None:
         for line in harness_lines(doc["harness"], show=args.show_differences):
-            print(line)
+            echo(line)
     _listed("problem(s)", doc["problems"], args.show_problems)
     _listed("row(s) that matched no item", doc["unjoined"], args.show_problems)
     if args.json:
@@ -108,17 +109,17 @@ def run(args: argparse.Namespace) -> int:
             out.write_text(json.dumps(doc, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
         except OSError as exc:
             raise ConfigError(f"--json {out}: cannot write ({exc})") from None
-        print(f"wrote {out}")
+        echo(f"wrote {out}")
     if args.out:
         from mmmu_eval.rescore.write import write_rescored_run
 
         written = write_rescored_run(result, args.out, html=not args.no_html, images=not args.no_images)
         if written.stored_as_errors:
-            print(f"{len(written.stored_as_errors)} response(s) that are not text are stored as errors in "
+            echo(f"{len(written.stored_as_errors)} response(s) that are not text are stored as errors in "
                   f"{written.run_dir} and not scored there (e.g. {written.stored_as_errors[0]})")
-        print(f"wrote {written.run_dir} (mmmu-eval report {written.run_dir} --html; mmmu-eval compare RUN {written.run_dir})")
+        echo(f"wrote {written.run_dir} (mmmu-eval report {written.run_dir} --html; mmmu-eval compare RUN {written.run_dir})")
     if unanswered and not args.partial:
-        print(f"{unanswered} of the {doc['coverage']['expected']} item(s) have no scored answer "
+        echo(f"{unanswered} of the {doc['coverage']['expected']} item(s) have no scored answer "
               f"({len(result.missing)} without a row, {len(doc['errors'])} failed in the harness): exit status 1 "
               "(pass --partial to accept a partial file)", file=sys.stderr)
         return 1
@@ -128,11 +129,11 @@ def run(args: argparse.Namespace) -> int:
 def _listed(what: str, entries: list[str], show: int) -> None:
     if not entries:
         return
-    print(f"{len(entries)} {what}:")
+    echo(f"{len(entries)} {what}:")
     for entry in entries[:show]:
-        print(f"  {entry}")
+        echo(f"  {entry}")
     if len(entries) > show:
-        print(f"  ... {len(entries) - show} more (see --json)")
+        echo(f"  ... {len(entries) - show} more (see --json)")
 
 
 def summary_lines(doc: dict, *, pro: bool, ci95: list[float] | None = None) -> list[str]:
@@ -141,7 +142,7 @@ def summary_lines(doc: dict, *, pro: bool, ci95: list[float] | None = None) -> l
     The official lines print as the official scripts print them (the binary float formatted);
     our own figures after them round as every table of ours does (``report.numbers``).
     """
-    from mmmu_eval.report.numbers import pct
+    from mmmu_eval.report.numbers import interval as interval_of, pct
 
     lines: list[str] = []
     overall = doc["overall"]
@@ -164,7 +165,7 @@ def summary_lines(doc: dict, *, pro: bool, ci95: list[float] | None = None) -> l
         if partial:
             lines.append(partial)
     total = overall["total"] or 1
-    interval = f" (95% CI {ci95[0]:.4f}-{ci95[1]:.4f})" if ci95 else ""
+    interval = f" (95% CI {interval_of(ci95, 4, as_is=True)})" if ci95 else ""
     lines.append(
         f"parser {doc['parser']}, fallback {doc['fallback_policy']} (seed {doc['fallback_seed']}): "
         f"{overall['correct']}/{overall['total']} correct = {overall['accuracy']:.4f}{interval}; deterministic "

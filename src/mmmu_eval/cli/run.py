@@ -99,6 +99,7 @@ def main(args: argparse.Namespace) -> int:
         return dry_run(overrides, as_json=args.dry_run_json)
     if getattr(args, "dry_run_json", False):
         raise ConfigError("--json applies to --dry-run only (a run's results are in results.json; `mmmu-eval report --json`)")
+    before = _stored_lines(out) if continued else 0
     try:
         result = evaluate(**overrides)
     except RunInterrupted as exc:
@@ -106,12 +107,29 @@ def main(args: argparse.Namespace) -> int:
         return 130
     if continued:
         # Said after evaluate accepted the directory: a refused resume must not first claim to continue.
-        console.print(f"continued the run in {escape(str(out))} (only failed and missing items were asked)", soft_wrap=True)
+        from mmmu_eval.cli.wrap import echo
+
+        asked = _stored_lines(out) - before
+        if asked <= 0:
+            echo(f"{out}: finished already: nothing asked")
+        else:
+            echo(f"continued the run in {out}: {asked} item(s) asked, those that had failed or were missing")
     print_headline(result, console)
     message = result.message()
     if message:
         Console(stderr=True, highlight=False).print(f"[red]{escape(message)}[/red]", soft_wrap=True)
     return result.exit_status
+
+
+def _stored_lines(out: Any) -> int:
+    """Answers stored in the run directory's responses.jsonl: a rerun that adds none asked nothing."""
+    from mmmu_eval.store.rundir import RESPONSES
+
+    try:
+        with open(Path(out) / RESPONSES, "rb") as f:
+            return sum(1 for line in f if line.strip())
+    except OSError:
+        return 0
 
 
 def dry_run(overrides: dict[str, Any], *, as_json: bool) -> int:

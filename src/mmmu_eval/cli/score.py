@@ -1,4 +1,10 @@
-"""``mmmu-eval score RUN_DIR``: score a stored run with one or more parsers, side by side."""
+"""``mmmu-eval score RUN_DIR``: a run's figures under the parsers asked for, side by side.
+
+A view: it prints and writes nothing. The figures a run is remembered by (results.json, the
+manifest's scoring record, the report and ``compare``) change only with ``--save``, which
+says what it replaces. Before, ``score --parser strict`` quietly became the run's scoring, and
+``report`` then printed 2.5% for a run whose official figure was 17.5%.
+"""
 
 from __future__ import annotations
 
@@ -11,6 +17,7 @@ EPILOG = """examples:
   mmmu-eval score runs/sample-random
   mmmu-eval score runs/pro-vision-cot --parser official --parser boxed --parser strict
   mmmu-eval score runs/sample-random --fallback none --show-disagreements 50
+  mmmu-eval score runs/test-gpt4o --answers answer_dict_test.json --save
 """
 
 
@@ -23,9 +30,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="score a run's stored responses (several parsers side by side)",
         description=(
             "Score the responses stored in a run directory against the run's items, with the official "
-            "parsers (and optionally others), and write predictions.jsonl and results.json into it. "
-            "Prints each parser's score, the fallback figures (official, deterministic and expected "
-            "accuracy) and the items on which the parsers disagree."
+            "parsers (and optionally others). Prints each parser's score, the fallback figures (official, "
+            "deterministic and expected accuracy) and the items on which the parsers disagree. Writes "
+            "nothing unless --save: then this scoring becomes the run's (manifest.json), and "
+            "predictions.jsonl and results.json are written again; it says what it replaces."
         ),
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -39,20 +47,22 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--seed", type=int, default=None,
                    help="seed of the random fallback (default: the run's fallback_seed, else 42)")
     p.add_argument("--answers", metavar="FILE", help="official answer dict to score a test-split run against")
-    # What is set here becomes the run's scoring (manifest.json), so that report, compare and the
-    # HTML report show the headline this command printed.
+    p.add_argument("--save", action="store_true",
+                   help=("make this the run's scoring: record it in manifest.json and rewrite predictions.jsonl and "
+                         "results.json (report and compare then follow it); without it nothing is written"))
     p.add_argument("--show-disagreements", type=int, default=20, metavar="N",
                    help="print at most N disagreeing items (default 20)")
-    p.add_argument("--bootstrap", type=int, default=1000, metavar="N", help="bootstrap resamples for results.json (default 1000)")
+    p.add_argument("--bootstrap", type=int, default=1000, metavar="N",
+                   help="bootstrap resamples of the intervals (default 1000)")
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
     # The run directory and the dataset are read the same way the report reads them back.
     from mmmu_eval.report.harness import harness_section
-    from mmmu_eval.report.results import build_results
     from mmmu_eval.report.loaded_run import run_items
-    from mmmu_eval.score.scorer import predictions_rows
+    from mmmu_eval.report.results import build_results, read_results
+    from mmmu_eval.cli.wrap import echo
     from mmmu_eval.score.spec import MANIFEST_KEY, ScoringSpec
     from mmmu_eval.store.rundir import MANIFEST, RunStore
 
@@ -65,50 +75,91 @@ def run(args: argparse.Namespace) -> int:
     responses = store.responses()
     items = spec.gold_items(run_items(manifest, responses, manifest_path=store.path / MANIFEST))
     scoring = spec.score(items, responses)
+    harness = harness_section(store, manifest, items, scoring, responses)  # rescored runs only
+    # The figures as they would be were this the run's scoring (results.json's parse block names it).
+    scored_as = {**dict(manifest), MANIFEST_KEY: spec.to_manifest()}
+    results = build_results(scoring, items, scored_as, bootstrap=args.bootstrap, responses=responses, harness=harness)
+
+    echo(f"scoring: {spec.describe()}" + ("" if spec == recorded else f" (the run's own: {recorded.describe()})"))
+    for line in summary_lines(scoring, len(items), args.show_disagreements, results=results):
+        echo(line)
+    if not args.save:
+        if spec != recorded:
+            echo("a view: nothing written; the run's figures stay as they were (--save makes this its scoring)")
+        return 0
+    before = read_results(store.path)
+    if before is not None:
+        echo(f"replacing results.json: {replaced_text(before)}")
+    for line in save(store, spec, recorded, scoring, responses, results):
+        echo(line)
+    return 0
+
+
+def save(store, spec, recorded, scoring, responses, results) -> list[str]:
+    """Write predictions.jsonl and results.json, and record ``spec`` as the run's scoring; what was done, in lines."""
+    from mmmu_eval.score.scorer import predictions_rows
+    from mmmu_eval.score.spec import MANIFEST_KEY
+    from mmmu_eval.store.rundir import RunStore
 
     # RunStore.read is read-only; derived files go through a writable store on the same
     # directory (write_* never touches manifest.json or responses.jsonl), as the report does.
     out = RunStore(Path(store.path), writable=True)
-    written = [out.write_jsonl("predictions.jsonl", predictions_rows(scoring, responses))]
-    if not scoring.ungraded or spec.answers:
-        harness = harness_section(store, manifest, items, scoring, responses)  # rescored runs only
-        results = build_results(scoring, items, manifest, bootstrap=args.bootstrap, responses=responses, harness=harness)
-        written.append(out.write_json("results.json", results))
+    lines = []
     if spec != recorded or MANIFEST_KEY not in store.manifest():
         out.update_manifest(**{MANIFEST_KEY: spec.to_manifest()})
-    for line in summary_lines(scoring, len(items), args.show_disagreements):
-        print(line)
-    if spec != recorded:
-        print(f"the run's scoring is now: {spec.describe()} (recorded in manifest.json; report and compare follow it)")
-    for path in written:
-        print(f"wrote {path}")
-    return 0
+        lines.append(f"the run's scoring is now: {spec.describe()} (was: {recorded.describe()}; recorded in "
+                     "manifest.json; report and compare follow it)")
+    lines.append(f"wrote {out.write_jsonl('predictions.jsonl', predictions_rows(scoring, responses))}")
+    lines.append(f"wrote {out.write_json('results.json', results)}")
+    return lines
 
 
-def summary_lines(scoring, n_items: int, show: int) -> list[str]:
-    """Per-parser scores, the fallback figures, coverage, and the first ``show`` disagreements."""
+def replaced_text(before) -> str:
+    """What the results.json that ``--save`` replaced said: its parser and headline."""
+    from mmmu_eval.report.caveats import void
     from mmmu_eval.report.numbers import pct
+
+    parse = before.get("parse") or {}
+    figure = "no gold answers" if void(before) else f"{pct(before['overall']['accuracy'])}%"
+    return f"it said {figure} (parser {parse.get('parser', '?')}, fallback {parse.get('fallback_policy', '?')})"
+
+
+def summary_lines(scoring, n_items: int, show: int, *, results=None) -> list[str]:
+    """Per-parser scores, the fallback figures, coverage, and the first ``show`` disagreements.
+
+    With ``results`` (``build_results`` of the same scoring) the lines also say the scope, warn
+    when the random fallback drew many of the answers, and name a run without gold answers void.
+    """
+    from mmmu_eval.report.caveats import fallback_warning, how_to_score
+    from mmmu_eval.report.numbers import pct
+    from mmmu_eval.report.scope import scope_of_results
 
     headline = scoring.parsers[0]
     graded = scoring.aggregates[headline].overall.n
     lines = []
+    if results is not None:
+        lines.append(f"scope: {scope_of_results(results).text}")
     if graded:
         lines.append(f"{'parser':<10} {'correct':>8} {'total':>6} {'accuracy':>9} {'fallbacks':>9}")
         for name in scoring.parsers:
             tally = scoring.aggregates[name].overall
             fallbacks = sum(1 for v in scoring.verdicts[name].values() if v.fallback)
-            lines.append(f"{name:<10} {tally.correct:>8} {tally.n:>6} {tally.accuracy:>9.4f} {fallbacks:>9}")
+            lines.append(f"{name:<10} {tally.correct:>8} {tally.n:>6} {pct(tally.accuracy, 2) + '%':>9} {fallbacks:>9}")
         lines.append(
-            f"{headline}: official-policy accuracy {scoring.aggregates[headline].overall.accuracy:.4f} "
-            f"(fallback {scoring.fallback_policy}, seed {scoring.fallback_seed}); deterministic "
-            f"{scoring.deterministic_correct / graded:.4f}; expected {scoring.expected_correct / graded:.4f}; "
+            f"{headline}: {pct(scoring.aggregates[headline].overall.accuracy, 2)}% with fallback "
+            f"{scoring.fallback_policy} (seed {scoring.fallback_seed}); {pct(scoring.deterministic_correct / graded, 2)}% "
+            f"with fallbacks counted wrong; {pct(scoring.expected_correct / graded, 2)}% at their expected value; "
             f"fallbacks {scoring.fallbacks} ({pct(scoring.fallbacks / graded, 2)}%)"
         )
+        warning = fallback_warning(results) if results is not None else None
+        if warning:
+            lines.append(f"WARNING: {warning}")
     if scoring.ungraded:
         judged = scoring.verdicts[headline]
         guessed = sum(1 for i in scoring.ungraded if judged[i].fallback)
-        lines.append(f"{len(scoring.ungraded)} predictions without a gold answer (test split; {guessed} of them "
-                     "fallbacks): pass --answers to score them, or `mmmu-eval report --submission` for EvalAI")
+        where = results if results is not None else {"benchmark": scoring.benchmark}
+        lines.append(f"no gold answers for {len(scoring.ungraded)} predictions ({guessed} of them unparsed): no "
+                     f"accuracy; {how_to_score(where)} (`mmmu-eval report --submission` writes it)")
     lines.append(f"items {n_items}: scored {graded}, errors {len(scoring.errors)}, missing {len(scoring.missing)}")
     if scoring.problems:
         lines.append(f"{len(scoring.problems)} item(s) the official code would crash on (scored wrong), e.g. {scoring.problems[0]}")

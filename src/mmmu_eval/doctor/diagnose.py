@@ -29,6 +29,7 @@ from mmmu_eval.report.causes import Cause, cause_line, find_causes
 from mmmu_eval.errors import ConfigError, StoreError
 from mmmu_eval.report.numbers import fixed, pct, percent, points, rounded
 from mmmu_eval.report.published import published_for, score_key, sources, table1_rows
+from mmmu_eval.report.scope import scope_of_results
 from mmmu_eval.store.manifest import MANIFEST
 
 if TYPE_CHECKING:
@@ -57,16 +58,31 @@ class Diagnosis:
         where = f"{f['benchmark']}/{f['setting'] or f['split']}"
         # The accuracy from its count, rounded once (the stored figure is already rounded to 4 places).
         accuracy = pct(Fraction(f["correct"], f["n"]), 2) if f["n"] else fixed(f["accuracy"], 2)
+        scope = f.get("scope") or {}
+        if f.get("gold_available") is False:
+            out = [f"{self.run}: {f['model']} on {where}: no gold answers, no figure to diagnose; "
+                   f"{scope.get('text', '')}"]
+            if self.published is not None:
+                out.append(f"published figure not set beside this run: {self.published.get('refused')}")
+            return out
         out = [f"{self.run}: {f['model']} on {where}: {accuracy}% ({f['correct']}/{f['n']}), "
-               f"95% CI {fixed(f['ci95'][0], 2)}-{fixed(f['ci95'][1], 2)}%"]
+               f"95% CI [{fixed(f['ci95'][0], 2)}, {fixed(f['ci95'][1], 2)}]" + (f"; {scope['text']}" if scope else "")]
         if not self.causes:
             out.append("no cause found in the run that could move the figure")
         for c in self.causes:
             out.append(f"  {c.cause:<10} {c.items:>5} items  up to {fixed(c.points, 2, signed=True)} points  {cause_line(c)}")
             if c.examples:
                 out.append(f"  {'':<10} e.g. {', '.join(c.examples)}")
-        if self.published is not None:
+        if self.published is not None and self.published.get("refused"):
+            out.append(f"published figure not set beside this run: {self.published['refused']}")
+        elif self.published is not None:
             p = self.published
+            if scope.get("kind") == "sample":
+                out.append("not like for like: the run is on the bundled sample, synthetic items, not the benchmark; "
+                           "the comparison below shows the method only")
+            elif scope and scope.get("kind") != "full":
+                out.append(f"not like for like: this run is on a {scope['text']}; published figures are on the "
+                           f"full {scope.get('split', 'split')}")
             inside = "inside" if p["inside_interval"] else "outside"
             out.append(f"published {fixed(p['value'], 2)}% ({p['source']}): {inside} the run's 95% interval; "
                        f"gap {fixed(p['gap'], 2, signed=True)} points")
@@ -141,6 +157,8 @@ def _figure(loaded: LoadedRun) -> dict[str, Any]:
         "correct": overall["correct"], "n": overall["n"],
         "ci95": [percent(x, 4) for x in overall["ci95"]],
         "official_protocol": results["run"].get("official"), "rescored_from": results["run"].get("rescored_from"),
+        "gold_available": results.get("gold_available", True),
+        "scope": scope_of_results(results, loaded.manifest).to_json(),
     }
 
 
@@ -155,7 +173,11 @@ def diagnose_run(run_dir: str | Path, *, published: str | float | None = None) -
     against = None
     if published is not None:
         value, source = published_value(published, figure["benchmark"], figure["split"], figure["setting"])
-        against = _against(value, source, figure, causes)
+        if not figure["gold_available"]:
+            against = {"value": value, "source": source, "refused": "the run has no gold answers"}
+        else:
+            # Asked for by name or number: given, with the scope beside it when it is not the full split.
+            against = _against(value, source, figure, causes)
     return Diagnosis(str(run_dir), figure, causes, against)
 
 

@@ -20,6 +20,7 @@ from typing import Any
 
 from mmmu_eval.records import Item, Response
 from mmmu_eval.report.numbers import fixed, pct, percent, points, rounded
+from mmmu_eval.report.scope import FULL_SIZE
 from mmmu_eval.score.scorer import Scoring
 from mmmu_eval.score.boxed import last_boxed
 from mmmu_eval.score.strict import has_answer_line
@@ -27,10 +28,6 @@ from mmmu_eval.store.manifest import Manifest
 
 #: How many item ids a cause shows.
 EXAMPLES = 5
-
-#: Items in the full evaluated set, by published-score key (the official datasets).
-FULL_SIZE = {"mmmu/dev": 150, "mmmu/validation": 900, "mmmu/test": 10500,
-             "mmmu-pro/standard-10": 1730, "mmmu-pro/standard-4": 1730, "mmmu-pro/vision": 1730}
 
 #: The generation settings the official scripts pass (official-protocol.md); None: left to the
 #: server's default. MMMU's reference (LLaVA, beam search over 128 new tokens) has no API

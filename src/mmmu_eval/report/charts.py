@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from html import escape
 
-from mmmu_eval.report.numbers import pct
+from mmmu_eval.report.numbers import interval, pct
 
 #: One colour per discipline, in the official discipline order.
 DISCIPLINE_COLORS = {
@@ -49,8 +49,8 @@ class Bar:
 
 
 def ci_note(ci: tuple[float, float] | list[float]) -> str:
-    """A bar's interval note with its numbers, ``95% CI 2.5–17.5`` (fractions in, points out)."""
-    return f"95% CI {pct(ci[0])}–{pct(ci[1])}"
+    """A bar's interval note with its numbers, ``95% CI [2.5, 17.5]`` (fractions in, points out)."""
+    return f"95% CI {interval(ci)}"
 
 
 def _f(x: float) -> str:

@@ -21,7 +21,7 @@ from rich.table import Table
 from mmmu_eval.dataset.subjects import DISCIPLINES, discipline_of
 from mmmu_eval.errors import ConfigError, MmmuEvalError
 from mmmu_eval.report.fit import print_fitted
-from mmmu_eval.report.numbers import Number, pct, points
+from mmmu_eval.report.numbers import Number, interval, pct, points
 from mmmu_eval.report.results import Results
 from mmmu_eval.report.stats import RESAMPLES, mcnemar_exact, paired_bootstrap_ci, paired_strata
 
@@ -80,12 +80,17 @@ class Comparison:
     """Every item exactly one run got right, in id order."""
     warnings: tuple[str, ...] = field(default=())
     """Differences between the runs that do not stop the comparison (dataset revision...)."""
+    scoring_a: dict = field(default_factory=dict)
+    """How run A was scored (``scoring_of``): parser, fallback policy and seed, answers file."""
+    scoring_b: dict = field(default_factory=dict)
 
     def to_json(self) -> dict:
         """JSON-ready form (for ``compare --json``)."""
         return {
             "a": self.label_a,
             "b": self.label_b,
+            "scoring_a": dict(self.scoring_a),
+            "scoring_b": dict(self.scoring_b),
             "shared": self.shared,
             "only_a": self.only_a,
             "only_b": self.only_b,
@@ -122,6 +127,27 @@ def _where(results: Results) -> str:
     return f"{results['benchmark']} {where}".strip()
 
 
+def scoring_of(results: Results) -> dict:
+    """How a run's headline was scored: ``{"parser", "fallback", "fallback_seed", "answers"}``.
+
+    The seed is None under the ``none`` policy (no draw, so no seed matters); answers is the
+    answer dict's file name, None for the dataset's own answers.
+    """
+    parse = results.get("parse") or {}
+    fallback = parse.get("fallback_policy")
+    return {"parser": parse.get("parser"), "fallback": fallback,
+            "fallback_seed": parse.get("fallback_seed") if fallback == "official" else None,
+            "answers": parse.get("answers")}
+
+
+def describe_scoring(scoring: dict) -> str:
+    """``parser official, fallback official (seed 42)``: one phrase for a header (answers when a file gave them)."""
+    text = f"parser {scoring.get('parser')}, fallback {scoring.get('fallback')}"
+    if scoring.get("fallback_seed") is not None:
+        text += f" (seed {scoring['fallback_seed']})"
+    return text + (f", answers {scoring['answers']}" if scoring.get("answers") else "")
+
+
 def compare_runs(
     a: Results,
     b: Results,
@@ -129,6 +155,7 @@ def compare_runs(
     label_a: str = "A",
     label_b: str = "B",
     allow_different_protocols: bool = False,
+    allow_different_scoring: bool = False,
     paired_by_design: bool = False,
     resamples: int = RESAMPLES,
     seed: int = 0,
@@ -139,6 +166,9 @@ def compare_runs(
         a, b: the runs' results.json (their ``verdicts`` are paired by item id).
         label_a, label_b: names to print (usually the run directories).
         allow_different_protocols: compare even when the prompt fingerprints differ.
+        allow_different_scoring: compare even when the runs were scored differently (headline
+            parser, fallback policy or seed, answers file): the difference then mixes the
+            models with the scorers.
         paired_by_design: the runs ask the same items under two settings or prompts on purpose
             (a suite's CoT effect, its standard-4 vs standard-10 flips): neither refused nor
             warned about, and their different parquet files are expected; a different dataset
@@ -146,8 +176,8 @@ def compare_runs(
         resamples, seed: paired bootstrap settings.
 
     Raises:
-        ConfigError: the benchmarks, splits, settings or protocol fingerprints differ and that was
-            not allowed; or the runs share no scored item.
+        ConfigError: the benchmarks, splits, settings, protocol fingerprints or scorings differ and
+            that was not allowed; or the runs share no scored item.
 
     >>> from mmmu_eval import evaluate
     >>> from mmmu_eval.report.results import read_results
@@ -178,9 +208,6 @@ def compare_runs(
                 f"{harness}'s, not an mmmu-eval protocol, while both runs' answers are parsed by mmmu-eval; "
                 "the difference measures what the model was asked and how it answered, not how answers were parsed"
             )
-        pa, pb = a["parse"]["parser"], b["parse"]["parser"]
-        if pa != pb:
-            warnings.append(f"the headline parsers differ ({pa} vs {pb}); rescore or score both with the same --parser")
     elif fa != fb and where_a == where_b and not paired_by_design:
         message = (
             f"{label_a} and {label_b} used different protocols (prompt fingerprint "
@@ -188,6 +215,17 @@ def compare_runs(
         )
         if not allow_different_protocols:
             raise ConfigError(message + "; pass --allow-different-protocols to compare them anyway")
+        warnings.append(message)
+    scoring_a, scoring_b = scoring_of(a), scoring_of(b)
+    if scoring_a != scoring_b and not paired_by_design:
+        differ = [k for k in scoring_a if scoring_a[k] != scoring_b[k]]
+        message = (
+            f"{label_a} and {label_b} were scored differently ({' and '.join(differ)} differ: {describe_scoring(scoring_a)}"
+            f" vs {describe_scoring(scoring_b)}), so the difference mixes the scorers with the models"
+        )
+        if not allow_different_scoring:
+            raise ConfigError(message + "; score both alike (`mmmu-eval score RUN --parser ... --save`) or pass "
+                              "--allow-different-scoring")
         warnings.append(message)
     checks = [("dataset_revision", "dataset revisions"), ("dataset_digest", "dataset files")]
     for key, what in checks[:1] if paired_by_design else checks:
@@ -241,6 +279,8 @@ def compare_runs(
         by_discipline=by_discipline,
         flips=flips,
         warnings=tuple(warnings),
+        scoring_a=scoring_a,
+        scoring_b=scoring_b,
     )
 
 
@@ -252,14 +292,16 @@ def print_comparison(c: Comparison, console: Console, *, max_flips: int = 50) ->
     """Print the comparison: headline difference, per discipline, and the flips."""
     for w in c.warnings:
         console.print(f"[yellow]warning:[/yellow] {escape(w)}")
-    low, high = c.ci95
     console.print(
         f"[bold]{escape(c.label_a)}[/bold] vs [bold]{escape(c.label_b)}[/bold] on {c.shared} shared items"
         + (f" ({c.only_a} only in A, {c.only_b} only in B, left out)" if c.only_a or c.only_b else "")
     )
+    if c.scoring_a:
+        for name, scoring in (("A", c.scoring_a), ("B", c.scoring_b)):
+            console.print(f"  {name} scored by {escape(describe_scoring(scoring))}")
     console.print(
         f"accuracy {pct(c.acc_a)}% vs {pct(c.acc_b)}%: difference "
-        f"[bold]{_pp(c.difference)} points[/bold] (paired 95% CI {_pp(low)} to {_pp(high)})"
+        f"[bold]{_pp(c.difference)} points[/bold] (paired 95% CI {escape(interval(c.ci95, signed=True))})"
     )
     console.print(
         f"exact McNemar: {c.a_only_right} items only A got right, {c.b_only_right} only B; p = {c.p_value:.4g}"

@@ -35,10 +35,12 @@ from mmmu_eval.report.html_harness import annotate_rows, harness_html
 from mmmu_eval.report.html_causes import doctor_section
 from mmmu_eval.report.html_items import item_rows, loaded_url, marker
 from mmmu_eval.report.html_sections import expert_section, mark_loose_images, usage_section
-from mmmu_eval.report.numbers import pct
+from mmmu_eval.report.caveats import fallback_warning, how_to_score, unparsed, void
+from mmmu_eval.report.numbers import interval, pct
 from mmmu_eval.report.page import IMAGE_BUDGET, asset, head, script_json
 from mmmu_eval.report.published import published_for, score_key, sources
 from mmmu_eval.report.results import Results, Row
+from mmmu_eval.report.scope import scope_of_results
 
 if TYPE_CHECKING:
     from mmmu_eval.score.scorer import Scoring
@@ -50,8 +52,9 @@ def _pct(x: float) -> str:
     return f"{pct(x)}%"
 
 
-def _fact(label: str, value: str) -> str:
-    return f'<div class="fact"><dt>{escape(label)}</dt><dd>{escape(value)}</dd></div>'
+def _fact(label: str, value: str, *, alert: bool = False) -> str:
+    """One card of the headline's facts; ``alert`` highlights it (a figure that needs reading twice)."""
+    return f'<div class="fact{" alert" if alert else ""}"><dt>{escape(label)}</dt><dd>{escape(value)}</dd></div>'
 
 
 def _table(title: str, rows: Mapping[str, Row], *, wide: bool = False) -> str:
@@ -99,9 +102,29 @@ def _subject_chart(results: Results) -> str:
     return bar_chart(bars, title="Accuracy by subject", reference=(overall, f"overall {_pct(overall)}"), row=20)
 
 
+def _charts(results: Results) -> str:
+    """The discipline and subject charts; without gold answers a note instead of empty bars."""
+    if void(results):
+        note = '<p class="src">No gold answers: nothing to chart.</p>'
+        return (f'<section id="disciplines"><h2>By discipline</h2>{note}</section>'
+                f'<section id="subjects"><h2>By subject</h2>{note}</section>')
+    return (
+        f'<section id="disciplines"><h2>By discipline</h2><div class="panel">{_discipline_chart(results)}'
+        '<p class="src">Bars: accuracy; whiskers: 95% interval (bootstrap stratified by subject; Wilson for cells '
+        "under 30 items).</p></div></section>"
+        f'<section id="subjects"><h2>By subject</h2><div class="panel">{_subject_chart(results)}</div></section>'
+    )
+
+
 def _published_section(results: Results) -> str:
     key = score_key(results["benchmark"], results["split"], results["setting"])
     published = published_for(key)
+    scope = scope_of_results(results)
+    if void(results) or scope.kind == "sample":
+        why = ("This run has no gold answers, so it has no accuracy to place among them."
+               if void(results) else f"This run is on the {scope.text}: no published figure applies.")
+        return (f'<section id="published"><h2>Among published results</h2><p class="src" id="published-note">'
+                f"{escape(why)}</p></section>")
     if not published:
         return (
             '<section id="published"><h2>Among published results</h2><p class="src">No published '
@@ -111,7 +134,8 @@ def _published_section(results: Results) -> str:
     marker = {k: f"[{i + 1}]" for i, k in enumerate(srcs)}
     model = results["run"]["model"] or "this run"
     overall = results["overall"]
-    run_bar = Bar(f"▶ {model} (this run)", overall["accuracy"], tuple(overall["ci95"]), ACCENT, ci_note(overall["ci95"]),
+    this = "this run" if scope.full else f"this run, {scope.kind}"
+    run_bar = Bar(f"▶ {model} ({this})", overall["accuracy"], tuple(overall["ci95"]), ACCENT, ci_note(overall["ci95"]),
                   strong=True)
     bars = [
         Bar(p.model, p.percent / 100, None, "#cfd8dc" if p.baseline else NEUTRAL, marker[p.source])
@@ -130,9 +154,12 @@ def _published_section(results: Results) -> str:
         if results["benchmark"] == "mmmu-pro"
         else ""
     )
+    caveat = "" if scope.full else (
+        f'<p class="warn" id="published-scope">Not like for like: this run is on a {escape(scope.text)}; the published '
+        f"figures are on the full {escape(scope.split)}.</p>")
     return (
         f'<section id="published"><h2>Among published results <span class="src">({escape(key)})</span></h2>'
-        f'<div class="panel">{bar_chart(bars, title="Published accuracies and this run", label_width=270, row=19)}'
+        f'<div class="panel">{caveat}{bar_chart(bars, title="Published accuracies and this run", label_width=270, row=19)}'
         f'{pro_note}<ol class="src" style="list-style:none;padding:0">{notes}</ol></div></section>'
     )
 
@@ -143,34 +170,61 @@ def _hero(results: Results) -> str:
     parse = results["parse"]
     cov = results["coverage"]
     what = "MMMU-Pro" if results["benchmark"] == "mmmu-pro" else "MMMU"
-    kicker = " · ".join(x for x in (what, results["setting"] or results["split"], run["prompt_mode"]) if x)
-    low, high = overall["ci95"]
+    rescored = run.get("rescored_from")
+    # A rescored run's prompts were the other harness's: no prompt mode of ours is named for it.
+    how = f"rescored from {rescored}" if rescored else run["prompt_mode"]
+    kicker = " · ".join(x for x in (what, results["setting"] or results["split"], how) if x)
+    scope = scope_of_results(results)
+    is_void = void(results)
+    luck = fallback_warning(results)
     facts = [
-        ("Scored items", f"{cov['scored']} of {cov['items']}"),
+        ("Predictions (no gold answer)", f"{cov['ungraded']} of {cov['items']}") if is_void
+        else ("Scored items", f"{cov['scored']} of {cov['items']}"),
+    ]
+    # The fallback cards stand next to each other, and next to the headline they qualify.
+    if is_void:
+        facts.append(("Unparsed answers", f"{unparsed(results)} of {cov['ungraded']}"))
+    else:
+        facts += [
+            ("Random fallbacks", f"{parse['fallbacks']} ({_pct(parse['fallback_rate'])})"),
+            ("Fallbacks counted wrong", _pct(parse["deterministic_accuracy"])),
+            ("Fallbacks at expected value", _pct(parse["expected_accuracy"])),
+        ]
+    facts += [
         ("Errors (not scored)", str(cov["errors"])),
         ("Missing responses", str(cov["missing"])),
         ("Truncated (scored)", "–" if cov["truncated"] is None else str(cov["truncated"])),
-        ("Random fallbacks", f"{parse['fallbacks']} ({_pct(parse['fallback_rate'])})"),
-        ("Fallbacks counted wrong", _pct(parse["deterministic_accuracy"])),
-        ("Fallbacks at expected value", _pct(parse["expected_accuracy"])),
-        ("Protocol", {True: "official", False: "not official", None: "unknown"}[run["official"]]),
-        ("Prompt fingerprint", (run["protocol_fingerprint"] or "unknown")[:16]),
-        ("Dataset revision", (run["dataset_revision"] or "unknown")[:24]),
     ]
+    if rescored:
+        facts.append(("Responses from", f"{rescored} (its prompts and requests)"))
+    else:
+        facts += [
+            ("Protocol", {True: "official", False: "not official", None: "unknown"}[run["official"]]),
+            ("Prompt fingerprint", (run["protocol_fingerprint"] or "unknown")[:16]),
+        ]
+    facts.append(("Dataset revision", (run["dataset_revision"] or "unknown")[:24]))
+    alert = {"Random fallbacks", "Fallbacks counted wrong"} if luck else set()
     warnings = []
-    if not results["gold_available"]:
-        warnings.append(
-            "No gold answers (test split): accuracies are void. Score with --answers FILE or submit submission.json."
-        )
+    if is_void:
+        warnings.append(f"No gold answers: this run has no accuracy; {how_to_score(results)}.")
+    if luck:
+        warnings.append(f"Warning: {luck}.")
     if run["official"] is False:
         warnings.append("This run did not follow the official protocol; compare it with published figures with care.")
+    if is_void:
+        figure = (f'<span class="big void" id="headline">no gold answers</span><span class="ci">{cov["ungraded"]} '
+                  f"predictions, {unparsed(results)} of them unparsed</span>")
+    else:
+        figure = (f'<span class="big" id="headline">{_pct(overall["accuracy"])}</span>'
+                  f'<span class="ci">95% CI {escape(interval(overall["ci95"]))} · {overall["correct"]} / '
+                  f'{overall["n"]} correct</span>')
     return (
         f'<header class="hero" id="overview"><div class="kicker">{escape(kicker)}</div>'
         f"<h1>{escape(run['model'] or 'unknown model')}</h1>"
-        f'<div class="headline"><span class="big" id="headline">{_pct(overall["accuracy"])}</span>'
-        f'<span class="ci">95% CI {_pct(low)} – {_pct(high)} · {overall["correct"]} / {overall["n"]} correct</span></div>'
+        f'<div class="headline">{figure}</div>'
+        f'<div class="scope{"" if scope.full else " partial"}" id="scope">{escape(scope.text)}</div>'
         + "".join(f'<div class="warn">{escape(w)}</div>' for w in warnings)
-        + f'<dl class="facts">{"".join(_fact(k, v) for k, v in facts)}</dl></header>'
+        + f'<dl class="facts">{"".join(_fact(k, v, alert=k in alert) for k, v in facts)}</dl></header>'
     )
 
 
@@ -316,17 +370,17 @@ def _page_start(results: Results, rows: list[dict], manifest: Mapping, script: s
         '<a href="#disciplines">Disciplines</a><a href="#subjects">Subjects</a><a href="#published">Published</a>'
         '<a href="#breakdowns">Breakdowns</a><a href="#items-section">Items</a></div></nav><main>'
         + _hero(results)
-        + expert_section(results)
-        + f'<section id="disciplines"><h2>By discipline</h2><div class="panel">{_discipline_chart(results)}'
-        '<p class="src">Bars: accuracy; whiskers: 95% bootstrap interval stratified by subject.</p></div></section>'
-        + f'<section id="subjects"><h2>By subject</h2><div class="panel">{_subject_chart(results)}</div></section>'
-        + _published_section(results)
-        + doctor
-        + f'<section id="breakdowns"><h2>Breakdowns</h2><div class="grid2">{breakdowns}'
-        + _table("Parsers (first = headline)", parser_rows)
-        + "</div></section>"
-        + usage_section(results)
+        # A rescored page's point: the harness's own figure beside ours, first.
         + (harness_html(harness) if harness else "")
+        + expert_section(results)
+        + _charts(results)
+        + _published_section(results)
+        + ("" if void(results) else doctor)  # the causes bound a figure; a void run has none
+        + f'<section id="breakdowns"><h2>Breakdowns</h2><div class="grid2">{breakdowns}'
+        + ("" if void(results) else _table("Parsers (first = headline)", parser_rows))
+        + "</div></section>"
+        # Requests, tokens and latency of a rescored run were the harness's, never sent from here.
+        + ("" if run.get("rescored_from") else usage_section(results))
         + _browser(results, rows)
         + f'<footer><p>{footer}</p><details><summary>Run manifest</summary><pre class="resp">'
         f"{escape(json.dumps(manifest, indent=2, sort_keys=True, default=str))}</pre></details></footer></main>"

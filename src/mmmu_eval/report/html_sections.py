@@ -17,6 +17,7 @@ from mmmu_eval.report.charts import ACCENT, NEUTRAL, Bar, bar_chart, ci_note
 from mmmu_eval.report.numbers import fixed
 from mmmu_eval.report.published import expert_levels, expert_line, experts_source
 from mmmu_eval.report.results import Results
+from mmmu_eval.report.scope import scope_of_results
 from mmmu_eval.report.usage import usage_rows
 from mmmu_eval.store.manifest import Manifest
 
@@ -25,8 +26,9 @@ _REACHES = {"yes": "reached", "no": "not reached", "within interval": "within th
 
 
 def shows_experts(results: Results) -> bool:
-    """Expert figures exist for MMMU validation only."""
-    return results["benchmark"] == "mmmu" and results["split"] == "validation" and results["gold_available"]
+    """Expert figures exist for MMMU validation only, and never for the synthetic sample."""
+    return (results["benchmark"] == "mmmu" and results["split"] == "validation" and results["gold_available"]
+            and scope_of_results(results).kind != "sample")
 
 
 def expert_section(results: Results) -> str:
@@ -34,6 +36,7 @@ def expert_section(results: Results) -> str:
     if not shows_experts(results):
         return ""
     overall = results["overall"]
+    scope = scope_of_results(results)
     ci = (overall["ci95"][0], overall["ci95"][1])
     levels = expert_levels(overall["accuracy"], ci)
     model = results["run"]["model"] or "this run"
@@ -48,7 +51,8 @@ def expert_section(results: Results) -> str:
     source = experts_source()
     return (
         '<section id="experts"><h2>Expert human level</h2><div class="panel">'
-        f'<p id="expert-line"><b>{escape(expert_line(overall["accuracy"], ci))}</b></p>'
+        + ("" if scope.full else f'<p class="warn" id="experts-scope">Not like for like: {escape(scope.caveat or "")}.</p>')
+        + f'<p id="expert-line"><b>{escape(expert_line(overall["accuracy"], ci))}</b></p>'
         f'{bar_chart(bars, title="MMMU validation: human experts and this run", label_width=270, row=19)}'
         '<table class="t"><thead><tr><th>tier</th><th class="n">validation</th><th>this run</th></tr></thead>'
         f"<tbody>{rows}</tbody></table>"

@@ -30,7 +30,7 @@ from decimal import ROUND_HALF_UP, Context, Decimal
 from fractions import Fraction
 from typing import Union
 
-__all__ = ["Number", "exact", "fixed", "half_up", "mean", "pct", "percent", "points", "rounded"]
+__all__ = ["Number", "exact", "fixed", "half_up", "interval", "mean", "pct", "percent", "points", "rounded"]
 
 #: What the functions take: a float stands for the shortest decimal that reads back as it.
 Number = Union[int, float, Fraction, Decimal]
@@ -96,6 +96,24 @@ def pct(fraction: Number | None, places: int = 1, *, signed: bool = False, none:
     if fraction is None:
         return none
     return _text(half_up(fraction, places, scale=100), places, signed)
+
+
+def interval(
+    bounds: tuple[Number, Number] | list[Number] | None, places: int = 1, *, signed: bool = False,
+    as_is: bool = False, none: str = "–",
+) -> str:
+    """An interval as ``[low, high]``, one form everywhere: ``[2.5, 17.5]`` (percent, from fractions).
+
+    ``as_is`` prints the numbers in the unit they come in (``fixed``): the official table's
+    fractions to 3 places (``[0.025, 0.175]``), or figures already in percent (suite.json's
+    ``ci95_percent``). ``signed`` prints differences (``[-20.8, +12.6]``). The unit is the caller's to say.
+    """
+    if bounds is None:
+        return none
+    low, high = bounds
+    if as_is:
+        return f"[{fixed(low, places, signed=signed)}, {fixed(high, places, signed=signed)}]"
+    return f"[{pct(low, places, signed=signed)}, {pct(high, places, signed=signed)}]"
 
 
 def percent(fraction: Number | None, places: int = 1) -> float | None:

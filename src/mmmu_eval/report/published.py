@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
 
-from mmmu_eval.report.numbers import fixed, pct
+from mmmu_eval.report.numbers import fixed, interval, pct
 
 
 @dataclass(frozen=True, slots=True)
@@ -145,12 +145,12 @@ def expert_line(accuracy: float, ci95: tuple[float, float] | None) -> str:
     """One plain sentence: which expert tiers the model reaches, misses, or cannot be told from.
 
     >>> expert_line(0.80, (0.77, 0.83))
-    'MMMU validation 80.0% (95% CI 77.0-83.0%) against human experts (Low 76.2%, Medium 82.6%, High 88.6%; MMMU leaderboard, 2024-01-31): reaches Low; Medium lies within the interval (undecided); below High.'
+    'MMMU validation 80.0% (95% CI [77.0, 83.0]) against human experts (Low 76.2%, Medium 82.6%, High 88.6%; MMMU leaderboard, 2024-01-31): reaches Low; Medium lies within the interval (undecided); below High.'
     """
     levels = expert_levels(accuracy, ci95)
     where = f"{pct(accuracy)}%"
     if ci95 is not None:
-        where += f" (95% CI {pct(ci95[0])}-{pct(ci95[1])}%)"
+        where += f" (95% CI {interval(ci95)})"
     tiers = ", ".join(f"{x['level'].capitalize()} {fixed(x['percent'])}%" for x in levels)
     by = {r: [x["level"].capitalize() for x in levels if x["reaches"] == r] for r in REACHES}
     if len(by["yes"]) == len(levels):

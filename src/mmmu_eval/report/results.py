@@ -30,7 +30,8 @@ from mmmu_eval.report.results_schema import (
     RowWithInterval,
     RunInfo,
 )
-from mmmu_eval.report.stats import RESAMPLES, Stratum, bootstrap_ci
+from mmmu_eval.report.scope import scope_of
+from mmmu_eval.report.stats import RESAMPLES, SMALL_CELL, Stratum, cell_ci
 from mmmu_eval.report.usage import Usage, usage_summary
 
 if TYPE_CHECKING:
@@ -49,8 +50,8 @@ def _row(t: Tally) -> Row:
 
 
 def _with_ci(t: Tally, strata: list[Stratum], resamples: int, seed: int) -> RowWithInterval:
-    low, high = bootstrap_ci(strata, resamples=resamples, seed=seed, level=LEVEL)
-    return {"n": t.n, "correct": t.correct, "accuracy": t.accuracy, "ci95": [low, high]}
+    (low, high), method = cell_ci(strata, resamples=resamples, seed=seed, level=LEVEL)
+    return {"n": t.n, "correct": t.correct, "accuracy": t.accuracy, "ci95": [low, high], "ci_method": method}
 
 
 def lookup(manifest: Mapping, *keys: str) -> object | None:
@@ -151,6 +152,8 @@ def build_results(
         "split": first.split if first else str(lookup(manifest, "split") or ""),
         "setting": first.setting if first else _str_or_none(lookup(manifest, "setting")),
         "gold_available": any(it.answer is not None for it in items),
+        "scope": scope_of(manifest, items=len(items), benchmark=first.benchmark if first else None,
+                          split=first.split if first else None, setting=first.setting if first else None).to_json(),
         "run": run_info(manifest),
         "overall": _with_ci(agg.overall, list(subject_strata.values()), bootstrap, seed),
         "interval": {
@@ -158,6 +161,7 @@ def build_results(
             "level": LEVEL,
             "resamples": max(bootstrap, 0),
             "seed": seed,
+            "small_cells": f"wilson score interval below {SMALL_CELL} items or where the bootstrap's has zero width",
         },
         "by_discipline": by_discipline,
         "by_subject": {
@@ -169,9 +173,11 @@ def build_results(
         "by_option_count": {k: _row(t) for k, t in agg.by_option_count.items()},
         "parse": {
             "parser": headline,
+            "answers": _answers_name(manifest),
             "fallback_policy": scoring.fallback_policy,
             "fallback_seed": scoring.fallback_seed,
             "fallbacks": scoring.fallbacks,
+            "unparsed": sum(1 for v in verdicts.values() if v.fallback),
             "fallback_rate": scoring.fallbacks / scored if scored else 0.0,
             "deterministic_correct": scoring.deterministic_correct,
             "deterministic_accuracy": scoring.deterministic_correct / scored if scored else 0.0,
@@ -208,6 +214,13 @@ def build_results(
     return results
 
 
+def _answers_name(manifest: Mapping) -> str | None:
+    """The file name of the answer dict the run is scored against (its scoring record); None: the dataset's."""
+    scoring = manifest.get("scoring")
+    answers = scoring.get("answers") if isinstance(scoring, Mapping) else None
+    return Path(str(answers)).name if answers else None
+
+
 def run_usage(manifest: Mapping, responses: Sequence[Response]) -> Usage:
     """The usage of a run's responses, priced at the prices its manifest records (if any)."""
     return usage_summary(
@@ -234,6 +247,6 @@ def read_results(path: str | Path) -> Results | None:
     file = path / "results.json" if path.is_dir() else path
     return read_versioned(  # type: ignore[return-value]
         file, SCHEMA_VERSION,
-        unreadable="cannot read results ({error}); delete it and run `mmmu-eval score`",
-        other_version=f"schema_version {{found!r}} is not {SCHEMA_VERSION}; re-create it with `mmmu-eval score`",
+        unreadable="cannot read results ({error}); delete it and run `mmmu-eval score RUN --save`",
+        other_version=f"schema_version {{found!r}} is not {SCHEMA_VERSION}; re-create it with `mmmu-eval score RUN --save`",
     )

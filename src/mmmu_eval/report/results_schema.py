@@ -15,7 +15,7 @@ if TYPE_CHECKING:
     from typing import NotRequired  # Python 3.11; annotations are never evaluated here
 
 __all__ = ["SCHEMA_VERSION", "Coverage", "IntervalMethod", "ItemVerdict", "ParseStats", "ParserScore", "Results", "Row",
-           "RowWithInterval", "RunInfo"]
+           "RowWithInterval", "RunInfo", "ScopeInfo"]
 
 #: Bumped whenever a key is renamed or changes meaning.
 SCHEMA_VERSION = 1
@@ -36,7 +36,10 @@ class RowWithInterval(Row):
     """A Row that also carries its bootstrap interval."""
 
     ci95: list[float]
-    """[low, high] 95% percentile bootstrap interval of accuracy, stratified by subject."""
+    """[low, high] 95% interval of accuracy: percentile bootstrap stratified by subject, or the
+    Wilson score interval for a cell of fewer than 30 items or whose bootstrap has zero width."""
+    ci_method: NotRequired[str]
+    """``bootstrap`` or ``wilson``: which of the two ``ci95`` is. Absent in older files (bootstrap)."""
 
 
 class IntervalMethod(TypedDict):
@@ -50,6 +53,27 @@ class IntervalMethod(TypedDict):
     """Bootstrap replicates (0 means the interval is the point estimate)."""
     seed: int
     """Seed of numpy's default generator; the same seed gives the same interval."""
+    small_cells: NotRequired[str]
+    """The rule for small cells, in words (Wilson below 30 items or at zero bootstrap width)."""
+
+
+class ScopeInfo(TypedDict):
+    """What the figures stand for (``report/scope.py``): the full split, a subset, a shard, a
+    partial rescore or the bundled sample."""
+
+    kind: str
+    """``full``, ``subset``, ``shard``, ``partial`` or ``sample``; only ``full`` is comparable
+    with published figures and the human experts."""
+    items: int
+    """Items evaluated."""
+    of: int | None
+    """Items in the full split or setting; None when unknown or for the sample."""
+    chosen_by: list[str]
+    """How a subset or shard was chosen, in words (``subjects Art``, ``--limit 10``, ``shard 2/8``)."""
+    split: str
+    """The full set's name: ``validation split``, ``vision setting``."""
+    text: str
+    """The phrase every headline prints beside the figure."""
 
 
 class RunInfo(TypedDict):
@@ -78,12 +102,18 @@ class ParseStats(TypedDict):
 
     parser: str
     """The headline parser (``official``)."""
+    answers: NotRequired[str | None]
+    """File name of the answer dict the gold answers came from (``--answers``); None: the dataset's."""
     fallback_policy: str
     """``official`` (random letter when nothing parses, as the official scorer) or ``none``."""
     fallback_seed: int
     """Seed of the fallback generator (42, as the official scorer)."""
     fallbacks: int
     """Multiple-choice responses where nothing parsed and the fallback picked a letter."""
+    unparsed: NotRequired[int]
+    """Scored responses, with or without a gold answer, where the headline parser found no
+    answer (multiple choice: the fallback's cases). Unlike ``fallbacks`` it counts on a run
+    without gold answers too. Absent in older files."""
     fallback_rate: float
     """fallbacks / scored items."""
     deterministic_correct: int
@@ -161,6 +191,8 @@ class Results(TypedDict):
     """MMMU-Pro setting (``standard-10``, ``standard-4``, ``vision``); None for MMMU."""
     gold_available: bool
     """False when no item has a gold answer (test split without --answers): accuracies are void."""
+    scope: NotRequired[ScopeInfo]
+    """The items the figures stand for; absent in older files (``scope.scope_of_results`` works it out)."""
     run: RunInfo
     """Provenance from the manifest."""
     overall: RowWithInterval

@@ -134,6 +134,63 @@ def bootstrap_ci(
     return _quantiles(counts.sum(axis=1) / total, level)
 
 
+#: Below this many items a cell's interval is the Wilson score interval, not the bootstrap's
+#: (docs/scoring.md, "Intervals"): a percentile bootstrap of a handful of 0/1 outcomes has
+#: few distinct values, and of a cell all right or all wrong, none but the point itself.
+SMALL_CELL = 30
+
+#: The normal quantile of a two-sided 95% interval.
+_Z95 = 1.959963984540054
+
+
+def wilson_ci(correct: int, n: int, *, level: float = 0.95) -> tuple[float, float]:
+    """Wilson score interval of ``correct`` successes in ``n`` trials: never of zero width for n >= 1.
+
+    Used for small cells (fewer than ``SMALL_CELL`` items) and for any cell whose bootstrap
+    interval has zero width (all right or all wrong): 0 of 4 is [0.0, 0.49], not [0, 0].
+    With no items the interval is the whole range, [0, 1]: nothing is known.
+
+    >>> [round(x, 3) for x in wilson_ci(0, 4)]
+    [0.0, 0.49]
+    """
+    if not 0 <= correct <= n:
+        raise ValueError(f"need 0 <= correct <= n, got correct={correct}, n={n}")
+    if n == 0:
+        return 0.0, 1.0
+    if level == 0.95:
+        z = _Z95
+    else:
+        from statistics import NormalDist
+
+        z = NormalDist().inv_cdf(1 - (1 - level) / 2)
+    p = correct / n
+    z2 = z * z
+    centre = (p + z2 / (2 * n)) / (1 + z2 / n)
+    half = z * ((p * (1 - p) / n + z2 / (4 * n * n)) ** 0.5) / (1 + z2 / n)
+    low = 0.0 if correct == 0 else max(0.0, centre - half)
+    high = 1.0 if correct == n else min(1.0, centre + half)
+    return low, high
+
+
+def cell_ci(
+    strata: Iterable[Stratum], *, resamples: int = RESAMPLES, seed: int = 0, level: float = 0.95
+) -> tuple[tuple[float, float], str]:
+    """The interval of one cell of a table and its method: the stratified bootstrap, or Wilson
+    when the cell is small or the bootstrap's interval has zero width.
+
+    Returns:
+        ((low, high), method) with method ``bootstrap`` or ``wilson``.
+    """
+    kept = [s for s in strata if s.n > 0]
+    n = sum(s.n for s in kept)
+    correct = sum(s.correct for s in kept)
+    if n >= SMALL_CELL:
+        low, high = bootstrap_ci(kept, resamples=resamples, seed=seed, level=level)
+        if high > low:
+            return (low, high), "bootstrap"
+    return wilson_ci(correct, n, level=level), "wilson"
+
+
 def paired_bootstrap_ci(
     strata: Iterable[PairedStratum],
     *,

@@ -18,9 +18,11 @@ from rich.table import Table
 
 from mmmu_eval.dataset.subjects import DISCIPLINES
 from mmmu_eval.report.fit import fit_table, print_fitted
-from mmmu_eval.report.numbers import mean, pct
+from mmmu_eval.report.caveats import fallback_warning, how_to_score, unparsed, void
+from mmmu_eval.report.numbers import interval, mean, pct
 from mmmu_eval.report.published import expert_line
 from mmmu_eval.report.results import Results, Row
+from mmmu_eval.report.scope import scope_of_results
 from mmmu_eval.report.usage import usage_rows
 from mmmu_eval.score.headline import HEADLINE_SETTINGS
 
@@ -71,17 +73,36 @@ def official_table_text(results: Results) -> str:
     return "\n".join([line(header, False), rule, *(line(r, True) for r in rows)])
 
 
-def _headline(results: Results) -> str:
-    overall = results["overall"]
-    low, high = overall["ci95"]
+def headline_text(results: Results) -> str:
+    """The headline in plain words: benchmark, model, figure with its interval, and its scope.
+
+    Without gold answers there is no figure: ``MMMU test · gpt-4o: no gold answers (40
+    predictions, 16 of them unparsed) · full test split (10,500 items)``.
+    """
     what = ("MMMU-Pro" if results["benchmark"] == "mmmu-pro" else "MMMU") + (f" {results['setting']}" if results["setting"] else "")
     what += f" {results['split']}"
     model = results["run"]["model"] or "unknown model"
-    return (
-        f"[bold]{escape(what)}[/bold] · {escape(model)}: "
-        f"[bold]{pct(overall['accuracy'])}%[/bold] "
-        f"(95% CI {pct(low)}–{pct(high)}, {overall['correct']}/{overall['n']})"
-    )
+    scope = scope_of_results(results).text
+    if void(results):
+        cov = results["coverage"]
+        return (f"{what} · {model}: no gold answers ({cov['ungraded']} predictions, {unparsed(results)} of them "
+                f"unparsed) · {scope}")
+    overall = results["overall"]
+    return (f"{what} · {model}: {pct(overall['accuracy'])}% (95% CI {interval(overall['ci95'])}, "
+            f"{overall['correct']}/{overall['n']}) · {scope}")
+
+
+def caveat_lines(results: Results) -> list[tuple[str, str]]:
+    """(style, text) lines under the headline: void, luck of the fallback, protocol."""
+    lines = []
+    if void(results):
+        lines.append(("yellow", f"No gold answers: no accuracy can be computed; {how_to_score(results)}."))
+    warning = fallback_warning(results)
+    if warning:
+        lines.append(("bold yellow", f"Warning: {warning}."))
+    if results["run"]["official"] is False:
+        lines.append(("yellow", "This run did not follow the official protocol; compare with care."))
+    return lines
 
 
 def boxed_lines(results: Results) -> list[str]:
@@ -129,13 +150,13 @@ def official_table(results: Results) -> Table:
         if name == "Overall":
             low, high = results["overall"]["ci95"]
             table.add_section()
-            table.add_row("[bold]Overall[/bold]", str(n), f"[bold]{acc:.3f}[/bold]", f"{low:.3f}–{high:.3f}")
+            table.add_row("[bold]Overall[/bold]", str(n), f"[bold]{acc:.3f}[/bold]", escape(interval((low, high), 3, as_is=True)))
         elif name.startswith("Overall-"):
             low, high = results["by_discipline"][name.removeprefix("Overall-")]["ci95"]
-            table.add_row(f"[bold]{escape(name)}[/bold]", str(n), f"[bold]{acc:.3f}[/bold]", f"{low:.3f}–{high:.3f}")
+            table.add_row(f"[bold]{escape(name)}[/bold]", str(n), f"[bold]{acc:.3f}[/bold]", escape(interval((low, high), 3, as_is=True)))
         else:
             low, high = results["by_subject"][name]["ci95"]
-            table.add_row(f"  {escape(name)}", str(n), f"{acc:.3f}", f"{low:.3f}–{high:.3f}")
+            table.add_row(f"  {escape(name)}", str(n), f"{acc:.3f}", escape(interval((low, high), 3, as_is=True)))
     return table
 
 
@@ -168,11 +189,19 @@ def _parse_table(results: Results) -> Table:
 
 
 def expert_text(results: Results) -> str | None:
-    """The human-expert line for an MMMU validation run with gold answers; None for any other run."""
+    """The human-expert line for an MMMU validation run with gold answers; None for any other run.
+
+    The experts' tiers are on all 900 validation items: a subset's line names its scope beside
+    them, and the synthetic sample gets none.
+    """
     if results["benchmark"] != "mmmu" or results["split"] != "validation" or not results["gold_available"]:
         return None
+    scope = scope_of_results(results)
+    if scope.kind == "sample":
+        return None
     overall = results["overall"]
-    return expert_line(overall["accuracy"], (overall["ci95"][0], overall["ci95"][1]))
+    line = expert_line(overall["accuracy"], (overall["ci95"][0], overall["ci95"][1]))
+    return line if scope.full else f"{line} Not like for like: {scope.caveat}."
 
 
 def usage_table(results: Results) -> Table | None:
@@ -196,24 +225,22 @@ def print_results(results: Results, console: Console) -> None:
     >>> _ = evaluate(model="random", benchmark="mmmu", split="validation", data="sample", out="runs/a")
     >>> import io
     >>> out = io.StringIO()
-    >>> print_results(read_results("runs/a"), Console(file=out, width=100))
+    >>> print_results(read_results("runs/a"), Console(file=out, width=140))
     >>> out.getvalue().splitlines()[0]
-    'MMMU validation · random: 10.0% (95% CI 2.5–17.5, 4/40)'
+    'MMMU validation · random: 10.0% (95% CI [2.5, 17.5], 4/40) · bundled sample: 40 synthetic items, not the benchmark'
     """
-    console.print(_headline(results))
+    console.print(f"[bold]{escape(headline_text(results))}[/bold]")
+    for style, line in caveat_lines(results):
+        console.print(f"[{style}]{escape(line)}[/{style}]")
     for line in boxed_lines(results):
-        console.print(escape(line), soft_wrap=True)
+        console.print(escape(line))
     experts = expert_text(results)
     if experts:
         console.print(escape(experts))
-    if not results["gold_available"]:
-        console.print(
-            "[yellow]No gold answers: the test split's accuracies are void. Score it with "
-            "--answers FILE, or submit submission.json.[/yellow]"
-        )
-    official = results["run"]["official"]
-    if official is False:
-        console.print("[yellow]This run did not follow the official protocol; compare with care.[/yellow]")
+    if void(results):
+        # Every table but parsing and coverage would be rows of 0/0: left out, not drawn empty.
+        print_fitted(console, _parse_table(results))
+        return
     print_fitted(console, official_table(results))
     tables = [
         _breakdown(title, results[key])  # type: ignore[literal-required]
@@ -227,7 +254,7 @@ def print_results(results: Results, console: Console) -> None:
     ]
     console.print(Columns([fit_table(t, console) for t in tables]))
     print_fitted(console, _parse_table(results))
-    usage = usage_table(results)
+    usage = None if results["run"].get("rescored_from") else usage_table(results)  # the harness sent those requests
     if usage is not None:
         print_fitted(console, usage)
 

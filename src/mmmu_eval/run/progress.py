@@ -75,14 +75,23 @@ def session_rate(done: int, done_before: int, elapsed_s: float) -> float | None:
     return new / elapsed_s if new > 0 and elapsed_s > 0 else None
 
 
-def status_text(done: int, total: int, rate: float | None, errors: int, eta_s: float | None) -> str:
-    """``done 120/900 (13%) · 4.2 items/s · 2 errors · ETA 3m05s`` (one run's, or a suite's)."""
+def status_text(done: int, total: int, rate: float | None, errors: int, eta_s: float | None, retries: int = 0) -> str:
+    """``done 120/900 (13%) · 4.2 items/s · 2 errors · 5 retries · ETA 3m05s`` (one run's, or a suite's).
+
+    Retries are counted, not logged one by one (``-v`` logs each): a retry line printed under a
+    live bar broke it, and a run at 30% faults left a bar in the scrollback per retry.
+    """
     pct = 100.0 * done / total if total else 100.0
     rate_text = f"{rate:.1f} items/s" if rate is not None else "- items/s"
     return (
         f"done {done}/{total} ({pct:.0f}%) · {rate_text} · "
-        f"{errors} error{'s' if errors != 1 else ''} · ETA {format_duration(eta_s)}"
+        f"{errors} error{'s' if errors != 1 else ''} · {retries_text(retries)}ETA {format_duration(eta_s)}"
     )
+
+
+def retries_text(retries: int) -> str:
+    """``5 retries · `` for the progress line; empty while there are none."""
+    return f"{retries} retr{'ies' if retries != 1 else 'y'} · " if retries else ""
 
 
 def terminal(console: Console | None, plain: bool | None) -> tuple[Console, bool]:
@@ -137,6 +146,8 @@ class ProgressDisplay:
         self.total = 0
         self.done = 0
         self.errors = 0
+        self.retries = 0
+        """Attempts past the first of the responses finished in this session."""
         self._done_before = 0
         self._started = 0.0
         self._last_line: float | None = None
@@ -158,7 +169,7 @@ class ProgressDisplay:
 
     def status_line(self) -> str:
         """``done 120/900 (13%) · 4.2 items/s · 2 errors · ETA 3m05s``"""
-        return status_text(self.done, self.total, self.rate, self.errors, self.eta_s)
+        return status_text(self.done, self.total, self.rate, self.errors, self.eta_s, self.retries)
 
     # -- the three calls ----------------------------------------------------------------------
 
@@ -170,12 +181,14 @@ class ProgressDisplay:
             self._line()
             return
         self._bar = progress_bar(self.console, self.clock,
-                                 "{task.fields[rate]} · [red]{task.fields[errors]}[/red] · ETA {task.fields[eta]}")
+                                 "{task.fields[rate]} · [red]{task.fields[errors]}[/red] · [yellow]{task.fields[retries]}"
+                                 "[/yellow]ETA {task.fields[eta]}")
         self._task = self._bar.add_task(self.label, total=total, completed=done, **self._fields())
         self._bar.start()
 
     def advance(self, response: Response) -> None:
         self.done += 1
+        self.retries += max(response.attempts - 1, 0)
         if response.status == "error":
             self.errors += 1
         if self._bar is not None and self._task is not None:
@@ -197,6 +210,7 @@ class ProgressDisplay:
         return {
             "rate": f"{rate:.1f} items/s" if rate is not None else "- items/s",
             "errors": f"{self.errors} error{'s' if self.errors != 1 else ''}",
+            "retries": retries_text(self.retries),
             "eta": format_duration(self.eta_s),
         }
 

@@ -75,6 +75,13 @@ class SuiteResult:
         return self.summary["table1"]
 
     @property
+    def overall(self) -> float | None:
+        """The MMMU-Pro overall as a fraction in [0, 1], as ``RunResult.accuracy`` and results.json have
+        accuracies (suite.json's ``percent`` is the printed figure); None when it has no figure."""
+        cell = self.table1.get("overall")
+        return None if cell is None else float(cell["value"])
+
+    @property
     def exit_status(self) -> int:
         """0 when every run is complete; 1 when some failed or lack answers."""
         return 0 if self.summary["status"] == "complete" else 1
@@ -95,8 +102,7 @@ class SuiteResult:
         return "\n".join(lines + [f"Run the same command again to finish them: {self.suite_dir}"])
 
     def __repr__(self) -> str:
-        overall = (self.table1.get("overall") or {}).get("percent")
-        return f"SuiteResult({str(self.suite_dir)!r}, overall={overall}, status={self.summary['status']!r})"
+        return f"SuiteResult({str(self.suite_dir)!r}, overall={self.overall!r}, status={self.summary['status']!r})"
 
 
 class SuiteInterrupted(KeyboardInterrupt):

@@ -29,7 +29,7 @@ from mmmu_eval.errors import MmmuEvalError
 from mmmu_eval.records import Item, Response, letters
 from mmmu_eval.report.page import IMAGE_BUDGET, ImageBudget, asset, data_url, head, script_json
 from mmmu_eval.report.html_sections import expert_section, usage_section
-from mmmu_eval.report.numbers import pct
+from mmmu_eval.report.numbers import interval, pct
 from mmmu_eval.suite.run_records import RunRecord
 from mmmu_eval.suite.html_study import effect_section, num, table1_section
 from mmmu_eval.suite.study import COLUMNS
@@ -175,7 +175,7 @@ def _runs_section(summary: Mapping[str, Any], records: Sequence[RunRecord]) -> s
     for name, run in summary["runs"].items():
         link = (f'<a href="{escape(name)}/report.html">{escape(name)}</a>' if name in has_report else escape(name))
         ci = run.get("ci95")
-        ci_text = f"{pct(ci[0])} – {pct(ci[1])}" if ci else "–"
+        ci_text = escape(interval(ci)) if ci else "–"
         status = "complete" if run["complete"] else (run["problem"] or "incomplete")
         body.append(
             f"<tr><td>{link}</td><td>{escape(str(run['setting'] or 'MMMU ' + str(run['split'])))}</td>"
@@ -207,10 +207,11 @@ def _when(stamp: str) -> str:
 
 def _hero(summary: Mapping[str, Any]) -> str:
     overall = summary["table1"].get("overall")
+    scope = summary.get("scope") or {}
     if overall is not None:
-        low, high = overall["ci95_percent"]
         headline = (f'<span class="big" id="headline">{num(overall["percent"])}%</span>'
-                    f'<span class="ci">MMMU-Pro overall · 95% CI {num(low)} – {num(high)}</span>')
+                    f'<span class="ci">MMMU-Pro overall · 95% CI '
+                    f'{escape(interval(overall["ci95_percent"], as_is=True))}</span>')
     else:
         headline = ('<span class="big" id="headline">–</span><span class="ci">MMMU-Pro overall: '
                     f'{escape(summary["table1"]["reasons"].get("overall", ""))}</span>')
@@ -227,7 +228,10 @@ def _hero(summary: Mapping[str, Any]) -> str:
         "to finish them (see Runs).</div>")
     return (
         f'<header class="hero" id="overview"><div class="kicker">MMMU-Pro study</div><h1>{escape(summary["model"])}</h1>'
-        f'<div class="headline">{headline}</div>{warn}<dl class="facts">'
+        f'<div class="headline">{headline}</div>'
+        + (f'<div class="scope{"" if scope.get("kind") == "full" else " partial"}" id="scope">{escape(scope["text"])}</div>'
+           if scope.get("text") else "")
+        + f'{warn}<dl class="facts">'
         + "".join(f'<div class="fact"><dt>{escape(k)}</dt><dd>{escape(str(v))}</dd></div>' for k, v in facts)
         + "</dl></header>"
     )
@@ -241,7 +245,7 @@ def render_suite_html(summary: Mapping[str, Any], records: Sequence[RunRecord], 
     >>> suite = evaluate_suite(model="frequent", data="sample", out="suites/frequent", prompts=["direct"])
     >>> from mmmu_eval.suite.run_records import suite_records
     >>> page = render_suite_html(suite.summary, suite_records(suite.suite_dir))
-    >>> page.startswith("<!DOCTYPE html>"), "Frequent Choice" in page
+    >>> page.startswith("<!DOCTYPE html>"), "the published rows are left out" in page  # the sample: never beside them
     (True, True)
     """
     from mmmu_eval.report.html_causes import suite_doctor_section

@@ -11,7 +11,7 @@ from html import escape
 from typing import Any
 
 from mmmu_eval.report.charts import ACCENT, NEUTRAL, Bar, Difference, bar_chart, difference_chart
-from mmmu_eval.report.numbers import fixed, points
+from mmmu_eval.report.numbers import fixed, interval, points
 from mmmu_eval.report.published import sources, table1_rows
 from mmmu_eval.suite.study import COLUMNS, chosen_note, published_cells, table1_position
 
@@ -40,7 +40,7 @@ def _model_row(summary: Mapping[str, Any]) -> str:
             cells.append(f'<td class="n" title="{escape(reason)}">–</td>')
             continue
         low, high = cell["ci95_percent"]
-        extra = f'<div class="src">{num(low, signed)} – {num(high, signed)}</div>'
+        extra = f'<div class="src">{escape(interval((low, high), signed=signed, as_is=True))}</div>'
         if cell.get("mode"):
             compared = len(cell.get("by_mode") or {}) > 1
             extra += f'<div class="src">{escape(cell["mode"])} {"(chosen)" if compared else "only"}</div>'
@@ -54,7 +54,9 @@ def _model_row(summary: Mapping[str, Any]) -> str:
 def table1_section(summary: Mapping[str, Any]) -> str:
     srcs = sources()
     marker = {k: f"[{i + 1}]" for i, k in enumerate(srcs)}
-    published = table1_rows()
+    scope = summary.get("scope") or {}
+    kind = scope.get("kind", "full")
+    published = [] if kind == "sample" else table1_rows()  # the synthetic sample is never set beside them
     ours = summary["table1"].get("overall")
     rows = []
     for row in published:
@@ -76,7 +78,8 @@ def table1_section(summary: Mapping[str, Any]) -> str:
     missing = "".join(f"<li><b>{escape(COLUMNS[k])}</b>: {escape(v)}</li>" for k, v in reasons.items())
     return (
         '<section id="table1"><h2>Table 1 <span class="src">(MMMU-Pro paper, accuracy %)</span></h2>'
-        f'<div class="panel"><table class="t t1"><thead><tr><th>Model</th>{head}<th>Source</th></tr></thead>'
+        + ("" if kind == "full" else f'<div class="warn" id="table1-scope">{escape(_scope_note(scope))}</div>')
+        + f'<div class="panel"><table class="t t1"><thead><tr><th>Model</th>{head}<th>Source</th></tr></thead>'
         f'<tbody>{"".join(rows)}</tbody></table>'
         f'<p class="src">This suite\'s row: {escape(chosen_note(summary["table1"]))}; the 95% interval under each '
         "figure; Δ1 = Standard 10 − Standard 4, Δ2 = Vision − Standard 10, "
@@ -84,6 +87,13 @@ def table1_section(summary: Mapping[str, Any]) -> str:
         + (f'<div class="warn">Cells without a figure:<ul>{missing}</ul></div>' if missing else "")
         + f'<ol class="src" style="list-style:none;padding:0">{notes}</ol></div></section>'
     )
+
+
+def _scope_note(scope: Mapping[str, Any]) -> str:
+    if scope.get("kind") == "sample":
+        return (f"This suite ran on the {scope.get('text', 'bundled sample')}: the published rows are left out, "
+                "since no published model answered these items.")
+    return f"Not like for like: this suite's runs are {scope.get('text', '')}; the published rows are on the full splits."
 
 
 # -- effects ----------------------------------------------------------------------------------
@@ -114,7 +124,7 @@ def effect_section(anchor: str, title: str, effects: Mapping[str, Any], mode: st
         body.append(
             f"<tr><td>{escape(setting)}</td><td class=n>{num(e['direct']['percent'])}</td>"
             f"<td class=n>{num(e[mode]['percent'])}</td><td class=n>{num(d['percent'], True)}</td>"
-            f"<td class=n>{num(low, True)} – {num(high, True)}</td><td class=n>{e['mcnemar_p']:.3g}</td>"
+            f"<td class=n>{escape(interval((low, high), signed=True, as_is=True))}</td><td class=n>{e['mcnemar_p']:.3g}</td>"
             f"<td class=n>{e[f'{mode}_only_right']}</td><td class=n>{e['direct_only_right']}</td>"
             f"<td class=n>{e['shared']}</td></tr>"
             + (f'<tr><td colspan="9" class="src">{escape(e["note"])}</td></tr>' if e.get("note") else "")

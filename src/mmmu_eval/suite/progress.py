@@ -37,6 +37,7 @@ class _Row:
     total: int = 0
     done: int = 0
     errors: int = 0
+    retries: int = 0
     done_before: int = 0
     started: float | None = None
     finished: bool = False
@@ -49,7 +50,7 @@ class _Row:
         return (self.total - self.done) / rate if rate else None
 
     def line(self, now: float) -> str:
-        return status_text(self.done, self.total, self.rate(now), self.errors, self.eta(now))
+        return status_text(self.done, self.total, self.rate(now), self.errors, self.eta(now), self.retries)
 
 
 class _RunDisplay:
@@ -62,7 +63,7 @@ class _RunDisplay:
         self.suite._start(self.name, total, done, errors)
 
     def advance(self, response: Response) -> None:
-        self.suite._advance(self.name, response.status == "error")
+        self.suite._advance(self.name, response.status == "error", max(response.attempts - 1, 0))
 
     def stop(self) -> None:
         self.suite._stop(self.name)
@@ -144,11 +145,12 @@ class SuiteDisplay:
         else:
             self._refresh(name)
 
-    def _advance(self, name: str, error: bool) -> None:
+    def _advance(self, name: str, error: bool, retries: int = 0) -> None:
         row = self.rows[name]
         for counts in (row, self.all):
             counts.done += 1
             counts.errors += int(error)
+            counts.retries += retries
         if self._bar is not None:
             self._refresh(name)
         elif self.plain and (self._last_line is None or self.clock() - self._last_line >= self.every_s):
@@ -186,4 +188,4 @@ class SuiteDisplay:
 
 def _fields(row: _Row, now: float) -> str:
     """``4.2 items/s · 2 errors · ETA 3m05s`` (the bar shows done/total itself)."""
-    return status_text(row.done, row.total, row.rate(now), row.errors, row.eta(now)).split(" · ", 1)[1]
+    return status_text(row.done, row.total, row.rate(now), row.errors, row.eta(now), row.retries).split(" · ", 1)[1]

@@ -44,6 +44,7 @@ from mmmu_eval.report.compare import Comparison, compare_runs, discipline_or_oth
 from mmmu_eval.report.numbers import Number, exact, half_up, percent, points
 from mmmu_eval.report.published import expert_levels, expert_line
 from mmmu_eval.report.results import LEVEL
+from mmmu_eval.report.scope import combined_scope, scope_of_results
 from mmmu_eval.report.stats import RESAMPLES, Term, combination_ci
 from mmmu_eval.score.headline import pro_headline
 from mmmu_eval.suite.config import PROMPTS, SETTINGS
@@ -165,9 +166,17 @@ def _mmmu_cell(index: Mapping) -> tuple[dict | None, str | None, RunRecord | Non
         return None, f"{record.name} {record.problem}", None
     overall = record.results["overall"]
     ci = (overall["ci95"][0], overall["ci95"][1])
+    # The experts' tiers are on all 900 items: never set beside the synthetic sample, and beside
+    # a subset only with its scope (report/scope.py).
+    scope = scope_of_results(record.results, record.manifest)
+    if scope.kind == "sample":
+        experts, line = None, None
+    else:
+        experts, line = expert_levels(overall["accuracy"], ci), expert_line(overall["accuracy"], ci)
+        if not scope.full:
+            line += f" Not like for like: {scope.caveat}."
     return _figure(overall["accuracy"], overall["ci95"], mode="direct", run=record.name, n=overall["n"],
-                   correct=overall["correct"], experts=expert_levels(overall["accuracy"], ci),
-                   expert_line=expert_line(overall["accuracy"], ci)), None, record
+                   correct=overall["correct"], experts=experts, expert_line=line), None, record
 
 
 def _table1(index: Mapping, *, random_baseline: bool, resamples: int, seed: int) -> tuple[dict, dict[str, RunRecord]]:
@@ -320,11 +329,12 @@ def build_study(
         resamples, seed: bootstrap settings of the combined figures and the effects.
 
     Returns:
-        ``{"table1", "cot_effect", "ocr_effect", "flips", "interval"}`` as in docs/suite-schema.md.
+        ``{"scope", "table1", "cot_effect", "ocr_effect", "flips", "interval"}`` as in docs/suite-schema.md.
     """
     index = _index(records)
     table1, chosen = _table1(index, random_baseline=model == "random", resamples=resamples, seed=seed)
     return {
+        "scope": combined_scope({r.name: scope_of_results(r.results, r.manifest) for r in records if r.results}),
         "table1": table1,
         "cot_effect": _effects(index, SETTINGS, "cot", resamples=resamples, seed=seed),
         "ocr_effect": _effects(index, ("vision",), "ocr", resamples=resamples, seed=seed),
@@ -358,6 +368,7 @@ def runs_summary(records: Sequence[RunRecord]) -> dict[str, dict[str, Any]]:
             "accuracy": overall["accuracy"] if overall else None,
             "percent": percent(overall["accuracy"]) if overall else None,
             "ci95": overall["ci95"] if overall else None,
+            "scope": scope_of_results(r.results, r.manifest).text if r.results else None,
             "official": r.results["run"]["official"] if r.results else None,
             "usage": (r.results or {}).get("usage"),
             "protocol_fingerprint": r.results["run"]["protocol_fingerprint"] if r.results else None,

@@ -16,7 +16,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from mmmu_eval.report.fit import print_fitted
-from mmmu_eval.report.numbers import fixed
+from mmmu_eval.report.numbers import fixed, interval
 from mmmu_eval.report.published import sources, table1_rows
 from mmmu_eval.report.terminal import usage_table
 from mmmu_eval.suite.study import COLUMNS, chosen_note, published_cells, table1_position
@@ -38,13 +38,20 @@ def _num(value: float | None, key: str = "") -> str:
 def _table1(summary: Mapping[str, Any], width: int = 200) -> Table:
     """Table 1 for a console ``width`` wide: a model name too long to fit folds, the figures never do."""
     table1 = summary["table1"]
-    table = Table(title="Table 1 (MMMU-Pro paper), accuracy %; published rows from [1]", title_justify="left")
+    kind = (summary.get("scope") or {}).get("kind", "full")
+    if kind == "sample":
+        title = "Table 1 (MMMU-Pro paper's columns), accuracy %; published rows left out: the sample is not the benchmark"
+    elif kind != "full":
+        title = "Table 1 (MMMU-Pro paper), accuracy %; published rows from [1] on the full splits, this row not"
+    else:
+        title = "Table 1 (MMMU-Pro paper), accuracy %; published rows from [1]"
+    table = Table(title=title, title_justify="left")
     # The eight figure columns take 57 columns at the tightest (fit.py); the name gets the rest.
     name_width = max(22, width - 58)
     table.add_column("Model", overflow="fold", max_width=name_width)
     for key in COLUMNS:
         table.add_column(_HEADINGS[key], justify="right", no_wrap=True)
-    published = table1_rows()
+    published = [] if kind == "sample" else table1_rows()  # the synthetic sample is never set beside them
     rows: list[tuple[list[str], str | None]] = []
     for row in published:
         cells = published_cells(row.scores)
@@ -95,7 +102,7 @@ def _effects(title: str, effects: Mapping[str, Any], mode: str) -> Table | None:
         d = e["difference"]
         table.add_row(
             _SETTING_NAMES[key] + ("" if e["complete"] else " *"), _num(e["direct"]["percent"]), _num(e[mode]["percent"]),
-            _num(d["percent"], "delta"), f"{_num(d['ci95_percent'][0], 'delta')} {_num(d['ci95_percent'][1], 'delta')}",
+            _num(d["percent"], "delta"), interval(d["ci95_percent"], signed=True, as_is=True),
             f"{e['mcnemar_p']:.3g}", str(e[f"{mode}_only_right"]), str(e["direct_only_right"]), str(e["shared"]),
         )
     table.caption = (f"{mode} − direct: the difference in points on the items both runs scored, with its paired "
@@ -140,23 +147,26 @@ def print_suite(summary: Mapping[str, Any], console: Console) -> None:
     >>> suite = evaluate_suite(model="frequent", data="sample", out="suites/frequent", prompts=["direct"])
     >>> import io
     >>> out = io.StringIO()
-    >>> print_suite(suite.summary, Console(file=out, width=120))
+    >>> print_suite(suite.summary, Console(file=out, width=160))
     >>> out.getvalue().splitlines()[0]
-    'MMMU-Pro study · frequent: overall 20.8% (95% CI 8.3–37.5)'
+    'MMMU-Pro study · frequent: overall 20.8% (95% CI [8.3, 37.5]) · bundled sample: 24-40 synthetic items per run, not the benchmark'
     """
     table1 = summary["table1"]
     overall = table1.get("overall")
     model = escape(str(summary["model"]))
+    scope = summary.get("scope") or {}
+    where = f" · {escape(scope['text'])}" if scope.get("text") else ""
     if overall is not None:
-        low, high = overall["ci95_percent"]
-        console.print(f"[bold]MMMU-Pro study · {model}: overall {_num(overall['percent'])}%[/bold] (95% CI {_num(low)}–{_num(high)})")
+        console.print(f"[bold]MMMU-Pro study · {model}: overall {_num(overall['percent'])}%[/bold] "
+                      f"(95% CI {escape(interval(overall['ci95_percent'], as_is=True))}){where}")
     else:
-        console.print(f"[bold]MMMU-Pro study · {model}: no overall[/bold] ({escape(table1['reasons'].get('overall', ''))})")
+        console.print(f"[bold]MMMU-Pro study · {model}: no overall[/bold] ({escape(table1['reasons'].get('overall', ''))})"
+                      f"{where}")
     print_fitted(console, _table1(summary, console.width))
     console.print(f"This model's row: {escape(chosen_note(table1))}; the 95% interval on the lines under it.", style="dim")
     for key, reason in table1["reasons"].items():
         console.print(f"[yellow]{escape(COLUMNS[key])}: {escape(reason)}[/yellow]")
-    if table1.get("mmmu_val"):
+    if (table1.get("mmmu_val") or {}).get("expert_line"):
         console.print(escape(table1["mmmu_val"]["expert_line"]))
     for title, section, mode in (("CoT effect (section 3.4)", "cot_effect", "cot"),
                                  ("OCR effect (section 3.3)", "ocr_effect", "ocr")):
