@@ -45,6 +45,7 @@ _NUMBER_RULES: tuple[tuple[str, type | tuple[type, ...], float, bool], ...] = (
     ("concurrency", int, 1, True),
     ("max_attempts", int, 1, True),
     ("request_timeout", (int, float), 0, False),
+    ("probe_timeout", (int, float), 0, False),
     ("max_image_pixels", int, 1, True),
     ("batch_size", int, 1, True),
     ("tensor_parallel_size", int, 1, True),
@@ -86,6 +87,7 @@ class RunConfig:
     concurrency: int | None = field(default=None, metadata={"help": "requests in flight per endpoint (default 64)"})
     max_attempts: int | None = field(default=None, metadata={"help": "tries per request before it is stored as an error (default 6)"})
     request_timeout: float | None = field(default=None, metadata={"help": "seconds per request attempt (default 600)"})
+    probe_timeout: float | None = field(default=None, metadata={"help": "seconds each start-up request (the model listing, the probe) may take before it counts as unanswered (default 60), so a server that never answers is found fast"})
     max_image_pixels: int | None = field(default=None, metadata={"help": "down-scale larger images to this many pixels; None never scales"})
     # Local backends
     batch_size: int | None = field(default=None, metadata={"help": "items per generate() call for hf (default 8)"})

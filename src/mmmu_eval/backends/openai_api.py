@@ -47,6 +47,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any, AsyncIterator, Callable, Sequence
 
+from mmmu_eval.backends.base import RunCannotSucceed
 from mmmu_eval.backends.openai_body import (
     encode_body,
     encode_body_parts,
@@ -61,7 +62,7 @@ from mmmu_eval.backends.openai_errors import (
     retry_after_seconds,
 )
 from mmmu_eval.backends.openai_http import Body, Endpoint
-from mmmu_eval.backends.openai_preflight import check_listing, probe
+from mmmu_eval.backends.openai_preflight import DEFAULT_PROBE_TIMEOUT, check_listing, probe
 from mmmu_eval.backends.openai_servers import (
     DEFAULT_BASE_URL,
     api_key,
@@ -108,6 +109,7 @@ class OpenAIBackend:
         concurrency: int = DEFAULT_CONCURRENCY,
         policy: RetryPolicy = RetryPolicy(),
         max_image_pixels: int | None = None,
+        probe_timeout: float | None = None,
         transport: httpx.AsyncBaseTransport | None = None,
         clock: Callable[[], float] = time.monotonic,
         sleep: Callable[[float], Any] = asyncio.sleep,
@@ -121,6 +123,7 @@ class OpenAIBackend:
             concurrency: requests in flight per endpoint.
             policy: attempts, back-off and per-attempt timeout (seconds).
             max_image_pixels: down-scale larger images to this many pixels; None never scales.
+            probe_timeout: seconds each start-up request may take (None: the preflight's default).
             transport: an httpx transport to send through instead of the network (tests pass
                 ``httpx.MockTransport``).
             clock, sleep, rng: time and jitter, as parameters so tests control them.
@@ -135,6 +138,7 @@ class OpenAIBackend:
         self.concurrency = concurrency
         self.policy = policy
         self.max_image_pixels = max_image_pixels
+        self.probe_timeout = DEFAULT_PROBE_TIMEOUT if probe_timeout is None else probe_timeout
         self.api_key_env: str | None = None
         """The variable the key came from (for the manifest); None when given directly or not needed."""
         self._clock = clock
@@ -169,6 +173,7 @@ class OpenAIBackend:
             concurrency=_given(config.concurrency, DEFAULT_CONCURRENCY),
             policy=policy,
             max_image_pixels=config.max_image_pixels,
+            probe_timeout=config.probe_timeout,
         )
         backend.api_key_env = key_env
         return backend
@@ -182,6 +187,7 @@ class OpenAIBackend:
             "concurrency_per_endpoint": self.concurrency,
             "max_attempts": self.policy.max_attempts,
             "request_timeout_s": self.policy.timeout,
+            "probe_timeout_s": self.probe_timeout,
             "max_image_pixels": self.max_image_pixels,
             "api_key_env": self.api_key_env,
         }
@@ -198,7 +204,8 @@ class OpenAIBackend:
         if self._listing is None:
             for endpoint in self._endpoints:
                 endpoint.open()
-            self._listing = asyncio.gather(*(check_listing(e, self.model, self.policy, sleep=self._sleep, rng=self._rng)
+            self._listing = asyncio.gather(*(check_listing(e, self.model, self.policy, sleep=self._sleep, rng=self._rng,
+                                                          probe_timeout=self.probe_timeout)
                                             for e in self._endpoints))
             # Preflight raises the outcome; when the run stops before it (bad data, Ctrl-C), the
             # outcome is nobody's business and must not be logged as never retrieved.
@@ -215,7 +222,8 @@ class OpenAIBackend:
         listing, self._listing = self._listing, None  # the next run's preflight asks again
         assert listing is not None
         await listing
-        await asyncio.gather(*(probe(e, self.model, body, widest, self.policy, sleep=self._sleep, rng=self._rng)
+        await asyncio.gather(*(probe(e, self.model, body, widest, self.policy, sleep=self._sleep, rng=self._rng,
+                                     probe_timeout=self.probe_timeout)
                                for e in self._endpoints))
 
     # ----------------------------------------------------------------------------- generate
@@ -289,13 +297,18 @@ class OpenAIBackend:
                     job = await ready.get()
                     if job is None:
                         return
-                    done.put_nowait(await self._answer(endpoint, job))
+                    response, stops_run = await self._answer(endpoint, job)
+                    done.put_nowait(response)
+                    if stops_run is not None:  # stored first, then the run stops (RunCannotSucceed)
+                        done.put_nowait(RunCannotSucceed(stops_run))
+                        return
         except asyncio.CancelledError:
             raise
         except BaseException as exc:  # a bug: surface it through generate(), do not hang
             done.put_nowait(exc)
 
-    async def _answer(self, endpoint: Endpoint, job: _Job) -> Response:
+    async def _answer(self, endpoint: Endpoint, job: _Job) -> tuple[Response, str | None]:
+        """The item's response, and the real cause when no later request can pass either."""
         request, notes = job.request, job.notes
         start = self._clock()
 
@@ -314,9 +327,10 @@ class OpenAIBackend:
         last_error = outcome.failure.message if outcome.failure else None
         if outcome.value is None:
             log.warning("%s: gave up after %d attempt(s): %s", request.item_id, outcome.attempts, last_error)
+            stops_run = outcome.failure.stops_run if outcome.failure else None
             return Response(request.item_id, "error", latency_s=latency, attempts=outcome.attempts,
-                            error=last_error, notes=notes)
-        return dataclasses.replace(outcome.value, latency_s=latency, attempts=outcome.attempts, error=last_error)
+                            error=last_error, notes=notes), stops_run
+        return dataclasses.replace(outcome.value, latency_s=latency, attempts=outcome.attempts, error=last_error), None
 
     def encode_body(self, request: Request) -> tuple[bytes, tuple[str, ...]]:
         """The request's JSON body, ready to send, and the image notes."""
