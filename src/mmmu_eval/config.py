@@ -72,6 +72,7 @@ class RunConfig:
     shard: tuple[int, int] | None = field(default=None, metadata={"help": "(K, N): run the K-th of N deterministic slices (1-based)"})
     out: Path | None = field(default=None, metadata={"help": "run directory; None picks runs/<benchmark>-<model>-<time>"})
     resume: bool = field(default=False, metadata={"help": "continue the run in `out`, re-running only missing and failed items"})
+    allow_different_data: bool = field(default=False, metadata={"help": "continue a run although its data files now hold other contents (another digest; recorded in manifest.json as data_changes)"})
     image_layout: str = field(default="interleaved", metadata={"help": "interleaved, images-first, or text-then-images (the official GPT script)"})
     unreferenced_images: str = field(default="official", metadata={"help": "images no <image N> token refers to: official (not sent, as the official scripts) or append (sent after the referenced ones; not official)"})
     # Generation
