@@ -91,6 +91,9 @@ DEFAULT_REQUEST_TIMEOUT = 600.0
 #: Threads that build request bodies ahead of need (reading images, base64). Base64 holds the GIL,
 #: so more threads only contend with the event loop; two overlap reading with encoding.
 BODY_THREADS = 2
+#: Seconds the requests in flight may take to finish their attempt when the run stops at an
+#: answer no request can pass (at most the request timeout).
+STOP_GRACE = 30.0
 
 
 class OpenAIBackend:
@@ -249,9 +252,10 @@ class OpenAIBackend:
             maxsize=max(BODY_THREADS, total_workers // 8)
         )
         done: asyncio.Queue[Response | BaseException] = asyncio.Queue()
+        halt = _Halt()
         # Workers are started endpoint by endpoint in turn, so a small run spreads too.
         workers = [
-            asyncio.ensure_future(self._worker(endpoint, ready, done))
+            asyncio.ensure_future(self._worker(endpoint, ready, done, halt))
             for _ in range(per_endpoint)
             for endpoint in self._endpoints
         ]
@@ -259,6 +263,11 @@ class OpenAIBackend:
         try:
             for _ in range(len(requests)):
                 got = await done.get()
+                if isinstance(got, RunCannotSucceed):
+                    # No new request goes out; the answers of those in flight are still theirs.
+                    for late in await halt.wind_down(feeder, workers, done, grace=min(STOP_GRACE, self.policy.timeout or STOP_GRACE)):
+                        yield late
+                    raise got
                 if isinstance(got, BaseException):
                     raise got
                 yield got
@@ -290,27 +299,42 @@ class OpenAIBackend:
                 continue
             await ready.put(_Job(request, Body(parts), notes))  # waits while the queue is full
 
-    async def _worker(self, endpoint: Endpoint, ready: asyncio.Queue, done: asyncio.Queue) -> None:
+    async def _worker(self, endpoint: Endpoint, ready: asyncio.Queue, done: asyncio.Queue, halt: _Halt) -> None:
+        me = asyncio.current_task()
         try:
             while True:
                 async with endpoint.slots:
                     job = await ready.get()
-                    if job is None:
+                    if job is None or halt.is_set():  # a job taken after the halt stays unasked
                         return
-                    response, stops_run = await self._answer(endpoint, job)
+                    halt.busy.add(me)
+                    try:
+                        response, stops_run = await self._answer(endpoint, job, halt)
+                    finally:
+                        halt.busy.discard(me)
                     done.put_nowait(response)
                     if stops_run is not None:  # stored first, then the run stops (RunCannotSucceed)
                         done.put_nowait(RunCannotSucceed(stops_run))
                         return
-        except asyncio.CancelledError:
-            raise
+        except (asyncio.CancelledError, _Halted):
+            return
         except BaseException as exc:  # a bug: surface it through generate(), do not hang
             done.put_nowait(exc)
 
-    async def _answer(self, endpoint: Endpoint, job: _Job) -> tuple[Response, str | None]:
-        """The item's response, and the real cause when no later request can pass either."""
+    async def _answer(self, endpoint: Endpoint, job: _Job, halt: _Halt | None = None) -> tuple[Response, str | None]:
+        """The item's response, and the real cause when no later request can pass either.
+
+        Once ``halt`` is set no retry goes out: ``_Halted`` leaves the item unanswered (unasked
+        in the store, so asked again when the run is continued)."""
         request, notes = job.request, job.notes
         start = self._clock()
+
+        async def sleep(delay: float) -> None:
+            if halt is not None and halt.is_set():
+                raise _Halted
+            await self._sleep(delay)
+            if halt is not None and halt.is_set():
+                raise _Halted
 
         async def attempt() -> Response:
             if job.body is None:  # a retry: the first body was forgotten once it was sent
@@ -321,7 +345,7 @@ class OpenAIBackend:
 
         outcome = await call_with_retries(
             attempt,
-            classify_error, policy=self.policy, item_id=request.item_id, sleep=self._sleep, rng=self._rng,
+            classify_error, policy=self.policy, item_id=request.item_id, sleep=sleep, rng=self._rng,
         )
         latency = self._clock() - start
         last_error = outcome.failure.message if outcome.failure else None
@@ -350,6 +374,46 @@ class OpenAIBackend:
         if self._pool is not None:
             self._pool.shutdown(wait=False, cancel_futures=True)
             self._pool = None
+
+
+class _Halted(Exception):
+    """The run is stopping (``_Halt``): a request between attempts goes no further."""
+
+
+class _Halt:
+    """One ``generate`` call's stop after an answer no request can pass (``RunCannotSucceed``):
+    nothing new is sent, and the requests in flight may finish their attempt, up to a grace, so
+    that an answer already on its way is stored rather than asked again."""
+
+    def __init__(self) -> None:
+        self._set = False
+        self.busy: set[asyncio.Future[Any] | None] = set()
+        """The workers inside an attempt now."""
+
+    def is_set(self) -> bool:
+        return self._set
+
+    async def wind_down(self, feeder: asyncio.Future[Any], workers: Sequence[asyncio.Future[Any]],
+                        done: asyncio.Queue, *, grace: float) -> list[Response]:
+        """Stop sending, let the busy workers end their attempt (at most ``grace`` seconds),
+        and return the answers that came meanwhile."""
+        self._set = True
+        feeder.cancel()
+        for worker in workers:
+            if worker not in self.busy:
+                worker.cancel()
+        in_flight = [w for w in workers if w in self.busy]
+        if in_flight:
+            await asyncio.wait(in_flight, timeout=grace)
+        for worker in workers:
+            worker.cancel()
+        await asyncio.gather(feeder, *workers, return_exceptions=True)
+        late: list[Response] = []
+        while not done.empty():
+            got = done.get_nowait()
+            if isinstance(got, Response):
+                late.append(got)
+        return late
 
 
 class _Job:
