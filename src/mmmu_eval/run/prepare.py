@@ -10,7 +10,6 @@ request must not wait for those imports either.
 from __future__ import annotations
 
 import asyncio
-import hashlib
 import logging
 import threading
 from collections.abc import Sequence
@@ -20,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from mmmu_eval.clock import utc_now
 from mmmu_eval.config import RunConfig
+from mmmu_eval.dataset.digest import file_sha256
 from mmmu_eval.errors import ConfigError, DataError
 from mmmu_eval.prompt.protocol import EvalProtocol, build_request, loose_images_record
 from mmmu_eval.records import NOT_SENT, Item, Request, Response
@@ -203,7 +203,7 @@ def _answers_file(path: str) -> dict[str, Any]:
     """The ``--answers`` file's path and sha256 (None when it cannot be read: scoring says why),
     so a resume on other golds is refused like one on other data (``store.same_run``)."""
     try:
-        digest: str | None = hashlib.sha256(Path(path).read_bytes()).hexdigest()
+        digest: str | None = file_sha256(path)
     except OSError:
         digest = None
     return {"path": path, "digest": digest}
