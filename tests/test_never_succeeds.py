@@ -117,3 +117,15 @@ def test_the_probe_timeout_is_recorded(tmp_path):
     manifest = json.loads((out / "manifest.json").read_text())
     assert manifest["config"]["probe_timeout"] == 7
     assert manifest["backend"]["probe_timeout_s"] == 7
+
+
+def test_a_dead_server_stops_the_run_with_one_attempt_per_item(tmp_path):
+    """``--max-attempts 1`` used to switch the 32-in-a-row stop off: every item was asked."""
+    out = tmp_path / "run"
+    with FaultServer(fault_rate=0.0, break_after=1) as server:  # the probe passes, then HTTP 500 only
+        done = run(server.url, out, "--concurrency", "1", "--max-attempts", "1")
+        assert done.returncode == 1 and "Traceback" not in done.stderr, done.stderr[-3000:]
+        assert "the last 32 items all failed" in done.stderr and "stopping with 8 items not asked" in done.stderr
+        assert server.received in (1 + 32, 1 + 33), "32 failed, and at most the one in flight then"
+    counts = json.loads((out / "manifest.json").read_text())["counts"]
+    assert (counts["error"], counts["missing"]) == (32, 8)
