@@ -136,3 +136,80 @@ def test_harden_augment(tmp_path):
     assert b["steps"]["augment"]["status"] == "complete"
     assert {i: e["augment"]["options"] for i, e in a["items"].items()} == {i: e["augment"]["options"] for i, e in b["items"].items()}
     assert all(e["augment"]["status"] == "augmented" for e in b["items"].values())
+
+
+# -- a quota that runs out, two processes at once (issue 29) ----------------------------------
+
+def _run_command(url: str, out: Path) -> list[str]:
+    return cli("run", "--model", "openai:fake-model", "--base-url", url, "--data", "sample", "--benchmark", "mmmu",
+               "--split", "validation", "--out", str(out), *RUN_FLAGS)
+
+
+def _suite_command(url: str, out: Path) -> list[str]:
+    return cli("suite", "--model", "openai:fake-model", "--base-url", url, "--data", "sample", "--limit", "2",
+               "--bootstrap", "50", "--out", str(out), *RUN_FLAGS)
+
+
+def _answered_once(server: FaultServer, command: Callable) -> None:
+    """The server answered each item once (a suite's runs may share a prompt: their stored
+    answers are checked instead, by ``_same_outcome``); the start-up probe once a session."""
+    if command is _run_command:
+        items = {k: n for k, n in server.answered.items() if not k.startswith("Reply with one letter.")}
+        assert max(items.values()) == 1, "no item answered twice"
+
+
+def _same_outcome(clean: Path, soaked: Path) -> None:
+    """Every run directory under ``soaked`` (or ``soaked`` itself) holds each item once, and
+    scores as the clean one."""
+    runs = [clean] if (clean / "manifest.json").exists() else sorted(p for p in clean.iterdir() if (p / "manifest.json").exists())
+    for run_dir in runs:
+        twin = soaked / run_dir.relative_to(clean)
+        once_each(twin / "responses.jsonl", set(json.loads((run_dir / "manifest.json").read_text())["item_ids"]))
+        assert json.loads((twin / "results.json").read_text())["overall"] == json.loads((run_dir / "results.json").read_text())["overall"]
+
+
+@pytest.mark.parametrize("command", [_run_command, _suite_command], ids=["run", "suite"])
+def test_quota_runs_out_mid_run(tmp_path, command):
+    """Faults, then the quota runs out: the command stops at once with the cause, most items
+    unasked; credit added, the same command finishes, nothing lost and nothing asked twice."""
+    clean, soaked = tmp_path / "clean", tmp_path / "soaked"
+    with FaultServer(fault_rate=0.0) as server:
+        finish(command(server.url, clean))
+        total = server.received
+    with FaultServer(**FAULTY, never="quota", never_after=12) as server:
+        stopped = subprocess.run(command(server.url, soaked), env=offline_environment(), capture_output=True,
+                                 text=True, timeout=300)
+        assert stopped.returncode == 1 and "Traceback" not in stopped.stderr, stopped.stderr[-3000:]
+        assert "the API key's quota is exhausted (HTTP 429" in stopped.stderr
+        runs = 1 if (clean / "manifest.json").exists() else len(list(clean.glob("*/manifest.json")))
+        # After the quota ran out: only what was in flight (--concurrency 8, shared by a suite's
+        # runs), and a run that had not started its start-up probe.
+        assert server.received - 12 <= 8 + runs, f"stopped early: {server.received} requests of a run of {total}"
+        server.never = None  # credit added
+        finish(command(server.url, soaked), sessions=2)
+        _answered_once(server, command)
+    _same_outcome(clean, soaked)
+
+
+@pytest.mark.parametrize("command", [_run_command, _suite_command], ids=["run", "suite"])
+def test_two_processes_at_once(tmp_path, command):
+    """The same command started twice at once on one directory, against a faulty server: one is
+    refused at once, naming the other; the other finishes; nothing is asked twice."""
+    clean, soaked = tmp_path / "clean", tmp_path / "soaked"
+    with FaultServer(fault_rate=0.0) as server:
+        finish(command(server.url, clean))
+    with FaultServer(**FAULTY) as server:
+        both = [subprocess.Popen(command(server.url, soaked), env=offline_environment(), stdout=subprocess.DEVNULL,
+                                 stderr=subprocess.PIPE, text=True) for _ in range(2)]
+        ended = [(p.pid, p.wait(timeout=300), p.stderr.read()) for p in both]
+        for process in both:
+            process.stderr.close()
+        refused = [e for e in ended if e[1] == 1 and "is being written by process" in e[2]]
+        assert len(refused) == 1, [e[2][-2000:] for e in ended]
+        (winner,) = [e for e in ended if e is not refused[0]]
+        assert f"is being written by process {winner[0]} " in refused[0][2]
+        assert all("Traceback" not in e[2] for e in ended)
+        if winner[1] != 0:  # items still failing after --max-attempts: the same command asks them
+            finish(command(server.url, soaked))
+        _answered_once(server, command)
+    _same_outcome(clean, soaked)

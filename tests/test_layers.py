@@ -20,7 +20,7 @@ PACKAGE = "mmmu_eval"
 
 # The layers, lowest first. A package may import its own modules and those of the packages
 # listed for it, nothing else; each row lists only what is below it.
-_VOCABULARY = {"errors", "version", "atomic", "clock", "aio", "records", "config"}  # layer 0: what every stage uses
+_VOCABULARY = {"errors", "version", "atomic", "writer_lock", "clock", "aio", "records", "config"}  # layer 0: what every stage uses
 _STAGES = ("dataset", "prompt", "backends", "store", "score", "report")  # layers 1-6, in pipeline order
 
 
@@ -36,6 +36,7 @@ ALLOWED: dict[str, frozenset[str]] = {
     "errors": frozenset(),
     "version": frozenset(),
     "atomic": frozenset(),
+    "writer_lock": frozenset({"errors", "atomic"}),
     "clock": frozenset(),
     "aio": frozenset(),
     "records": frozenset({"errors"}),

@@ -27,7 +27,10 @@ import secrets
 from collections.abc import Iterable
 from pathlib import Path
 
-__all__ = ["holds_anything", "is_leftover", "remove_leftovers", "temporary_beside", "write_atomically"]
+__all__ = ["LOCK_FILE", "holds_anything", "is_leftover", "remove_leftovers", "temporary_beside", "write_atomically"]
+
+#: The one-writer lock inside a directory being written (``writer_lock``): never content either.
+LOCK_FILE = ".mmmu-eval.lock"
 
 _FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0) | getattr(os, "O_CLOEXEC", 0)
 
@@ -84,10 +87,11 @@ def is_leftover(path: Path) -> bool:
 
 
 def holds_anything(folder: Path) -> bool:
-    """Whether ``folder`` exists and is a file, or a directory with an entry other than leftovers."""
+    """Whether ``folder`` exists and is a file, or a directory with an entry other than leftovers
+    and the writer's lock file."""
     if not folder.exists():
         return False
-    return not folder.is_dir() or any(not is_leftover(entry) for entry in folder.iterdir())
+    return not folder.is_dir() or any(not (is_leftover(entry) or entry.name == LOCK_FILE) for entry in folder.iterdir())
 
 
 def remove_leftovers(folder: Path) -> None:

@@ -45,6 +45,7 @@ _NUMBER_RULES: tuple[tuple[str, type | tuple[type, ...], float, bool], ...] = (
     ("concurrency", int, 1, True),
     ("max_attempts", int, 1, True),
     ("request_timeout", (int, float), 0, False),
+    ("probe_timeout", (int, float), 0, False),
     ("max_image_pixels", int, 1, True),
     ("batch_size", int, 1, True),
     ("tensor_parallel_size", int, 1, True),
@@ -71,6 +72,7 @@ class RunConfig:
     shard: tuple[int, int] | None = field(default=None, metadata={"help": "(K, N): run the K-th of N deterministic slices (1-based)"})
     out: Path | None = field(default=None, metadata={"help": "run directory; None picks runs/<benchmark>-<model>-<time>"})
     resume: bool = field(default=False, metadata={"help": "continue the run in `out`, re-running only missing and failed items"})
+    allow_different_data: bool = field(default=False, metadata={"help": "continue a run although its data files now hold other contents (another digest; recorded in manifest.json as data_changes)"})
     image_layout: str = field(default="interleaved", metadata={"help": "interleaved, images-first, or text-then-images (the official GPT script)"})
     unreferenced_images: str = field(default="official", metadata={"help": "images no <image N> token refers to: official (not sent, as the official scripts) or append (sent after the referenced ones; not official)"})
     # Generation
@@ -86,6 +88,7 @@ class RunConfig:
     concurrency: int | None = field(default=None, metadata={"help": "requests in flight per endpoint (default 64)"})
     max_attempts: int | None = field(default=None, metadata={"help": "tries per request before it is stored as an error (default 6)"})
     request_timeout: float | None = field(default=None, metadata={"help": "seconds per request attempt (default 600)"})
+    probe_timeout: float | None = field(default=None, metadata={"help": "seconds each start-up request (the model listing, the probe) may take before it counts as unanswered (default 60), so a server that never answers is found fast"})
     max_image_pixels: int | None = field(default=None, metadata={"help": "down-scale larger images to this many pixels; None never scales"})
     # Local backends
     batch_size: int | None = field(default=None, metadata={"help": "items per generate() call for hf (default 8)"})

@@ -74,6 +74,31 @@ def expected_answer(key: str) -> str:
     return f"The answer is ({letter})."
 
 
+# -- servers no request can pass (issue 29: quota, key, model, a hung chat endpoint) ---------------
+#: What every chat request after the first ``never_after`` gets, by mode name (``never=NAME``): the
+#: answers of OpenAI's API for an exhausted quota, a revoked key, a key without access and a
+#: model it does not have (status, body); ``hang`` holds the request unanswered until the server
+#: stops, as a chat endpoint that hangs behind a working ``/models``. Set ``server.never = None``
+#: to lift it (credit added, the key fixed).
+NEVER: dict[str, tuple[int, dict] | None] = {
+    "quota": (429, {"error": {
+        "message": "You exceeded your current quota, please check your plan and billing details.",
+        "type": "insufficient_quota", "param": None, "code": "insufficient_quota"}}),
+    "revoked-key": (401, {"error": {
+        "message": "Incorrect API key provided: sk-proj-****abcd. You can find your API key at "
+                   "https://platform.openai.com/account/api-keys.",
+        "type": "invalid_request_error", "param": None, "code": "invalid_api_key"}}),
+    "forbidden": (403, {"error": {
+        "message": "Project `proj_abc` does not have access to model `fake-model`",
+        "type": "invalid_request_error", "param": None, "code": "model_not_found"}}),
+    "model-gone": (404, {"error": {
+        "message": "The model `fake-model` does not exist or you do not have access to it.",
+        "type": "invalid_request_error", "param": None, "code": "model_not_found"}}),
+    "hang": None,
+}
+# -- end of servers no request can pass ---------------------------------------------------------
+
+
 class FaultServer:
     """The server; a context manager that starts it on a free port and stops it."""
 
@@ -89,6 +114,8 @@ class FaultServer:
         always_fail: frozenset[str] = frozenset(),
         hold_after: int | None = None,
         break_after: int | None = None,
+        never: str | None = None,
+        never_after: int = 0,
         model: str = "fake-model",
         seed: int = 0,
         port: int = 0,
@@ -109,6 +136,8 @@ class FaultServer:
             always_fail: keys that get HTTP 500 on every attempt (the client must give up).
             hold_after: chat requests after the first ``hold_after`` wait until ``release()``.
             break_after: chat requests after the first ``break_after`` get HTTP 500.
+            never, never_after: chat requests after the first ``never_after`` get the ``NEVER``
+                answer named ``never`` (0: the start-up probe already); None answers as usual.
             model: the one model ``/v1/models`` lists.
             answer: the answer text for a request body; None answers ``expected_answer(key)``.
             cut_at_max_tokens: count each word of an answer as a token and cut an answer longer
@@ -126,6 +155,10 @@ class FaultServer:
         self.broken = False
         self.hold_after = hold_after
         self.break_after = break_after
+        if never is not None and never not in NEVER:
+            raise ValueError(f"never={never!r} is not one of {', '.join(NEVER)}")
+        self.never = never
+        self.never_after = never_after
         self.received = 0
         self.holding = 0
         self.listed = threading.Event()
@@ -301,9 +334,19 @@ class _Handler(BaseHTTPRequestHandler):
             fault = "400"
         if owner.break_after is not None and arrived >= owner.break_after:
             fault = "500"
+        never = owner.never
+        if never is not None and arrived >= owner.never_after:
+            fault = f"never:{never}"
         with owner._lock:
             owner.stats[fault or "answered"] += 1
-        if fault == "429":
+        if fault is not None and fault.startswith("never:"):
+            answer = NEVER[fault.partition(":")[2]]
+            if answer is None:  # hang: no answer until the server stops
+                owner._stopping.wait()
+                self.close_connection = True
+            else:
+                self._json(*answer)
+        elif fault == "429":
             self._json(429, {"error": {"message": "rate limited"}}, {"Retry-After": owner.retry_after})
         elif fault == "400":
             self._json(400, {"error": {"message": "refused: this request breaks a rule of the server", "type": "invalid_request_error"}})

@@ -11,6 +11,7 @@ from __future__ import annotations
 from contextvars import ContextVar
 from typing import Any, AsyncIterator, Protocol, Sequence, runtime_checkable
 
+from mmmu_eval.errors import BackendError
 from mmmu_eval.records import Request, Response
 
 #: Where a preflight notes each probe request it sent (``{"bytes", "attempts", "prompt_tokens",
@@ -18,6 +19,13 @@ from mmmu_eval.records import Request, Response
 #: list around each run's preflight: a context variable, because the runs of a suite share one
 #: backend and preflight at the same time, each in its own task.
 PREFLIGHT_SENT: ContextVar[list[dict[str, Any]] | None] = ContextVar("preflight_sent", default=None)
+
+
+class RunCannotSucceed(BackendError):
+    """A server answered in a way no later request can pass (an exhausted quota, a refused key,
+    a model it does not have). A backend raises it from ``generate`` right after it yielded the
+    failed item, so the runner stops at once and leaves the rest unasked (``run/runner.py``).
+    Its message is the real cause and the fix."""
 
 
 @runtime_checkable

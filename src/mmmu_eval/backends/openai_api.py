@@ -47,6 +47,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any, AsyncIterator, Callable, Sequence
 
+from mmmu_eval.backends.base import RunCannotSucceed
 from mmmu_eval.backends.openai_body import (
     encode_body,
     encode_body_parts,
@@ -61,7 +62,7 @@ from mmmu_eval.backends.openai_errors import (
     retry_after_seconds,
 )
 from mmmu_eval.backends.openai_http import Body, Endpoint
-from mmmu_eval.backends.openai_preflight import check_listing, probe
+from mmmu_eval.backends.openai_preflight import DEFAULT_PROBE_TIMEOUT, check_listing, probe
 from mmmu_eval.backends.openai_servers import (
     DEFAULT_BASE_URL,
     api_key,
@@ -90,6 +91,9 @@ DEFAULT_REQUEST_TIMEOUT = 600.0
 #: Threads that build request bodies ahead of need (reading images, base64). Base64 holds the GIL,
 #: so more threads only contend with the event loop; two overlap reading with encoding.
 BODY_THREADS = 2
+#: Seconds the requests in flight may take to finish their attempt when the run stops at an
+#: answer no request can pass (at most the request timeout).
+STOP_GRACE = 30.0
 
 
 class OpenAIBackend:
@@ -108,6 +112,7 @@ class OpenAIBackend:
         concurrency: int = DEFAULT_CONCURRENCY,
         policy: RetryPolicy = RetryPolicy(),
         max_image_pixels: int | None = None,
+        probe_timeout: float | None = None,
         transport: httpx.AsyncBaseTransport | None = None,
         clock: Callable[[], float] = time.monotonic,
         sleep: Callable[[float], Any] = asyncio.sleep,
@@ -121,6 +126,7 @@ class OpenAIBackend:
             concurrency: requests in flight per endpoint.
             policy: attempts, back-off and per-attempt timeout (seconds).
             max_image_pixels: down-scale larger images to this many pixels; None never scales.
+            probe_timeout: seconds each start-up request may take (None: the preflight's default).
             transport: an httpx transport to send through instead of the network (tests pass
                 ``httpx.MockTransport``).
             clock, sleep, rng: time and jitter, as parameters so tests control them.
@@ -135,6 +141,7 @@ class OpenAIBackend:
         self.concurrency = concurrency
         self.policy = policy
         self.max_image_pixels = max_image_pixels
+        self.probe_timeout = DEFAULT_PROBE_TIMEOUT if probe_timeout is None else probe_timeout
         self.api_key_env: str | None = None
         """The variable the key came from (for the manifest); None when given directly or not needed."""
         self._clock = clock
@@ -169,6 +176,7 @@ class OpenAIBackend:
             concurrency=_given(config.concurrency, DEFAULT_CONCURRENCY),
             policy=policy,
             max_image_pixels=config.max_image_pixels,
+            probe_timeout=config.probe_timeout,
         )
         backend.api_key_env = key_env
         return backend
@@ -182,6 +190,7 @@ class OpenAIBackend:
             "concurrency_per_endpoint": self.concurrency,
             "max_attempts": self.policy.max_attempts,
             "request_timeout_s": self.policy.timeout,
+            "probe_timeout_s": self.probe_timeout,
             "max_image_pixels": self.max_image_pixels,
             "api_key_env": self.api_key_env,
         }
@@ -198,7 +207,8 @@ class OpenAIBackend:
         if self._listing is None:
             for endpoint in self._endpoints:
                 endpoint.open()
-            self._listing = asyncio.gather(*(check_listing(e, self.model, self.policy, sleep=self._sleep, rng=self._rng)
+            self._listing = asyncio.gather(*(check_listing(e, self.model, self.policy, sleep=self._sleep, rng=self._rng,
+                                                          probe_timeout=self.probe_timeout)
                                             for e in self._endpoints))
             # Preflight raises the outcome; when the run stops before it (bad data, Ctrl-C), the
             # outcome is nobody's business and must not be logged as never retrieved.
@@ -215,7 +225,8 @@ class OpenAIBackend:
         listing, self._listing = self._listing, None  # the next run's preflight asks again
         assert listing is not None
         await listing
-        await asyncio.gather(*(probe(e, self.model, body, widest, self.policy, sleep=self._sleep, rng=self._rng)
+        await asyncio.gather(*(probe(e, self.model, body, widest, self.policy, sleep=self._sleep, rng=self._rng,
+                                     probe_timeout=self.probe_timeout)
                                for e in self._endpoints))
 
     # ----------------------------------------------------------------------------- generate
@@ -241,9 +252,10 @@ class OpenAIBackend:
             maxsize=max(BODY_THREADS, total_workers // 8)
         )
         done: asyncio.Queue[Response | BaseException] = asyncio.Queue()
+        halt = _Halt()
         # Workers are started endpoint by endpoint in turn, so a small run spreads too.
         workers = [
-            asyncio.ensure_future(self._worker(endpoint, ready, done))
+            asyncio.ensure_future(self._worker(endpoint, ready, done, halt))
             for _ in range(per_endpoint)
             for endpoint in self._endpoints
         ]
@@ -251,6 +263,11 @@ class OpenAIBackend:
         try:
             for _ in range(len(requests)):
                 got = await done.get()
+                if isinstance(got, RunCannotSucceed):
+                    # No new request goes out; the answers of those in flight are still theirs.
+                    for late in await halt.wind_down(feeder, workers, done, grace=min(STOP_GRACE, self.policy.timeout or STOP_GRACE)):
+                        yield late
+                    raise got
                 if isinstance(got, BaseException):
                     raise got
                 yield got
@@ -282,22 +299,42 @@ class OpenAIBackend:
                 continue
             await ready.put(_Job(request, Body(parts), notes))  # waits while the queue is full
 
-    async def _worker(self, endpoint: Endpoint, ready: asyncio.Queue, done: asyncio.Queue) -> None:
+    async def _worker(self, endpoint: Endpoint, ready: asyncio.Queue, done: asyncio.Queue, halt: _Halt) -> None:
+        me = asyncio.current_task()
         try:
             while True:
                 async with endpoint.slots:
                     job = await ready.get()
-                    if job is None:
+                    if job is None or halt.is_set():  # a job taken after the halt stays unasked
                         return
-                    done.put_nowait(await self._answer(endpoint, job))
-        except asyncio.CancelledError:
-            raise
+                    halt.busy.add(me)
+                    try:
+                        response, stops_run = await self._answer(endpoint, job, halt)
+                    finally:
+                        halt.busy.discard(me)
+                    done.put_nowait(response)
+                    if stops_run is not None:  # stored first, then the run stops (RunCannotSucceed)
+                        done.put_nowait(RunCannotSucceed(stops_run))
+                        return
+        except (asyncio.CancelledError, _Halted):
+            return
         except BaseException as exc:  # a bug: surface it through generate(), do not hang
             done.put_nowait(exc)
 
-    async def _answer(self, endpoint: Endpoint, job: _Job) -> Response:
+    async def _answer(self, endpoint: Endpoint, job: _Job, halt: _Halt | None = None) -> tuple[Response, str | None]:
+        """The item's response, and the real cause when no later request can pass either.
+
+        Once ``halt`` is set no retry goes out: ``_Halted`` leaves the item unanswered (unasked
+        in the store, so asked again when the run is continued)."""
         request, notes = job.request, job.notes
         start = self._clock()
+
+        async def sleep(delay: float) -> None:
+            if halt is not None and halt.is_set():
+                raise _Halted
+            await self._sleep(delay)
+            if halt is not None and halt.is_set():
+                raise _Halted
 
         async def attempt() -> Response:
             if job.body is None:  # a retry: the first body was forgotten once it was sent
@@ -308,16 +345,17 @@ class OpenAIBackend:
 
         outcome = await call_with_retries(
             attempt,
-            classify_error, policy=self.policy, item_id=request.item_id, sleep=self._sleep, rng=self._rng,
+            classify_error, policy=self.policy, item_id=request.item_id, sleep=sleep, rng=self._rng,
         )
         latency = self._clock() - start
         last_error = outcome.failure.message if outcome.failure else None
         if outcome.value is None:
             # DEBUG: the runner logs each item that ends in an error once, as a WARNING.
             log.debug("%s: gave up after %d attempt(s): %s", request.item_id, outcome.attempts, last_error)
+            stops_run = outcome.failure.stops_run if outcome.failure else None
             return Response(request.item_id, "error", latency_s=latency, attempts=outcome.attempts,
-                            error=last_error, notes=notes)
-        return dataclasses.replace(outcome.value, latency_s=latency, attempts=outcome.attempts, error=last_error)
+                            error=last_error, notes=notes), stops_run
+        return dataclasses.replace(outcome.value, latency_s=latency, attempts=outcome.attempts, error=last_error), None
 
     def encode_body(self, request: Request) -> tuple[bytes, tuple[str, ...]]:
         """The request's JSON body, ready to send, and the image notes."""
@@ -337,6 +375,46 @@ class OpenAIBackend:
         if self._pool is not None:
             self._pool.shutdown(wait=False, cancel_futures=True)
             self._pool = None
+
+
+class _Halted(Exception):
+    """The run is stopping (``_Halt``): a request between attempts goes no further."""
+
+
+class _Halt:
+    """One ``generate`` call's stop after an answer no request can pass (``RunCannotSucceed``):
+    nothing new is sent, and the requests in flight may finish their attempt, up to a grace, so
+    that an answer already on its way is stored rather than asked again."""
+
+    def __init__(self) -> None:
+        self._set = False
+        self.busy: set[asyncio.Future[Any] | None] = set()
+        """The workers inside an attempt now."""
+
+    def is_set(self) -> bool:
+        return self._set
+
+    async def wind_down(self, feeder: asyncio.Future[Any], workers: Sequence[asyncio.Future[Any]],
+                        done: asyncio.Queue, *, grace: float) -> list[Response]:
+        """Stop sending, let the busy workers end their attempt (at most ``grace`` seconds),
+        and return the answers that came meanwhile."""
+        self._set = True
+        feeder.cancel()
+        for worker in workers:
+            if worker not in self.busy:
+                worker.cancel()
+        in_flight = [w for w in workers if w in self.busy]
+        if in_flight:
+            await asyncio.wait(in_flight, timeout=grace)
+        for worker in workers:
+            worker.cancel()
+        await asyncio.gather(feeder, *workers, return_exceptions=True)
+        late: list[Response] = []
+        while not done.empty():
+            got = done.get_nowait()
+            if isinstance(got, Response):
+                late.append(got)
+        return late
 
 
 class _Job:

@@ -63,12 +63,27 @@ def classify_error(exc: BaseException) -> Failure:
 def _status_failure(exc: Any, status: int, headers: Mapping[str, str]) -> Failure:
     message = f"HTTP {status}: {short(_status_detail(exc))}"
     if status == 429:
-        if _error_field(exc, "code") == "insufficient_quota":
-            return Failure("final", message)
+        if "insufficient_quota" in (_error_field(exc, "code"), _error_field(exc, "type")):
+            return Failure("final", message, stops_run=f"the API key's quota is exhausted ({message}); no wait "
+                           "fixes that: add credit or raise the limit, or use another key (--api-key-env)")
         return Failure("rate_limit", message, retry_after_seconds(headers))
     if status >= 500 or status in (408, 409):
         return Failure("temporary", message, retry_after_seconds(headers))
-    return Failure("final", message)
+    return Failure("final", message, stops_run=_never_passes(status, message))
+
+
+def _never_passes(status: int, message: str) -> str | None:
+    """The real cause of an answer no request to this server can pass; None for one request's."""
+    if status == 401:
+        return (f"the server rejected the API key ({message}); check the key in OPENAI_API_KEY "
+                "(or the variable --api-key-env names)")
+    if status == 403:
+        return (f"the server refused the API key ({message}); the key has no access to this model or "
+                "project: use a key that has, or another --model")
+    if status == 404:
+        return (f"the server has no such model or no chat endpoint at this address ({message}); check "
+                "--model and --base-url (OpenAI-compatible servers usually end in /v1)")
+    return None
 
 
 def _class_names(exc: BaseException) -> frozenset[str]:

@@ -27,7 +27,7 @@ from mmmu_eval.backends.retry import RetryPolicy, call_with_retries
 from mmmu_eval.errors import ConfigError
 from mmmu_eval.records import Request
 
-__all__ = ["PREFLIGHT_LISTING_ATTEMPTS", "PREFLIGHT_LISTING_TIMEOUT", "PREFLIGHT_MAX_ATTEMPTS", "check_listing",
+__all__ = ["DEFAULT_PROBE_TIMEOUT", "PREFLIGHT_LISTING_ATTEMPTS", "PREFLIGHT_LISTING_TIMEOUT", "PREFLIGHT_MAX_ATTEMPTS", "check_listing",
            "preflight_policy", "probe"]
 
 log = logging.getLogger(__name__)
@@ -40,22 +40,29 @@ PREFLIGHT_MAX_ATTEMPTS = 5
 #: server that takes connections but never answers, so it stays short.
 PREFLIGHT_LISTING_ATTEMPTS = 3
 PREFLIGHT_LISTING_TIMEOUT = 30.0
+#: Seconds the probe may take by default (``--probe-timeout``): its own limit, not the request
+#: timeout, because a chat endpoint that hangs behind a working ``/models`` held the run silent
+#: for the request timeout times every attempt (50 minutes at 600 s; issue 29). A cold server
+#: answering one request with the run's widest image set still fits in it.
+DEFAULT_PROBE_TIMEOUT = 60.0
 
 
-def preflight_policy(policy: RetryPolicy) -> RetryPolicy:
-    """The run's retry policy, cut short for the preflight's requests."""
-    # The probe must fail fast: a server that accepts connections but never answers would
-    # otherwise hold the run silent for the full request timeout times every attempt.
+def preflight_policy(policy: RetryPolicy, probe_timeout: float | None = None) -> RetryPolicy:
+    """The run's retry policy, cut short for the preflight's requests: fewer attempts, shorter
+    waits, and ``probe_timeout`` (default ``DEFAULT_PROBE_TIMEOUT``) per attempt."""
+    limit = DEFAULT_PROBE_TIMEOUT if probe_timeout is None else probe_timeout
     return RetryPolicy(
         max_attempts=min(PREFLIGHT_MAX_ATTEMPTS, policy.max_attempts),
         base_delay=policy.base_delay,
         max_delay=min(10.0, policy.max_delay),
-        timeout=policy.timeout,
+        timeout=limit if policy.timeout is None else min(limit, policy.timeout),
+        timeout_flag="--probe-timeout",
     )
 
 
 async def check_listing(
     endpoint: Endpoint, model: str, policy: RetryPolicy, *, sleep: Callable[[float], Any], rng: random.Random,
+    probe_timeout: float | None = None,
 ) -> None:
     """The endpoint lists its models and ``model`` among them (an endpoint with no listing passes, with a warning).
 
@@ -63,7 +70,7 @@ async def check_listing(
         ConfigError: the key was rejected, the server cannot be reached, or it serves other models.
     """
     shown = without_credentials(endpoint.base_url)
-    policy = preflight_policy(policy)
+    policy = preflight_policy(policy, probe_timeout)
     listing_policy = dataclasses.replace(
         policy, max_attempts=min(PREFLIGHT_LISTING_ATTEMPTS, policy.max_attempts),
         timeout=min(PREFLIGHT_LISTING_TIMEOUT, policy.timeout or PREFLIGHT_LISTING_TIMEOUT))
@@ -78,8 +85,8 @@ async def check_listing(
     if listing.value is None:
         assert listing.failure is not None
         failure = listing.failure
-        if "HTTP 401" in failure.message or "HTTP 403" in failure.message:
-            raise ConfigError(f"{shown} rejected the API key ({failure.message}); check the key's variable")
+        if "HTTP 404" not in failure.message and failure.stops_run:  # a refused key, an exhausted quota
+            raise ConfigError(f"{shown}: {failure.stops_run}")
         if "HTTP 404" in failure.message:
             log.warning("%s has no /models listing (%s); not checking the model name", shown, failure.message)
         else:
@@ -98,7 +105,7 @@ async def check_listing(
 
 async def probe(
     endpoint: Endpoint, model: str, body: bytes, widest: Request | None, policy: RetryPolicy, *,
-    sleep: Callable[[float], Any], rng: random.Random,
+    sleep: Callable[[float], Any], rng: random.Random, probe_timeout: float | None = None,
 ) -> None:
     """The endpoint answers the probe ``body`` (as many images as ``widest``, the run's widest request).
 
@@ -106,7 +113,7 @@ async def probe(
         ConfigError: it refused the images (with the vLLM flag that fixes it) or never answered.
     """
     shown = without_credentials(endpoint.base_url)
-    policy = preflight_policy(policy)
+    policy = preflight_policy(policy, probe_timeout)
     n_images = len(widest.images) if widest else 0
     answer = await call_with_retries(
         lambda: endpoint.post_chat(body),
@@ -117,6 +124,8 @@ async def probe(
         sent.append({"bytes": len(body), "attempts": answer.attempts, **_reported_tokens(answer.value)})
     if answer.value is None:
         assert answer.failure is not None
+        if answer.failure.stops_run:  # the key, the quota, the model or the path: not the images
+            raise ConfigError(f"{shown}: {answer.failure.stops_run}")
         if answer.failure.kind == "final" and n_images > 1:
             assert widest is not None
             raise ConfigError(

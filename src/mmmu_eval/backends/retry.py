@@ -46,6 +46,10 @@ class Failure:
     """One line for the log and the stored response (``HTTP 503: overloaded``)."""
     retry_after: float | None = None
     """The server's requested wait in seconds (``Retry-After``); None when it gave none."""
+    stops_run: str | None = None
+    """Why no other request to this server can succeed either (an exhausted quota, a refused
+    key, a model or path the server does not have), said as the real cause and its fix; None for
+    a failure of this request only. Always ``final``: the run stops after it (``runner.py``)."""
 
     @property
     def retryable(self) -> bool:
@@ -66,6 +70,8 @@ class RetryPolicy:
     """Longest wait in seconds, for back-off and for ``Retry-After`` alike."""
     timeout: float | None = 600.0
     """Seconds one attempt may take, end to end; None waits for ever."""
+    timeout_flag: str = "--request-timeout"
+    """The flag that sets ``timeout``, named when an attempt runs out of it."""
 
     def __post_init__(self) -> None:
         if self.max_attempts < 1:
@@ -145,7 +151,7 @@ async def call_with_retries(
         except asyncio.CancelledError:
             raise
         except asyncio.TimeoutError:
-            last = Failure("temporary", f"no answer within {policy.timeout:g} s (--request-timeout)")
+            last = Failure("temporary", f"no answer within {policy.timeout:g} s ({policy.timeout_flag})")
         except Exception as exc:  # classify decides; anything it does not know is final
             last = _classified(classify, exc)
         if last.kind == "malformed":

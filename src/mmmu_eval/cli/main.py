@@ -12,6 +12,7 @@ import argparse
 import importlib
 import logging
 import os
+import signal
 import sys
 
 from rich.console import Console
@@ -78,7 +79,40 @@ class _StderrNow(logging.StreamHandler):
         pass
 
 
+class _Terminated:
+    """Whether SIGTERM stopped this command (its exit status is then 143, as a killed one's)."""
+
+    seen = False
+
+
+def _terminate_as_interrupt(signum: int, frame: object) -> None:
+    """SIGTERM (``kill``, a job scheduler, ``docker stop``) stops a command as Ctrl-C does: the
+    answers so far stay stored and the manifest says ``interrupted`` (it said ``running``)."""
+    _Terminated.seen = True
+    handler = signal.getsignal(signal.SIGINT)
+    if callable(handler) and handler is not _terminate_as_interrupt:
+        handler(signal.SIGINT, frame)  # asyncio's own: cancels the running command, as Ctrl-C does
+    else:  # no Python handler for SIGINT (a background job ignores it): interrupt here
+        raise KeyboardInterrupt
+
+
 def main(argv: list[str] | None = None) -> int:
+    _Terminated.seen = False
+    try:  # SIGTERM as Ctrl-C, unless the embedding program handles it itself
+        taken = signal.getsignal(signal.SIGTERM) == signal.SIG_DFL
+        if taken:
+            signal.signal(signal.SIGTERM, _terminate_as_interrupt)
+    except ValueError:  # not the main thread: signals are the main thread's business
+        taken = False
+    try:
+        status = _main(argv)
+    finally:
+        if taken:
+            signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    return 128 + signal.SIGTERM if _Terminated.seen and status == 130 else status
+
+
+def _main(argv: list[str] | None) -> int:
     parser = build_parser(sys.argv[1:] if argv is None else argv)
     args = parser.parse_args(argv)
     logging.basicConfig(

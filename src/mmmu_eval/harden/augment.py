@@ -27,7 +27,7 @@ from mmmu_eval.aio import run_coroutine
 from mmmu_eval.backends.registry import make_backend
 from mmmu_eval.config import RunConfig
 from mmmu_eval.errors import ConfigError
-from mmmu_eval.harden.outdir import StepResult, config_entry, open_out, settle_later_steps
+from mmmu_eval.harden.outdir import StepResult, config_entry, one_writer, open_out, settle_later_steps
 from mmmu_eval.harden.problems import Problem
 from mmmu_eval.harden.proposals import ProposalSettings, propose
 from mmmu_eval.harden.record import Record, json_digest, versions
@@ -52,6 +52,7 @@ OPTIONS = 10
 IN_TEN = ("augmented", "unchanged")
 
 
+@one_writer("augment")
 async def harden_augment_async(
     data: str | Path,
     out: str | Path,
@@ -147,6 +148,7 @@ async def harden_augment_async(
     return await _finish(out, record, source, problems, status, check_models, check_trials, display)
 
 
+@one_writer("augment")
 async def harden_apply_async(
     data: str | Path,
     out: str | Path,

@@ -29,7 +29,7 @@ from typing import Any, Sequence
 
 from mmmu_eval.aio import run_coroutine
 from mmmu_eval.errors import ConfigError
-from mmmu_eval.harden.outdir import StepResult, config_entry, open_out, settle_later_steps
+from mmmu_eval.harden.outdir import StepResult, config_entry, one_writer, open_out, settle_later_steps
 from mmmu_eval.harden.problems import Problem
 from mmmu_eval.harden.record import RECORD, versions
 from mmmu_eval.harden.report import REPORT, write_report
@@ -124,6 +124,7 @@ def sample_per_subject(items: Sequence[Item], per_subject: int | None, seed: int
     return chosen, {s: len(v) for s, v in sorted(by_subject.items())}
 
 
+@one_writer("filter")
 async def harden_filter_async(
     data: str | Path,
     out: str | Path,

@@ -19,11 +19,12 @@ the steps after it are removed: they were built on the old result.
 
 from __future__ import annotations
 
+import functools
 import logging
 import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Awaitable, Callable, TypeVar
 
 from mmmu_eval.atomic import holds_anything, remove_leftovers
 from mmmu_eval.dataset.layout import PRO_CONFIGS
@@ -32,10 +33,13 @@ from mmmu_eval.harden.problems import Problem, count_by_kind
 from mmmu_eval.harden.record import RECORD, STEPS, Record
 from mmmu_eval.harden.source import Source
 from mmmu_eval.harden.writer import remove_config
+from mmmu_eval.writer_lock import hold_directory
 
-__all__ = ["StepResult", "open_out", "settle_later_steps"]
+__all__ = ["StepResult", "one_writer", "open_out", "settle_later_steps"]
 
 log = logging.getLogger(__name__)
+
+_Step = TypeVar("_Step", bound=Callable[..., Awaitable[Any]])
 
 #: The config each step writes.
 STEP_CONFIG = {"filter": "standard-4", "augment": "standard-10", "render": "vision"}
@@ -79,6 +83,23 @@ class StepResult:
 
     def __repr__(self) -> str:
         return f"StepResult({self.step}, {str(self.out)!r}, {self.status}, {self.summary()})"
+
+
+def one_writer(step: str) -> Callable[[_Step], _Step]:
+    """Make a step function (``async def step(data, out, ...)``) hold ``out`` as its one writer
+    for the whole call (``writer_lock.hold_directory``): a second harden command on the same
+    output is refused at once, before it reads its input or sends a request. ``harden all``
+    holds it once for its three steps."""
+
+    def wrap(function: _Step) -> _Step:
+        @functools.wraps(function)
+        async def held(data: Any, out: str | Path, *args: Any, **kwargs: Any) -> Any:
+            with hold_directory(Path(out).expanduser(), f"harden {step}"):
+                return await function(data, out, *args, **kwargs)
+
+        return held  # type: ignore[return-value]
+
+    return wrap
 
 
 def open_out(out: str | Path, source: Source, step: str) -> tuple[Path, Record]:

@@ -20,13 +20,14 @@ from rich.console import Console
 from mmmu_eval.aio import run_coroutine
 from mmmu_eval.harden.augment import harden_augment_async
 from mmmu_eval.harden.filter import PER_SUBJECT, harden_filter_async
-from mmmu_eval.harden.outdir import StepResult
+from mmmu_eval.harden.outdir import StepResult, one_writer
 from mmmu_eval.harden.render import WORKERS, harden_render_async
 from mmmu_eval.run.progress import Display
 
 __all__ = ["harden_all", "harden_all_async"]
 
 
+@one_writer("all")
 async def harden_all_async(
     data: str | Path,
     out: str | Path,

@@ -27,7 +27,7 @@ from mmmu_eval.aio import run_coroutine
 from mmmu_eval.atomic import write_atomically
 from mmmu_eval.errors import ConfigError, DataError
 from mmmu_eval.harden.browser import Screenshotter
-from mmmu_eval.harden.outdir import StepResult, config_entry, open_out, settle_later_steps
+from mmmu_eval.harden.outdir import StepResult, config_entry, one_writer, open_out, settle_later_steps
 from mmmu_eval.harden.page import BACKGROUNDS, FONT_SIZES, PAGE_WIDTHS, PHOTO_SHARE, Style, choose_style, installed_fonts, page_html
 from mmmu_eval.harden.photo import photograph
 from mmmu_eval.harden.problems import Problem
@@ -44,6 +44,7 @@ log = logging.getLogger(__name__)
 WORKERS = 4
 
 
+@one_writer("render")
 async def harden_render_async(
     data: str | Path,
     out: str | Path,

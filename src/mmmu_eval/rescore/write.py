@@ -46,6 +46,7 @@ from mmmu_eval.store.itemfile import ITEMS, item_to_json
 from mmmu_eval.store.manifest import build_manifest, dataset_block
 from mmmu_eval.store.rundir import RunStore
 from mmmu_eval.version import __version__
+from mmmu_eval.writer_lock import hold_directory
 
 
 @dataclass(frozen=True)
@@ -66,8 +67,13 @@ def write_rescored_run(result: Rescore, out: str | Path, *, html: bool = True, i
     """Write ``result`` as a run directory in ``out`` (which must not hold a run yet).
 
     Raises:
-        StoreError: ``out`` holds a run or files, or cannot be written.
+        StoreError: ``out`` holds a run or files, cannot be written, or another process writes it.
     """
+    with hold_directory(Path(out), "rescore"):  # one writer per directory (writer_lock.py)
+        return _write_held(result, out, html=html, images=images)
+
+
+def _write_held(result: Rescore, out: str | Path, *, html: bool, images: bool) -> RescoredRun:
     spec = ScoringSpec(parsers=result.scoring.parsers, fallback=result.scoring.fallback_policy,
                        fallback_seed=result.scoring.fallback_seed)
     manifest = rescored_manifest(result, spec)

@@ -40,7 +40,7 @@ log = logging.getLogger(__name__)
 
 #: Settings that change how requests are sent, never what is asked or how it is scored.
 SENDING_ONLY = frozenset({"resume", "base_urls", "api_key_env", "concurrency", "max_attempts", "request_timeout",
-                          "batch_size"})
+                          "probe_timeout", "batch_size", "allow_different_data"})
 
 
 def finished_result(config: RunConfig) -> RunResult | None:
@@ -92,4 +92,6 @@ def _same_finished_run(config: RunConfig, manifest: Manifest, out: Path) -> bool
 
 
 def _asked(config: Mapping[str, Any]) -> dict[str, Any]:
-    return {k: v for k, v in config.items() if k not in SENDING_ONLY}
+    """The settings that decide what is asked; one a manifest lacks (written before the setting
+    existed) is its default, None, so an older finished run stays finished."""
+    return {k: v for k, v in config.items() if k not in SENDING_ONLY and v is not None}

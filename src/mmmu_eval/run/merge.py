@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 from mmmu_eval.atomic import holds_anything
+from mmmu_eval.writer_lock import hold_directory
 from mmmu_eval.errors import MmmuEvalError, StoreError
 from mmmu_eval.records import Response
 from mmmu_eval.store.manifest import Manifest
@@ -71,11 +72,17 @@ def merge_runs(
         StoreError: the runs are not the complete, disjoint shards of one evaluation, or
             ``out`` already holds something.
     """
-    from mmmu_eval.store.rundir import RunStore
-
     if not run_dirs:
         raise StoreError("merge needs the run directories of the shards")
     out = Path(out)
+    with hold_directory(out, "merge"):  # one writer: a second merge into out is refused at once
+        return _merge_held(run_dirs, out, expected_ids)
+
+
+def _merge_held(run_dirs: Sequence[str | Path], out: Path, expected_ids: Sequence[str] | None) -> Path:
+    """``merge_runs`` once it holds ``out``."""
+    from mmmu_eval.store.rundir import RunStore
+
     if holds_anything(out):
         raise StoreError("already exists and is not empty; merge into a new directory", out)
     shards = sorted((read_shard(p) for p in run_dirs), key=lambda s: s.k)

@@ -20,6 +20,7 @@ import json
 import logging
 import os
 from collections.abc import Mapping, Sequence
+from contextlib import ExitStack
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -43,6 +44,7 @@ from mmmu_eval.run.outputs import count_statuses_by_id, write_outputs
 from mmmu_eval.run.runner import run_requests
 from mmmu_eval.report.usage import add_probes
 from mmmu_eval.store.rundir import RunStore
+from mmmu_eval.writer_lock import hold_directory
 
 if TYPE_CHECKING:
     from mmmu_eval.score.scorer import Scoring
@@ -115,6 +117,18 @@ async def evaluate_async(config: RunConfig | None = None, /, **overrides: Any) -
     display = overrides.pop("display", None)
     keep_backend = bool(overrides.pop("keep_backend", False))
     config, model = resolve_config(config, overrides)
+    with ExitStack() as held:
+        try:  # one writer per run directory, from before the first request (writer_lock.py)
+            held.enter_context(hold_directory(Path(config.out or "."), "run"))
+        except BaseException:
+            if not isinstance(model, str) and not keep_backend:
+                await model.aclose()
+            raise
+        return await _evaluate_held(config, model, display, keep_backend)
+
+
+async def _evaluate_held(config: RunConfig, model: str | Backend, display: Display | None, keep_backend: bool) -> RunResult:
+    """``evaluate_async`` once it holds the run directory."""
     done = finished_result(config)
     if done is not None:  # nothing to ask, nothing to load: the stored result (finished.py)
         log.info("%s: finished already (%d items); nothing to ask", done.run_dir, done.counts["items"])

@@ -19,12 +19,14 @@ from typing import TYPE_CHECKING, Any
 
 from mmmu_eval.clock import utc_now
 from mmmu_eval.config import RunConfig
+from mmmu_eval.dataset.digest import file_sha256
 from mmmu_eval.errors import ConfigError, DataError
 from mmmu_eval.prompt.protocol import EvalProtocol, build_request, loose_images_record
 from mmmu_eval.records import NOT_SENT, Item, Request, Response
 from mmmu_eval.score.spec import ScoringSpec
 from mmmu_eval.store.manifest import MANIFEST, build_manifest, dataset_block
 from mmmu_eval.store.rundir import RunStore
+from mmmu_eval.store.same_run import ANSWERS_FILE
 from mmmu_eval.version import __version__
 
 if TYPE_CHECKING:
@@ -181,17 +183,30 @@ def run_manifest(
 
     ``scoring`` is the run's scoring record (``run_scoring``); None: the configuration's.
     """
+    scoring = scoring or ScoringSpec.from_config(config)
+    extra = {ANSWERS_FILE: _answers_file(scoring.answers)} if scoring.answers else {}
     return build_manifest(
         package_version=__version__,
         started_at=utc_now(),
         config=config.to_manifest(),
         protocol=protocol.describe(),
-        scoring=(scoring or ScoringSpec.from_config(config)).to_manifest(),
+        scoring=scoring.to_manifest(),
         dataset=dataset_block(dataset),
         shard=config.shard or None,
         item_ids=[it.id for it in items],
         unreferenced_images=loose_images_record(items, protocol),
+        **extra,
     )
+
+
+def _answers_file(path: str) -> dict[str, Any]:
+    """The ``--answers`` file's path and sha256 (None when it cannot be read: scoring says why),
+    so a resume on other golds is refused like one on other data (``store.same_run``)."""
+    try:
+        digest: str | None = file_sha256(path)
+    except OSError:
+        digest = None
+    return {"path": path, "digest": digest}
 
 
 # -- what is left to ask --------------------------------------------------------------------

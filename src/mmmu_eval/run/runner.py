@@ -14,9 +14,14 @@ backend's. What the runner adds:
   items (an image that cannot be read) gets that item stored as an ``error`` response and is
   started again on the items still pending.
 - **A dead endpoint does.** ``STOP_AFTER_FAILED_IN_A_ROW`` responses in a row that failed after
-  retries (a server that went away mid-run, a key that ran out of quota) stop the session
-  instead of spending every remaining item's retries on it; the items not yet answered are left
-  unasked, so the same command (``--resume``) takes them up once the server is back.
+  retries (a server that went away mid-run) stop the session instead of spending every
+  remaining item's retries on it; the items not yet answered are left unasked, so the same
+  command (``--resume``) takes them up once the server is back. With ``--max-attempts 1`` there
+  are no retries, so every sent request that failed counts.
+- **So does an answer no request can pass.** A backend that meets one (an exhausted quota, a
+  revoked key, a model the server does not have: ``backends.base.RunCannotSucceed``) stops the
+  session after that first answer, which is stored; the rest stay unasked, and the log says the
+  real cause.
 
 As ``evaluate_async`` drives it (a sketch)::
 
@@ -32,10 +37,10 @@ import time
 from dataclasses import dataclass
 from typing import Awaitable, Callable, Sequence
 
-from mmmu_eval.backends.base import Backend
+from mmmu_eval.backends.base import Backend, RunCannotSucceed
 from mmmu_eval.errors import DataError
 from mmmu_eval.run.progress import Display, NullDisplay
-from mmmu_eval.records import Request, Response
+from mmmu_eval.records import NOT_SENT, Request, Response
 from mmmu_eval.store.rundir import RunStore
 
 __all__ = ["RunSummary", "run_requests"]
@@ -44,7 +49,8 @@ log = logging.getLogger(__name__)
 
 #: Consecutive ``error`` responses that each took more than one attempt before the session stops.
 #: Errors on the first attempt (an unreadable image, a request the server rejects as malformed)
-#: are item problems and never count; any answered item resets the count.
+#: are item problems and never count, unless the backend makes one attempt only; any answered
+#: item resets the count.
 STOP_AFTER_FAILED_IN_A_ROW = 32
 
 
@@ -112,6 +118,8 @@ async def run_requests(
     display.start(already_done + len(requests), done=already_done, errors=already_errors)
 
     failed_in_a_row = 0
+    # Without retries (--max-attempts 1) a dead endpoint's errors come on the first attempt too.
+    single_attempt = getattr(getattr(backend, "policy", None), "max_attempts", None) == 1
 
     def record(response: Response) -> None:
         nonlocal failed_in_a_row
@@ -124,7 +132,7 @@ async def run_requests(
         error = response.error or "failed"
         # Stored errors already start with the item id (house style); don't say it twice.
         log.warning("%s", error if error.startswith(response.item_id) else f"{response.item_id}: {error}")
-        if response.attempts > 1:
+        if response.attempts > 1 or (single_attempt and NOT_SENT not in response.notes):
             failed_in_a_row += 1
             if failed_in_a_row >= STOP_AFTER_FAILED_IN_A_ROW and pending:
                 raise _StopEarly(
@@ -141,6 +149,13 @@ async def run_requests(
                 await _drain(backend, list(pending.values()), pending, record)
             except _StopEarly as stop:
                 stopped_early = str(stop)
+                log.error("%s", stopped_early)
+                break
+            except RunCannotSucceed as stop:
+                stopped_early = (
+                    f"{stop}. Stopped at the first such answer with {len(pending)} items not asked; once it is "
+                    "fixed, run the same command again (or add --resume): only failed and unasked items are asked"
+                )
                 log.error("%s", stopped_early)
                 break
             except DataError as exc:

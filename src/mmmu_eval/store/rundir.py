@@ -46,7 +46,7 @@ from mmmu_eval.errors import StoreError
 from mmmu_eval.records import Response
 from mmmu_eval.store.manifest import MANIFEST, NO_MANIFEST, Manifest
 from mmmu_eval.store.response_json import STATUSES, response_from_json, response_to_json
-from mmmu_eval.store.same_run import SAME_RUN, check_same_run
+from mmmu_eval.store.same_run import SAME_RUN, check_same_run, data_changes
 from mmmu_eval.store.torn_tail import start_of_last_line
 
 __all__ = ["MANIFEST", "RESPONSES", "SAME_RUN", "STATUSES", "RunStore", "response_from_json", "response_to_json"]
@@ -105,6 +105,14 @@ class RunStore:
             merged = {**old.to_json(), **manifest}
             merged["started_at"] = old.get("started_at", manifest.get("started_at"))
             merged["sessions"] = old.sessions + 1
+            changes = data_changes(old, Manifest.of(manifest, "the new run's manifest"))
+            for what, before, now in changes:  # allowed (--allow-different-data), and recorded for good
+                log.warning("%s: continuing on other %s (digest %s, was %s), as --allow-different-data asks",
+                            path, what, now, before)
+            if changes:
+                merged["data_changes"] = [*(old.get("data_changes") or []), *(
+                    {"session": merged["sessions"], "at": manifest.get("started_at"), "what": what,
+                     "from_digest": before, "to_digest": now} for what, before, now in changes)]
             store._write_manifest(merged)
         else:
             with _writing(path):

@@ -14,12 +14,18 @@ from typing import Any
 from mmmu_eval.errors import StoreError
 from mmmu_eval.store.manifest import Manifest
 
-__all__ = ["SAME_RUN", "check_same_run"]
+__all__ = ["ANSWERS_FILE", "ANSWER_SETTINGS", "SAME_RUN", "check_same_run", "data_changes"]
 
 # Configuration keys that decide *what* was evaluated; a resumed run must keep them, because
 # its old and new responses are scored together. (Prompt texts and generation settings are in
 # the protocol fingerprint; throughput knobs such as concurrency may change between sessions.)
 SAME_RUN = ("model", "benchmark", "split", "setting")
+#: Configuration keys outside the protocol fingerprint that change what a model is shown, so
+#: its answers: kept beside the fingerprint rather than in it, which would move the fingerprint
+#: of every run made before (issue 29).
+ANSWER_SETTINGS = ("max_image_pixels",)
+#: The manifest key recording the ``--answers`` file a run's golds come from: its path and sha256.
+ANSWERS_FILE = "answers_file"
 
 
 def check_same_run(path: Path, old: Manifest | Mapping[str, Any], new: Manifest | Mapping[str, Any]) -> None:
@@ -45,6 +51,27 @@ def check_same_run(path: Path, old: Manifest | Mapping[str, Any], new: Manifest 
             path,
         )
     old_config, new_config = old_record.config, new_record.config
+    for what, before, now in data_changes(old_record, new_record):
+        if new_config.get("allow_different_data"):
+            continue
+        # Same files, other bytes (another snapshot, a corrected dataset or answers file): the
+        # answers stored would be scored against other questions or other golds.
+        raise StoreError(
+            f"holds a run on {what} with digest {before}, but the {what} read now has digest {now} "
+            f"({'the same files with other contents: questions or answers changed' if what == 'data' else 'other gold answers'}). "
+            "Its answers cannot be scored together with new ones: use a new --out, rerun with the old "
+            f"{what} to continue, or pass --allow-different-data to continue anyway (recorded in manifest.json)",
+            path,
+        )
+    for key in ANSWER_SETTINGS:
+        if old_config.get(key) != new_config.get(key):
+            flag = "--" + key.replace("_", "-")
+            raise StoreError(
+                f"holds a run asked with {flag} {_flag_value(old_config.get(key))}, not {_flag_value(new_config.get(key))}; "
+                f"it changes what the model is shown, so the answers would not belong together. Rerun with "
+                f"{flag} {_flag_value(old_config.get(key))} to continue, or use a new --out",
+                path,
+            )
     for key in SAME_RUN:
         if old_config.get(key) != new_config.get(key):
             raise StoreError(
@@ -52,6 +79,27 @@ def check_same_run(path: Path, old: Manifest | Mapping[str, Any], new: Manifest 
                 "use a new --out for a different run",
                 path,
             )
+
+
+def data_changes(old: Manifest, new: Manifest) -> list[tuple[str, str, str]]:
+    """``(what, old digest, new digest)`` for the run's data (``data``: the same files, other
+    bytes) and its answers file (``answers file``), where they changed. Nothing where either
+    manifest does not say (a run from before digests; another selection of files, where
+    ``_data_of`` and the item ids decide)."""
+    out = []
+    a, b = old.dataset, new.dataset
+    same_files = a.get("files") is None or b.get("files") is None or list(a["files"]) == list(b["files"])
+    if a.get("digest") and b.get("digest") and a["digest"] != b["digest"] and same_files:
+        out.append(("data", str(a["digest"]), str(b["digest"])))
+    x, y = (m.get(ANSWERS_FILE) or {} for m in (old, new))
+    if isinstance(x, Mapping) and isinstance(y, Mapping) and x.get("digest") and y.get("digest") \
+            and x["digest"] != y["digest"]:
+        out.append(("answers file", str(x["digest"]), str(y["digest"])))
+    return out
+
+
+def _flag_value(value: Any) -> str:
+    return "unset" if value is None else str(value)
 
 
 def _data_of(manifest: Manifest) -> tuple[str, str] | None:

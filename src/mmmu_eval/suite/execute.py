@@ -22,6 +22,7 @@ import asyncio
 import dataclasses
 import logging
 from collections.abc import Mapping
+from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -40,6 +41,7 @@ from mmmu_eval.report.stats import RESAMPLES
 from mmmu_eval.store.manifest import MANIFEST, build_manifest
 from mmmu_eval.store.rundir import RunStore
 from mmmu_eval.store.versioned import read_versioned
+from mmmu_eval.writer_lock import hold_directory
 from mmmu_eval.suite.guard import SUITE_FILE, check_suite_data, log_failures, settle_suite_file, suite_file_before
 from mmmu_eval.suite.config import SuiteConfig, SuiteRun, backend_sharing, resolve_suite_config
 from mmmu_eval.suite.progress import SuiteDisplay
@@ -153,7 +155,18 @@ async def evaluate_suite_async(config: SuiteConfig | None = None, /, **overrides
     resamples = int(overrides.pop("bootstrap", RESAMPLES))
     seed = int(overrides.pop("bootstrap_seed", 0))
     config, model = resolve_suite_config(config, overrides)
+    with ExitStack() as held:
+        try:  # one writer per suite directory, from before the first request (writer_lock.py)
+            held.enter_context(hold_directory(config.out, "suite"))
+        except BaseException:
+            if not isinstance(model, str):
+                await model.aclose()
+            raise
+        return await _suite_held(config, model, display, resamples, seed)
 
+
+async def _suite_held(config: SuiteConfig, model: Any, display: SuiteDisplay, resamples: int, seed: int) -> SuiteResult:
+    """``evaluate_suite_async`` once it holds the suite directory."""
     runs = config.runs()
     finished = finished_suite(config, runs, resamples=resamples, seed=seed)
     if finished is not None:  # every run complete and the study written after them: nothing to do
