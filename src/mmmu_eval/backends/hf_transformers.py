@@ -17,15 +17,21 @@ template as it does through a server. ``--max-image-pixels`` down-scales images 
 backend does (noted in the response). ``latency_s`` of a response is the wall time of its batch.
 ``trust_remote_code`` is passed only when ``--trust-remote-code`` is given.
 
-What was tested where (transformers 5.24, torch 2.13):
+The model's own template stays in charge of the prompt, and a template may move the images:
+llava-hf's LLaVA-1.5 and LLaVA-OneVision templates write every image first, then the text. The
+preflight renders every prompt (``rendered_prompt.py``) and ``effective_layout`` says what the
+model saw; the run records it in the manifest and warns when it is not the layout asked.
 
-- LLaVA (CLIP + Llama) and Idefics3 (the SmolVLM architecture): tiny random models on CPU, in
-  this repository's tests (batched and unbatched, interleaved images, the same text as
-  ``transformers serve`` of the same model).
-- Qwen2-VL / Qwen2.5-VL / Qwen3-VL, Gemma 3, InternVL (the ``-hf`` conversions): not tested
-  here. Their processors need torchvision, which has no build for the CPU torch used in CI;
-  they load through the same Auto classes and chat-template path, so they are expected to work
-  where torchvision is installed. Check a few items with ``--limit`` first.
+Both transformers majors the ``hf`` extra allows run (tested on 4.57 and 5.24, torch 2.13):
+4.x takes the processor's arguments as keywords and the older ``torch_dtype``, and its
+``generate`` refuses an input the model's ``forward`` does not name (a tokenizer's
+``token_type_ids`` given to LLaVA), so such inputs are dropped first (Gemma 3 names, and keeps,
+them). Tested here, tiny random models on CPU with the real checkpoints' chat templates and
+special tokens (``tests/fakes/tiny_models.py``): LLaVA-1.5 (llava-hf's template), Idefics3
+(SmolVLM's) and Gemma 3, batched and unbatched, each image checked to reach the slot of its
+``<image N>`` by replacing it with noise. On transformers 5 the processors of the Qwen-VL family,
+LLaVA-OneVision, InternVL, SmolVLM2 and Pixtral / Mistral3 need torchvision (their video
+processors import it); their tests run where it is installed (``make test-torchvision``).
 
     backend = HFBackend.from_config("/models/llava", RunConfig(model="hf:/models/llava"), items)
     async for response in backend.generate(requests): ...
@@ -42,6 +48,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, AsyncIterator, Callable, Sequence
 
+from mmmu_eval.backends.hf_inputs import adopt_tokenizer_template, forward_inputs, missing_package_hint, template_failure
 from mmmu_eval.backends.local_chat import (
     Sampling,
     chat_messages,
@@ -51,6 +58,7 @@ from mmmu_eval.backends.local_chat import (
     resolve_sampling,
     template_kwargs,
 )
+from mmmu_eval.backends.rendered_prompt import UNKNOWN, effective_layout, layout_of, placeholders, render_prompt
 from mmmu_eval.prompt.reasoning import split_reasoning
 from mmmu_eval.config import RunConfig
 from mmmu_eval.errors import ConfigError, DataError
@@ -181,10 +189,7 @@ class HFBackend:
             processor = transformers.AutoProcessor.from_pretrained(name, **common)
             model = transformers.AutoModelForImageTextToText.from_pretrained(name, **common, **model_kwargs)
         except ImportError as exc:
-            raise ConfigError(
-                f"{self.spec}: the model's processor needs a package that is missing ({exc}); "
-                "Qwen-VL, Gemma 3 and InternVL processors need torchvision matching your torch"
-            ) from exc
+            raise ConfigError(f"{self.spec}: {missing_package_hint(exc)}") from exc
         except (OSError, ValueError, KeyError) as exc:
             raise ConfigError(
                 f"{self.spec}: cannot load a vision-language model from {self.name!r} ({exc}). Give a "
@@ -197,8 +202,7 @@ class HFBackend:
         tokenizer = getattr(processor, "tokenizer", None)
         if tokenizer is None:
             raise ConfigError(f"{self.spec}: the processor has no tokenizer; is this a vision-language model?")
-        if getattr(processor, "chat_template", None) is None and getattr(tokenizer, "chat_template", None) is None:
-            raise ConfigError(f"{self.spec}: the checkpoint has no chat template; use an instruction-tuned model")
+        adopt_tokenizer_template(self.spec, processor, tokenizer)
         tokenizer.padding_side = "left"  # decoder-only batches grow to the right
         eos = model.generation_config.eos_token_id
         eos_ids = [eos] if isinstance(eos, int) else list(eos or [])
@@ -219,14 +223,39 @@ class HFBackend:
         our messages (e.g. one without a system role) stops the run before it starts."""
         await asyncio.to_thread(self._load)
         if requests:
-            first = requests[0]
-            try:
-                self._processor.apply_chat_template(
-                    chat_messages(first), add_generation_prompt=True, tokenize=False, **template_kwargs(first.generation)
-                )
-            except Exception as exc:  # jinja raises its own TemplateError (and plain exceptions)
-                hint = " (drop --system-prompt?)" if first.system else ""
-                raise ConfigError(f"{self.spec}: the chat template rejects the prompt of {first.item_id}: {exc}{hint}") from exc
+            self.render(requests[0])
+
+    def render(self, request: Request) -> str:
+        """The request's prompt exactly as the model's chat template renders it (image
+        placeholders not yet expanded); loads the processor's model first.
+
+        Raises:
+            ConfigError: naming the item and the cause: the template refused the messages
+                (``raise_exception``), or rendering failed for another reason.
+        """
+        self._load()
+        try:
+            return render_prompt(self._processor, request)
+        except Exception as exc:  # jinja raises its own TemplateError (and plain exceptions)
+            raise ConfigError(f"{self.spec}: {template_failure(exc, request)}") from exc
+
+    async def effective_layout(self, requests: Sequence[Request], asked: str) -> str | dict[str, int] | None:
+        """The layout the model saw over ``requests`` (``rendered_prompt.effective_layout``):
+        every prompt rendered through the model's template, and each image's placeholder found
+        in it. A prompt the template refuses counts as ``unknown`` here; generation reports it."""
+
+        def scan() -> str | dict[str, int] | None:
+            self._load()
+            marks = placeholders(self._processor)
+            layouts = []
+            for request in requests:
+                try:
+                    layouts.append(layout_of(request, render_prompt(self._processor, request), marks))
+                except Exception:  # noqa: BLE001 - the item's own generation stores the error
+                    layouts.append(UNKNOWN if request.images else None)
+            return effective_layout(layouts, asked)
+
+        return await asyncio.to_thread(scan)
 
     # -- generation ------------------------------------------------------------------------
 
@@ -308,7 +337,7 @@ class HFBackend:
             **padding,
             **template_kwargs(ready[0].request.generation),
         )
-        inputs = inputs.to(self._model.device)
+        inputs = forward_inputs(self._model, inputs).to(self._model.device)
         if "pixel_values" in inputs and self._model.dtype.is_floating_point:
             inputs["pixel_values"] = inputs["pixel_values"].to(self._model.dtype)
         if sampling.seed is not None and not sampling.greedy:

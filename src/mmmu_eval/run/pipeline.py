@@ -139,6 +139,8 @@ async def evaluate_async(config: RunConfig | None = None, /, **overrides: Any) -
                 await backend.preflight(pending)
             finally:
                 PREFLIGHT_SENT.reset(noting)
+        if backend is not None and pending:
+            manifest = await with_effective_layout(manifest, backend, requests, prepared.protocol.image_layout)
         store = RunStore.open(config.out, _with_backend_of(manifest, backend, config), resume=config.resume)
         if probes:  # each session's probes add to the earlier sessions' (usage and cost count them)
             store.update_manifest(preflight=add_probes(store.manifest().get("preflight"), probes))
@@ -166,6 +168,27 @@ async def evaluate_async(config: RunConfig | None = None, /, **overrides: Any) -
 def with_backend(manifest: Mapping[str, Any], backend: Backend, config: RunConfig) -> dict[str, Any]:
     """The manifest with ``backend.describe()`` added, and never an API key."""
     return _without_secret({**manifest, "backend": backend.describe()}, config)
+
+
+async def with_effective_layout(
+    manifest: Mapping[str, Any], backend: Backend, requests: Sequence[Request], asked: str
+) -> dict[str, Any]:
+    """The manifest with ``effective_layout``, for a backend that renders the model's own chat
+    template (``hf``): the image layout the model saw, which its template may have changed.
+    Warns once when some item saw another layout than ``--image-layout`` asked."""
+    rendered = getattr(backend, "effective_layout", None)
+    if rendered is None:
+        return dict(manifest)
+    layout = await rendered(requests, asked)
+    if layout is not None and layout != asked:
+        saw = layout if isinstance(layout, str) else ", ".join(f"{n} items {name}" for name, n in layout.items())
+        example = requests[0].item_id if requests else "ID"
+        log.warning(
+            "%s: the model's chat template does not keep --image-layout %s: the model saw %s "
+            "(recorded as effective_layout in manifest.json; `mmmu-eval data show %s --model %s` prints the prompt as rendered)",
+            backend.spec, asked, saw, example, backend.spec,
+        )
+    return {**manifest, "effective_layout": layout}
 
 
 def _with_backend_of(manifest: Mapping[str, Any], backend: Backend | None, config: RunConfig) -> dict[str, Any]:
