@@ -58,7 +58,7 @@ from mmmu_eval.backends.local_chat import (
     resolve_sampling,
     template_kwargs,
 )
-from mmmu_eval.backends.rendered_prompt import UNKNOWN, effective_layout, layout_of, placeholders, render_prompt
+from mmmu_eval.backends.rendered_prompt import AS_ASKED, UNKNOWN, effective_layout, layout_of, placeholders, render_prompt
 from mmmu_eval.prompt.reasoning import split_reasoning
 from mmmu_eval.config import RunConfig
 from mmmu_eval.errors import ConfigError, DataError
@@ -184,25 +184,17 @@ class HFBackend:
                 model_kwargs["device_map"] = "auto"
             else:
                 to_cuda = True
+        processor = self._load_processor()
         try:
-            name = str(Path(self.name).expanduser()) if self.name.startswith("~") else self.name
-            processor = transformers.AutoProcessor.from_pretrained(name, **common)
-            model = transformers.AutoModelForImageTextToText.from_pretrained(name, **common, **model_kwargs)
+            model = transformers.AutoModelForImageTextToText.from_pretrained(self._path(), **common, **model_kwargs)
         except ImportError as exc:
             raise ConfigError(f"{self.spec}: {missing_package_hint(exc)}") from exc
         except (OSError, ValueError, KeyError) as exc:
-            raise ConfigError(
-                f"{self.spec}: cannot load a vision-language model from {self.name!r} ({exc}). Give a "
-                "local directory, or a hub id with network access; a model shipping its own code "
-                "needs --trust-remote-code"
-            ) from exc
+            raise ConfigError(f"{self.spec}: {self._cannot_load(exc)}") from exc
         if to_cuda:
             model = model.to("cuda")
         model.eval()
-        tokenizer = getattr(processor, "tokenizer", None)
-        if tokenizer is None:
-            raise ConfigError(f"{self.spec}: the processor has no tokenizer; is this a vision-language model?")
-        adopt_tokenizer_template(self.spec, processor, tokenizer)
+        tokenizer = processor.tokenizer
         tokenizer.padding_side = "left"  # decoder-only batches grow to the right
         eos = model.generation_config.eos_token_id
         eos_ids = [eos] if isinstance(eos, int) else list(eos or [])
@@ -218,6 +210,36 @@ class HFBackend:
         self._model = model
         log.info("loaded %s (%s) on %s, dtype %s", self.spec, type(model).__name__, model.device, model.dtype)
 
+    def _path(self) -> str:
+        return str(Path(self.name).expanduser()) if self.name.startswith("~") else self.name
+
+    def _cannot_load(self, exc: BaseException) -> str:
+        return (
+            f"cannot load a vision-language model from {self.name!r} ({type(exc).__name__}: {exc}). Give a "
+            "local directory, or a hub id with network access; a model shipping its own code needs "
+            "--trust-remote-code; an architecture newer than your transformers needs a newer release"
+        )
+
+    def _load_processor(self) -> Any:
+        """The checkpoint's processor alone, with a chat template (the tokenizer's when the
+        processor has none): ``render`` and ``data show`` need no weights."""
+        if self._processor is not None:
+            return self._processor
+        _, transformers = _import_engine()
+        check_local_path(self.spec, self.name)
+        try:
+            processor = transformers.AutoProcessor.from_pretrained(self._path(), trust_remote_code=self.trust_remote_code)
+        except ImportError as exc:
+            raise ConfigError(f"{self.spec}: {missing_package_hint(exc)}") from exc
+        except (OSError, ValueError, KeyError) as exc:
+            raise ConfigError(f"{self.spec}: {self._cannot_load(exc)}") from exc
+        tokenizer = getattr(processor, "tokenizer", None)
+        if tokenizer is None:
+            raise ConfigError(f"{self.spec}: the processor has no tokenizer; is this a vision-language model?")
+        adopt_tokenizer_template(self.spec, processor, tokenizer)
+        self._processor = processor
+        return processor
+
     async def preflight(self, requests: Sequence[Request]) -> None:
         """Load the model and render the first request's prompt, so a template that rejects
         our messages (e.g. one without a system role) stops the run before it starts."""
@@ -227,35 +249,51 @@ class HFBackend:
 
     def render(self, request: Request) -> str:
         """The request's prompt exactly as the model's chat template renders it (image
-        placeholders not yet expanded); loads the processor's model first.
+        placeholders not yet expanded); loads the processor (not the weights) first.
 
         Raises:
             ConfigError: naming the item and the cause: the template refused the messages
                 (``raise_exception``), or rendering failed for another reason.
         """
-        self._load()
+        processor = self._load_processor()
         try:
-            return render_prompt(self._processor, request)
+            return render_prompt(processor, request)
         except Exception as exc:  # jinja raises its own TemplateError (and plain exceptions)
             raise ConfigError(f"{self.spec}: {template_failure(exc, request)}") from exc
 
-    async def effective_layout(self, requests: Sequence[Request], asked: str) -> str | dict[str, int] | None:
-        """The layout the model saw over ``requests`` (``rendered_prompt.effective_layout``):
-        every prompt rendered through the model's template, and each image's placeholder found
-        in it. A prompt the template refuses counts as ``unknown`` here; generation reports it."""
+    def layout_of(self, request: Request, prompt: str) -> str | None:
+        """Where ``prompt`` (``render``'s) put the request's images (``rendered_prompt.layout_of``)."""
+        return layout_of(request, prompt, placeholders(self._load_processor()))
 
-        def scan() -> str | dict[str, int] | None:
-            self._load()
-            marks = placeholders(self._processor)
-            layouts = []
+    async def effective_layout(self, requests: Sequence[Request], asked: str) -> str | dict[str, int] | None:
+        """The image layout the model saw over ``requests`` (``rendered_prompt.effective_layout``):
+        every prompt rendered through the model's template, each image's placeholder found in
+        it. Warns once, naming an item to look at, when some item saw another layout than
+        ``asked``. A prompt the template refuses counts as ``unknown``; generation reports it."""
+
+        def scan() -> tuple[str | dict[str, int] | None, str | None]:
+            processor = self._load_processor()
+            marks = placeholders(processor)
+            layouts, moved = [], None
             for request in requests:
                 try:
-                    layouts.append(layout_of(request, render_prompt(self._processor, request), marks))
+                    layout = layout_of(request, render_prompt(processor, request), marks)
                 except Exception:  # noqa: BLE001 - the item's own generation stores the error
-                    layouts.append(UNKNOWN if request.images else None)
-            return effective_layout(layouts, asked)
+                    layout = UNKNOWN if request.images else None
+                layouts.append(layout)
+                if moved is None and layout not in (None, AS_ASKED):
+                    moved = request.item_id
+            return effective_layout(layouts, asked), moved
 
-        return await asyncio.to_thread(scan)
+        layout, moved = await asyncio.to_thread(scan)
+        if moved is not None:
+            saw = layout if isinstance(layout, str) else ", ".join(f"{n} items {name}" for name, n in (layout or {}).items())
+            log.warning(
+                "%s: the model's chat template does not keep --image-layout %s: the model saw %s (recorded as "
+                "effective_layout in manifest.json; `mmmu-eval data show %s --model %s` prints the prompt as rendered)",
+                self.spec, asked, saw, moved, self.spec,
+            )
+        return layout
 
     # -- generation ------------------------------------------------------------------------
 

@@ -174,21 +174,12 @@ async def with_effective_layout(
     manifest: Mapping[str, Any], backend: Backend, requests: Sequence[Request], asked: str
 ) -> dict[str, Any]:
     """The manifest with ``effective_layout``, for a backend that renders the model's own chat
-    template (``hf``): the image layout the model saw, which its template may have changed.
-    Warns once when some item saw another layout than ``--image-layout`` asked."""
+    template (``hf``): the image layout the model saw, which its template may have changed (the
+    backend warns when it did). Other backends add nothing: a server's template is out of sight."""
     rendered = getattr(backend, "effective_layout", None)
     if rendered is None:
         return dict(manifest)
-    layout = await rendered(requests, asked)
-    if layout is not None and layout != asked:
-        saw = layout if isinstance(layout, str) else ", ".join(f"{n} items {name}" for name, n in layout.items())
-        example = requests[0].item_id if requests else "ID"
-        log.warning(
-            "%s: the model's chat template does not keep --image-layout %s: the model saw %s "
-            "(recorded as effective_layout in manifest.json; `mmmu-eval data show %s --model %s` prints the prompt as rendered)",
-            backend.spec, asked, saw, example, backend.spec,
-        )
-    return {**manifest, "effective_layout": layout}
+    return {**manifest, "effective_layout": await rendered(requests, asked)}
 
 
 def _with_backend_of(manifest: Mapping[str, Any], backend: Backend | None, config: RunConfig) -> dict[str, Any]:
