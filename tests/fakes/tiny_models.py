@@ -273,6 +273,10 @@ def build_tiny_gemma3(directory: str | Path) -> Path:
     )
     torch.manual_seed(0)
     model = Gemma3ForConditionalGeneration(config).eval()
+    # The image projection starts at zero in a new model (a real checkpoint's is trained): give it
+    # random weights, or every image would reach the text model as zeros and none could matter.
+    with torch.no_grad():
+        model.model.multi_modal_projector.mm_input_projection_weight.normal_(0.0, 0.02)
     model.generation_config.eos_token_id = [tokenizer.eos_token_id, ids("<end_of_turn>")]
     model.save_pretrained(out)
     processor.save_pretrained(out)
