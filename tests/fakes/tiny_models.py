@@ -296,19 +296,25 @@ def png_bytes(color: tuple[int, int, int], size: tuple[int, int] = (40, 30)) -> 
 
 def mmmu_like_requests(n: int = 7, max_tokens: int = 10, temperature: float | None = None):
     """Requests shaped like MMMU's for the tiny models: images mid-question, one or two of them
-    (odd indices have two), option lists of three lengths, ids ``dev_Art_0`` ... ``dev_Art_{n-1}``."""
+    (odd indices have two), option lists of three lengths, ids ``dev_Art_0`` ... ``dev_Art_{n-1}``.
+    As ``prompt.build_request`` makes them, no two text parts are adjacent (a template such as
+    LLaVA-1.5's adds a space after each text part, and a server is sent the parts unjoined)."""
     from mmmu_eval.records import GenerationSettings, ImagePart, ImageRef, Request, TextPart
 
     settings = GenerationSettings(max_tokens=max_tokens, temperature=temperature)
     requests = []
     for i in range(n):
+        options = "\nOptions: (A) cat (B) dog" + " (C) a much longer option text" * (i % 3)
+        instruction = "\nAnswer with the option's letter from the given choices directly."
         parts = [
             TextPart(f"Question: which option matches the figure {i}? "),
             ImagePart(ImageRef.from_bytes("image_1", png_bytes((30 * i % 256, 90, (200 - 20 * i) % 256)))),
-            TextPart("\nOptions: (A) cat (B) dog" + " (C) a much longer option text" * (i % 3)),
         ]
         if i % 2:
+            parts.append(TextPart(options))
             parts.append(ImagePart(ImageRef.from_bytes("image_2", png_bytes((200, 20 * i % 256, 10), (24, 48)))))
-        parts.append(TextPart("\nAnswer with the option's letter from the given choices directly."))
+            parts.append(TextPart(instruction))
+        else:
+            parts.append(TextPart(options + instruction))
         requests.append(Request(f"dev_Art_{i}", tuple(parts), choices=("A", "B", "C"), generation=settings))
     return requests

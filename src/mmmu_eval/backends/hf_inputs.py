@@ -85,8 +85,8 @@ def adopt_tokenizer_template(spec: str, processor: Any, tokenizer: Any) -> None:
 
 def missing_package_hint(exc: ImportError) -> str:
     """What to install when loading the processor or model hit a missing package."""
-    text = str(exc).strip()
-    first = text.splitlines()[0] if text else type(exc).__name__
+    text = " ".join(str(exc).split())
+    first = text.split(". ")[0].rstrip(".") if text else type(exc).__name__  # transformers' first sentence says what needs it
     if "torchvision" in text.lower():
         return (
             f"the model's processor needs torchvision, which is not installed ({first}); on transformers 5 "
@@ -104,7 +104,9 @@ def template_failure(exc: BaseException, request: Request) -> str:
         from jinja2 import TemplateError
     except ImportError:  # pragma: no cover - transformers requires jinja2
         TemplateError = ()  # type: ignore[assignment,misc]
-    if isinstance(exc, TemplateError):
+    # transformers' raise_exception raises TemplateError itself; its subclasses (a syntax error,
+    # an unknown filter, an undefined variable) are a broken template, not a refusal.
+    if type(exc) is TemplateError:
         hint = " (drop --system-prompt?)" if request.system else ""
         return f"the chat template rejects the prompt of {request.item_id}: {exc}{hint}"
     return f"the chat template could not render the prompt of {request.item_id}: {type(exc).__name__}: {exc}"
