@@ -75,7 +75,8 @@ def layout_of(request: Request, prompt: str, marks: Sequence[str]) -> str | None
 
     The image placeholder is the first of ``marks`` that occurs in ``prompt`` exactly as often as
     the request has images; each text part (stripped: templates such as Gemma 3's trim them) is
-    looked for after the one before it. None for a request without images.
+    looked for after the one before it, the first after the system text. None for a request
+    without images.
 
     Returns:
         ``as-asked`` when the rendered order is the request's; otherwise ``images-first`` (every
@@ -96,6 +97,8 @@ def layout_of(request: Request, prompt: str, marks: Sequence[str]) -> str | None
         start = at + len(mark)
     asked = _asked_order(request)
     cursor = 0
+    if request.system and request.system.strip() in prompt:  # its words may recur in the question's
+        cursor = prompt.index(request.system.strip()) + len(request.system.strip())
     for kind, text in asked:
         if kind != "text":
             continue
