@@ -30,7 +30,6 @@ SHOW_EXAMPLES = """examples:
   mmmu-eval data show validation_Art_2 --data sample
   mmmu-eval data show test_Art_Theory_2 --benchmark mmmu-pro --data sample --image-layout text-then-images
   mmmu-eval data show dev_Accounting_1 --data sample --text > prompt.txt
-  mmmu-eval data show validation_Art_2 --data sample --model hf:/models/llava-1.5-7b-hf
 """
 
 DOWNLOAD_EXAMPLES = """examples:
