@@ -82,6 +82,21 @@ $(TF4_VENV)/.installed: pyproject.toml
 	$(TF4_VENV)/bin/python -m pip install -q 'transformers>=4.57,<4.58' -e '.[test-tools,hf]'
 	touch $@
 
+# The families whose processors need torchvision (the Qwen-VL family, LLaVA-OneVision: marker
+# `torchvision`), which has no build beside the CPU torch 2.13.0: not part of `make test`. Their
+# own venv (.venv-tv) holds torch 2.14.1 and torchvision 0.29.1, CUDA builds of several GB.
+TV_VENV ?= .venv-tv
+.PHONY: test-torchvision
+test-torchvision: $(TV_VENV)/.installed
+	$(TV_VENV)/bin/python -m pytest -q -ra -p no:cacheprovider \
+	  --basetemp "$${TMPDIR:-/tmp}/mmmu-eval-tests-tv" -m torchvision tests/backends
+
+$(TV_VENV)/.installed: pyproject.toml
+	test -x $(TV_VENV)/bin/python || $(PYTHON) -m venv $(TV_VENV)
+	$(TV_VENV)/bin/python -m pip install -q torch==2.14.1 torchvision==0.29.1
+	$(TV_VENV)/bin/python -m pip install -q -e '.[test-tools,hf]'
+	touch $@
+
 # The oldest and newest Python that requires-python claims, beside the 3.11 of .venv: each in its
 # own venv (.venv-py3.10, .venv-py3.13) with the package, its harden extra and the test tools,
 # found by .ci/find-python (PATH, then pyenv, then uv; never a fixed path). They collect every
