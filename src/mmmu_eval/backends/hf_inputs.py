@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import inspect
 import logging
+import re
 from typing import Any
 
 from mmmu_eval.errors import ConfigError
@@ -28,6 +29,18 @@ TORCHVISION_FAMILIES = "the Qwen-VL family (Qwen2-VL, Qwen2.5-VL, Qwen3-VL), LLa
 
 # Inputs ``generate`` accepts from any model (transformers' TransformersKwargs and its own extras).
 _ALWAYS = {"debug_io", "mm_encoder_outputs"}
+
+
+def release(transformers: Any) -> tuple[int, ...]:
+    """The transformers release as numbers: ``"4.57.1"`` -> ``(4, 57, 1)``; pre-release suffixes are ignored."""
+    text = transformers.__version__
+    parts = []
+    for piece in text.split(".")[:3]:
+        digits = re.match(r"\d+", piece)
+        if digits is None:
+            break
+        parts.append(int(digits.group()))
+    return tuple(parts)
 
 
 def _parameters(function: Any) -> set[str]:

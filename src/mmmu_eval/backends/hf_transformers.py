@@ -42,13 +42,18 @@ from __future__ import annotations
 import asyncio
 import importlib.util
 import logging
-import re
 import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, AsyncIterator, Callable, Sequence
 
-from mmmu_eval.backends.hf_inputs import adopt_tokenizer_template, forward_inputs, missing_package_hint, template_failure
+from mmmu_eval.backends.hf_inputs import (
+    adopt_tokenizer_template,
+    forward_inputs,
+    missing_package_hint,
+    release,
+    template_failure,
+)
 from mmmu_eval.backends.local_chat import (
     Sampling,
     chat_messages,
@@ -58,7 +63,7 @@ from mmmu_eval.backends.local_chat import (
     resolve_sampling,
     template_kwargs,
 )
-from mmmu_eval.backends.rendered_prompt import AS_ASKED, UNKNOWN, effective_layout, layout_of, placeholders, render_prompt
+from mmmu_eval.backends.rendered_prompt import layout_of, placeholders, render_prompt, scan_layouts
 from mmmu_eval.prompt.reasoning import split_reasoning
 from mmmu_eval.config import RunConfig
 from mmmu_eval.errors import ConfigError, DataError
@@ -80,17 +85,6 @@ def _import_engine() -> tuple[Any, Any]:
     except ImportError as exc:
         raise ConfigError(f"the hf backend needs torch and transformers ({exc.name} is missing); run {INSTALL_HINT}") from exc
     return torch, transformers
-
-
-def _version(text: str) -> tuple[int, ...]:
-    """``"4.57.1"`` -> ``(4, 57, 1)``; pre-release suffixes are ignored."""
-    parts = []
-    for piece in text.split(".")[:3]:
-        digits = re.match(r"\d+", piece)
-        if digits is None:
-            break
-        parts.append(int(digits.group()))
-    return tuple(parts)
 
 
 @dataclass(frozen=True)
@@ -174,13 +168,13 @@ class HFBackend:
             raise ConfigError(f"{self.spec}: --device cuda but torch sees no GPU; use --device cpu or auto")
         common = {"trust_remote_code": self.trust_remote_code}
         # transformers renamed torch_dtype to dtype in 4.56; the extra allows older releases.
-        dtype_key = "dtype" if _version(transformers.__version__) >= (4, 56) else "torch_dtype"
+        dtype_key = "dtype" if release(transformers) >= (4, 56) else "torch_dtype"
         model_kwargs: dict[str, Any] = {dtype_key: "auto" if self.dtype == "auto" else getattr(torch, self.dtype)}
         to_cuda = self.device == "cuda"
         if self.device == "auto" and torch.cuda.is_available():
             # Spread a large model over every visible GPU; transformers 4.x needs accelerate for
             # that, and without it the model goes to the first GPU whole.
-            if _version(transformers.__version__) >= (5,) or importlib.util.find_spec("accelerate"):
+            if release(transformers) >= (5,) or importlib.util.find_spec("accelerate"):
                 model_kwargs["device_map"] = "auto"
             else:
                 to_cuda = True
@@ -271,21 +265,8 @@ class HFBackend:
         it. Warns once, naming an item to look at, when some item saw another layout than
         ``asked``. A prompt the template refuses counts as ``unknown``; generation reports it."""
 
-        def scan() -> tuple[str | dict[str, int] | None, str | None]:
-            processor = self._load_processor()
-            marks = placeholders(processor)
-            layouts, moved = [], None
-            for request in requests:
-                try:
-                    layout = layout_of(request, render_prompt(processor, request), marks)
-                except Exception:  # noqa: BLE001 - the item's own generation stores the error
-                    layout = UNKNOWN if request.images else None
-                layouts.append(layout)
-                if moved is None and layout not in (None, AS_ASKED):
-                    moved = request.item_id
-            return effective_layout(layouts, asked), moved
-
-        layout, moved = await asyncio.to_thread(scan)
+        processor = await asyncio.to_thread(self._load_processor)
+        layout, moved = await asyncio.to_thread(scan_layouts, processor, requests, asked)
         if moved is not None:
             saw = layout if isinstance(layout, str) else ", ".join(f"{n} items {name}" for name, n in (layout or {}).items())
             log.warning(
@@ -365,7 +346,7 @@ class HFBackend:
         torch, transformers = _import_engine()
         sampling = resolve_sampling(ready[0].request.generation)
         # transformers 5 takes the processor's own arguments in processor_kwargs; 4.x as keywords.
-        padding = {"processor_kwargs": {"padding": True}} if _version(transformers.__version__) >= (5,) else {"padding": True}
+        padding = {"processor_kwargs": {"padding": True}} if release(transformers) >= (5,) else {"padding": True}
         inputs = self._processor.apply_chat_template(
             [p.messages for p in ready],
             add_generation_prompt=True,

@@ -136,3 +136,21 @@ def differs(layout: str | Mapping[str, int] | None, asked: str) -> bool:
     if layout is None:
         return False
     return layout != asked
+
+
+def scan_layouts(processor: Any, requests: Sequence[Request], asked: str) -> tuple[str | dict[str, int] | None, str | None]:
+    """Render every request through ``processor``'s template and summarise the layouts
+    (``effective_layout``); also the first item whose layout is not the one asked, or None.
+    A prompt the template refuses counts as ``unknown`` (its generation reports the error)."""
+    marks = placeholders(processor)
+    layouts: list[str | None] = []
+    moved = None
+    for request in requests:
+        try:
+            layout = layout_of(request, render_prompt(processor, request), marks)
+        except Exception:  # noqa: BLE001 - a template's own exception type is anyone's
+            layout = UNKNOWN if request.images else None
+        layouts.append(layout)
+        if moved is None and layout not in (None, AS_ASKED):
+            moved = request.item_id
+    return effective_layout(layouts, asked), moved
