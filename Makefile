@@ -82,9 +82,10 @@ $(TF4_VENV)/.installed: pyproject.toml
 	$(TF4_VENV)/bin/python -m pip install -q 'transformers>=4.57,<4.58' -e '.[test-tools,hf]'
 	touch $@
 
-# The families whose processors need torchvision (the Qwen-VL family, LLaVA-OneVision: marker
-# `torchvision`), which has no build beside the CPU torch 2.13.0: not part of `make test`. Their
-# own venv (.venv-tv) holds torch 2.14.1 and torchvision 0.29.1, CUDA builds of several GB.
+# The families whose processors need torchvision (Qwen2-VL, Qwen2.5-VL, LLaVA-OneVision, SmolVLM2,
+# which also needs num2words: marker `torchvision`), which has no build beside the CPU torch
+# 2.13.0: not part of `make test`. Their own venv (.venv-tv) holds torch 2.14.1 and torchvision
+# 0.29.1, CUDA builds: 6.1 GB, 3.5 min to install here (local wheels), 30 s of tests.
 TV_VENV ?= .venv-tv
 .PHONY: test-torchvision
 test-torchvision: $(TV_VENV)/.installed
@@ -94,7 +95,7 @@ test-torchvision: $(TV_VENV)/.installed
 $(TV_VENV)/.installed: pyproject.toml
 	test -x $(TV_VENV)/bin/python || $(PYTHON) -m venv $(TV_VENV)
 	$(TV_VENV)/bin/python -m pip install -q torch==2.14.1 torchvision==0.29.1
-	$(TV_VENV)/bin/python -m pip install -q -e '.[test-tools,hf]'
+	$(TV_VENV)/bin/python -m pip install -q -e '.[test-tools,hf]' num2words
 	touch $@
 
 # The oldest and newest Python that requires-python claims, beside the 3.11 of .venv: each in its

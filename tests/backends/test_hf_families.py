@@ -2,7 +2,7 @@
 chat template and special tokens (tests/fakes/chat_templates): LLaVA-1.5 (llava-hf's template
 writes every image first), Idefics3 (SmolVLM-Instruct's) and Gemma 3 (gemma-3-it's) need no
 torchvision and run on transformers 4.x and 5.x (``make test`` runs them under 4.57 too);
-Qwen2-VL and LLaVA-OneVision (images first too) need torchvision, and run where it is installed
+Qwen2-VL, Qwen2.5-VL, LLaVA-OneVision (images first too) and SmolVLM2 need torchvision, and run where it is installed
 (``make test-torchvision``, marker ``torchvision``).
 
 For each: every item answered; batch sizes 1, 4 and 8 give the same greedy text; each image
@@ -25,10 +25,12 @@ pytestmark = [pytest.mark.hf, pytest.mark.usefixtures("hf_extra")]
 
 BUILDERS = {"llava-1.5": build_tiny_llava, "idefics3": build_tiny_idefics3, "gemma3": build_tiny_gemma3}
 # Families whose processors need torchvision: run by `make test-torchvision` (marker torchvision).
-NEED_TORCHVISION = {"qwen2-vl": "build_tiny_qwen2_vl", "llava-onevision": "build_tiny_llava_onevision"}
+NEED_TORCHVISION = {"qwen2-vl": ("build_tiny_qwen2_vl", {}), "qwen2.5-vl": ("build_tiny_qwen2_vl", {"version": "2.5"}),
+                    "llava-onevision": ("build_tiny_llava_onevision", {}), "smolvlm2": ("build_tiny_smolvlm2", {})}
 # The layout each real template gives a question with text before its images.
 LAYOUT = {"llava-1.5": "images-first", "idefics3": "interleaved", "gemma3": "interleaved",
-          "qwen2-vl": "interleaved", "llava-onevision": "images-first"}
+          "qwen2-vl": "interleaved", "qwen2.5-vl": "interleaved", "llava-onevision": "images-first",
+          "smolvlm2": "interleaved"}
 FAMILIES = sorted(BUILDERS) + [pytest.param(name, marks=pytest.mark.torchvision) for name in sorted(NEED_TORCHVISION)]
 
 
@@ -39,7 +41,8 @@ def family(request, tmp_path_factory):
         pytest.importorskip("torchvision", reason="its processor needs torchvision: make test-torchvision")
         from fakes import tiny_models_torchvision
 
-        return name, getattr(tiny_models_torchvision, NEED_TORCHVISION[name])(tmp_path_factory.mktemp(name))
+        builder, options = NEED_TORCHVISION[name]
+        return name, getattr(tiny_models_torchvision, builder)(tmp_path_factory.mktemp(name), **options)
     return name, BUILDERS[name](tmp_path_factory.mktemp(name))
 
 

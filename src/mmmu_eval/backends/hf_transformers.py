@@ -31,7 +31,8 @@ special tokens (``tests/fakes/tiny_models.py``): LLaVA-1.5 (llava-hf's template)
 (SmolVLM's) and Gemma 3, batched and unbatched, each image checked to reach the slot of its
 ``<image N>`` by replacing it with noise. On transformers 5 the processors of the Qwen-VL family,
 LLaVA-OneVision, InternVL, SmolVLM2 and Pixtral / Mistral3 need torchvision (their video
-processors import it); their tests run where it is installed (``make test-torchvision``).
+processors import it); Qwen2-VL, Qwen2.5-VL, LLaVA-OneVision and SmolVLM2 have the same tests
+where it is installed (``make test-torchvision``); Qwen3-VL, InternVL and Mistral3 are untested.
 
     backend = HFBackend.from_config("/models/llava", RunConfig(model="hf:/models/llava"), items)
     async for response in backend.generate(requests): ...
