@@ -84,6 +84,44 @@ $(PACKAGE_VENV)/.installed: pyproject.toml
 	  'pytest>=8' 'pytest-timeout>=2.3' 'pytest-asyncio>=0.23'
 	touch $@
 
+# The hf tests under transformers 4.x as well (4.57, its last release; the hf extra allows >= 4.46),
+# a side session of `make test` in a venv of its own (.venv-tf4): 4.x tokenizers return
+# token_type_ids that generate refuses, processors take their arguments as keywords, and the PIL
+# image processors have other names. torch is pinned and installed first, as in .venv. Only the hf
+# tests run there (`slow` ones need the serve extra, tested under 5.x). Measured on this machine's
+# two cores, shared with other work: 2.2 min to install (torch 52 s, transformers 4.57.6 and the
+# package 80 s), 1.1 min of tests (45 tests).
+TF4_VENV ?= .venv-tf4
+SIDE_SESSIONS += $(TF4_VENV)/.installed:test-transformers4
+HF_TESTS := tests/backends tests/store/test_merge_shards_e2e.py tests/suite/test_suite_local_engine.py
+.PHONY: test-transformers4
+test-transformers4: $(TF4_VENV)/.installed
+	$(TF4_VENV)/bin/python $(COMPILE)
+	$(TF4_VENV)/bin/python -m pytest -q -ra -p no:cacheprovider \
+	  --basetemp "$${TMPDIR:-/tmp}/mmmu-eval-tests-tf4" -m "hf and not slow" $(HF_TESTS)
+
+$(TF4_VENV)/.installed: pyproject.toml
+	test -x $(TF4_VENV)/bin/python || $(PYTHON) -m venv $(TF4_VENV)
+	$(TF4_VENV)/bin/python -m pip install -q torch==2.13.0
+	$(TF4_VENV)/bin/python -m pip install -q 'transformers>=4.57,<4.58' -e '.[test-tools,hf]'
+	touch $@
+
+# The families whose processors need torchvision (Qwen2-VL, Qwen2.5-VL, LLaVA-OneVision, SmolVLM2,
+# which also needs num2words: marker `torchvision`), which has no build beside the CPU torch
+# 2.13.0: not part of `make test`. Their own venv (.venv-tv) holds torch 2.14.1 and torchvision
+# 0.29.1, CUDA builds: 6.1 GB, 3.5 min to install here (local wheels), 30 s of tests.
+TV_VENV ?= .venv-tv
+.PHONY: test-torchvision
+test-torchvision: $(TV_VENV)/.installed
+	$(TV_VENV)/bin/python -m pytest -q -ra -p no:cacheprovider \
+	  --basetemp "$${TMPDIR:-/tmp}/mmmu-eval-tests-tv" -m torchvision tests/backends
+
+$(TV_VENV)/.installed: pyproject.toml
+	test -x $(TV_VENV)/bin/python || $(PYTHON) -m venv $(TV_VENV)
+	$(TV_VENV)/bin/python -m pip install -q torch==2.14.1 torchvision==0.29.1
+	$(TV_VENV)/bin/python -m pip install -q -e '.[test-tools,hf]' num2words
+	touch $@
+
 # The oldest and newest Python that requires-python claims, beside the 3.11 of .venv: each in its
 # own venv (.venv-py3.10, .venv-py3.13) with the package, its harden extra and the test tools,
 # found by .ci/find-python (PATH, then pyenv, then uv; never a fixed path). They collect every

@@ -1,4 +1,4 @@
-"""The hf: backend on tiny random LLaVA and Idefics3 models, on CPU, offline."""
+"""The hf: backend on tiny random LLaVA-1.5 and Idefics3 models, on CPU, offline (more families: test_hf_families.py)."""
 
 import shutil
 
@@ -80,13 +80,16 @@ async def test_a_corrupt_image_fails_only_its_own_item(llava_dir):
     assert all(responses[r.item_id].status != "error" for r in requests)
 
 
-async def test_the_model_template_places_images_where_the_request_puts_them(llava_dir):
+async def test_the_models_own_template_renders_the_prompt_and_render_shows_it_exactly(llava_dir):
+    """llava-hf's LLaVA-1.5 template: no system header, images first, a space after each text part."""
     backend = HFBackend(str(llava_dir))
-    await backend.preflight([])
     request = Request("x", (TextPart("before "), ImagePart(ImageRef.from_bytes("image_1", png((1, 2, 3)))), TextPart(" after")),
                       system="Answer briefly.")
-    prompt = backend._processor.apply_chat_template(chat_messages(request), add_generation_prompt=True, tokenize=False)
-    assert prompt == "SYSTEM: Answer briefly.\nUSER: before <image>\n after\nASSISTANT:"
+    prompt = backend.render(request)
+    assert prompt == "Answer briefly. USER: <image>\nbefore   after ASSISTANT:"
+    assert prompt == backend._processor.apply_chat_template(chat_messages(request), add_generation_prompt=True, tokenize=False)
+    assert backend._model is None  # rendering needs the processor only
+    assert backend.layout_of(request, prompt) == "images-first"
 
 
 async def test_end_token_stops_the_answer_and_is_not_in_the_text(llava_dir):
@@ -239,3 +242,85 @@ async def test_chat_template_kwargs_in_extra_body_reach_the_models_template(llav
         max_tokens=MAX_TOKENS, extra_body=(("chat_template_kwargs", {"enable_thinking": False}),)))
     responses = await run(HFBackend(str(model_dir), batch_size=2), [plain, off])
     assert responses["off"].prompt_tokens > responses[plain.item_id].prompt_tokens
+
+
+async def test_a_template_kept_only_in_tokenizer_config_is_used(llava_dir, tmp_path, caplog):
+    """Older conversions keep the chat template in tokenizer_config.json alone."""
+    import json
+    import logging
+
+    model_dir = tmp_path / "old-style"
+    shutil.copytree(llava_dir, model_dir)
+    template = (model_dir / "chat_template.jinja").read_text()
+    (model_dir / "chat_template.jinja").unlink()
+    config = json.loads((model_dir / "tokenizer_config.json").read_text())
+    (model_dir / "tokenizer_config.json").write_text(json.dumps({**config, "chat_template": template}))
+    requests = mmmu_like_requests(2)
+    with caplog.at_level(logging.INFO, logger="mmmu_eval.backends.hf_inputs"):
+        responses = await run(HFBackend(str(model_dir)), requests)
+    assert "using the chat template of tokenizer_config.json" in caplog.text
+    alone = await run(HFBackend(str(llava_dir)), requests)
+    assert {k: (r.status, r.text, r.prompt_tokens) for k, r in responses.items()} == {
+        k: (r.status, r.text, r.prompt_tokens) for k, r in alone.items()}
+
+
+async def test_a_checkpoint_without_any_chat_template_is_refused_naming_both_places(llava_dir, tmp_path):
+    model_dir = tmp_path / "base"
+    shutil.copytree(llava_dir, model_dir)
+    (model_dir / "chat_template.jinja").unlink()
+    with pytest.raises(ConfigError, match=r"no chat template \(neither chat_template.jinja / .json nor tokenizer_config.json"):
+        await HFBackend(str(model_dir)).preflight(mmmu_like_requests(1))
+
+
+async def test_a_template_that_fails_without_refusing_is_not_called_a_refusal(llava_dir, tmp_path):
+    """A template bug (here: a filter on a missing variable) is named as what it is."""
+    model_dir = tmp_path / "buggy"
+    shutil.copytree(llava_dir, model_dir)
+    (model_dir / "chat_template.jinja").write_text("{{ messages[0]['content'][0]['text'] | nonexistent_filter }}")
+    with pytest.raises(ConfigError) as err:
+        await HFBackend(str(model_dir)).preflight(mmmu_like_requests(1))
+    message = str(err.value)
+    assert "could not render the prompt of dev_Art_0" in message and "nonexistent_filter" in message
+    assert "rejects" not in message
+
+
+async def test_a_processor_that_needs_torchvision_names_it_and_the_families_that_do(llava_dir, tmp_path):
+    """The processors with a video processor need torchvision (4.57 and 5.x); LLaVA's does not."""
+    import importlib.util
+    import json
+
+    if importlib.util.find_spec("torchvision") is not None:
+        pytest.skip("torchvision is installed here: nothing is missing")
+    model_dir = tmp_path / "onevision"
+    shutil.copytree(llava_dir, model_dir)
+    config = json.loads((model_dir / "processor_config.json").read_text())
+    (model_dir / "processor_config.json").write_text(json.dumps({**config, "processor_class": "LlavaOnevisionProcessor"}))
+    (model_dir / "video_preprocessor_config.json").write_text(json.dumps(
+        {"video_processor_type": "LlavaOnevisionVideoProcessor", "processor_class": "LlavaOnevisionProcessor"}))
+    with pytest.raises(ConfigError) as err:
+        await HFBackend(str(model_dir)).preflight(mmmu_like_requests(1))
+    message = str(err.value)
+    assert "needs torchvision, which is not installed (" in message
+    assert "VideoProcessor requires the Torchvision library" in message  # transformers' own words, named
+    for family in ("Qwen-VL family", "LLaVA-OneVision", "InternVL", "SmolVLM2", "Pixtral"):
+        assert family in message
+    assert "Gemma" not in message and "Idefics3" not in message
+
+
+async def test_inputs_the_model_does_not_take_are_dropped_before_generate(llava_dir, tmp_path):
+    """transformers 4.x tokenizers return token_type_ids, which generate refuses for LLaVA;
+    Gemma 3's forward names them, and keeps them."""
+    import torch
+    from fakes.tiny_models import build_tiny_gemma3
+
+    from mmmu_eval.backends.hf_inputs import forward_inputs
+
+    for model_dir, kept in ((llava_dir, False), (build_tiny_gemma3(tmp_path / "gemma3"), True)):
+        backend = HFBackend(str(model_dir))
+        await backend.preflight([])
+        inputs = backend._processor(text=["USER: hello ASSISTANT:"], return_tensors="pt")
+        inputs["token_type_ids"] = torch.zeros_like(inputs["input_ids"])
+        assert ("token_type_ids" in forward_inputs(backend._model, inputs)) is kept
+        assert "input_ids" in inputs and "attention_mask" in inputs
+        backend._model.generate(**inputs, max_new_tokens=1)  # what generate is given, it takes
+        await backend.aclose()

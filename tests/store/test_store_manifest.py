@@ -66,6 +66,13 @@ def test_typed_fields(run_dir):
     assert record.counts == {"items": 3, "ok": 3, "truncated": 0, "error": 0, "missing": 0}
     assert record.answers_bytes == (run_dir / "responses.jsonl").stat().st_size
     assert record.dataset["source"] == "sample" and record.rescored_from is None
+    assert record.effective_layout is None  # a baseline renders no template
+
+
+@pytest.mark.parametrize("layout", ["images-first", {"images-first": 15, "interleaved": 5}, None])
+def test_the_layout_the_model_saw_reads_back_as_written(layout):
+    manifest = build_manifest(config={"model": "hf:/m"}, effective_layout=layout)
+    assert Manifest.of(manifest).effective_layout == layout
 
 
 @pytest.mark.parametrize(("change", "field", "found"), [
@@ -80,6 +87,8 @@ def test_typed_fields(run_dir):
     (lambda m: m.update(sessions=0), "'sessions' must be a whole number >= 1", "found 0"),
     (lambda m: m.update(status=None), "'status' must be a string", "found None"),
     (lambda m: m.update(answers_bytes=-1), "'answers_bytes' must be a whole number >= 0", None),
+    (lambda m: m.update(effective_layout=["images-first"]), "'effective_layout' must be a layout name, an object", None),
+    (lambda m: m.update(effective_layout={"images-first": -2}), "'effective_layout' must be a layout name", None),
 ])
 def test_a_wrong_field_is_named_with_the_file(run_dir, tmp_path, change, field, found):
     store = _with(run_dir, tmp_path, change)

@@ -17,15 +17,22 @@ template as it does through a server. ``--max-image-pixels`` down-scales images 
 backend does (noted in the response). ``latency_s`` of a response is the wall time of its batch.
 ``trust_remote_code`` is passed only when ``--trust-remote-code`` is given.
 
-What was tested where (transformers 5.24, torch 2.13):
+The model's own template stays in charge of the prompt, and a template may move the images:
+llava-hf's LLaVA-1.5 and LLaVA-OneVision templates write every image first, then the text. The
+preflight renders every prompt (``rendered_prompt.py``) and ``effective_layout`` says what the
+model saw; the run records it in the manifest and warns when it is not the layout asked.
 
-- LLaVA (CLIP + Llama) and Idefics3 (the SmolVLM architecture): tiny random models on CPU, in
-  this repository's tests (batched and unbatched, interleaved images, the same text as
-  ``transformers serve`` of the same model).
-- Qwen2-VL / Qwen2.5-VL / Qwen3-VL, Gemma 3, InternVL (the ``-hf`` conversions): not tested
-  here. Their processors need torchvision, which has no build for the CPU torch used in CI;
-  they load through the same Auto classes and chat-template path, so they are expected to work
-  where torchvision is installed. Check a few items with ``--limit`` first.
+Both transformers majors the ``hf`` extra allows run (tested on 4.57 and 5.24, torch 2.13):
+4.x takes the processor's arguments as keywords and the older ``torch_dtype``, and its
+``generate`` refuses an input the model's ``forward`` does not name (a tokenizer's
+``token_type_ids`` given to LLaVA), so such inputs are dropped first (Gemma 3 names, and keeps,
+them). Tested here, tiny random models on CPU with the real checkpoints' chat templates and
+special tokens (``tests/fakes/tiny_models.py``): LLaVA-1.5 (llava-hf's template), Idefics3
+(SmolVLM's) and Gemma 3, batched and unbatched, each image checked to reach the slot of its
+``<image N>`` by replacing it with noise. On transformers 5 the processors of the Qwen-VL family,
+LLaVA-OneVision, InternVL, SmolVLM2 and Pixtral / Mistral3 need torchvision (their video
+processors import it); Qwen2-VL, Qwen2.5-VL, LLaVA-OneVision and SmolVLM2 have the same tests
+where it is installed (``make test-torchvision``); Qwen3-VL, InternVL and Mistral3 are untested.
 
     backend = HFBackend.from_config("/models/llava", RunConfig(model="hf:/models/llava"), items)
     async for response in backend.generate(requests): ...
@@ -36,12 +43,18 @@ from __future__ import annotations
 import asyncio
 import importlib.util
 import logging
-import re
 import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, AsyncIterator, Callable, Sequence
 
+from mmmu_eval.backends.hf_inputs import (
+    adopt_tokenizer_template,
+    forward_inputs,
+    missing_package_hint,
+    release,
+    template_failure,
+)
 from mmmu_eval.backends.local_chat import (
     Sampling,
     chat_messages,
@@ -51,6 +64,7 @@ from mmmu_eval.backends.local_chat import (
     resolve_sampling,
     template_kwargs,
 )
+from mmmu_eval.backends.rendered_prompt import layout_of, placeholders, render_prompt, scan_layouts
 from mmmu_eval.prompt.reasoning import split_reasoning
 from mmmu_eval.config import RunConfig
 from mmmu_eval.errors import ConfigError, DataError
@@ -72,17 +86,6 @@ def _import_engine() -> tuple[Any, Any]:
     except ImportError as exc:
         raise ConfigError(f"the hf backend needs torch and transformers ({exc.name} is missing); run {INSTALL_HINT}") from exc
     return torch, transformers
-
-
-def _version(text: str) -> tuple[int, ...]:
-    """``"4.57.1"`` -> ``(4, 57, 1)``; pre-release suffixes are ignored."""
-    parts = []
-    for piece in text.split(".")[:3]:
-        digits = re.match(r"\d+", piece)
-        if digits is None:
-            break
-        parts.append(int(digits.group()))
-    return tuple(parts)
 
 
 @dataclass(frozen=True)
@@ -166,39 +169,27 @@ class HFBackend:
             raise ConfigError(f"{self.spec}: --device cuda but torch sees no GPU; use --device cpu or auto")
         common = {"trust_remote_code": self.trust_remote_code}
         # transformers renamed torch_dtype to dtype in 4.56; the extra allows older releases.
-        dtype_key = "dtype" if _version(transformers.__version__) >= (4, 56) else "torch_dtype"
+        dtype_key = "dtype" if release(transformers) >= (4, 56) else "torch_dtype"
         model_kwargs: dict[str, Any] = {dtype_key: "auto" if self.dtype == "auto" else getattr(torch, self.dtype)}
         to_cuda = self.device == "cuda"
         if self.device == "auto" and torch.cuda.is_available():
             # Spread a large model over every visible GPU; transformers 4.x needs accelerate for
             # that, and without it the model goes to the first GPU whole.
-            if _version(transformers.__version__) >= (5,) or importlib.util.find_spec("accelerate"):
+            if release(transformers) >= (5,) or importlib.util.find_spec("accelerate"):
                 model_kwargs["device_map"] = "auto"
             else:
                 to_cuda = True
+        processor = self._load_processor()
         try:
-            name = str(Path(self.name).expanduser()) if self.name.startswith("~") else self.name
-            processor = transformers.AutoProcessor.from_pretrained(name, **common)
-            model = transformers.AutoModelForImageTextToText.from_pretrained(name, **common, **model_kwargs)
+            model = transformers.AutoModelForImageTextToText.from_pretrained(self._path(), **common, **model_kwargs)
         except ImportError as exc:
-            raise ConfigError(
-                f"{self.spec}: the model's processor needs a package that is missing ({exc}); "
-                "Qwen-VL, Gemma 3 and InternVL processors need torchvision matching your torch"
-            ) from exc
+            raise ConfigError(f"{self.spec}: {missing_package_hint(exc)}") from exc
         except (OSError, ValueError, KeyError) as exc:
-            raise ConfigError(
-                f"{self.spec}: cannot load a vision-language model from {self.name!r} ({exc}). Give a "
-                "local directory, or a hub id with network access; a model shipping its own code "
-                "needs --trust-remote-code"
-            ) from exc
+            raise ConfigError(f"{self.spec}: {self._cannot_load(exc)}") from exc
         if to_cuda:
             model = model.to("cuda")
         model.eval()
-        tokenizer = getattr(processor, "tokenizer", None)
-        if tokenizer is None:
-            raise ConfigError(f"{self.spec}: the processor has no tokenizer; is this a vision-language model?")
-        if getattr(processor, "chat_template", None) is None and getattr(tokenizer, "chat_template", None) is None:
-            raise ConfigError(f"{self.spec}: the checkpoint has no chat template; use an instruction-tuned model")
+        tokenizer = processor.tokenizer
         tokenizer.padding_side = "left"  # decoder-only batches grow to the right
         eos = model.generation_config.eos_token_id
         eos_ids = [eos] if isinstance(eos, int) else list(eos or [])
@@ -214,19 +205,77 @@ class HFBackend:
         self._model = model
         log.info("loaded %s (%s) on %s, dtype %s", self.spec, type(model).__name__, model.device, model.dtype)
 
+    def _path(self) -> str:
+        return str(Path(self.name).expanduser()) if self.name.startswith("~") else self.name
+
+    def _cannot_load(self, exc: BaseException) -> str:
+        return (
+            f"cannot load a vision-language model from {self.name!r} ({type(exc).__name__}: {exc}). Give a "
+            "local directory, or a hub id with network access; a model shipping its own code needs "
+            "--trust-remote-code; an architecture newer than your transformers needs a newer release"
+        )
+
+    def _load_processor(self) -> Any:
+        """The checkpoint's processor alone, with a chat template (the tokenizer's when the
+        processor has none): ``render`` and ``data show`` need no weights."""
+        if self._processor is not None:
+            return self._processor
+        _, transformers = _import_engine()
+        check_local_path(self.spec, self.name)
+        try:
+            processor = transformers.AutoProcessor.from_pretrained(self._path(), trust_remote_code=self.trust_remote_code)
+        except ImportError as exc:
+            raise ConfigError(f"{self.spec}: {missing_package_hint(exc)}") from exc
+        except (OSError, ValueError, KeyError) as exc:
+            raise ConfigError(f"{self.spec}: {self._cannot_load(exc)}") from exc
+        tokenizer = getattr(processor, "tokenizer", None)
+        if tokenizer is None:
+            raise ConfigError(f"{self.spec}: the processor has no tokenizer; is this a vision-language model?")
+        adopt_tokenizer_template(self.spec, processor, tokenizer)
+        self._processor = processor
+        return processor
+
     async def preflight(self, requests: Sequence[Request]) -> None:
         """Load the model and render the first request's prompt, so a template that rejects
         our messages (e.g. one without a system role) stops the run before it starts."""
         await asyncio.to_thread(self._load)
         if requests:
-            first = requests[0]
-            try:
-                self._processor.apply_chat_template(
-                    chat_messages(first), add_generation_prompt=True, tokenize=False, **template_kwargs(first.generation)
-                )
-            except Exception as exc:  # jinja raises its own TemplateError (and plain exceptions)
-                hint = " (drop --system-prompt?)" if first.system else ""
-                raise ConfigError(f"{self.spec}: the chat template rejects the prompt of {first.item_id}: {exc}{hint}") from exc
+            self.render(requests[0])
+
+    def render(self, request: Request) -> str:
+        """The request's prompt exactly as the model's chat template renders it (image
+        placeholders not yet expanded); loads the processor (not the weights) first.
+
+        Raises:
+            ConfigError: naming the item and the cause: the template refused the messages
+                (``raise_exception``), or rendering failed for another reason.
+        """
+        processor = self._load_processor()
+        try:
+            return render_prompt(processor, request)
+        except Exception as exc:  # jinja raises its own TemplateError (and plain exceptions)
+            raise ConfigError(f"{self.spec}: {template_failure(exc, request)}") from exc
+
+    def layout_of(self, request: Request, prompt: str) -> str | None:
+        """Where ``prompt`` (``render``'s) put the request's images (``rendered_prompt.layout_of``)."""
+        return layout_of(request, prompt, placeholders(self._load_processor()))
+
+    async def effective_layout(self, requests: Sequence[Request], asked: str) -> str | dict[str, int] | None:
+        """The image layout the model saw over ``requests`` (``rendered_prompt.effective_layout``):
+        every prompt rendered through the model's template, each image's placeholder found in
+        it. Warns once, naming an item to look at, when some item saw another layout than
+        ``asked``. A prompt the template refuses counts as ``unknown``; generation reports it."""
+
+        processor = await asyncio.to_thread(self._load_processor)
+        layout, moved = await asyncio.to_thread(scan_layouts, processor, requests, asked)
+        if moved is not None:
+            saw = layout if isinstance(layout, str) else ", ".join(f"{n} items {name}" for name, n in (layout or {}).items())
+            log.warning(
+                "%s: the model's chat template does not keep --image-layout %s: the model saw %s (recorded as "
+                "effective_layout in manifest.json; `mmmu-eval data show %s --model %s` prints the prompt as rendered)",
+                self.spec, asked, saw, moved, self.spec,
+            )
+        return layout
 
     # -- generation ------------------------------------------------------------------------
 
@@ -298,7 +347,7 @@ class HFBackend:
         torch, transformers = _import_engine()
         sampling = resolve_sampling(ready[0].request.generation)
         # transformers 5 takes the processor's own arguments in processor_kwargs; 4.x as keywords.
-        padding = {"processor_kwargs": {"padding": True}} if _version(transformers.__version__) >= (5,) else {"padding": True}
+        padding = {"processor_kwargs": {"padding": True}} if release(transformers) >= (5,) else {"padding": True}
         inputs = self._processor.apply_chat_template(
             [p.messages for p in ready],
             add_generation_prompt=True,
@@ -308,7 +357,7 @@ class HFBackend:
             **padding,
             **template_kwargs(ready[0].request.generation),
         )
-        inputs = inputs.to(self._model.device)
+        inputs = forward_inputs(self._model, inputs).to(self._model.device)
         if "pixel_values" in inputs and self._model.dtype.is_floating_point:
             inputs["pixel_values"] = inputs["pixel_values"].to(self._model.dtype)
         if sampling.seed is not None and not sampling.greedy:

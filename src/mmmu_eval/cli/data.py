@@ -79,7 +79,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         help=help_of("unreferenced_images"))
     p_show.add_argument("--system-prompt", help="a system message to show with the request")
     p_show.add_argument("--text", action="store_true",
-                        help="print only the prompt string as the official code builds it, with no newline added")
+                        help="print only the prompt string as the official code builds it (with --model: as the "
+                             "model's template renders it), with no newline added")
+    p_show.add_argument("--model", metavar="hf:DIR",
+                        help="also render the request through this local model's own chat template, as the model "
+                             "receives it, and name the image layout the template gave (loads the processor only)")
+    p_show.add_argument("--trust-remote-code", action="store_true", help="with --model: let the checkpoint run its own code")
     p_show.set_defaults(func=run_show)
 
     p_down = sub.add_parser(
@@ -211,8 +216,12 @@ def run_show(args: argparse.Namespace, out: TextIO | None = None) -> int:
     ds = load_dataset(benchmark, split=split, setting=args.setting, data=args.data,
                       revision=args.revision, subjects=subjects)
     item = find_item(ds, args.id)
-    if args.text:
+    model = _template_model(args)
+    if args.text and model is None:
         out.write(prompt_text(item, protocol))
+        return 0
+    if args.text:
+        out.write(model.render(build_request(item, protocol)))
         return 0
     _show_item(item, ds.source, ds.revision, out, appended=protocol.appends_loose_images)
     out.write("\n")
@@ -222,7 +231,41 @@ def run_show(args: argparse.Namespace, out: TextIO | None = None) -> int:
         out.write(f"prompt: cannot be built: {exc}\n")
         return 1
     _show_request(request, protocol, out)
+    if model is not None:
+        _show_rendered(request, protocol, model, out)
     return 0
+
+
+def _template_model(args: argparse.Namespace):  # -> HFBackend | None (torch is imported only when asked)
+    """The ``--model`` whose chat template renders the prompt; only a local ``hf:`` model has one here."""
+    spec = getattr(args, "model", None)
+    if not spec:
+        return None
+    if not spec.startswith("hf:") or not spec[3:]:
+        raise ConfigError(
+            f"--model {spec}: data show renders prompts through a local model's own chat template; give hf:DIR "
+            "(a server applies its template out of sight; `mmmu-eval run --dry-run` shows what is sent to it)"
+        )
+    from mmmu_eval.backends.hf_transformers import HFBackend
+
+    return HFBackend(spec[3:], trust_remote_code=args.trust_remote_code)
+
+
+def _show_rendered(request: Request, protocol: EvalProtocol, model, out: TextIO) -> None:
+    """The request as the model's template renders it, and the layout that gave."""
+    rendered = model.render(request)
+    layout = model.layout_of(request, rendered)
+    if layout is None:
+        seen = "no images"
+    elif layout == "as-asked":
+        seen = f"layout {protocol.image_layout}, as asked"
+    else:
+        seen = f"layout {layout}: the template moved the images (asked {protocol.image_layout})"
+    out.write(f"\nrendered    by {model.spec}'s chat template, as the model receives it; {seen}\n")
+    out.write("(each image placeholder becomes the model's image tokens in the processor)\n")
+    out.write("-" * 72 + "\n")
+    out.write(rendered + "\n")
+    out.write("-" * 72 + "\n")
 
 
 def _narrow_by_id(item_id: str, split: str | None, subjects: list[str] | None) -> tuple[str | None, list[str] | None]:

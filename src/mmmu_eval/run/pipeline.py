@@ -158,6 +158,8 @@ async def _evaluate_held(config: RunConfig, model: str | Backend, display: Displ
                 await backend.preflight(pending)
             finally:
                 PREFLIGHT_SENT.reset(noting)
+        if backend is not None and pending:
+            manifest = await with_effective_layout(manifest, backend, requests, prepared.protocol.image_layout)
         store = RunStore.open(config.out, _with_backend_of(manifest, backend, config), resume=config.resume)
         if probes:  # each session's probes add to the earlier sessions' (usage and cost count them)
             store.update_manifest(preflight=add_probes(store.manifest().get("preflight"), probes))
@@ -185,6 +187,18 @@ async def _evaluate_held(config: RunConfig, model: str | Backend, display: Displ
 def with_backend(manifest: Mapping[str, Any], backend: Backend, config: RunConfig) -> dict[str, Any]:
     """The manifest with ``backend.describe()`` added, and never an API key."""
     return _without_secret({**manifest, "backend": backend.describe()}, config)
+
+
+async def with_effective_layout(
+    manifest: Mapping[str, Any], backend: Backend, requests: Sequence[Request], asked: str
+) -> dict[str, Any]:
+    """The manifest with ``effective_layout``, for a backend that renders the model's own chat
+    template (``hf``): the image layout the model saw, which its template may have changed (the
+    backend warns when it did). Other backends add nothing: a server's template is out of sight."""
+    rendered = getattr(backend, "effective_layout", None)
+    if rendered is None:
+        return dict(manifest)
+    return {**manifest, "effective_layout": await rendered(requests, asked)}
 
 
 def _with_backend_of(manifest: Mapping[str, Any], backend: Backend | None, config: RunConfig) -> dict[str, Any]:

@@ -93,6 +93,10 @@ _CHECKS: dict[str, tuple[Callable[[Any], bool], str]] = {
     "dataset.digest": (_opt_str, "a string or null"),
     "dataset.files": (lambda v: isinstance(v, list), "a list"),
     "dataset.problems": (lambda v: isinstance(v, list), "a list"),
+    "effective_layout": (
+        lambda v: v is None or _str(v) or (isinstance(v, dict) and all(_str(k) and _count(n) for k, n in v.items())),
+        "a layout name, an object of item counts per layout, or null",
+    ),
 }
 # What to do about a manifest.json that fails a check: without it the run's data and protocol are unknown.
 NO_MANIFEST = "; restore it from a copy, or start again with a new --out (a run cannot go on without it)"
@@ -255,6 +259,13 @@ class Manifest:
     def rescored_from(self) -> Mapping[str, Any] | None:
         """For a rescored run, the harness file its responses came from."""
         return self._fields.get("rescored_from")
+
+    @property
+    def effective_layout(self) -> str | Mapping[str, int] | None:
+        """The image layout the model saw, where its own chat template rendered the prompt
+        (``hf``): a layout name, or ``{layout: items}`` when items differed; None when unrecorded
+        (API backends: the server's template is not seen). See ``backends/rendered_prompt.py``."""
+        return self._fields.get("effective_layout")
 
     @property
     def preflight(self) -> Any:

@@ -1,0 +1,183 @@
+"""Tiny random models of the families whose processors need torchvision on transformers 5 (their
+video processors import it): Qwen2-VL, Qwen2.5-VL, LLaVA-OneVision and SmolVLM2, with their
+checkpoints' real chat templates and special tokens (``chat_templates/``, sources in its SOURCES.md).
+
+torchvision has no build beside the CI's torch 2.13.0 CPU, so the tests that use these run only
+where it is installed: ``make test-torchvision`` (a venv of torch 2.14.1 and torchvision 0.29.1,
+several GB) or any environment with both, selected with ``-m torchvision``.
+
+    path = build_tiny_qwen2_vl(tmp_path / "qwen2-vl")
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from fakes.tiny_models import _train_tokenizer, chat_template
+
+_QWEN_SPECIAL = ["<|endoftext|>", "<|im_start|>", "<|im_end|>", "<|vision_start|>", "<|vision_end|>",
+                 "<|image_pad|>", "<|video_pad|>"]
+
+_ONEVISION_SPECIAL = ["<|endoftext|>", "<|im_start|>", "<|im_end|>", "<image>", "<video>"]
+
+
+def _qwen_tokenizer(special: list[str], **tokens):
+    from transformers import PreTrainedTokenizerFast
+
+    return PreTrainedTokenizerFast(
+        tokenizer_object=_train_tokenizer(special, 700), eos_token="<|im_end|>", pad_token="<|endoftext|>", **tokens
+    )
+
+
+def build_tiny_qwen2_vl(directory: str | Path, *, version: str = "2") -> Path:
+    """Write a tiny random Qwen2-VL, or Qwen2.5-VL with ``version="2.5"`` (both Instruct
+    checkpoints ship the same template: parts in order, each image as
+    ``<|vision_start|><|image_pad|><|vision_end|>``); images are resized to a few 28-pixel tiles."""
+    import torch
+    import transformers
+    from transformers import Qwen2VLImageProcessor, Qwen2VLVideoProcessor
+
+    kind = {"2": "Qwen2VL", "2.5": "Qwen2_5_VL"}[version]
+    processor_class = getattr(transformers, f"{kind}Processor")
+    out = Path(directory)
+    out.mkdir(parents=True, exist_ok=True)
+    tokenizer = _qwen_tokenizer(_QWEN_SPECIAL)
+    pixels = {"min_pixels": 28 * 28, "max_pixels": 56 * 56}
+    processor = processor_class(
+        image_processor=Qwen2VLImageProcessor(**pixels),
+        tokenizer=tokenizer,
+        video_processor=Qwen2VLVideoProcessor(**pixels),
+        chat_template=chat_template("qwen2-vl"),
+    )
+    ids = tokenizer.convert_tokens_to_ids
+    config = getattr(transformers, f"{kind}Config")(
+        text_config=dict(
+            vocab_size=len(tokenizer), hidden_size=32, intermediate_size=64, num_hidden_layers=2,
+            num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=2048,
+            rope_parameters={"rope_type": "default", "mrope_section": [1, 1, 2], "rope_theta": 10000.0},
+            bos_token_id=None, eos_token_id=tokenizer.eos_token_id, pad_token_id=tokenizer.pad_token_id,
+        ),
+        vision_config=(
+            dict(depth=2, embed_dim=32, hidden_size=32, num_heads=4, mlp_ratio=2) if version == "2" else
+            dict(depth=2, hidden_size=32, intermediate_size=64, num_heads=4, out_hidden_size=32,
+                 fullatt_block_indexes=[1], window_size=56)
+        ),
+        image_token_id=ids("<|image_pad|>"),
+        video_token_id=ids("<|video_pad|>"),
+        vision_start_token_id=ids("<|vision_start|>"),
+        vision_end_token_id=ids("<|vision_end|>"),
+    )
+    torch.manual_seed(0)
+    model = getattr(transformers, f"{kind}ForConditionalGeneration")(config).eval()
+    model.save_pretrained(out)
+    processor.save_pretrained(out)
+    return out
+
+
+def build_tiny_llava_onevision(directory: str | Path) -> Path:
+    """Write a tiny random LLaVA-OneVision (SigLIP, Qwen2) with llava-hf's template, which writes
+    every image first; one 32-pixel tile per image (no any-resolution split beyond it)."""
+    import torch
+    from transformers import (
+        LlavaOnevisionConfig,
+        LlavaOnevisionForConditionalGeneration,
+        LlavaOnevisionImageProcessor,
+        LlavaOnevisionProcessor,
+        LlavaOnevisionVideoProcessor,
+    )
+
+    out = Path(directory)
+    out.mkdir(parents=True, exist_ok=True)
+    tokenizer = _qwen_tokenizer(_ONEVISION_SPECIAL, extra_special_tokens={"image_token": "<image>", "video_token": "<video>"})
+    size = {"height": 32, "width": 32}
+    processor = LlavaOnevisionProcessor(
+        image_processor=LlavaOnevisionImageProcessor(size=size, image_grid_pinpoints=[[32, 32]]),
+        tokenizer=tokenizer,
+        video_processor=LlavaOnevisionVideoProcessor(size=size),
+        num_image_tokens=16,
+        vision_feature_select_strategy="full",
+        chat_template=chat_template("llava-onevision"),
+    )
+    ids = tokenizer.convert_tokens_to_ids
+    config = LlavaOnevisionConfig(
+        text_config=dict(
+            model_type="qwen2", vocab_size=len(tokenizer), hidden_size=32, intermediate_size=64,
+            num_hidden_layers=2, num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=2048,
+            eos_token_id=tokenizer.eos_token_id, pad_token_id=tokenizer.pad_token_id,
+        ),
+        vision_config=dict(
+            model_type="siglip_vision_model", hidden_size=32, intermediate_size=64, num_hidden_layers=2,
+            num_attention_heads=4, image_size=32, patch_size=8,
+        ),
+        image_token_index=ids("<image>"),
+        video_token_index=ids("<video>"),
+        image_grid_pinpoints=[[32, 32]],
+        vision_feature_select_strategy="full",
+        vision_feature_layer=-1,
+    )
+    torch.manual_seed(0)
+    model = LlavaOnevisionForConditionalGeneration(config).eval()
+    model.save_pretrained(out)
+    processor.save_pretrained(out)
+    return out
+
+
+_SMOLVLM2_SPECIAL = (
+    ["<|im_end|>", "<|im_start|>", "<fake_token_around_image>", "<image>", "<video>", "<end_of_utterance>", "<global-img>"]
+    + [f"<row_{i}_col_{j}>" for i in range(1, 7) for j in range(1, 7)]
+)
+
+
+def build_tiny_smolvlm2(directory: str | Path) -> Path:
+    """Write a tiny random SmolVLM2 (SmolVLM2-Instruct's template: parts in order), each image one
+    tile of 4 image tokens."""
+    import torch
+    from transformers import (
+        PreTrainedTokenizerFast,
+        SmolVLMConfig,
+        SmolVLMForConditionalGeneration,
+        SmolVLMImageProcessor,
+        SmolVLMProcessor,
+        SmolVLMVideoProcessor,
+    )
+
+    out = Path(directory)
+    out.mkdir(parents=True, exist_ok=True)
+    tokenizer = PreTrainedTokenizerFast(
+        tokenizer_object=_train_tokenizer(_SMOLVLM2_SPECIAL, 700),
+        bos_token="<|im_start|>",
+        eos_token="<end_of_utterance>",
+        pad_token="<|im_end|>",
+        extra_special_tokens={
+            "image_token": "<image>",
+            "video_token": "<video>",
+            "fake_image_token": "<fake_token_around_image>",
+            "global_image_token": "<global-img>",
+            "end_of_utterance_token": "<end_of_utterance>",
+        },
+    )
+    size = {"longest_edge": 32}
+    processor = SmolVLMProcessor(
+        image_processor=SmolVLMImageProcessor(size=size, max_image_size=size, do_image_splitting=False),
+        tokenizer=tokenizer,
+        video_processor=SmolVLMVideoProcessor(size=size, max_image_size=size),
+        image_seq_len=4,
+        chat_template=chat_template("smolvlm2"),
+    )
+    config = SmolVLMConfig(
+        vision_config=dict(hidden_size=32, intermediate_size=64, num_hidden_layers=2, num_attention_heads=4,
+                           image_size=32, patch_size=8),
+        text_config=dict(
+            model_type="llama", vocab_size=len(tokenizer), hidden_size=32, intermediate_size=64,
+            num_hidden_layers=2, num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=2048,
+            bos_token_id=tokenizer.bos_token_id, eos_token_id=tokenizer.eos_token_id, pad_token_id=tokenizer.pad_token_id,
+        ),
+        image_token_id=tokenizer.convert_tokens_to_ids("<image>"),
+        scale_factor=2,
+        pad_token_id=tokenizer.pad_token_id,
+    )
+    torch.manual_seed(0)
+    model = SmolVLMForConditionalGeneration(config).eval()
+    model.save_pretrained(out)
+    processor.save_pretrained(out)
+    return out
