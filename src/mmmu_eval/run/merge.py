@@ -54,7 +54,8 @@ class ShardRun:
 
 
 def merge_runs(
-    run_dirs: Sequence[str | Path], out: str | Path, *, expected_ids: Sequence[str] | None = None
+    run_dirs: Sequence[str | Path], out: str | Path, *, expected_ids: Sequence[str] | None = None,
+    update: bool = False,
 ) -> Path:
     """Join shard runs into one run directory.
 
@@ -63,6 +64,10 @@ def merge_runs(
         out: the merged run directory; must not exist yet, or be empty.
         expected_ids: every selected item id in dataset order, when the caller has them; None
             takes them from the shards' manifests, or else reloads the dataset they name.
+        update: ``out`` may already hold a run merged from these shards (a distributed run
+            merges again after each session, ``run/distributed.py``) and the shards' ``ranks``
+            folder: only the responses that differ from its stored ones are appended, so its
+            ``responses.jsonl`` stays append-only.
 
     Returns:
         ``out``, ready for ``mmmu-eval score``.
@@ -71,12 +76,15 @@ def merge_runs(
         StoreError: the runs are not the complete, disjoint shards of one evaluation, or
             ``out`` already holds something.
     """
-    from mmmu_eval.store.rundir import RunStore
+    from mmmu_eval.store.rundir import MANIFEST, RunStore, holds_more_than_ranks
 
     if not run_dirs:
         raise StoreError("merge needs the run directories of the shards")
     out = Path(out)
-    if holds_anything(out):
+    stored: dict[str, Response] = {}
+    if update and (out / MANIFEST).exists():
+        stored = RunStore.read(out).responses()
+    elif holds_more_than_ranks(out) if update else holds_anything(out):
         raise StoreError("already exists and is not empty; merge into a new directory", out)
     shards = sorted((read_shard(p) for p in run_dirs), key=lambda s: s.k)
     check_same_evaluation(shards)
@@ -92,9 +100,10 @@ def merge_runs(
     merged: dict[str, Response] = {}
     for shard in shards:
         merged.update(shard.responses)
-    with RunStore.open(out, manifest, resume=False) as store:
+    with RunStore.open(out, manifest, resume=update) as store:
         for item_id in order:
-            store.append(merged[item_id])
+            if stored.get(item_id) != merged[item_id]:
+                store.append(merged[item_id])
     log.info("merged %d shards (%d responses) into %s", len(shards), len(order), out)
     return out
 
