@@ -115,6 +115,7 @@ class RankGroup:
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self._watching = False
+        self._passed = False
         self.problem: str | None = None
         """Why ``watch`` interrupted this rank (another rank failed or went silent); None until then."""
 
@@ -176,6 +177,25 @@ class RankGroup:
         self._thread = threading.Thread(target=loop, name="mmmu-eval-ranks", daemon=True)
         self._thread.start()
 
+    def leave(self, *, poll: float = 0.1) -> None:
+        """Rank 0's last step: stay until the others have read what they need from the store,
+        which may live in rank 0's own process (without torchrun's agent): every rank past the
+        barrier when this one passed it, else every rank's status posted (a few beats at most)."""
+        if self.launch.rank != 0:
+            return
+        deadline = self._clock() + (self.timeout if self._passed else 3 * self.interval + 1)
+        keys = [f"status/{r}" for r in range(self.launch.world_size)]
+        try:
+            while self._clock() < deadline:
+                with self._lock:
+                    settled = (self._store.add("passed", 0) >= self.launch.world_size if self._passed
+                               else self._store.check(keys))
+                if settled:
+                    return
+                time.sleep(poll)
+        except Exception:  # noqa: BLE001 - nothing left to wait for
+            return
+
     def close(self) -> None:
         """Stop beating and watching (the process is about to exit)."""
         self._watching = False
@@ -192,6 +212,9 @@ class RankGroup:
         while True:
             try:
                 if self.check():
+                    with self._lock:
+                        self._store.add("passed", 1)
+                    self._passed = True
                     return
             except RankError:
                 raise

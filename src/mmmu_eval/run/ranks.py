@@ -90,6 +90,7 @@ def evaluate_ranks(overrides: Mapping[str, Any], launch: Launch, *, timeout: flo
         return finish_merged(config, [rank_dir(config.out, Launch(r, launch.world_size, 0, 1))  # type: ignore[arg-type]
                                       for r in range(launch.world_size)])
     finally:
+        group.leave()
         group.close()
         signal.signal(signal.SIGTERM, previous)
 
