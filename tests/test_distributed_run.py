@@ -230,3 +230,21 @@ def test_shard_and_a_missing_out_are_refused_under_a_launcher():
         evaluate_ranks({"model": "random", "shard": (1, 2), "out": Path("x")}, launch)
     with pytest.raises(ConfigError, match="needs --out DIR"):
         evaluate_ranks({"model": "random"}, launch)
+
+
+def test_a_torchrun_suite_equals_the_one_process_suite(hf_extra, tmp_path):
+    """Every rank runs the suite on its shard of every run; rank 0 merges each run and writes the
+    study: suite.json as one process writes it, but for its times."""
+    common = ["--model", "random", "--data", "sample", "--bootstrap", "50", "--no-html", "--limit", "6"]
+    single = subprocess.run([sys.executable, "-m", "mmmu_eval", "suite", *common, "--out", str(tmp_path / "one")],
+                            env=_env(), capture_output=True, text=True, timeout=240)
+    assert single.returncode == 0, single.stderr[-3000:]
+    command = [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc-per-node", "2",
+               "-m", "mmmu_eval", "suite", *common, "--out", str(tmp_path / "two")]
+    done = subprocess.run(command, env=_env(), capture_output=True, text=True, timeout=240)
+    assert done.returncode == 0, done.stderr[-3000:]
+    one, two = (json.loads((tmp_path / d / "suite.json").read_text()) for d in ("one", "two"))
+    assert _without_times(two) == _without_times(one)
+    assert two["status"] == "complete" and len(two["runs"]) == 7
+    assert (tmp_path / "two" / "ranks" / "rank-2-of-2" / "vision-cot" / "manifest.json").is_file()
+    assert done.stdout.count("suite directory:") == 1

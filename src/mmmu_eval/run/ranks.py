@@ -19,7 +19,7 @@ import _thread
 import os
 import signal
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping, TypeVar
 
 from mmmu_eval.config import RunConfig
 from mmmu_eval.errors import ConfigError, MmmuEvalError, StoreError
@@ -29,7 +29,9 @@ from mmmu_eval.run.resolve import resolve_config
 from mmmu_eval.run.result import RunResult
 from mmmu_eval.store.rundir import MANIFEST, RANKS
 
-__all__ = ["evaluate_ranks", "rank_dir"]
+__all__ = ["RankDisplay", "evaluate_ranks", "finish_merged", "pin_vllm_devices", "rank_device", "rank_dir", "run_as_rank"]
+
+T = TypeVar("T")
 
 # What the launcher sets per rank; a vLLM engine started inside a rank must not take them for
 # its own world (its ranks are the GPUs of one engine).
@@ -37,10 +39,9 @@ _LAUNCHER_RANK_VARIABLES = ("RANK", "WORLD_SIZE", "LOCAL_RANK", "LOCAL_WORLD_SIZ
                             "GROUP_WORLD_SIZE", "ROLE_RANK", "ROLE_WORLD_SIZE")
 
 
-def rank_dir(out: Path, launch: Launch) -> Path:
-    """The run directory rank ``launch.rank`` owns: ``DIR/ranks/rank-K-of-N`` (K 1-based, as ``--shard``)."""
-    k, n = launch.shard
-    return Path(out) / RANKS / f"rank-{k}-of-{n}"
+def rank_dir(out: Path, rank: int, world_size: int) -> Path:
+    """The directory rank ``rank`` (0-based) owns: ``DIR/ranks/rank-K-of-N``, K = rank + 1 as in ``--shard K/N``."""
+    return Path(out) / RANKS / f"rank-{rank + 1}-of-{world_size}"
 
 
 def evaluate_ranks(overrides: Mapping[str, Any], launch: Launch, *, timeout: float = DEFAULT_TIMEOUT_S) -> RunResult | None:
@@ -59,18 +60,33 @@ def evaluate_ranks(overrides: Mapping[str, Any], launch: Launch, *, timeout: flo
     from mmmu_eval.run.pipeline import evaluate
 
     config = _checked(overrides, launch)
-    own = rank_dir(config.out, launch)  # type: ignore[arg-type]  # checked: out is set
+    out = Path(config.out)  # type: ignore[arg-type]  # checked: out is set
+    own = rank_dir(out, launch.rank, launch.world_size)
     # A shard is scored and written like any run, but its report page is left to the merged run.
-    shard_overrides = {**overrides, "shard": launch.shard, "out": own, "device": _device(config, launch), "html": False}
+    shard_overrides = {**overrides, "shard": launch.shard, "out": own, "device": rank_device(config, launch), "html": False}
     if (own / MANIFEST).exists() and overrides.get("resume") is not False:
         shard_overrides["resume"] = True
+    pin_vllm_devices(config, launch)
+    shards = [rank_dir(out, r, launch.world_size) for r in range(launch.world_size)]
+    return run_as_rank(launch, own, lambda: evaluate(**shard_overrides, display=RankDisplay(launch)),
+                       lambda: finish_merged(config, shards), timeout=timeout)
+
+
+def run_as_rank(launch: Launch, own: Path, work: Callable[[], object], finish: Callable[[], T], *,
+                timeout: float = DEFAULT_TIMEOUT_S) -> T | None:
+    """Do this rank's ``work`` (writing only under ``own``) among the other ranks; on rank 0,
+    once every rank is done, ``finish`` (the merge) and return what it returns; None elsewhere.
+
+    Raises:
+        RankError: another rank failed or went silent (while this one worked, or at the barrier).
+        Whatever ``work`` raises, after telling the other ranks.
+    """
     group = RankGroup.join(launch, timeout=timeout)
-    _pin_vllm_devices(config, launch)
     group.watch(_thread.interrupt_main)
     previous = signal.signal(signal.SIGTERM, _terminated)  # the launcher stopping a rank: as Ctrl-C
     try:
         try:
-            evaluate(**shard_overrides, display=RankDisplay(launch))
+            work()
         except KeyboardInterrupt:
             if group.problem is None:
                 group.post("failed", "interrupted (Ctrl-C, or the launcher stopped it)")
@@ -85,10 +101,7 @@ def evaluate_ranks(overrides: Mapping[str, Any], launch: Launch, *, timeout: flo
             group.wait_for_all()
         except RankError as exc:
             raise RankError(f"{exc}. {_kept(own)}") from None
-        if launch.rank != 0:
-            return None
-        return finish_merged(config, [rank_dir(config.out, Launch(r, launch.world_size, 0, 1))  # type: ignore[arg-type]
-                                      for r in range(launch.world_size)])
+        return finish() if launch.rank == 0 else None
     finally:
         group.leave()
         group.close()
@@ -131,6 +144,7 @@ class RankDisplay(ProgressDisplay):
 # -- small helpers ----------------------------------------------------------------------------
 
 def _checked(overrides: Mapping[str, Any], launch: Launch) -> RunConfig:
+    """The whole run's configuration, refusing what cannot be split over ranks."""
     if overrides.get("shard") is not None:
         raise ConfigError(f"--shard does not go with {launch.name} of a launcher: each rank takes shard "
                           "RANK+1/WORLD_SIZE itself; drop --shard")
@@ -147,7 +161,7 @@ def _checked(overrides: Mapping[str, Any], launch: Launch) -> RunConfig:
     return config
 
 
-def _device(config: RunConfig, launch: Launch) -> str | None:
+def rank_device(config: RunConfig, launch: Launch) -> str | None:
     """``cuda`` on this rank's GPU (made torch's current device) for an ``hf:`` model, else as given."""
     if not config.model.removeprefix("text-only:").startswith("hf:") or config.device == "cpu":
         return config.device
@@ -163,7 +177,7 @@ def _device(config: RunConfig, launch: Launch) -> str | None:
     return "cuda"
 
 
-def _pin_vllm_devices(config: RunConfig, launch: Launch) -> None:
+def pin_vllm_devices(config: RunConfig, launch: Launch) -> None:
     """Give a ``vllm:`` rank its own GPUs (tensor x pipeline parallel of them) before vLLM loads."""
     if not config.model.removeprefix("text-only:").startswith("vllm:"):
         return
