@@ -49,6 +49,8 @@ _NUMBER_RULES: tuple[tuple[str, type | tuple[type, ...], float, bool], ...] = (
     ("max_image_pixels", int, 1, True),
     ("batch_size", int, 1, True),
     ("tensor_parallel_size", int, 1, True),
+    ("pipeline_parallel_size", int, 1, True),
+    ("data_parallel_size", int, 1, True),
     ("fallback_seed", int, 0, True),
     ("price_input", (int, float), 0, True),
     ("price_output", (int, float), 0, True),
@@ -96,6 +98,8 @@ class RunConfig:
     device: str | None = field(default=None, metadata={"help": "hf device: auto, cuda, cpu"})
     trust_remote_code: bool = field(default=False, metadata={"help": "let hf/vllm run the model repo's own code"})
     tensor_parallel_size: int | None = field(default=None, metadata={"help": "vLLM tensor parallel size"})
+    pipeline_parallel_size: int | None = field(default=None, metadata={"help": "vLLM pipeline parallel size (model layers split over GPUs or nodes)"})
+    data_parallel_size: int | None = field(default=None, metadata={"help": "vLLM data parallel size (model replicas inside one offline engine; not with torchrun)"})
     # Scoring and reporting (recorded in manifest.json as the run's ``scoring``; see score/spec.py)
     parsers: tuple[str, ...] | None = field(default=None, metadata={"help": "parsers to score with, the first gives the headline; None: official (boxed then official for --prompt boxed)"})
     fallback: str | None = field(default=None, metadata={"help": "unparseable multiple choice: official (seeded random letter; the default) or none (counted wrong)"})

@@ -12,11 +12,11 @@ image placeholders itself (for most models before the text).
 The engine is built in ``preflight``, when the requests are known: ``limit_mm_per_prompt`` is
 set to the largest number of images any request carries (MMMU has up to 7; a repeated
 ``<image N>`` counts twice), so vLLM reserves no more memory than the run needs.
-``--tensor-parallel-size`` splits the model over GPUs. Data parallelism: vLLM's offline engine
-runs one replica per process, so run one shard per GPU (or GPU group) with
-``CUDA_VISIBLE_DEVICES=i mmmu-eval run ... --shard i+1/N`` and join them with
-``mmmu-eval merge``; or start ``vllm serve --data-parallel-size N`` and use the ``openai:``
-backend.
+``--tensor-parallel-size`` and ``--pipeline-parallel-size`` split the model over GPUs;
+``--data-parallel-size`` runs that many replicas inside the one offline engine (vLLM's own data
+parallelism). Or let a launcher run one engine per GPU group: ``torchrun --nproc-per-node N -m
+mmmu_eval run --model vllm:...`` (``run/ranks.py``), or ``vllm serve`` with the ``openai:``
+backend; docs/parallel.md says which to pick when.
 
 Requests go to vLLM in chunks (``--batch-size``, default 256): vLLM batches continuously inside
 a chunk, and each chunk's responses are stored as it finishes, so progress stays visible and an
@@ -73,16 +73,14 @@ def engine_kwargs(name: str, config: RunConfig, requests: Sequence[Request]) -> 
     dtype = config.dtype or "auto"
     if dtype not in DTYPES:
         raise ConfigError(f"--dtype {dtype!r} is not one of {', '.join(DTYPES)}")
-    tp = config.tensor_parallel_size if config.tensor_parallel_size is not None else 1
-    if tp < 1:
-        raise ConfigError(f"--tensor-parallel-size {tp}: must be at least 1")
-    kwargs: dict[str, Any] = {
-        "model": name,
-        "dtype": dtype,
-        "tensor_parallel_size": tp,
-        "trust_remote_code": config.trust_remote_code,
-        "limit_mm_per_prompt": {"image": images_needed(requests)},
-    }
+    kwargs: dict[str, Any] = {"model": name, "dtype": dtype}
+    for flag in ("tensor_parallel_size", "pipeline_parallel_size", "data_parallel_size"):
+        size = getattr(config, flag)
+        if size is not None and size < 1:
+            raise ConfigError(f"--{flag.replace('_', '-')} {size}: must be at least 1")
+        if size is not None or flag == "tensor_parallel_size":
+            kwargs[flag] = size or 1  # vLLM's own defaults (1) otherwise: an older vLLM may not know the flag
+    kwargs.update({"trust_remote_code": config.trust_remote_code, "limit_mm_per_prompt": {"image": images_needed(requests)}})
     if config.seed is not None:
         kwargs["seed"] = config.seed
     return kwargs

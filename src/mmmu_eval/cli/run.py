@@ -47,7 +47,17 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         help="print what would be sent (requests, images, bytes, a prompt-token estimate) and exit; "
                              "no backend is created or called, nothing is written")
     parser.add_argument("--json", dest="dry_run_json", action="store_true", help="with --dry-run: print the plan as JSON")
+    add_rank_timeout(parser)
     parser.set_defaults(func=main)
+
+
+def add_rank_timeout(parser: argparse.ArgumentParser) -> None:
+    """``--rank-timeout``, for runs started by torchrun / accelerate launch (docs/parallel.md)."""
+    from mmmu_eval.run.distributed import DEFAULT_TIMEOUT_S
+
+    parser.add_argument("--rank-timeout", type=float, default=DEFAULT_TIMEOUT_S, metavar="SECONDS",
+                        help="under torchrun / accelerate launch: how long a rank may show no sign of life "
+                             f"before the others stop, naming it (default {DEFAULT_TIMEOUT_S:g})")
 
 
 def add_run_flags(parser: argparse.ArgumentParser, *, skip: frozenset[str] = frozenset()) -> None:
@@ -87,7 +97,9 @@ def add_run_flags(parser: argparse.ArgumentParser, *, skip: frozenset[str] = fro
 
 
 def main(args: argparse.Namespace) -> int:
+    from mmmu_eval.run.distributed import Launch
     from mmmu_eval.run.pipeline import RunInterrupted, evaluate
+    from mmmu_eval.run.ranks import evaluate_ranks
 
     overrides = config_overrides(args)
     out = overrides.get("out")
@@ -100,8 +112,15 @@ def main(args: argparse.Namespace) -> int:
     if getattr(args, "dry_run_json", False):
         raise ConfigError("--json applies to --dry-run only (a run's results are in results.json; `mmmu-eval report --json`)")
     before = _stored_lines(out) if continued else 0
+    launch = Launch.from_env()
     try:
-        result = evaluate(**overrides)
+        if launch is None:
+            result = evaluate(**overrides)
+        else:  # one rank of torchrun / accelerate launch: rank 0 gets the merged run, the others None
+            continued = continued and launch.rank == 0
+            result = evaluate_ranks(overrides, launch, timeout=args.rank_timeout)
+            if result is None:
+                return 0
     except RunInterrupted as exc:
         Console(stderr=True, highlight=False).print(f"[yellow]{escape(str(exc))}[/yellow]", soft_wrap=True)
         return 130

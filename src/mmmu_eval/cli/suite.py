@@ -15,7 +15,7 @@ from pathlib import Path
 from rich.console import Console
 from rich.markup import escape
 
-from mmmu_eval.cli.run import add_run_flags, config_overrides
+from mmmu_eval.cli.run import add_rank_timeout, add_run_flags, config_overrides
 
 EXAMPLES = """examples:
   mmmu-eval suite --model frequent --data sample --out suites/frequent-sample
@@ -65,12 +65,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                              "totals, then exit; no backend is created or called, nothing is written")
     parser.add_argument("--json", action="store_true", help="print suite.json (with --dry-run: the plans) to stdout instead of tables")
     add_run_flags(parser, skip=_PER_RUN)
+    add_rank_timeout(parser)
     parser.set_defaults(func=main)
 
 
 def main(args: argparse.Namespace) -> int:
     from mmmu_eval.errors import ConfigError
+    from mmmu_eval.run.distributed import Launch
     from mmmu_eval.suite.execute import SUITE_FILE, SuiteInterrupted, evaluate_suite
+    from mmmu_eval.suite.ranks import evaluate_suite_ranks
     from mmmu_eval.suite.terminal import print_suite
 
     if args.bootstrap < 0:
@@ -83,8 +86,14 @@ def main(args: argparse.Namespace) -> int:
     err = Console(stderr=True, highlight=False)
     if args.dry_run:
         return dry_run(overrides, as_json=args.json)
+    launch = Launch.from_env()
     try:
-        result = evaluate_suite(**overrides, bootstrap=args.bootstrap)
+        if launch is None:
+            result = evaluate_suite(**overrides, bootstrap=args.bootstrap)
+        else:  # one rank of torchrun / accelerate launch: rank 0 gets the merged suite, the others None
+            result = evaluate_suite_ranks(overrides, launch, bootstrap=args.bootstrap, timeout=args.rank_timeout)
+            if result is None:
+                return 0
     except SuiteInterrupted as exc:
         err.print(f"[yellow]{escape(str(exc))}[/yellow]", soft_wrap=True)
         return 130

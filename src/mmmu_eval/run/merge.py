@@ -55,7 +55,8 @@ class ShardRun:
 
 
 def merge_runs(
-    run_dirs: Sequence[str | Path], out: str | Path, *, expected_ids: Sequence[str] | None = None
+    run_dirs: Sequence[str | Path], out: str | Path, *, expected_ids: Sequence[str] | None = None,
+    update: bool = False,
 ) -> Path:
     """Join shard runs into one run directory.
 
@@ -64,6 +65,10 @@ def merge_runs(
         out: the merged run directory; must not exist yet, or be empty.
         expected_ids: every selected item id in dataset order, when the caller has them; None
             takes them from the shards' manifests, or else reloads the dataset they name.
+        update: ``out`` may already hold a run merged from these shards (a distributed run
+            merges again after each session, ``run/distributed.py``) and the shards' ``ranks``
+            folder: only the responses that differ from its stored ones are appended, so its
+            ``responses.jsonl`` stays append-only.
 
     Returns:
         ``out``, ready for ``mmmu-eval score``.
@@ -76,14 +81,18 @@ def merge_runs(
         raise StoreError("merge needs the run directories of the shards")
     out = Path(out)
     with hold_directory(out, "merge"):  # one writer: a second merge into out is refused at once
-        return _merge_held(run_dirs, out, expected_ids)
+        return _merge_held(run_dirs, out, expected_ids, update)
 
 
-def _merge_held(run_dirs: Sequence[str | Path], out: Path, expected_ids: Sequence[str] | None) -> Path:
+def _merge_held(run_dirs: Sequence[str | Path], out: Path, expected_ids: Sequence[str] | None,
+                update: bool) -> Path:
     """``merge_runs`` once it holds ``out``."""
-    from mmmu_eval.store.rundir import RunStore
+    from mmmu_eval.store.rundir import MANIFEST, RunStore, holds_more_than_ranks
 
-    if holds_anything(out):
+    stored: dict[str, Response] = {}
+    if update and (out / MANIFEST).exists():
+        stored = RunStore.read(out).responses()
+    elif holds_more_than_ranks(out) if update else holds_anything(out):
         raise StoreError("already exists and is not empty; merge into a new directory", out)
     shards = sorted((read_shard(p) for p in run_dirs), key=lambda s: s.k)
     check_same_evaluation(shards)
@@ -99,9 +108,10 @@ def _merge_held(run_dirs: Sequence[str | Path], out: Path, expected_ids: Sequenc
     merged: dict[str, Response] = {}
     for shard in shards:
         merged.update(shard.responses)
-    with RunStore.open(out, manifest, resume=False) as store:
+    with RunStore.open(out, manifest, resume=update) as store:
         for item_id in order:
-            store.append(merged[item_id])
+            if stored.get(item_id) != merged[item_id]:
+                store.append(merged[item_id])
     log.info("merged %d shards (%d responses) into %s", len(shards), len(order), out)
     return out
 

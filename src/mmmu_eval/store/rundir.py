@@ -41,7 +41,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, Any, Iterable, Iterator, Mapping
 
-from mmmu_eval.atomic import holds_anything, remove_leftovers, write_atomically
+from mmmu_eval.atomic import LOCK_FILE, holds_anything, is_leftover, remove_leftovers, write_atomically
 from mmmu_eval.errors import StoreError
 from mmmu_eval.records import Response
 from mmmu_eval.store.manifest import MANIFEST, NO_MANIFEST, Manifest
@@ -49,13 +49,25 @@ from mmmu_eval.store.response_json import STATUSES, response_from_json, response
 from mmmu_eval.store.same_run import SAME_RUN, check_same_run, data_changes
 from mmmu_eval.store.torn_tail import start_of_last_line
 
-__all__ = ["MANIFEST", "RESPONSES", "SAME_RUN", "STATUSES", "RunStore", "response_from_json", "response_to_json"]
+__all__ = ["MANIFEST", "RANKS", "RESPONSES", "SAME_RUN", "STATUSES", "RunStore", "response_from_json", "response_to_json"]
 
 log = logging.getLogger(__name__)
 
 RESPONSES = "responses.jsonl"
+#: The folder of a distributed run's per-rank shard stores (``run/distributed.py``): each rank
+#: owns one run directory inside it, and the merged run is written beside it, in the same folder.
+RANKS = "ranks"
 # What to do about a damaged line of responses.jsonl, said after every such error.
 _DAMAGED = "; fix or delete that line, then run the same command again (an item whose line is gone is asked again)"
+
+
+def holds_more_than_ranks(path: Path) -> bool:
+    """``holds_anything``, except that a distributed run's ``ranks`` folder does not count: the
+    run directory holds it before its merged run is first written."""
+    if not path.is_dir():
+        return holds_anything(path)
+    return any(not (is_leftover(entry) or entry.name == LOCK_FILE or (entry.name == RANKS and entry.is_dir()))
+               for entry in path.iterdir())
 
 
 # -- the store --------------------------------------------------------------------------------
@@ -139,7 +151,7 @@ class RunStore:
                     path,
                 )
             check_same_run(path, store.manifest_record(), manifest)
-        elif holds_anything(path):
+        elif holds_more_than_ranks(path):
             raise StoreError("is a non-empty directory without a manifest.json; choose a new --out", path)
 
     @classmethod

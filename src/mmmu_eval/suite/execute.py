@@ -30,7 +30,7 @@ from typing import Any
 from mmmu_eval.run.pipeline import RunResult, evaluate_async
 from mmmu_eval.backends.registry import make_backend
 from mmmu_eval.clock import utc_now
-from mmmu_eval.atomic import holds_anything, remove_leftovers
+from mmmu_eval.atomic import remove_leftovers
 from mmmu_eval.aio import run_coroutine
 from mmmu_eval.errors import ConfigError, MmmuEvalError, StoreError
 from mmmu_eval.run.finished import finished_result
@@ -39,7 +39,7 @@ from mmmu_eval.run.runner import run_together
 from mmmu_eval.prompt.protocol import EvalProtocol
 from mmmu_eval.report.stats import RESAMPLES
 from mmmu_eval.store.manifest import MANIFEST, build_manifest
-from mmmu_eval.store.rundir import RunStore
+from mmmu_eval.store.rundir import RunStore, holds_more_than_ranks
 from mmmu_eval.store.versioned import read_versioned
 from mmmu_eval.writer_lock import hold_directory
 from mmmu_eval.suite.guard import SUITE_FILE, check_suite_data, log_failures, settle_suite_file, suite_file_before
@@ -268,7 +268,7 @@ def open_suite(config: SuiteConfig, runs: list[SuiteRun]) -> None:
         raise StoreError("is a file, not a suite directory; choose another --out", out)
     if (out / MANIFEST).exists():
         raise StoreError("is a run directory, not a suite; choose another --out", out)
-    if not (out / SUITE_FILE).exists() and holds_anything(out):
+    if not (out / SUITE_FILE).exists() and holds_more_than_ranks(out):  # a distributed suite's ranks: suite/ranks.py
         raise StoreError(f"is a non-empty directory without a {SUITE_FILE}; choose a new --out", out)
     for run in runs:
         partial = build_manifest(config=run.config.to_manifest(), protocol=EvalProtocol.from_config(run.config).describe())

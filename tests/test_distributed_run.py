@@ -1,0 +1,250 @@
+"""`mmmu-eval run` under a launcher: RANK / WORLD_SIZE / LOCAL_RANK from the environment, one
+shard per rank under DIR/ranks/, rank 0 merging into DIR; a failed or killed rank stops the others.
+
+The ranks here are real processes: two started by `python -m torch.distributed.run` (torchrun), or
+two started by hand with the variables torchrun sets (so no launcher tears the survivor down, and
+our own timeout has to). Kept to a handful of items: torch processes are heavy on a small machine.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from fakes.fault_server import FaultServer
+from fakes.processes import offline_environment
+from fakes.served_model import free_port
+
+from mmmu_eval.errors import ConfigError
+from mmmu_eval.run.distributed import Launch, RankError, RankGroup
+from mmmu_eval.store.rundir import RunStore
+
+pytestmark = pytest.mark.hf
+
+SRC = str(Path(__file__).resolve().parents[1] / "src")
+SAMPLE = ["--data", "sample", "--benchmark", "mmmu", "--split", "dev"]
+
+
+def _env(**extra: str) -> dict[str, str]:
+    env = offline_environment()
+    env["PYTHONPATH"] = SRC + os.pathsep + env.get("PYTHONPATH", "")
+    env["OMP_NUM_THREADS"] = "1"
+    for name in ("RANK", "WORLD_SIZE", "LOCAL_RANK", "LOCAL_WORLD_SIZE", "MASTER_ADDR", "MASTER_PORT"):
+        env.pop(name, None)
+    env.update(extra)
+    return env
+
+
+def _torchrun(args: list[str], *, timeout: float = 240) -> subprocess.CompletedProcess[str]:
+    command = [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc-per-node", "2",
+               "-m", "mmmu_eval", "run", *args]
+    return subprocess.run(command, env=_env(), capture_output=True, text=True, timeout=timeout)
+
+
+def _rank(rank: int, port: int, args: list[str]) -> subprocess.Popen[str]:
+    """One rank started by hand, as torchrun would start it (without torchrun's own teardown)."""
+    env = _env(RANK=str(rank), WORLD_SIZE="2", LOCAL_RANK=str(rank), LOCAL_WORLD_SIZE="2",
+               MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port))
+    return subprocess.Popen([sys.executable, "-m", "mmmu_eval", "run", *args], env=env, text=True,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+
+
+def _without_times(value):
+    """results.json with every timing removed (the one thing two runs of a model never share)."""
+    if isinstance(value, dict):
+        return {k: _without_times(v) for k, v in value.items()
+                if not any(w in k for w in ("latency", "_at", "elapsed", "seconds", "duration"))}
+    if isinstance(value, list):
+        return [_without_times(v) for v in value]
+    return value
+
+
+# -- equality and resume, on the tiny offline model -------------------------------------------------
+
+@pytest.fixture(scope="module")
+def tiny_llava(hf_extra, tmp_path_factory) -> str:
+    from fakes.tiny_models import build_tiny_llava
+
+    return str(build_tiny_llava(tmp_path_factory.mktemp("llava") / "llava"))
+
+
+def test_two_torchrun_ranks_equal_one_process_item_for_item_and_resume_asks_only_whats_missing(tiny_llava, tmp_path):
+    common = [*SAMPLE, "--model", f"hf:{tiny_llava}", "--limit", "5", "--max-tokens", "3", "--device", "cpu",
+              "--batch-size", "2", "--no-html"]
+    single = subprocess.run([sys.executable, "-m", "mmmu_eval", "run", *common, "--out", str(tmp_path / "one")],
+                            env=_env(), capture_output=True, text=True, timeout=240)
+    assert single.returncode == 0, single.stderr[-3000:]
+    done = _torchrun([*common, "--out", str(tmp_path / "two")])
+    assert done.returncode == 0, done.stderr[-3000:]
+
+    one, two = RunStore.read(tmp_path / "one"), RunStore.read(tmp_path / "two")
+    # Both ranks answered (shards 1/2 and 2/2 under DIR/ranks), and DIR holds the whole run, in order.
+    shard_ids = [list(RunStore.read(tmp_path / "two" / "ranks" / f"rank-{k}-of-2").responses()) for k in (1, 2)]
+    assert sorted(map(len, shard_ids)) == [2, 3]
+    assert list(two.responses()) == two.manifest()["item_ids"] == one.manifest()["item_ids"]  # merged in dataset order
+    assert ({i: (r.status, r.text) for i, r in two.responses().items()}
+            == {i: (r.status, r.text) for i, r in one.responses().items()})
+    assert (tmp_path / "two" / "predictions.jsonl").read_text() == (tmp_path / "one" / "predictions.jsonl").read_text()
+    results = [json.loads((tmp_path / d / "results.json").read_text()) for d in ("one", "two")]
+    assert _without_times(results[1]) == _without_times(results[0])
+    assert two.manifest()["status"] == "complete" and two.manifest().get("shard") is None
+    # Rank 0 alone printed the headline; each rank printed its own progress.
+    assert done.stdout.count("run directory:") == 1
+    assert "rank 0/2: done" in done.stderr and "rank 1/2: done" in done.stderr
+
+    # Lose one answer of rank 1's shard (its last line, as a kill mid-write would): the same
+    # command asks that one item again, and only it, and the merged run is whole again.
+    shard = tmp_path / "two" / "ranks" / "rank-2-of-2" / "responses.jsonl"
+    lines = shard.read_text().splitlines(keepends=True)
+    lost = json.loads(lines[-1])["item_id"]
+    shard.write_text("".join(lines[:-1]))
+    again = _torchrun([*common, "--out", str(tmp_path / "two")])
+    assert again.returncode == 0, again.stderr[-3000:]
+    # Rank 1 resumed with one answer stored; rank 0's shard was finished: nothing asked, no model loaded.
+    assert "rank 1/2: done 1/2" in again.stderr and "rank 1/2: done 2/2" in again.stderr
+    assert "rank 0/2" not in again.stderr
+    assert len(shard.read_text().splitlines()) == len(lines)  # one line asked again, nothing else
+    assert RunStore.read(tmp_path / "two").responses()[lost].text == one.responses()[lost].text
+    assert (tmp_path / "two" / "predictions.jsonl").read_text() == (tmp_path / "one" / "predictions.jsonl").read_text()
+
+
+# -- a rank that fails or is killed -----------------------------------------------------------------
+
+def test_a_killed_rank_stops_the_other_within_the_timeout_naming_it_and_a_rerun_finishes(tmp_path):
+    """Both ranks ask a slow server (3 s an answer, one at a time); rank 1 is killed with no
+    launcher to notice: rank 0 stops within --rank-timeout, naming rank 1, its own shard valid."""
+    out = tmp_path / "run"
+    with FaultServer(fault_rate=0.0, latency=3.0) as server:
+        args = [*SAMPLE, "--model", "openai:fake-model", "--base-url", server.url, "--limit", "10",
+                "--concurrency", "1", "--out", str(out), "--rank-timeout", "4"]
+        port = free_port()
+        ranks = [_rank(0, port, args), _rank(1, port, args)]
+        try:
+            deadline = time.monotonic() + 120
+            while not all((out / "ranks" / f"rank-{k}-of-2" / "manifest.json").exists() for k in (1, 2)):
+                assert all(r.poll() is None for r in ranks), ranks[0].communicate()[1][-2000:]
+                assert time.monotonic() < deadline, "both ranks asking within 120 s"
+                time.sleep(0.05)
+            ranks[1].send_signal(signal.SIGKILL)
+            killed_at = time.monotonic()
+            _, err = ranks[0].communicate(timeout=60)
+            waited = time.monotonic() - killed_at
+        finally:
+            for r in ranks:
+                if r.poll() is None:
+                    r.kill()
+                r.communicate()
+    assert ranks[0].returncode == 1
+    assert "rank 1 of 2 stopped answering" in err and "rank-1-of-2" in err, err[-2000:]
+    assert 4 <= waited < 12  # the timeout, plus a beat interval and the process's exit; rank 0 had 15 s of work left
+    shard = RunStore.read(out / "ranks" / "rank-1-of-2")
+    assert shard.manifest()["status"] == "interrupted"
+    assert not (out / "manifest.json").exists()  # nothing merged from a partial set
+
+    with FaultServer(fault_rate=0.0) as server:
+        args = [*SAMPLE, "--model", "openai:fake-model", "--base-url", server.url, "--limit", "10", "--out", str(out)]
+        port = free_port()
+        ranks = [_rank(0, port, args), _rank(1, port, args)]
+        outputs = [r.communicate(timeout=120) for r in ranks]
+    assert [r.returncode for r in ranks] == [0, 0], outputs[0][1][-2000:] + outputs[1][1][-2000:]
+    assert RunStore.read(out).manifest()["counts"] == {"items": 10, "ok": 10, "truncated": 0, "error": 0, "missing": 0}
+
+
+def test_a_failing_rank_stops_the_other_with_its_error(tmp_path):
+    """Rank 1's shard directory is damaged: rank 1 stops with the store's error at once, and rank 0
+    says which rank failed and why instead of waiting for it."""
+    out = tmp_path / "run"
+    (out / "ranks" / "rank-2-of-2").mkdir(parents=True)
+    (out / "ranks" / "rank-2-of-2" / "manifest.json").write_text("{bad")
+    port = free_port()
+    args = [*SAMPLE, "--model", "random", "--out", str(out), "--rank-timeout", "600"]
+    ranks = [_rank(0, port, args), _rank(1, port, args)]
+    outputs = [r.communicate(timeout=120) for r in ranks]
+    assert [r.returncode for r in ranks] == [1, 1]
+    assert "rank 1 of 2 failed:" in outputs[0][1] and "manifest.json: cannot be read" in outputs[0][1], outputs[0][1]
+    assert RunStore.read(out / "ranks" / "rank-1-of-2").manifest()["counts"]["items"] == 10
+
+
+# -- the pieces, in one process ---------------------------------------------------------------------
+
+def test_launch_from_the_launchers_variables():
+    assert Launch.from_env({}) is None
+    assert Launch.from_env({"RANK": "0", "WORLD_SIZE": "1", "LOCAL_RANK": "0"}) is None  # one process: a plain run
+    launch = Launch.from_env({"RANK": "5", "WORLD_SIZE": "8", "LOCAL_RANK": "1", "LOCAL_WORLD_SIZE": "4"})
+    assert (launch.rank, launch.world_size, launch.local_rank, launch.shard) == (5, 8, 1, (6, 8))
+    with pytest.raises(ConfigError, match="out of range"):
+        Launch.from_env({"RANK": "8", "WORLD_SIZE": "8"})
+    with pytest.raises(ConfigError, match="whole numbers"):
+        Launch.from_env({"RANK": "x", "WORLD_SIZE": "2"})
+
+
+class _Clock:
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def _pair(timeout: float = 10.0):
+    import torch.distributed as dist
+
+    store, clock = dist.HashStore(), _Clock()
+    return [RankGroup(Launch(r, 2, r, 2), store, timeout=timeout, clock=clock) for r in (0, 1)], clock
+
+
+def test_the_barrier_waits_for_a_slow_rank_that_still_beats_and_names_a_silent_one(hf_extra):
+    (zero, one), clock = _pair()
+    one.beat()
+    assert zero.check() is False
+    for _ in range(5):  # a minute of slow work, beating all along: never given up
+        clock.now += 9
+        one.beat()
+        assert zero.check() is False
+    clock.now += 11  # then silence for longer than the timeout
+    with pytest.raises(RankError, match="rank 1 of 2 stopped answering: no sign of life for 10 s"):
+        zero.check()
+
+
+def test_the_barrier_returns_when_all_are_done_and_names_a_failed_rank(hf_extra):
+    (zero, one), _ = _pair()
+    one.post("done")
+    zero.wait_for_all()
+    (zero, one), _ = _pair()
+    one.post("failed", "CUDA out of memory")
+    with pytest.raises(RankError, match="rank 1 of 2 failed: CUDA out of memory"):
+        zero.wait_for_all()
+
+
+def test_shard_and_a_missing_out_are_refused_under_a_launcher():
+    from mmmu_eval.run.ranks import evaluate_ranks
+
+    launch = Launch(0, 2, 0, 2)
+    with pytest.raises(ConfigError, match="drop --shard"):
+        evaluate_ranks({"model": "random", "shard": (1, 2), "out": Path("x")}, launch)
+    with pytest.raises(ConfigError, match="needs --out DIR"):
+        evaluate_ranks({"model": "random"}, launch)
+
+
+def test_a_torchrun_suite_equals_the_one_process_suite(hf_extra, tmp_path):
+    """Every rank runs the suite on its shard of every run; rank 0 merges each run and writes the
+    study: suite.json as one process writes it, but for its times."""
+    common = ["--model", "random", "--data", "sample", "--bootstrap", "50", "--no-html", "--limit", "6"]
+    single = subprocess.run([sys.executable, "-m", "mmmu_eval", "suite", *common, "--out", str(tmp_path / "one")],
+                            env=_env(), capture_output=True, text=True, timeout=240)
+    assert single.returncode == 0, single.stderr[-3000:]
+    command = [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc-per-node", "2",
+               "-m", "mmmu_eval", "suite", *common, "--out", str(tmp_path / "two")]
+    done = subprocess.run(command, env=_env(), capture_output=True, text=True, timeout=240)
+    assert done.returncode == 0, done.stderr[-3000:]
+    one, two = (json.loads((tmp_path / d / "suite.json").read_text()) for d in ("one", "two"))
+    assert _without_times(two) == _without_times(one)
+    assert two["status"] == "complete" and len(two["runs"]) == 7
+    assert (tmp_path / "two" / "ranks" / "rank-2-of-2" / "vision-cot" / "manifest.json").is_file()
+    assert done.stdout.count("suite directory:") == 1
