@@ -41,7 +41,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, Any, Iterable, Iterator, Mapping
 
-from mmmu_eval.atomic import holds_anything, remove_leftovers, write_atomically
+from mmmu_eval.atomic import TEXT_ERRORS, holds_anything, remove_leftovers, write_atomically
 from mmmu_eval.errors import StoreError
 from mmmu_eval.records import Response
 from mmmu_eval.store.manifest import MANIFEST, NO_MANIFEST, Manifest
@@ -246,7 +246,8 @@ class RunStore:
         line = json.dumps(response_to_json(response), ensure_ascii=False, separators=(",", ":"))
         with _writing(self.path / RESPONSES):
             if self._file is None:
-                self._file = (self.path / RESPONSES).open("a", encoding="utf-8")
+                # A lone surrogate in a server's text goes in as its JSON escape (``TEXT_ERRORS``).
+                self._file = (self.path / RESPONSES).open("a", encoding="utf-8", errors=TEXT_ERRORS)
             self._file.write(line + "\n")
             self._file.flush()
 
