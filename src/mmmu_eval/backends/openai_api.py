@@ -69,7 +69,7 @@ from mmmu_eval.backends.openai_servers import (
     normalise_url,
     without_credentials,
 )
-from mmmu_eval.backends.retry import RetryPolicy, call_with_retries
+from mmmu_eval.backends.retry import Failure, RetryPolicy, call_with_retries
 from mmmu_eval.config import RunConfig
 from mmmu_eval.errors import ConfigError, MmmuEvalError
 from mmmu_eval.records import Item, Request, Response
@@ -306,9 +306,13 @@ class OpenAIBackend:
             body, job.body = job.body, None
             return read_completion(request.item_id, await endpoint.post_chat(body), notes=notes)
 
+        def classify(exc: BaseException) -> Failure:  # what is logged and stored holds no secret we sent
+            failure = classify_error(exc)
+            return dataclasses.replace(failure, message=endpoint.redact(failure.message))
+
         outcome = await call_with_retries(
             attempt,
-            classify_error, policy=self.policy, item_id=request.item_id, sleep=self._sleep, rng=self._rng,
+            classify, policy=self.policy, item_id=request.item_id, sleep=self._sleep, rng=self._rng,
         )
         latency = self._clock() - start
         last_error = outcome.failure.message if outcome.failure else None

@@ -45,7 +45,7 @@ from mmmu_eval.atomic import TEXT_ERRORS, holds_anything, remove_leftovers, writ
 from mmmu_eval.errors import StoreError
 from mmmu_eval.records import Response
 from mmmu_eval.store.manifest import MANIFEST, NO_MANIFEST, Manifest
-from mmmu_eval.store.response_json import STATUSES, response_from_json, response_to_json
+from mmmu_eval.store.response_json import STATUSES, record_problem, response_from_json, response_to_json
 from mmmu_eval.store.same_run import SAME_RUN, check_same_run
 from mmmu_eval.store.torn_tail import start_of_last_line
 
@@ -241,9 +241,18 @@ class RunStore:
 
         One ``write`` per line: a crash can leave only the last line unfinished. Flushing (not
         fsync per line) survives a killed process; ``close`` fsyncs for a power cut.
+
+        Raises:
+            StoreError: the record would not read back (``record_problem``: a negative token
+                count, a NaN latency); nothing is written, so the file stays readable.
         """
         self._require_writable()
-        line = json.dumps(response_to_json(response), ensure_ascii=False, separators=(",", ":"))
+        record = response_to_json(response)
+        problem = record_problem(record)
+        if problem is not None:
+            raise StoreError(f"{response.item_id}: not stored, the record would not read back ({problem})",
+                             self.path / RESPONSES)
+        line = json.dumps(record, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
         with _writing(self.path / RESPONSES):
             if self._file is None:
                 # A lone surrogate in a server's text goes in as its JSON escape (``TEXT_ERRORS``).
