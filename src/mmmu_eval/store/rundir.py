@@ -185,6 +185,17 @@ class RunStore:
             out[response.item_id] = response
         return out
 
+    def check_responses(self) -> int:
+        """Read every line of responses.jsonl as ``responses`` would, keeping none; the count of records.
+
+        For a reader that needs no response (``report`` with its results.json at hand) but must
+        not print results over a damaged file: the same lines are refused as everywhere else.
+
+        Raises:
+            StoreError: as ``responses``.
+        """
+        return sum(1 for _ in self._records())
+
     def _records(self) -> Iterable[Response]:
         """Every record in file order, read a line at a time (CoT answers make big files)."""
         file = self.path / RESPONSES
