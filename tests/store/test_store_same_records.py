@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import json
 import math
+import resource
+import signal
 
 import pytest
 from fakes.scripted_backend import ScriptedBackend
@@ -18,7 +20,7 @@ from fakes.scripted_backend import ScriptedBackend
 from mmmu_eval.errors import StoreError
 from mmmu_eval.records import MAX_COUNT, Request, Response, TextPart
 from mmmu_eval.run.runner import run_requests
-from mmmu_eval.store.response_json import record_problem, response_from_json, response_to_json
+from mmmu_eval.store.response_json import encoded_line, record_problem, response_from_json, response_to_json
 from mmmu_eval.store.rundir import RunStore
 
 MANIFEST = {
@@ -104,3 +106,36 @@ async def test_a_backend_answer_the_store_would_refuse_becomes_that_items_error(
     assert stored["dev_Art_1"].status == "error" and stored["dev_Art_1"].attempts == 2
     assert "could not be stored (completion_tokens must be a whole number" in stored["dev_Art_1"].error
     assert stored["dev_Art_2"].text == "B"
+
+
+@pytest.mark.parametrize("response", [*WRITABLE, Response("dev_Art_1", "ok", text=("ab\ud800\"\\\n" * 400_000), reasoning="r" * 3_000_000)],
+                         ids=[*map(str, range(len(WRITABLE))), "huge"])
+def test_a_line_is_the_bytes_json_dumps_makes_however_long(response):
+    """The line is written in slices (a 20 MB answer is never held three times), and the slices
+    join to exactly what ``json.dumps`` writes, escapes at slice boundaries included."""
+    record = response_to_json(response)
+    whole = json.dumps(record, ensure_ascii=False, separators=(",", ":")).encode("utf-8", "backslashreplace") + b"\n"
+    assert b"".join(encoded_line(record)) == whole
+    assert response_from_json(json.loads(whole), "line 1") == response
+
+
+def test_a_line_that_cannot_be_written_whole_is_taken_back(tmp_path):
+    """A write that fails half way (here the file-size limit, as a full disk) leaves the file
+    as it was, so the next line does not follow half a line (a damaged middle line)."""
+    store = RunStore.open(tmp_path / "run", MANIFEST, resume=False)
+    store.append(Response("dev_Art_1", "ok", text="A"))
+    file = tmp_path / "run" / "responses.jsonl"
+    before = file.read_bytes()
+    limit = resource.getrlimit(resource.RLIMIT_FSIZE)
+    handler = signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+    resource.setrlimit(resource.RLIMIT_FSIZE, (len(before) + 3_000_000, limit[1]))
+    try:
+        with pytest.raises(StoreError, match="cannot write"):
+            store.append(Response("dev_Art_2", "ok", text="x" * 5_000_000))
+    finally:
+        resource.setrlimit(resource.RLIMIT_FSIZE, limit)
+        signal.signal(signal.SIGXFSZ, handler)
+    assert file.read_bytes() == before
+    store.append(Response("dev_Art_3", "ok", text="C"))
+    store.close()
+    assert set(RunStore.read(tmp_path / "run").responses()) == {"dev_Art_1", "dev_Art_3"}

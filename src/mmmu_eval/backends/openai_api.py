@@ -48,12 +48,13 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any, AsyncIterator, Callable, Sequence
 
 from mmmu_eval.backends.openai_body import (
+    answer_text,
+    completion_from_text,
     encode_body,
     encode_body_parts,
     generation_params,
     parse_completion,
     preflight_probe,
-    read_completion,
 )
 from mmmu_eval.backends.openai_errors import (
     MalformedAnswer,
@@ -304,7 +305,8 @@ class OpenAIBackend:
                 loop = asyncio.get_running_loop()
                 job.body = Body((await loop.run_in_executor(self._pool, self._encode_parts, request))[0])
             body, job.body = job.body, None
-            return read_completion(request.item_id, await endpoint.post_chat(body), notes=notes)
+            text = answer_text(await endpoint.post_chat(body))  # the answer's bytes go once they are text
+            return completion_from_text(request.item_id, text, notes=notes)
 
         def classify(exc: BaseException) -> Failure:  # what is logged and stored holds no secret we sent
             failure = classify_error(exc)

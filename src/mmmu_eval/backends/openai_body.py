@@ -34,8 +34,8 @@ from mmmu_eval.prompt.messages import build_messages
 from mmmu_eval.prompt.reasoning import split_reasoning
 from mmmu_eval.records import MAX_COUNT, REFUSAL_NOTE, Request, Response, is_count
 
-__all__ = ["encode_body", "encode_body_parts", "generation_params", "parse_completion", "PROBE_TEXT",
-           "preflight_probe", "probe_body", "read_completion"]
+__all__ = ["answer_text", "completion_from_text", "encode_body", "encode_body_parts", "generation_params",
+           "parse_completion", "PROBE_TEXT", "preflight_probe", "probe_body", "read_completion"]
 
 #: Stands in for image data while a body is serialised; random, so no prompt contains it.
 _MARKER = f"mmmu-eval-image-{uuid.uuid4().hex}-"
@@ -119,30 +119,50 @@ def probe_body(model: str, n_images: int, extra: dict[str, Any]) -> bytes:
 
 
 def read_completion(item_id: str, payload: bytes, *, notes: tuple[str, ...] = ()) -> Response:
-    """A Response from the body of a 200 answer to a chat request.
-
-    A UTF-8 byte order mark before the JSON is skipped (some proxies add one).
+    """A Response from the body of a 200 answer to a chat request (``answer_text``, then
+    ``completion_from_text``).
 
     Raises:
         MalformedAnswer: the body is not a chat completion; the message says how.
+    """
+    return completion_from_text(item_id, answer_text(payload), notes=notes)
+
+
+def answer_text(payload: bytes) -> str:
+    """The body of a 200 answer as text. A UTF-8 byte order mark before the JSON is skipped
+    (some proxies add one).
+
+    A caller that passes the bytes straight in (``answer_text(await post(...))``) lets them go
+    as soon as they are text: a 20 MB answer is then held as bytes, text and parsed content
+    at no moment all three.
+
+    Raises:
+        MalformedAnswer: an event stream that was not asked for, or not UTF-8.
     """
     head = payload[:64].lstrip()
     if head.startswith((b"data:", b"event:", b":")):
         raise MalformedAnswer(
             f"the server answered with an event stream to a request that did not ask for one: {_shown(payload)}")
     try:
-        text = payload.decode("utf-8-sig")
+        return payload.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise MalformedAnswer(f"the answer is not UTF-8 ({exc.reason} at byte {exc.start}): {_shown(payload)}") from None
+
+
+def completion_from_text(item_id: str, text: str, *, notes: tuple[str, ...] = ()) -> Response:
+    """A Response from the text of a 200 answer (``answer_text``).
+
+    Raises:
+        MalformedAnswer: not JSON, cut short, or not a chat completion (``parse_completion``).
+    """
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
         cut = exc.pos >= len(text.rstrip()) or exc.msg.startswith("Unterminated string")
-        what = f"the answer is cut short ({len(payload)} bytes)" if cut else f"the answer is not JSON ({exc.msg})"
-        raise MalformedAnswer(f"{what}: {_shown(payload)}") from None
+        what = f"the answer is cut short ({len(text)} characters)" if cut else f"the answer is not JSON ({exc.msg})"
+        raise MalformedAnswer(f"{what}: {_shown(text[:200].encode())}") from None
     except ValueError as exc:  # a number of more than 4300 digits, which Python will not read
-        raise MalformedAnswer(f"the answer is not JSON we can read ({exc}): {_shown(payload)}") from None
-    del text  # a 20 MB answer is held once as the parsed content, not also as the whole body
+        raise MalformedAnswer(f"the answer is not JSON we can read ({exc}): {_shown(text[:200].encode())}") from None
     return parse_completion(item_id, data, notes=notes)
 
 

@@ -12,13 +12,17 @@ writes a line it would refuse to read. A run directory cannot be poisoned by its
 
 from __future__ import annotations
 
+import json
 from dataclasses import fields
-from typing import Any, Callable
+from json.encoder import encode_basestring  # type: ignore[attr-defined]  # json.dumps's own, ensure_ascii=False
+from typing import Any, Callable, Iterator, Mapping
+
+from mmmu_eval.atomic import TEXT_ERRORS
 
 from mmmu_eval.errors import StoreError
 from mmmu_eval.records import MAX_COUNT, Response, is_count, is_seconds
 
-__all__ = ["STATUSES", "record_problem", "response_from_json", "response_to_json"]
+__all__ = ["STATUSES", "encoded_line", "record_problem", "response_from_json", "response_to_json"]
 
 #: Statuses a stored response may have.
 STATUSES = ("ok", "error", "truncated")
@@ -41,7 +45,7 @@ _CHECKS: dict[str, tuple[Callable[[Any], bool], str]] = {
     "prompt_tokens": (lambda v: v is None or is_count(v), _COUNT),
     "completion_tokens": (lambda v: v is None or is_count(v), _COUNT),
     "reasoning_tokens": (lambda v: v is None or is_count(v), _COUNT),
-    "latency_s": (is_seconds, "a finite number of seconds >= 0"),
+    "latency_s": (is_seconds, "a number of seconds >= 0 (finite)"),
     "attempts": (lambda v: is_count(v) and v >= 1, "a whole number >= 1"),
     "error": (_opt_str, "a string or null"),
     "notes": (lambda v: isinstance(v, list) and all(isinstance(x, str) for x in v), "a list of strings"),
@@ -91,3 +95,30 @@ def response_from_json(d: Any, where: str) -> Response:
     if problem is not None:
         raise StoreError(f"{where}: {problem}")
     return Response(**{name: tuple(value) if isinstance(value, list) else value for name, value in d.items()})
+
+
+#: Characters of a long text encoded at a time (``encoded_line``).
+_SLICE = 1 << 20
+
+
+def encoded_line(record: Mapping[str, Any]) -> Iterator[bytes]:
+    """The bytes of ``record`` as one line of responses.jsonl, newline included, in pieces.
+
+    The same bytes as ``json.dumps(record, ensure_ascii=False, separators=(",", ":"))`` encoded
+    to UTF-8 with ``TEXT_ERRORS`` (a lone surrogate becomes its JSON escape), and ``"\\n"``. A long
+    text (a 20 MB answer) is encoded a slice at a time, so storing it never holds a second and
+    third copy of it (the line as text, then as bytes). Raises ValueError for NaN or infinity,
+    which ``record_problem`` refuses first.
+    """
+    yield b"{"
+    for n, (name, value) in enumerate(record.items()):
+        head = ("," if n else "") + encode_basestring(name) + ":"
+        if isinstance(value, str) and len(value) > _SLICE:
+            yield (head + '"').encode()
+            for start in range(0, len(value), _SLICE):  # escapes are per character: slices join exactly
+                yield encode_basestring(value[start:start + _SLICE])[1:-1].encode("utf-8", TEXT_ERRORS)
+            yield b'"'
+        else:
+            text = json.dumps(value, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+            yield (head + text).encode("utf-8", TEXT_ERRORS)
+    yield b"}\n"

@@ -37,15 +37,15 @@ import itertools
 import json
 import logging
 import os
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import IO, Any, Iterable, Iterator, Mapping
 
-from mmmu_eval.atomic import TEXT_ERRORS, holds_anything, remove_leftovers, write_atomically
+from mmmu_eval.atomic import holds_anything, remove_leftovers, write_atomically
 from mmmu_eval.errors import StoreError
 from mmmu_eval.records import Response
 from mmmu_eval.store.manifest import MANIFEST, NO_MANIFEST, Manifest
-from mmmu_eval.store.response_json import STATUSES, record_problem, response_from_json, response_to_json
+from mmmu_eval.store.response_json import STATUSES, encoded_line, record_problem, response_from_json, response_to_json
 from mmmu_eval.store.same_run import SAME_RUN, check_same_run
 from mmmu_eval.store.torn_tail import start_of_last_line
 
@@ -70,7 +70,7 @@ class RunStore:
         """Use ``RunStore.open`` or ``RunStore.read``."""
         self.path = path
         self._writable = writable
-        self._file: IO[str] | None = None
+        self._file: IO[bytes] | None = None
 
     def __repr__(self) -> str:
         return f"RunStore({str(self.path)!r}{'' if self._writable else ', read-only'})"
@@ -201,18 +201,24 @@ class RunStore:
         file = self.path / RESPONSES
         if not file.exists():
             return
+        number = 0
         with file.open("rb") as fh:
-            for number, raw in enumerate(fh, start=1):
+            for raw in fh:  # not enumerate(): its reused tuple would keep each line alive a turn longer
+                number += 1
                 if not raw.strip():
                     continue
                 where = f"{file} line {number}"
+                finished = raw.endswith(b"\n")  # only the last line can lack its newline
                 try:
-                    value = json.loads(raw.decode("utf-8"))
-                except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-                    if not raw.endswith(b"\n"):  # only the last line can lack its newline
+                    text = raw.decode("utf-8")
+                    del raw  # a 20 MB answer: its bytes go before its text is parsed
+                    value = json.loads(text)
+                except (UnicodeDecodeError, ValueError) as exc:
+                    if not finished:
                         log.warning("%s is an unfinished record (the run stopped mid-write); ignored", where)
                         return
                     raise StoreError(f"{where}: not valid JSON ({exc}){_DAMAGED}") from exc
+                del text
                 try:
                     response = response_from_json(value, where)
                 except StoreError as exc:
@@ -250,8 +256,9 @@ class RunStore:
     def append(self, response: Response) -> None:
         """Add one response as one JSON line, flushed to the OS at once.
 
-        One ``write`` per line: a crash can leave only the last line unfinished. Flushing (not
-        fsync per line) survives a killed process; ``close`` fsyncs for a power cut.
+        One ``write`` per line (a huge line in slices): a crash can leave only the last line
+        unfinished, and a failed write takes its part line back. Written straight to the OS (not
+        fsync per line), it survives a killed process; ``close`` fsyncs for a power cut.
 
         Raises:
             StoreError: the record would not read back (``record_problem``: a negative token
@@ -263,13 +270,23 @@ class RunStore:
         if problem is not None:
             raise StoreError(f"{response.item_id}: not stored, the record would not read back ({problem})",
                              self.path / RESPONSES)
-        line = json.dumps(record, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
         with _writing(self.path / RESPONSES):
-            if self._file is None:
-                # A lone surrogate in a server's text goes in as its JSON escape (``TEXT_ERRORS``).
-                self._file = (self.path / RESPONSES).open("a", encoding="utf-8", errors=TEXT_ERRORS)
-            self._file.write(line + "\n")
-            self._file.flush()
+            if self._file is None:  # unbuffered: what is written is in the OS at once
+                self._file = (self.path / RESPONSES).open("ab", buffering=0)
+            fd = self._file.fileno()
+            start = os.lseek(fd, 0, os.SEEK_END)
+            try:
+                # A usual line goes out whole in one write. A huge one (a 20 MB answer, encoded a
+                # slice at a time) in several: a kill can tear it, and only it, the last line,
+                # which reading skips and resuming cuts off.
+                for chunk in _batched(encoded_line(record), _WRITE_AT_ONCE):
+                    _write_all(fd, chunk)
+            except BaseException:
+                # A line half written (disk full, Ctrl-C) is taken back: later lines must not
+                # follow a broken one, which would then be a damaged line in the middle.
+                with suppress(OSError):
+                    os.ftruncate(fd, start)
+                raise
 
     def update_manifest(self, **fields_: Any) -> dict[str, Any]:
         """Set top-level manifest fields, rewriting the file atomically; returns the manifest written."""
@@ -284,8 +301,9 @@ class RunStore:
         return self.write_text(name, json.dumps(data, indent=2, ensure_ascii=False, allow_nan=False) + "\n")
 
     def write_jsonl(self, name: str, rows: Iterable[Mapping[str, Any]]) -> Path:
-        """Write ``name`` (predictions.jsonl) atomically, one JSON object a line."""
-        return self.write_text(name, "".join(json.dumps(row, ensure_ascii=False) + "\n" for row in rows))
+        """Write ``name`` (predictions.jsonl) atomically, one JSON object a line, each written as
+        it is made (a run with huge answers is never held as one string)."""
+        return self.write_stream(name, _lines(rows))
 
     def write_text(self, name: str, text: str) -> Path:
         """Write ``name`` (report.html) atomically: a temporary file renamed over the old one."""
@@ -359,6 +377,37 @@ class RunStore:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+#: Bytes of a line gathered before they are written (a usual line is written in one go).
+_WRITE_AT_ONCE = 1 << 20
+
+
+def _batched(pieces: Iterable[bytes], size: int) -> Iterator[bytes]:
+    """The pieces joined into chunks of at least ``size`` bytes (the last one shorter)."""
+    held: list[bytes] = []
+    length = 0
+    for piece in pieces:
+        held.append(piece)
+        length += len(piece)
+        if length >= size:
+            yield b"".join(held)
+            held, length = [], 0
+    if held:
+        yield b"".join(held)
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    """``os.write`` until every byte is written (a write may take fewer)."""
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view):]
+
+
+def _lines(rows: Iterable[Mapping[str, Any]]) -> Iterator[str]:
+    for row in rows:
+        yield json.dumps(row, ensure_ascii=False)
+        yield "\n"
 
 
 @contextmanager
