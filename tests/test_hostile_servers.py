@@ -137,6 +137,18 @@ def test_token_counts_out_of_range_are_the_attempts_error_and_never_poison_the_r
     assert cost["input_usd"] is not None and cost["input_usd"] < 1
 
 
+def test_a_probe_reporting_counts_out_of_range_records_none(tmp_path):
+    """The start-up probe only needs an answer, but its reported tokens go into the manifest and
+    the cost: before, 10**400 there was an OverflowError on every report."""
+    out = tmp_path / "run"
+    with FaultServer(fault_rate=1.0, max_faults=1, faults=("huge-tokens",), spare_probe=False) as server:
+        done = cli(*run_command(server.url, out, "--price-input", "2.5"))
+    assert done.returncode == 0, done.stderr[-2000:]
+    preflight = json.loads((out / "manifest.json").read_text())["preflight"]
+    assert preflight["probes"] == 1 and preflight["prompt_tokens"] is None
+    assert cli("report", str(out)).returncode == 0
+
+
 # -- secrets -----------------------------------------------------------------------------------
 
 def test_a_key_and_headers_the_server_echoes_are_never_stored_nor_printed(tmp_path):

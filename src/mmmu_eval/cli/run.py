@@ -170,7 +170,7 @@ def _scalar(hint: Any) -> type:
 
 def _json_object(text: str) -> dict[str, object]:
     try:
-        value = json.loads(text)
+        value = json.loads(text.removeprefix("\ufeff"))  # `--extra-body "$(cat body.json)"` of a file saved with a BOM
     except json.JSONDecodeError as exc:
         raise argparse.ArgumentTypeError(f"not valid JSON ({exc.msg} at character {exc.pos})") from None
     if not isinstance(value, dict):
