@@ -254,3 +254,12 @@ def test_a_huge_answer_is_stored_whole_and_shown_cut_in_the_page(tmp_path):
     page = (out / "report.html").read_text()
     assert f"{len(huge) - SHOWN_CHARACTERS:,} more characters; the whole text is in responses.jsonl" in page
     assert len(page) < 2 * SHOWN_CHARACTERS * 2 + 2_000_000, "not the whole answer twice"
+
+
+def test_an_extra_body_saved_with_a_bom_is_read(tmp_path):
+    """``--extra-body "$(cat body.json)"`` of a file saved with a byte order mark."""
+    with FaultServer(fault_rate=0.0) as server:
+        done = cli(*run_command(server.url, tmp_path / "run", "--limit", "1",
+                                "--extra-body", '\ufeff{"chat_template_kwargs": {"enable_thinking": false}}'))
+        assert done.returncode == 0, done.stderr[-2000:]
+        assert all(body["chat_template_kwargs"] == {"enable_thinking": False} for body in server.bodies)
