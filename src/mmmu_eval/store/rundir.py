@@ -22,8 +22,8 @@ Why it is shaped this way:
   or other generation settings would be scored as if they belonged together.
 
 Its parts: ``manifest`` (the checked manifest record and its builder), ``response_json`` (one
-line of responses.jsonl), ``torn_tail`` (finding an unfinished last line), ``same_run`` (the
-rule for continuing a run).
+line of responses.jsonl), ``lines`` (appending a whole line or none), ``torn_tail`` (finding an
+unfinished last line), ``same_run`` (the rule for continuing a run).
 
 >>> store = RunStore.open("runs/demo", manifest, resume=False)
 >>> store.append(Response("dev_Art_1", "ok", text="A"))
@@ -37,13 +37,14 @@ import itertools
 import json
 import logging
 import os
-from contextlib import contextmanager, suppress
+from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, Any, Iterable, Iterator, Mapping
 
 from mmmu_eval.atomic import holds_anything, remove_leftovers, write_atomically
 from mmmu_eval.errors import StoreError
 from mmmu_eval.records import Response
+from mmmu_eval.store.lines import append_line
 from mmmu_eval.store.manifest import MANIFEST, NO_MANIFEST, Manifest
 from mmmu_eval.store.response_json import STATUSES, encoded_line, record_problem, response_from_json, response_to_json
 from mmmu_eval.store.same_run import SAME_RUN, check_same_run
@@ -273,20 +274,7 @@ class RunStore:
         with _writing(self.path / RESPONSES):
             if self._file is None:  # unbuffered: what is written is in the OS at once
                 self._file = (self.path / RESPONSES).open("ab", buffering=0)
-            fd = self._file.fileno()
-            start = os.lseek(fd, 0, os.SEEK_END)
-            try:
-                # A usual line goes out whole in one write. A huge one (a 20 MB answer, encoded a
-                # slice at a time) in several: a kill can tear it, and only it, the last line,
-                # which reading skips and resuming cuts off.
-                for chunk in _batched(encoded_line(record), _WRITE_AT_ONCE):
-                    _write_all(fd, chunk)
-            except BaseException:
-                # A line half written (disk full, Ctrl-C) is taken back: later lines must not
-                # follow a broken one, which would then be a damaged line in the middle.
-                with suppress(OSError):
-                    os.ftruncate(fd, start)
-                raise
+            append_line(self._file.fileno(), encoded_line(record))
 
     def update_manifest(self, **fields_: Any) -> dict[str, Any]:
         """Set top-level manifest fields, rewriting the file atomically; returns the manifest written."""
@@ -377,31 +365,6 @@ class RunStore:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
-
-
-#: Bytes of a line gathered before they are written (a usual line is written in one go).
-_WRITE_AT_ONCE = 1 << 20
-
-
-def _batched(pieces: Iterable[bytes], size: int) -> Iterator[bytes]:
-    """The pieces joined into chunks of at least ``size`` bytes (the last one shorter)."""
-    held: list[bytes] = []
-    length = 0
-    for piece in pieces:
-        held.append(piece)
-        length += len(piece)
-        if length >= size:
-            yield b"".join(held)
-            held, length = [], 0
-    if held:
-        yield b"".join(held)
-
-
-def _write_all(fd: int, data: bytes) -> None:
-    """``os.write`` until every byte is written (a write may take fewer)."""
-    view = memoryview(data)
-    while view:
-        view = view[os.write(fd, view):]
 
 
 def _lines(rows: Iterable[Mapping[str, Any]]) -> Iterator[str]:
