@@ -2,7 +2,9 @@
 
 For each of ``run`` (MMMU-Pro standard-10), ``suite``, ``harden filter`` and ``harden augment``:
 a clean session against a fault-free server, then a session against a server failing
-``--fault-rate`` of requests with every fault it knows, SIGKILLed once ``--kill-after`` of its
+``--fault-rate`` of requests with every fault it knows (a hostile server's too: out-of-range token
+counts, lone surrogates and echoed headers in errors; and, but for augment, on both servers, a
+fifth of the answers hostile: lone surrogates, refusals, content-filter stops), SIGKILLed once ``--kill-after`` of its
 requests have arrived (the server holds the rest, so the kill lands with requests in flight),
 then the same command again. It checks what the test checks (one stored answer per item, no
 traceback, the clean session's results) and prints, per command: items, stored answers, faults
@@ -34,7 +36,7 @@ def main() -> None:
     from fakes.mc_set import Proposer
     from fakes.processes import jsonl_records, signal_when
     from suite_throughput import write_snapshot
-    from test_fault_soak import cli, finish
+    from test_fault_soak import FAULTY, HOSTILE_ANSWERS, cli, finish
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--items", type=int, default=1730)
@@ -65,13 +67,15 @@ def main() -> None:
         for name in args.commands.split(","):
             answers, command = commands[name]
             answer = Proposer({}) if name == "augment" else None
+            hostile = {} if name == "augment" else HOSTILE_ANSWERS
             clean, soaked = Path(tmp) / f"{name}-clean", Path(tmp) / f"{name}-soaked"
-            with FaultServer(fault_rate=0.0, answer=answer) as server:
+            with FaultServer(fault_rate=0.0, answer=answer, **hostile) as server:
                 start = time.perf_counter()
                 finish(command(server.url, clean))
                 t_clean = time.perf_counter() - start
             hold = max(1, int(args.kill_after * answers))
-            with FaultServer(fault_rate=args.fault_rate, max_faults=3, answer=answer, hold_after=hold) as server:
+            with FaultServer(fault_rate=args.fault_rate, max_faults=3, faults=FAULTY["faults"], answer=answer,
+                             hold_after=hold, **hostile) as server:
                 start = time.perf_counter()
                 _, err = signal_when(command(server.url, soaked), lambda: server.holding > 0, what="the kill point", timeout=3600)
                 t_killed = time.perf_counter() - start

@@ -1,8 +1,11 @@
 """The fault soak (issue 17): ``run``, ``suite``, ``harden filter`` and ``harden augment``, each
 against a server that fails 30% of requests with every fault it knows (HTTP 429/500/503, a
 dropped connection, a stall, and 200 answers that are no completion: not JSON, not UTF-8, cut
-short, a stream, no choices, null or non-text content), killed with SIGKILL part way, then run
-again with the same command line against the same faulty server.
+short, a stream, no choices, null or non-text content; and since issue 29 a hostile server's:
+negative and 10**400 token counts, a lone surrogate or our own headers echoed in an error),
+killed with SIGKILL part way, then run again with the same command line against the same faulty
+server. ``run``, ``suite`` and ``harden filter`` also get hostile answers, on the clean server
+alike: lone surrogates in the text, reasoning and finish reason, refusals, content-filter stops.
 
 Every item must end with exactly one stored answer (none lost, none stored twice), no session may
 print a traceback, and the results must equal those of a clean run on a server without faults.
@@ -23,14 +26,17 @@ from pathlib import Path
 from typing import Callable
 
 import pytest
-from fakes.fault_server import FaultServer
+from fakes.fault_server import FAULTS, HOSTILE_FAULTS, FaultServer
 from fakes.mc_set import IDS, KnowsSome, Proposer, write_jsonl_set, write_mmmu_set
 from fakes.processes import jsonl_records, offline_environment, signal_when
 
 pytestmark = pytest.mark.slow
 
 #: Faults per request: 30%, at most three per request, every kind the server has.
-FAULTY = dict(fault_rate=0.3, max_faults=3)
+FAULTY = dict(fault_rate=0.3, max_faults=3, faults=FAULTS + HOSTILE_FAULTS)
+#: Answers a hostile server gives a fifth of the items, on every attempt and on the clean server
+#: too (they are answers, not faults: the soaked results must equal the clean ones).
+HOSTILE_ANSWERS = dict(answer_modes=("surrogate", "refusal", "content-filter"), answer_modes_rate=0.2)
 #: Attempts per item: enough for three faults and a real answer, and more.
 RUN_FLAGS = ["--max-attempts", "8", "--concurrency", "8"]
 
@@ -52,12 +58,15 @@ def finish(command: list[str], *, sessions: int = 1) -> str:
 
 
 def soak(command: Callable[[str, Path], list[str]], tmp_path: Path, *, hold_after: int,
-         answer: Callable[[dict], str] | None = None) -> tuple[Path, Path]:
-    """A clean run, then a faulty one killed part way and finished by the same command; both outputs."""
+         answer: Callable[[dict], str] | None = None, hostile_answers: bool = True,
+         faults: tuple[str, ...] = FAULTS + HOSTILE_FAULTS) -> tuple[Path, Path, Counter]:
+    """A clean run, then a faulty one killed part way and finished by the same command; both
+    outputs, and what the faulty server sent (``FaultServer.stats``)."""
     clean, soaked = tmp_path / "clean", tmp_path / "soaked"
-    with FaultServer(fault_rate=0.0, answer=answer) as server:
+    answers = HOSTILE_ANSWERS if hostile_answers else {}
+    with FaultServer(fault_rate=0.0, answer=answer, **answers) as server:
         finish(command(server.url, clean))
-    with FaultServer(**FAULTY, answer=answer, hold_after=hold_after) as server:
+    with FaultServer(**{**FAULTY, "faults": faults}, answer=answer, hold_after=hold_after, **answers) as server:
         _, stderr = signal_when(command(server.url, soaked), lambda: server.holding > 0,
                                 what=f"a request held after the first {hold_after}", timeout=180)
         assert "Traceback" not in stderr, stderr[-3000:]
@@ -67,7 +76,7 @@ def soak(command: Callable[[str, Path], list[str]], tmp_path: Path, *, hold_afte
         # its directory held only the temporary file. tests/store/test_killed_first_write.py.)
         finish(command(server.url, soaked))
         assert sum(server.stats[k] for k in server.stats if k != "answered") > 0, "faults were sent"
-    return clean, soaked
+    return clean, soaked, server.stats
 
 
 def once_each(path: Path, expected: set[str]) -> None:
@@ -77,16 +86,38 @@ def once_each(path: Path, expected: set[str]) -> None:
     assert max(answered.values()) == 1, f"{path}: stored twice: {[i for i, n in answered.items() if n > 1][:5]}"
 
 
-def test_run(tmp_path):
-    def command(url: str, out: Path) -> list[str]:
-        return cli("run", "--model", "openai:fake-model", "--base-url", url, "--data", "sample",
-                   "--benchmark", "mmmu", "--split", "validation", "--out", str(out), *RUN_FLAGS)
+def run_command(url: str, out: Path) -> list[str]:
+    return cli("run", "--model", "openai:fake-model", "--base-url", url, "--data", "sample",
+               "--benchmark", "mmmu", "--split", "validation", "--out", str(out), *RUN_FLAGS)
 
-    clean, soaked = soak(command, tmp_path, hold_after=20)
+
+def check_run(clean: Path, soaked: Path) -> None:
+    """Every item answered once, with the clean run's results; hostile answers stored as sent."""
     ids = set(json.loads((clean / "manifest.json").read_text())["item_ids"])
     once_each(soaked / "responses.jsonl", ids)
     assert json.loads((soaked / "results.json").read_text())["overall"] == json.loads((clean / "results.json").read_text())["overall"]
     assert (soaked / "predictions.jsonl").read_text() == (clean / "predictions.jsonl").read_text()
+    stored = jsonl_records(soaked / "responses.jsonl")
+    assert any(r["text"].endswith("\ud800") for r in stored), "lone surrogates stored as received"
+    assert any(n.startswith("refusal: ") for r in stored if r["status"] == "ok" for n in r["notes"]), "refusals stored as answers"
+
+
+def test_run(tmp_path):
+    clean, soaked, sent = soak(run_command, tmp_path, hold_after=20)
+    assert any(sent[kind] for kind in HOSTILE_FAULTS), f"hostile faults among the others: {sent}"
+    check_run(clean, soaked)
+
+
+def test_run_against_a_hostile_server(tmp_path):
+    """Only a hostile server's faults (issue 29): negative and 10**400 token counts, lone
+    surrogates and our headers echoed in errors; each is sent, and none is stored."""
+    clean, soaked, sent = soak(run_command, tmp_path, hold_after=20, faults=HOSTILE_FAULTS)
+    assert all(sent[kind] for kind in HOSTILE_FAULTS), f"every hostile fault was sent: {sent}"
+    check_run(clean, soaked)
+    stored = jsonl_records(soaked / "responses.jsonl")
+    assert all(r["completion_tokens"] is None or 0 <= r["completion_tokens"] < 2**53 for r in stored)
+    assert all(r["prompt_tokens"] is None or 0 <= r["prompt_tokens"] < 2**53 for r in stored)
+    assert not any("Authorization: Bearer" in (r["error"] or "") for r in stored)
 
 
 def test_suite(tmp_path):
@@ -94,7 +125,7 @@ def test_suite(tmp_path):
         return cli("suite", "--model", "openai:fake-model", "--base-url", url, "--data", "sample", "--limit", "2",
                    "--bootstrap", "50", "--out", str(out), *RUN_FLAGS)
 
-    clean, soaked = soak(command, tmp_path, hold_after=10)
+    clean, soaked, _ = soak(command, tmp_path, hold_after=10)
     for run_dir in sorted(p for p in clean.iterdir() if (p / "manifest.json").exists()):
         ids = set(json.loads((run_dir / "manifest.json").read_text())["item_ids"])
         once_each(soaked / run_dir.name / "responses.jsonl", ids)
@@ -111,7 +142,7 @@ def test_harden_filter(tmp_path):
                    "--models", f"openai:fake-model,openai:fake-model", "--base-url", url,
                    "--trials", "2", "--per-subject", "0", *RUN_FLAGS)
 
-    clean, soaked = soak(command, tmp_path, hold_after=30, answer=answer)
+    clean, soaked, _ = soak(command, tmp_path, hold_after=30, answer=answer)
     for path in sorted((soaked / "runs" / "filter").glob("m*/trial-*/responses.jsonl")):
         once_each(path, set(IDS))
     a, b = (json.loads((d / "harden.json").read_text()) for d in (clean, soaked))
@@ -128,7 +159,8 @@ def test_harden_augment(tmp_path):
         return cli("harden", "augment", "--data", str(data), "--out", str(out), "--model", "openai:fake-model",
                    "--base-url", url, "--no-check", *RUN_FLAGS)
 
-    clean, soaked = soak(command, tmp_path, hold_after=6, answer=Proposer({}))
+    # proposals are parsed as options: a refusal would be no proposal (faults only, then)
+    clean, soaked, _ = soak(command, tmp_path, hold_after=6, answer=Proposer({}), hostile_answers=False)
     stored = Counter(r["item_id"] for r in jsonl_records(soaked / "runs" / "augment" / "responses.jsonl")
                      if r["status"] == "ok")
     assert max(stored.values()) == 1, "no proposal stored twice"

@@ -27,10 +27,18 @@ import secrets
 from collections.abc import Iterable
 from pathlib import Path
 
-__all__ = ["LOCK_FILE", "holds_anything", "is_leftover", "remove_leftovers", "temporary_beside", "write_atomically"]
+__all__ = ["LOCK_FILE", "TEXT_ERRORS", "holds_anything", "is_leftover", "remove_leftovers", "temporary_beside", "write_atomically"]
 
 #: The one-writer lock inside a directory being written (``writer_lock``): never content either.
 LOCK_FILE = ".mmmu-eval.lock"
+
+#: How every text file we write encodes what UTF-8 cannot hold: a lone surrogate (``\ud800``, a
+#: server's JSON escape of half a character, or a byte of a non-UTF-8 file name) is written as its
+#: escape, ``\ud800``. Inside a JSON string that escape *is* the JSON for the same character, so
+#: responses.jsonl, results.json and the manifest read back exactly what was received; in a page
+#: it shows as the escape. UTF-8 encodes every other character, so nothing else changes. (One
+#: limit, JSON's own: a high surrogate followed by a low one reads back as the pair's character.)
+TEXT_ERRORS = "backslashreplace"
 
 _FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0) | getattr(os, "O_CLOEXEC", 0)
 
@@ -53,7 +61,7 @@ def temporary_beside(target: Path) -> tuple[int, str]:
 
 
 def write_atomically(target: Path, content: str | bytes | Iterable[str]) -> Path:
-    """Write ``content`` (text as UTF-8, bytes as they are, or text in chunks) to ``target``
+    """Write ``content`` (text as UTF-8 with ``TEXT_ERRORS``, bytes as they are, or text in chunks) to ``target``
     through a temporary file beside it, synced to disk before the rename; returns ``target``.
 
     On any failure the temporary file is removed and the error raised; ``target`` is then as it
@@ -68,7 +76,7 @@ def write_atomically(target: Path, content: str | bytes | Iterable[str]) -> Path
                 fh.flush()
                 os.fsync(fh.fileno())
         else:
-            with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            with os.fdopen(fd, "w", encoding="utf-8", errors=TEXT_ERRORS) as fh:
                 for chunk in (content,) if isinstance(content, str) else content:
                     fh.write(chunk)
                 fh.flush()

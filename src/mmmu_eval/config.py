@@ -8,6 +8,7 @@ the API key never does (only the name of the variable that holds it).
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Literal, Sequence
@@ -34,6 +35,38 @@ PARSERS: tuple[str, ...] = ("official", "mmmu", "mmmu-pro", "boxed", "strict", "
 #: What an unparseable multiple-choice answer is given: the official seeded random letter, or nothing.
 FALLBACK_POLICIES: tuple[str, ...] = ("official", "none")
 
+
+#: Chat-body fields the run writes itself: an ``--extra-body`` that set them would replace the
+#: model or the prompt of every request (and break the body's image splicing), so it is refused.
+OWN_BODY_FIELDS = ("model", "messages")
+
+
+def check_extra_body(extra: object) -> None:
+    """Refuse an ``--extra-body`` the run cannot send as asked, before any request.
+
+    Raises:
+        ConfigError: not a JSON object; it sets a field the run writes (``OWN_BODY_FIELDS``) or
+            asks for an event stream (answers are read whole); it holds NaN or infinity (not JSON).
+    """
+    import json
+
+    if not isinstance(extra, dict):
+        raise ConfigError(f"--extra-body must be a JSON object, not {type(extra).__name__}")
+    for name in OWN_BODY_FIELDS:
+        if name in extra:
+            raise ConfigError(f"--extra-body must not set {name!r}: the run writes it from --model and the "
+                              "prompt; remove it (per-request fields such as chat_template_kwargs are fine)")
+    if extra.get("stream"):
+        raise ConfigError('--extra-body must not set "stream": true: answers are read whole; remove it')
+    try:
+        json.dumps(extra, allow_nan=False)
+    except (TypeError, ValueError) as exc:
+        raise ConfigError(f"--extra-body cannot be sent as JSON ({exc})") from None
+
+
+#: Upper bound of ``--price-input`` and ``--price-output`` (dollars per ``PRICE_PER_TOKENS``):
+#: far above any price, and low enough that no run's cost overflows a float.
+MAX_PRICE = 1e9
 
 #: (field, type, lower bound, bound allowed): checked when a RunConfig is built.
 _NUMBER_RULES: tuple[tuple[str, type | tuple[type, ...], float, bool], ...] = (
@@ -160,9 +193,17 @@ class RunConfig:
             if isinstance(value, bool) or not isinstance(value, kind):
                 expected = "a whole number" if kind is int else "a number"
                 raise ConfigError(f"{flag} must be {expected}, not {value!r}")
+            if isinstance(value, float) and not math.isfinite(value):  # nan compares false to every bound
+                raise ConfigError(f"{flag} must be a finite number, not {value!r}")
             if value < low or (value == low and not inclusive):
                 bound = f"at least {low}" if inclusive else f"greater than {low}"
                 raise ConfigError(f"{flag} must be {bound}, not {value!r}")
+        for name in ("price_input", "price_output"):
+            price = getattr(self, name)
+            if price is not None and price > MAX_PRICE:
+                raise ConfigError(f"--{name.replace('_', '-')} must be at most {MAX_PRICE:g} dollars per million tokens, not {price!r}")
+        if self.extra_body is not None:
+            check_extra_body(self.extra_body)
         if self.top_p is not None and self.top_p > 1:
             raise ConfigError(f"--top-p must be at most 1, not {self.top_p!r}")
 

@@ -8,6 +8,7 @@ Records print who they are (id, counts), never image bytes.
 from __future__ import annotations
 
 import hashlib
+import math
 from dataclasses import dataclass, field
 from typing import Callable, Literal, Union
 
@@ -197,6 +198,33 @@ class Request:
 
     def __repr__(self) -> str:
         return f"Request({self.item_id!r}, {len(self.parts)} parts, {len(self.images)} images)"
+
+
+#: The largest token count a Response holds: 2**53 - 1, the largest whole number every JSON reader
+#: (a double, in a browser too) holds exactly, and far below any count a price multiplies into
+#: an overflow. A server that reports more, or less than 0, reported no count.
+MAX_COUNT = 2**53 - 1
+
+
+def is_count(value: object) -> bool:
+    """A token count: a whole number (not a bool) from 0 to ``MAX_COUNT``."""
+    return isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= MAX_COUNT
+
+
+def is_seconds(value: object) -> bool:
+    """A duration: a finite number of seconds >= 0 (JSON has no infinity; a NaN compares false)."""
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value) and value >= 0
+
+
+#: How a note marking a refusal starts. A refusal is an answer (status ``ok``, scored as the
+#: official parser scores its text, so MMMU-Pro multiple choice gets the random fallback), and
+#: the report and the doctor count it as its own cause. ``backends/openai_body.py`` writes it.
+REFUSAL_NOTE = "refusal: "
+
+
+def is_refusal(response: "Response") -> bool:
+    """Whether the server refused to answer (``message.refusal``, or ``finish_reason: content_filter``)."""
+    return any(note.startswith(REFUSAL_NOTE) for note in response.notes)
 
 
 #: The note on a stored error whose request was never sent (it could not be built): ``prepare``

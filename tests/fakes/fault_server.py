@@ -48,6 +48,82 @@ FAULTS = ("429", "500", "503", "not-json", "empty-choices", "drop", "stall",
 MALFORMED = frozenset({"not-json", "empty-choices", "bad-utf8", "truncated", "null-content", "list-content",
                        "stream"})
 
+# -- hostile servers (issue 29, text, numbers, secrets, refusals) -------------------------------
+#: Failed attempts of a hostile server, drawn like ``FAULTS`` when a test opts in
+#: (``faults=FAULTS + HOSTILE_FAULTS``): a 200 whose token counts are out of range (negative, or
+#: 10**400), an HTTP 500 whose message holds a lone surrogate (``\ud800``), and an HTTP 500 that
+#: echoes the request's headers, API key included, in its message.
+HOSTILE_FAULTS = ("negative-tokens", "huge-tokens", "surrogate-error", "echo-headers")
+#: The hostile faults that are 200 answers no client can use (counted with ``MALFORMED``).
+HOSTILE_MALFORMED = frozenset({"negative-tokens", "huge-tokens"})
+#: Answers, not faults: what the server says instead of ``expected_answer(key)`` for the keys
+#: ``answer_modes_rate`` picks (the same keys on every attempt and every server with that seed):
+#: ``surrogate`` (lone surrogates in the content, ``reasoning_content`` and ``finish_reason``),
+#: ``refusal`` (content null, the text in ``refusal``), ``content-filter`` (content null,
+#: ``finish_reason: content_filter``), ``bom`` (the JSON body starts with a UTF-8 BOM).
+ANSWER_MODES = ("surrogate", "refusal", "content-filter", "bom")
+#: The start-up probe's text (``mmmu_eval.backends.openai_body.PROBE_TEXT``): a hostile fault
+#: spares the probe unless ``spare_probe`` is False, so a test sees what a run stores.
+PROBE_TEXT = "Reply with one letter."
+#: The refusal text of the ``refusal`` mode.
+REFUSAL_TEXT = "I'm sorry, but I can't help with that."
+
+
+def answer_mode(key: str, modes: tuple[str, ...], rate: float, seed: int = 0) -> str | None:
+    """The answer mode of ``key`` (None: a plain answer): a pure function of seed and key."""
+    if not modes:
+        return None
+    rng = random.Random(f"{seed}:mode:{key}")
+    return rng.choice(modes) if rng.random() < rate else None
+
+
+def _hostile_fault(handler: "_Handler", owner: "FaultServer", fault: str, key: str, attempt: int, body: dict) -> None:
+    """Send one of ``HOSTILE_FAULTS``."""
+    if fault in ("negative-tokens", "huge-tokens"):
+        answer = handler._completion(owner, key, attempt, body, count=False)
+        if fault == "negative-tokens":
+            answer["usage"]["completion_tokens"] = -1
+        else:  # 10**400 is valid JSON, and no float holds it
+            answer["usage"]["prompt_tokens"] = _HUGE
+        handler._raw(200, _spliced(answer), "application/json")
+    elif fault == "surrogate-error":
+        handler._raw(500, _spliced({"error": {"message": f"overloaded {_HIGH} try again", "code": _LOW}}),
+                     "application/json")
+    elif fault == "echo-headers":
+        sent = "; ".join(f"{name}: {value}" for name, value in handler.headers.items())
+        handler._json(500, {"error": {"message": f"upstream refused the request with headers {sent}"}})
+
+
+def _hostile_answer(answer: dict, mode: str | None) -> bytes | None:
+    """The bytes of ``answer`` in answer ``mode``; None for a plain answer."""
+    if mode is None:
+        return None
+    message, choice = answer["choices"][0]["message"], answer["choices"][0]
+    if mode == "surrogate":  # written as JSON escapes, as a server that cuts a character in half writes them
+        message["content"] = f"{message['content']} {_HIGH}"
+        message["reasoning_content"] = f"first {_HIGH} then {_LOW}"
+        choice["finish_reason"] = f"stop{_LOW}"
+    elif mode == "refusal":
+        message["content"], message["refusal"] = None, REFUSAL_TEXT
+    elif mode == "content-filter":
+        message["content"], choice["finish_reason"] = None, "content_filter"
+    elif mode == "bom":
+        return b"\xef\xbb\xbf" + json.dumps(answer).encode()
+    return _spliced(answer)
+
+
+# Stand-ins replaced in the encoded JSON by what ``json.dumps`` cannot write: lone surrogate
+# escapes, and a whole number larger than any float.
+_HIGH, _LOW, _HUGE = "@@high-surrogate@@", "@@low-surrogate@@", "@@huge-number@@"
+
+
+def _spliced(data: dict) -> bytes:
+    text = json.dumps(data).replace(_HIGH, "\\ud800").replace(_LOW, "\\udfff")
+    return text.replace(f'"{_HUGE}"', "1" + "0" * 400).encode()
+
+
+# -- end of hostile servers ------------------------------------------------------------------
+
 
 def request_key(body: dict) -> str:
     """What identifies an item's request: its user text and a digest of its image URLs, in order."""
@@ -122,6 +198,9 @@ class FaultServer:
         answer: Callable[[dict], str] | None = None,
         cut_at_max_tokens: bool = False,
         refuse: Callable[[dict], bool] | None = None,
+        answer_modes: tuple[str, ...] = (),
+        answer_modes_rate: float = 1.0,
+        spare_probe: bool = True,
     ) -> None:
         """
         Args:
@@ -144,6 +223,9 @@ class FaultServer:
                 than the request's ``max_tokens`` there, with ``finish_reason`` length, as a
                 server at its limit does (off: every answer is whole, 6 completion tokens).
             refuse: bodies it returns True for get HTTP 400 (a final refusal, never retried).
+            answer_modes, answer_modes_rate: the ``ANSWER_MODES`` its answers take, for the share
+                ``answer_modes_rate`` of keys (``answer_mode``); () answers every key plainly.
+            spare_probe: answer the start-up probe although a ``HOSTILE_FAULTS`` fault is drawn.
         """
         self.fault_rate = fault_rate
         self.max_faults = max_faults
@@ -170,6 +252,9 @@ class FaultServer:
         self.answer = answer
         self.cut_at_max_tokens = cut_at_max_tokens
         self.refuse = refuse
+        self.answer_modes = answer_modes
+        self.answer_modes_rate = answer_modes_rate
+        self.spare_probe = spare_probe
         self.bodies: list[dict] = []
         """Every chat request body received, in arrival order."""
         self.chat_bytes = 0
@@ -255,9 +340,9 @@ class FaultServer:
             rng = random.Random(f"{self.seed}:{key}:{k}")
             if rng.random() >= self.fault_rate:
                 return None  # this attempt, and every later one, is answered
-            kinds = [f for f in self.faults if not (f in MALFORMED and malformed_run >= 2)]
+            kinds = [f for f in self.faults if not (f in MALFORMED | HOSTILE_MALFORMED and malformed_run >= 2)]
             kind = rng.choice(kinds)
-            malformed_run = malformed_run + 1 if kind in MALFORMED else 0
+            malformed_run = malformed_run + 1 if kind in MALFORMED | HOSTILE_MALFORMED else 0
             if k == attempt:
                 return kind
         return None
@@ -330,6 +415,8 @@ class _Handler(BaseHTTPRequestHandler):
         if owner.hold_after is not None and arrived >= owner.hold_after and not owner._released.is_set():
             owner._hold()
         fault = owner.plan(key, attempt)
+        if fault in HOSTILE_FAULTS and owner.spare_probe and key.startswith(PROBE_TEXT):
+            fault = None
         if owner.refuse is not None and owner.refuse(body):
             fault = "400"
         if owner.break_after is not None and arrived >= owner.break_after:
@@ -376,10 +463,17 @@ class _Handler(BaseHTTPRequestHandler):
         elif fault == "stall":
             owner._stall()
             self.close_connection = True
+        elif fault in HOSTILE_FAULTS:
+            _hostile_fault(self, owner, fault, key, attempt, body)
         else:
             if owner.latency:
                 owner._stopping.wait(owner.latency)
-            self._json(200, self._completion(owner, key, attempt, body))
+            answer = self._completion(owner, key, attempt, body)
+            hostile = _hostile_answer(answer, answer_mode(key, owner.answer_modes, owner.answer_modes_rate, owner.seed))
+            if hostile is None:
+                self._json(200, answer)
+            else:
+                self._raw(200, hostile, "application/json")
 
     @staticmethod
     def _completion(owner: FaultServer, key: str, attempt: int, body: dict, *, count: bool = True) -> dict:

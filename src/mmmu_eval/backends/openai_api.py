@@ -49,12 +49,13 @@ from typing import TYPE_CHECKING, Any, AsyncIterator, Callable, Sequence
 
 from mmmu_eval.backends.base import RunCannotSucceed
 from mmmu_eval.backends.openai_body import (
+    answer_text,
+    completion_from_text,
     encode_body,
     encode_body_parts,
     generation_params,
     parse_completion,
     preflight_probe,
-    read_completion,
 )
 from mmmu_eval.backends.openai_errors import (
     MalformedAnswer,
@@ -70,7 +71,7 @@ from mmmu_eval.backends.openai_servers import (
     normalise_url,
     without_credentials,
 )
-from mmmu_eval.backends.retry import RetryPolicy, call_with_retries
+from mmmu_eval.backends.retry import Failure, RetryPolicy, call_with_retries
 from mmmu_eval.config import RunConfig
 from mmmu_eval.errors import ConfigError, MmmuEvalError
 from mmmu_eval.records import Item, Request, Response
@@ -341,11 +342,16 @@ class OpenAIBackend:
                 loop = asyncio.get_running_loop()
                 job.body = Body((await loop.run_in_executor(self._pool, self._encode_parts, request))[0])
             body, job.body = job.body, None
-            return read_completion(request.item_id, await endpoint.post_chat(body), notes=notes)
+            text = answer_text(await endpoint.post_chat(body))  # the answer's bytes go once they are text
+            return completion_from_text(request.item_id, text, notes=notes)
+
+        def classify(exc: BaseException) -> Failure:  # what is logged and stored holds no secret we sent
+            failure = classify_error(exc)
+            return dataclasses.replace(failure, message=endpoint.redact(failure.message))
 
         outcome = await call_with_retries(
             attempt,
-            classify_error, policy=self.policy, item_id=request.item_id, sleep=sleep, rng=self._rng,
+            classify, policy=self.policy, item_id=request.item_id, sleep=sleep, rng=self._rng,
         )
         latency = self._clock() - start
         last_error = outcome.failure.message if outcome.failure else None

@@ -32,10 +32,10 @@ from mmmu_eval.backends.openai_errors import MalformedAnswer, short
 from mmmu_eval.prompt.images import data_url_prefix, image_data_url, tiny_png
 from mmmu_eval.prompt.messages import build_messages
 from mmmu_eval.prompt.reasoning import split_reasoning
-from mmmu_eval.records import Request, Response
+from mmmu_eval.records import MAX_COUNT, REFUSAL_NOTE, Request, Response, is_count
 
-__all__ = ["encode_body", "encode_body_parts", "generation_params", "parse_completion", "PROBE_TEXT",
-           "preflight_probe", "probe_body", "read_completion"]
+__all__ = ["answer_text", "completion_from_text", "encode_body", "encode_body_parts", "generation_params",
+           "parse_completion", "PROBE_TEXT", "preflight_probe", "probe_body", "read_completion"]
 
 #: Stands in for image data while a body is serialised; random, so no prompt contains it.
 _MARKER = f"mmmu-eval-image-{uuid.uuid4().hex}-"
@@ -119,25 +119,50 @@ def probe_body(model: str, n_images: int, extra: dict[str, Any]) -> bytes:
 
 
 def read_completion(item_id: str, payload: bytes, *, notes: tuple[str, ...] = ()) -> Response:
-    """A Response from the body of a 200 answer to a chat request.
+    """A Response from the body of a 200 answer to a chat request (``answer_text``, then
+    ``completion_from_text``).
 
     Raises:
         MalformedAnswer: the body is not a chat completion; the message says how.
+    """
+    return completion_from_text(item_id, answer_text(payload), notes=notes)
+
+
+def answer_text(payload: bytes) -> str:
+    """The body of a 200 answer as text. A UTF-8 byte order mark before the JSON is skipped
+    (some proxies add one).
+
+    A caller that passes the bytes straight in (``answer_text(await post(...))``) lets them go
+    as soon as they are text: a 20 MB answer is then held as bytes, text and parsed content
+    at no moment all three.
+
+    Raises:
+        MalformedAnswer: an event stream that was not asked for, or not UTF-8.
     """
     head = payload[:64].lstrip()
     if head.startswith((b"data:", b"event:", b":")):
         raise MalformedAnswer(
             f"the server answered with an event stream to a request that did not ask for one: {_shown(payload)}")
     try:
-        text = payload.decode("utf-8")
+        return payload.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise MalformedAnswer(f"the answer is not UTF-8 ({exc.reason} at byte {exc.start}): {_shown(payload)}") from None
+
+
+def completion_from_text(item_id: str, text: str, *, notes: tuple[str, ...] = ()) -> Response:
+    """A Response from the text of a 200 answer (``answer_text``).
+
+    Raises:
+        MalformedAnswer: not JSON, cut short, or not a chat completion (``parse_completion``).
+    """
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
         cut = exc.pos >= len(text.rstrip()) or exc.msg.startswith("Unterminated string")
-        what = f"the answer is cut short ({len(payload)} bytes)" if cut else f"the answer is not JSON ({exc.msg})"
-        raise MalformedAnswer(f"{what}: {_shown(payload)}") from None
+        what = f"the answer is cut short ({len(text)} characters)" if cut else f"the answer is not JSON ({exc.msg})"
+        raise MalformedAnswer(f"{what}: {_shown(text[:200].encode())}") from None
+    except ValueError as exc:  # a number of more than 4300 digits, which Python will not read
+        raise MalformedAnswer(f"the answer is not JSON we can read ({exc}): {_shown(text[:200].encode())}") from None
     return parse_completion(item_id, data, notes=notes)
 
 
@@ -148,9 +173,14 @@ def _shown(payload: bytes) -> str:
 def parse_completion(item_id: str, data: Any, *, notes: tuple[str, ...] = ()) -> Response:
     """A Response from a chat completion's JSON.
 
+    A refusal is an answer: ``content: null`` with a ``refusal`` text (OpenAI's structured
+    refusal) gives that text, and ``finish_reason: content_filter`` gives whatever content came
+    (often none); both are ``ok``, carry a ``REFUSAL_NOTE``, and are scored as the official
+    parser scores their text.
+
     Raises:
         MalformedAnswer: not a completion (no choices, no message, no content where an answer
-            should be): retried, with a cap.
+            should be, a token count out of range): retried, with a cap.
     """
     choices = data.get("choices") if isinstance(data, dict) else None
     if not choices or not isinstance(choices, list):
@@ -167,6 +197,11 @@ def parse_completion(item_id: str, data: Any, *, notes: tuple[str, ...] = ()) ->
         if content and not texts:
             raise MalformedAnswer(f"the answer's content has no text part: {short(repr(content), 120)}")
         content = "".join(texts)
+    refusal = _refusal(message, content, finish)
+    if refusal is not None:
+        notes = (*notes, refusal[1])
+        if not content:
+            content = refusal[0]
     given_reasoning = [r for r in (message.get("reasoning_content"), message.get("reasoning"))
                        if isinstance(r, str) and r]
     if content is None and not given_reasoning and finish != "length":
@@ -174,27 +209,52 @@ def parse_completion(item_id: str, data: Any, *, notes: tuple[str, ...] = ()) ->
         raise MalformedAnswer(f"the answer's content is null: {short(repr(message), 120)}")
     if content is not None and not isinstance(content, str):
         raise MalformedAnswer(f"the answer's content is a {type(content).__name__}, not text: {short(repr(content), 120)}")
+    usage = data.get("usage") if isinstance(data.get("usage"), dict) else {}
+    prompt_tokens, completion_tokens = _count(usage, "prompt_tokens"), _count(usage, "completion_tokens")
+    thinking = reasoning_tokens(usage)
     text, think = split_reasoning(content or "")
     reasoning = given_reasoning + ([think] if think else [])
-    usage = data.get("usage") if isinstance(data.get("usage"), dict) else {}
     return Response(
         item_id,
         "truncated" if finish == "length" else "ok",
         text=text,
         reasoning="\n\n".join(reasoning) or None,
         finish_reason=finish,
-        prompt_tokens=_int_or_none(usage.get("prompt_tokens")),
-        completion_tokens=_int_or_none(usage.get("completion_tokens")),
-        reasoning_tokens=reasoning_tokens(usage),
+        prompt_tokens=prompt_tokens,
+        completion_tokens=completion_tokens,
+        reasoning_tokens=thinking,
         notes=notes,
     )
+
+
+def _refusal(message: dict[str, Any], content: object, finish: str | None) -> tuple[str, str] | None:
+    """(the refusal's text, its note) when the server refused to answer; None otherwise."""
+    given = message.get("refusal")
+    if isinstance(given, str) and given and not content:
+        return given, f"{REFUSAL_NOTE}the server refused to answer (message.refusal); its text is the answer"
+    if finish == "content_filter":
+        return "", f"{REFUSAL_NOTE}the server's content filter stopped the answer (finish_reason content_filter)"
+    return None
 
 
 def reasoning_tokens(usage: dict[str, Any]) -> int | None:
     """``usage.completion_tokens_details.reasoning_tokens``, where the server reports it."""
     details = usage.get("completion_tokens_details")
-    return _int_or_none(details.get("reasoning_tokens")) if isinstance(details, dict) else None
+    return _count(details, "reasoning_tokens", "usage.completion_tokens_details") if isinstance(details, dict) else None
 
 
-def _int_or_none(value: object) -> int | None:
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
+def _count(usage: dict[str, Any], name: str, where: str = "usage") -> int | None:
+    """A reported token count; None when not reported (absent, null, not a whole number).
+
+    Raises:
+        MalformedAnswer: a whole number out of range (below 0, above ``MAX_COUNT``): the answer
+            reports nonsense, so the attempt fails, named, and is asked again.
+    """
+    value = usage.get(name)
+    if not isinstance(value, int) or isinstance(value, bool):
+        return None
+    if not is_count(value):
+        digits = str(abs(value))
+        shown = str(value) if len(digits) <= 20 else f"{'-' if value < 0 else ''}{digits[:6]}... ({len(digits)} digits)"
+        raise MalformedAnswer(f"{where}.{name} is {shown}, not a token count (0 to {MAX_COUNT})")
+    return value

@@ -44,7 +44,7 @@ from mmmu_eval.version import __version__
 if TYPE_CHECKING:  # imported for real only where used: see the module doc
     import httpx
 
-__all__ = ["Body", "Endpoint", "Reply", "StatusError", "Unreachable", "request_headers"]
+__all__ = ["REDACTED", "Body", "Endpoint", "Redactor", "Reply", "StatusError", "Unreachable", "request_headers"]
 
 #: Environment variables the SDK reads for these headers; read the same way here.
 ORGANIZATION_ENV = "OPENAI_ORG_ID"
@@ -68,23 +68,66 @@ class Unreachable(Exception):
         self.cause = cause
 
 
+#: What stands in an error text for a secret the server echoed back.
+REDACTED = "[redacted]"
+
+
+class Redactor:
+    """Takes the secrets we sent (the API key, the values of the ``OpenAI-Organization`` and
+    ``OpenAI-Project`` headers, a password in the base URL) out of a text the server sent back.
+
+    A server or proxy may echo the request's headers in its error body; every error text is
+    stored (responses.jsonl, report.html) and printed, so it passes through here first. A
+    "secret" shorter than ``MIN_SECRET`` characters (the ``EMPTY`` placeholder of a local server,
+    a test's ``k``) is no secret, and redacting it would mangle every message.
+    """
+
+    MIN_SECRET = 8
+
+    def __init__(self, secrets: Sequence[str]) -> None:
+        found = {s for s in secrets if s and len(s) >= self.MIN_SECRET}
+        # JSON-escaped forms too, for a text that quotes a JSON body; the longest first
+        found |= {json.dumps(s)[1:-1] for s in found}
+        self.secrets = tuple(sorted(found, key=len, reverse=True))
+
+    def __call__(self, text: str) -> str:
+        for secret in self.secrets:
+            if secret in text:
+                text = text.replace(secret, REDACTED)
+        return text
+
+    def value(self, value: object) -> object:
+        """``value`` (a parsed JSON body) with every string in it redacted."""
+        if isinstance(value, str):
+            return self(value)
+        if isinstance(value, dict):
+            return {self(str(k)): self.value(v) for k, v in value.items()}
+        if isinstance(value, list):
+            return [self.value(v) for v in value]
+        return value
+
+
+_NO_SECRETS = Redactor(())
+
+
 class StatusError(Exception):
     """The server answered with HTTP 4xx or 5xx.
 
     ``body`` is the answer's JSON with the ``{"error": {...}}`` wrapper taken off, or its text
     when it is not JSON, as the SDK's ``APIStatusError.body`` holds it; ``message`` is the
-    SDK's message for it (``Error code: 500 - {...}``, or the plain text).
+    SDK's message for it (``Error code: 500 - {...}``, or the plain text). Both have every
+    secret we sent taken out (``redact``).
     """
 
-    def __init__(self, status: int, headers: Mapping[str, str], content: bytes) -> None:
-        text = content.decode("utf-8", errors="replace").strip()
+    def __init__(self, status: int, headers: Mapping[str, str], content: bytes, redact: Redactor = _NO_SECRETS) -> None:
+        text = redact(content.decode("utf-8-sig", errors="replace").strip())  # a BOM is no part of the text
         body: object = text
         try:
-            parsed = json.loads(text)
+            parsed = redact.value(json.loads(text))
         except ValueError:
             message = text or f"Error code: {status}"
         else:
-            message = f"Error code: {status} - {parsed}"
+            message = redact(f"Error code: {status} - {parsed}")
             body = parsed.get("error", parsed) if isinstance(parsed, dict) else parsed
         super().__init__(message)
         self.status_code = status
@@ -161,6 +204,8 @@ class Endpoint:
         self.models_url = self.base_url + "/models"
         self.concurrency = concurrency
         self.headers = request_headers(api_key)
+        self.redact = Redactor(_secrets_of(self.headers, api_key, base_url))
+        """Takes what we sent that is secret out of a text the server sent back."""
         self._timeout = timeout
         self._transport = transport
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -215,8 +260,17 @@ class Endpoint:
     async def _send(self, method: str, url: str, body: Body | None) -> bytes:
         reply = await self._bind().request(method, url, self.headers, body)
         if reply.status >= 400:
-            raise StatusError(reply.status, reply.headers, reply.content)
+            raise StatusError(reply.status, reply.headers, reply.content, self.redact)
         return reply.content
+
+
+def _secrets_of(headers: Mapping[str, str], api_key: str, base_url: str) -> list[str]:
+    """What we send that a server must not get stored back: the key (bare and as its header),
+    the organisation and project headers, a password in the base URL. The other headers
+    (content type, accept, user agent) are the same public words for everyone."""
+    secrets = [api_key, *(headers.get(name, "") for name in ("Authorization", "OpenAI-Organization", "OpenAI-Project"))]
+    password = urlsplit(base_url).password
+    return secrets + ([password] if password else [])
 
 
 def env_proxy(url: str) -> str | None:

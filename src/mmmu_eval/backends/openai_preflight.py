@@ -25,7 +25,7 @@ from mmmu_eval.backends.openai_http import Endpoint
 from mmmu_eval.backends.openai_servers import without_credentials
 from mmmu_eval.backends.retry import RetryPolicy, call_with_retries
 from mmmu_eval.errors import ConfigError
-from mmmu_eval.records import Request
+from mmmu_eval.records import Request, is_count
 
 __all__ = ["DEFAULT_PROBE_TIMEOUT", "PREFLIGHT_LISTING_ATTEMPTS", "PREFLIGHT_LISTING_TIMEOUT", "PREFLIGHT_MAX_ATTEMPTS", "check_listing",
            "preflight_policy", "probe"]
@@ -146,7 +146,8 @@ def _reported_tokens(answer: bytes | None) -> dict[str, int | None]:
         usage = json.loads(answer or b"null").get("usage") or {}
     except (ValueError, AttributeError):
         usage = {}
-    return {k: usage.get(k) if isinstance(usage.get(k), int) else None for k in ("prompt_tokens", "completion_tokens")}
+    # Counts out of range (negative, 10**400) are no counts: the manifest must read back.
+    return {k: usage.get(k) if is_count(usage.get(k)) else None for k in ("prompt_tokens", "completion_tokens")}
 
 
 def _model_ids(listing: Any) -> list[str]:

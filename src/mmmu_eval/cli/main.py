@@ -59,6 +59,28 @@ def _command_in(argv: list[str] | None) -> str | None:
     return first if first in COMMANDS else None
 
 
+def not_utf8(argv: list[str]) -> str | None:
+    """What is wrong with a command line holding bytes that are not UTF-8, naming the flag; None if none.
+
+    Python hands such bytes over as lone surrogates (``\udcff`` for byte 0xff); nothing we write
+    (the manifest, a path, a request) can hold them as given, so they are refused here, before
+    anything is read or sent.
+    """
+    for n, word in enumerate(argv):
+        bad = next((c for c in word if "\udc80" <= c <= "\udcff"), None)
+        if bad is None:
+            continue
+        if word.startswith("--"):
+            flag = word.partition("=")[0]
+        elif n and argv[n - 1].startswith("-"):
+            flag = argv[n - 1]
+        else:
+            flag = f"argument {n + 1}"
+        return (f"{flag}: the value is not UTF-8 text (byte 0x{ord(bad) - 0xDC00:02x}); "
+                "pass it in UTF-8 (convert the file or the name with iconv)")
+    return None
+
+
 class _StderrNow(logging.StreamHandler):
     """Writes to ``sys.stderr`` as it is at each record, not as it was when logging was set up.
 
@@ -113,7 +135,12 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _main(argv: list[str] | None) -> int:
-    parser = build_parser(sys.argv[1:] if argv is None else argv)
+    words = sys.argv[1:] if argv is None else argv
+    problem = not_utf8(words)
+    if problem is not None:
+        Console(stderr=True, highlight=False).print(f"[red]error:[/red] {escape(problem)}", soft_wrap=True)
+        return 2
+    parser = build_parser(words)
     args = parser.parse_args(argv)
     logging.basicConfig(
         level=[logging.WARNING, logging.INFO, logging.DEBUG][min(args.verbose, 2)],

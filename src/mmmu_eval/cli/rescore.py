@@ -7,6 +7,7 @@ import json
 import sys
 from pathlib import Path
 
+from mmmu_eval.atomic import TEXT_ERRORS
 from mmmu_eval.dataset.subjects import DISCIPLINES
 from mmmu_eval.cli.wrap import echo
 from mmmu_eval.errors import ConfigError, DataError
@@ -106,7 +107,7 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         out = Path(args.json)
         try:
-            out.write_text(json.dumps(doc, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+            out.write_text(json.dumps(doc, indent=2, ensure_ascii=False) + "\n", encoding="utf-8", errors=TEXT_ERRORS)
         except OSError as exc:
             raise ConfigError(f"--json {out}: cannot write ({exc})") from None
         echo(f"wrote {out}")

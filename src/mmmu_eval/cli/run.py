@@ -19,7 +19,7 @@ from typing import Any
 from rich.console import Console
 from rich.markup import escape
 
-from mmmu_eval.config import UNREFERENCED_IMAGES, RunConfig, help_of
+from mmmu_eval.config import UNREFERENCED_IMAGES, RunConfig, check_extra_body, help_of
 from mmmu_eval.errors import ConfigError
 from mmmu_eval.score.judge import PARSERS
 from mmmu_eval.score.scorer import FALLBACK_POLICIES
@@ -207,11 +207,15 @@ def _scalar(hint: Any) -> type:
 
 def _json_object(text: str) -> dict[str, object]:
     try:
-        value = json.loads(text)
+        value = json.loads(text.removeprefix("\ufeff"))  # `--extra-body "$(cat body.json)"` of a file saved with a BOM
     except json.JSONDecodeError as exc:
         raise argparse.ArgumentTypeError(f"not valid JSON ({exc.msg} at character {exc.pos})") from None
     if not isinstance(value, dict):
         raise argparse.ArgumentTypeError('must be a JSON object, e.g. \'{"chat_template_kwargs": {"enable_thinking": false}}\'')
+    try:
+        check_extra_body(value)
+    except ConfigError as exc:
+        raise argparse.ArgumentTypeError(str(exc).removeprefix("--extra-body ")) from None
     return value
 
 

@@ -34,7 +34,7 @@ from mmmu_eval.dataset.schema import PRO_STANDARD_COLUMNS, PRO_VISION_COLUMNS, a
 from mmmu_eval.errors import DataError, StoreError
 from mmmu_eval.harden.problems import Problem
 from mmmu_eval.records import Item, sniff_media_type
-from mmmu_eval.atomic import remove_leftovers, temporary_beside
+from mmmu_eval.atomic import TEXT_ERRORS, remove_leftovers, temporary_beside
 
 __all__ = [
     "RENDER_COLUMNS", "Beside", "Written", "replace_text", "config_file", "copy_config", "remove_config", "standard_row", "vision_row",
@@ -102,7 +102,7 @@ class Beside:
 
     def text(self, target: Path, text: str) -> None:
         """``text`` as the future content of ``target``."""
-        self.temporary(target).write_text(text, encoding="utf-8")
+        self.temporary(target).write_text(text, encoding="utf-8", errors=TEXT_ERRORS)
 
     def replace_all(self) -> None:
         """Move every file into place (each move is atomic), then forget them."""

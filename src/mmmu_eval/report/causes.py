@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
-from mmmu_eval.records import Item, Response
+from mmmu_eval.records import Item, Response, is_refusal
 from mmmu_eval.report.numbers import fixed, pct, percent, points, rounded
 from mmmu_eval.report.scope import FULL_SIZE
 from mmmu_eval.score.scorer import Scoring
@@ -160,6 +160,22 @@ def _other_parsers(ctx: _Context) -> dict[str, float]:
     return {name: 100.0 * scoring.aggregates[name].overall.accuracy for name in names}
 
 
+def refusal(ctx: _Context) -> Cause | None:
+    """Scored answers that were refusals (``message.refusal``, or a content filter's stop): the
+    model declined, so its letter, if any, is the fallback's, not an answer to the question."""
+    scoring = ctx.scoring
+    verdicts = scoring.verdicts[scoring.parsers[0]]
+    ids = [it.id for it in ctx.items if it.id in ctx.correct and is_refusal(ctx.responses[it.id])]
+    if not ids:
+        return None
+    filtered = sum(1 for i in ids if ctx.responses[i].finish_reason == "content_filter")
+    return ctx.cause("refusal", ids, {
+        "refused": len(ids) - filtered, "content_filter": filtered,
+        "fallbacks": sum(1 for i in ids if verdicts[i].fallback),
+        "wrong": sum(1 for i in ids if ctx.correct.get(i) is False),
+    })
+
+
 def sampling(ctx: _Context) -> Cause | None:
     benchmark = str(ctx.results.get("benchmark") or "mmmu")
     official = OFFICIAL_GENERATION.get(benchmark, OFFICIAL_GENERATION["mmmu"])
@@ -291,7 +307,7 @@ def find_causes(
                if it.id in verdicts and it.answer is not None and it.id in responses
                and responses[it.id].status != "error"}
     ctx = _Context(results, Manifest.of(manifest), scoring, items, responses, correct)
-    found = [c for c in (truncated(ctx), unparsed(ctx), sampling(ctx), prompt(ctx), images(ctx),
+    found = [c for c in (truncated(ctx), unparsed(ctx), refusal(ctx), sampling(ctx), prompt(ctx), images(ctx),
                          errors(ctx), coverage(ctx)) if c is not None]
     found.extend(harness(ctx))
     return sorted(found, key=lambda c: -c.points)
@@ -309,6 +325,9 @@ def cause_line(c: Cause) -> str:
         return (f"{d['fallbacks']} {d['parser']} fallbacks ({d['fallback_hits']} lucky, worth {fixed(d['expected_points'], 2)} "
                 f"points at expected value); {moves}; \\boxed{{}} in {pct(d['boxed_share'])}%, "
                 f"Answer: line in {pct(d['answer_line_share'])}%")
+    if c.cause == "refusal":
+        return (f"the model refused {d['refused']}, a content filter stopped {d['content_filter']}; scored as their "
+                f"text reads ({d['fallbacks']} by the random fallback), {d['wrong']} wrong")
     if c.cause == "sampling":
         return "; ".join(f"{k} {v['run']} (official {v['official'] if v['official'] is not None else 'unset'})"
                          for k, v in d["differs"].items())

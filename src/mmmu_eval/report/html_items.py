@@ -21,13 +21,24 @@ from mmmu_eval.report.page import IMAGE_BUDGET, SHOWABLE, ImageBudget, data_url,
 if TYPE_CHECKING:
     from mmmu_eval.score.scorer import Scoring
 
-__all__ = ["item_rows", "loaded_url", "marker"]
+__all__ = ["SHOWN_CHARACTERS", "item_rows", "loaded_url", "marker", "shown_text"]
 
 log = logging.getLogger(__name__)
 
 #: Random, so no dataset or model text contains it (see ``marker``).
 _MARKER = f"mmmu-eval-report-image-{uuid.uuid4().hex}-"
 
+#: Most characters of an answer or its reasoning the page shows: a 20 MB answer would make the
+#: page as large and the browser slow, and responses.jsonl holds every character.
+SHOWN_CHARACTERS = 100_000
+
+
+def shown_text(text: str) -> str:
+    """``text``, or its first ``SHOWN_CHARACTERS`` and a line saying how much is left out."""
+    if len(text) <= SHOWN_CHARACTERS:
+        return text
+    left = len(text) - SHOWN_CHARACTERS
+    return f"{text[:SHOWN_CHARACTERS]}\n[... {left:,} more characters; the whole text is in responses.jsonl]"
 
 def _answers(item: Item) -> list[str]:
     if item.answer is None:
@@ -75,8 +86,8 @@ def item_rows(
                 "letters": list(item.choices) or list(letters(len(item.options))),
                 "answer": _answers(item),
                 "prompt": prompts.get(item.id, ""),
-                "response": response.text if response is not None else "",
-                "reasoning": (response.reasoning or "") if response is not None else "",
+                "response": shown_text(response.text) if response is not None else "",
+                "reasoning": shown_text(response.reasoning or "") if response is not None else "",
                 "status": status,
                 "error": (response.error or "") if response is not None else "",
                 "finish": (response.finish_reason or "") if response is not None else "",

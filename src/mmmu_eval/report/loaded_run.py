@@ -145,6 +145,9 @@ def load_run(
         )
         stored = None
     if stored is not None and not details:
+        # results.json is at hand, but a damaged responses.jsonl is refused here as by every
+        # other reader (report --html, score, doctor), not hidden behind older results
+        store.check_responses()
         return LoadedRun(Path(store.path), store, manifest, stored)
 
     responses = store.responses()

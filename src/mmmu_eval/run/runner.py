@@ -40,7 +40,8 @@ from typing import Awaitable, Callable, Sequence
 from mmmu_eval.backends.base import Backend, RunCannotSucceed
 from mmmu_eval.errors import DataError
 from mmmu_eval.run.progress import Display, NullDisplay
-from mmmu_eval.records import NOT_SENT, Request, Response
+from mmmu_eval.records import NOT_SENT, Request, Response, is_count, is_seconds
+from mmmu_eval.store.response_json import record_problem, response_to_json
 from mmmu_eval.store.rundir import RunStore
 
 __all__ = ["RunSummary", "run_requests"]
@@ -123,6 +124,7 @@ async def run_requests(
 
     def record(response: Response) -> None:
         nonlocal failed_in_a_row
+        response = storable(response)
         store.append(response)
         counts[response.status] += 1
         display.advance(response)
@@ -188,6 +190,19 @@ async def run_requests(
             stopped_early=stopped_early,
         )
     return summary
+
+
+def storable(response: Response) -> Response:
+    """``response``, or, when the store would refuse it (a backend that let a negative token
+    count through), an ``error`` record saying why: the item is asked again on resume, and the
+    run neither stops nor writes a line it cannot read back."""
+    problem = record_problem(response_to_json(response))
+    if problem is None:
+        return response
+    attempts = response.attempts if is_count(response.attempts) and response.attempts >= 1 else 1
+    latency = response.latency_s if is_seconds(response.latency_s) else 0.0
+    return Response(response.item_id, "error", attempts=attempts, latency_s=latency,
+                    error=f"{response.item_id}: the backend's answer could not be stored ({problem})")
 
 
 async def _drain(

@@ -36,7 +36,7 @@ from dataclasses import dataclass
 from mmmu_eval.config import FALLBACK_POLICIES
 from mmmu_eval.dataset.subjects import SUBJECTS
 from mmmu_eval.errors import ConfigError, did_you_mean
-from mmmu_eval.records import Item, Response, Verdict
+from mmmu_eval.records import Item, Response, Verdict, is_refusal
 from mmmu_eval.score.aggregate import Aggregate, aggregate
 from mmmu_eval.score.choices import OfficialCrash
 from mmmu_eval.score.judge import PARSERS, RANDOM_FALLBACK, judge
@@ -132,7 +132,7 @@ def score_responses(
         judged: dict[str, Verdict] = {}
         for item in drawing_order:
             try:
-                judged[item.id] = judge(item, responses[item.id].text, name, rng)
+                judged[item.id] = judge(item, answer_text(responses[item.id]), name, rng)
             except OfficialCrash as exc:
                 problems.setdefault(item.id, f"{item.id}: {exc}; scored wrong")
                 judged[item.id] = Verdict(item.id, name, None, False, False, len(item.options))
@@ -160,6 +160,16 @@ def score_responses(
         ungraded=tuple(it.id for it in scorable if it.answer is None),
         problems=tuple(problems.values()),
     )
+
+
+def answer_text(response: Response) -> str:
+    """The text the parsers read: the response's, except a refusal's, which answers nothing.
+
+    A refusal ("I'm sorry, but I can't help with that.") is stored with its text, but its "I"
+    is a pronoun, not option I: the parsers see no answer, so multiple choice gets the official
+    random fallback and an open question is wrong, as for any answer that names no option.
+    """
+    return "" if is_refusal(response) else response.text
 
 
 def draw_key(item: Item) -> tuple[int, str, int, str]:

@@ -22,8 +22,8 @@ Why it is shaped this way:
   or other generation settings would be scored as if they belonged together.
 
 Its parts: ``manifest`` (the checked manifest record and its builder), ``response_json`` (one
-line of responses.jsonl), ``torn_tail`` (finding an unfinished last line), ``same_run`` (the
-rule for continuing a run).
+line of responses.jsonl), ``lines`` (appending a whole line or none), ``torn_tail`` (finding an
+unfinished last line), ``same_run`` (the rule for continuing a run).
 
 >>> store = RunStore.open("runs/demo", {"config": {"model": "random"}}, resume=False)   # a manifest
 >>> store.append(Response("dev_Art_1", "ok", text="A"))
@@ -44,8 +44,9 @@ from typing import IO, Any, Iterable, Iterator, Mapping
 from mmmu_eval.atomic import LOCK_FILE, holds_anything, is_leftover, remove_leftovers, write_atomically
 from mmmu_eval.errors import StoreError
 from mmmu_eval.records import Response
+from mmmu_eval.store.lines import append_line
 from mmmu_eval.store.manifest import MANIFEST, NO_MANIFEST, Manifest
-from mmmu_eval.store.response_json import STATUSES, response_from_json, response_to_json
+from mmmu_eval.store.response_json import STATUSES, encoded_line, record_problem, response_from_json, response_to_json
 from mmmu_eval.store.same_run import SAME_RUN, check_same_run, data_changes
 from mmmu_eval.store.torn_tail import start_of_last_line
 
@@ -82,7 +83,7 @@ class RunStore:
         """Use ``RunStore.open`` or ``RunStore.read``."""
         self.path = path
         self._writable = writable
-        self._file: IO[str] | None = None
+        self._file: IO[bytes] | None = None
 
     def __repr__(self) -> str:
         return f"RunStore({str(self.path)!r}{'' if self._writable else ', read-only'})"
@@ -205,23 +206,40 @@ class RunStore:
             out[response.item_id] = response
         return out
 
+    def check_responses(self) -> int:
+        """Read every line of responses.jsonl as ``responses`` would, keeping none; the count of records.
+
+        For a reader that needs no response (``report`` with its results.json at hand) but must
+        not print results over a damaged file: the same lines are refused as everywhere else.
+
+        Raises:
+            StoreError: as ``responses``.
+        """
+        return sum(1 for _ in self._records())
+
     def _records(self) -> Iterable[Response]:
         """Every record in file order, read a line at a time (CoT answers make big files)."""
         file = self.path / RESPONSES
         if not file.exists():
             return
+        number = 0
         with file.open("rb") as fh:
-            for number, raw in enumerate(fh, start=1):
+            for raw in fh:  # not enumerate(): its reused tuple would keep each line alive a turn longer
+                number += 1
                 if not raw.strip():
                     continue
                 where = f"{file} line {number}"
+                finished = raw.endswith(b"\n")  # only the last line can lack its newline
                 try:
-                    value = json.loads(raw.decode("utf-8"))
-                except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-                    if not raw.endswith(b"\n"):  # only the last line can lack its newline
+                    text = raw.decode("utf-8")
+                    del raw  # a 20 MB answer: its bytes go before its text is parsed
+                    value = json.loads(text)
+                except (UnicodeDecodeError, ValueError) as exc:
+                    if not finished:
                         log.warning("%s is an unfinished record (the run stopped mid-write); ignored", where)
                         return
                     raise StoreError(f"{where}: not valid JSON ({exc}){_DAMAGED}") from exc
+                del text
                 try:
                     response = response_from_json(value, where)
                 except StoreError as exc:
@@ -259,16 +277,24 @@ class RunStore:
     def append(self, response: Response) -> None:
         """Add one response as one JSON line, flushed to the OS at once.
 
-        One ``write`` per line: a crash can leave only the last line unfinished. Flushing (not
-        fsync per line) survives a killed process; ``close`` fsyncs for a power cut.
+        One ``write`` per line (a huge line in slices): a crash can leave only the last line
+        unfinished, and a failed write takes its part line back. Written straight to the OS (not
+        fsync per line), it survives a killed process; ``close`` fsyncs for a power cut.
+
+        Raises:
+            StoreError: the record would not read back (``record_problem``: a negative token
+                count, a NaN latency); nothing is written, so the file stays readable.
         """
         self._require_writable()
-        line = json.dumps(response_to_json(response), ensure_ascii=False, separators=(",", ":"))
+        record = response_to_json(response)
+        problem = record_problem(record)
+        if problem is not None:
+            raise StoreError(f"{response.item_id}: not stored, the record would not read back ({problem})",
+                             self.path / RESPONSES)
         with _writing(self.path / RESPONSES):
-            if self._file is None:
-                self._file = (self.path / RESPONSES).open("a", encoding="utf-8")
-            self._file.write(line + "\n")
-            self._file.flush()
+            if self._file is None:  # unbuffered: what is written is in the OS at once
+                self._file = (self.path / RESPONSES).open("ab", buffering=0)
+            append_line(self._file.fileno(), encoded_line(record))
 
     def update_manifest(self, **fields_: Any) -> dict[str, Any]:
         """Set top-level manifest fields, rewriting the file atomically; returns the manifest written."""
@@ -283,8 +309,9 @@ class RunStore:
         return self.write_text(name, json.dumps(data, indent=2, ensure_ascii=False, allow_nan=False) + "\n")
 
     def write_jsonl(self, name: str, rows: Iterable[Mapping[str, Any]]) -> Path:
-        """Write ``name`` (predictions.jsonl) atomically, one JSON object a line."""
-        return self.write_text(name, "".join(json.dumps(row, ensure_ascii=False) + "\n" for row in rows))
+        """Write ``name`` (predictions.jsonl) atomically, one JSON object a line, each written as
+        it is made (a run with huge answers is never held as one string)."""
+        return self.write_stream(name, _lines(rows))
 
     def write_text(self, name: str, text: str) -> Path:
         """Write ``name`` (report.html) atomically: a temporary file renamed over the old one."""
@@ -358,6 +385,12 @@ class RunStore:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def _lines(rows: Iterable[Mapping[str, Any]]) -> Iterator[str]:
+    for row in rows:
+        yield json.dumps(row, ensure_ascii=False)
+        yield "\n"
 
 
 @contextmanager
