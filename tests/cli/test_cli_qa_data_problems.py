@@ -44,6 +44,8 @@ def test_after_the_data_is_fixed_the_same_command_asks_the_row_and_exits_0(tmp_p
     after = (out / "responses.jsonl").read_text().splitlines()
     assert after[: len(before)] == before
     assert [json.loads(line)["item_id"] for line in after[len(before):]] == ["dev_Art_2"]
+    # the fix changed the files' digest: continued (the run asked for it), and recorded
+    assert [c["what"] for c in json.loads((out / "manifest.json").read_text())["data_changes"]] == ["data"]
 
 
 def test_ids_that_skip_the_bad_row_exit_0(tmp_path, capsys):

@@ -47,7 +47,7 @@ from mmmu_eval.records import Response
 from mmmu_eval.store.lines import append_line
 from mmmu_eval.store.manifest import MANIFEST, NO_MANIFEST, Manifest
 from mmmu_eval.store.response_json import STATUSES, encoded_line, record_problem, response_from_json, response_to_json
-from mmmu_eval.store.same_run import SAME_RUN, check_same_run, data_changes
+from mmmu_eval.store.same_run import SAME_RUN, check_same_run, data_changes, fixes_unreadable_rows
 from mmmu_eval.store.torn_tail import start_of_last_line
 
 __all__ = ["MANIFEST", "RANKS", "RESPONSES", "SAME_RUN", "STATUSES", "RunStore", "response_from_json", "response_to_json"]
@@ -119,9 +119,10 @@ class RunStore:
             merged["started_at"] = old.get("started_at", manifest.get("started_at"))
             merged["sessions"] = old.sessions + 1
             changes = data_changes(old, Manifest.of(manifest, "the new run's manifest"))
-            for what, before, now in changes:  # allowed (--allow-different-data), and recorded for good
-                log.warning("%s: continuing on other %s (digest %s, was %s), as --allow-different-data asks",
-                            path, what, now, before)
+            for what, before, now in changes:  # allowed, and recorded for good
+                why = ("after the rows it could not read were fixed" if what == "data" and fixes_unreadable_rows(old)
+                       else "as --allow-different-data asks")
+                log.warning("%s: continuing on other %s (digest %s, was %s), %s", path, what, now, before, why)
             if changes:
                 merged["data_changes"] = [*(old.get("data_changes") or []), *(
                     {"session": merged["sessions"], "at": manifest.get("started_at"), "what": what,

@@ -52,7 +52,7 @@ def check_same_run(path: Path, old: Manifest | Mapping[str, Any], new: Manifest 
         )
     old_config, new_config = old_record.config, new_record.config
     for what, before, now in data_changes(old_record, new_record):
-        if new_config.get("allow_different_data"):
+        if new_config.get("allow_different_data") or (what == "data" and fixes_unreadable_rows(old_record)):
             continue
         # Same files, other bytes (another snapshot, a corrected dataset or answers file): the
         # answers stored would be scored against other questions or other golds.
@@ -79,6 +79,13 @@ def check_same_run(path: Path, old: Manifest | Mapping[str, Any], new: Manifest 
                 "use a new --out for a different run",
                 path,
             )
+
+
+def fixes_unreadable_rows(old: Manifest) -> bool:
+    """Whether the stored run had dataset rows it could not read: then the run itself told the
+    user to fix the data and run the same command again, so the files' new digest is that fix
+    (continued, warned about and recorded in ``data_changes``, as with --allow-different-data)."""
+    return bool(old.dataset.get("problems"))
 
 
 def data_changes(old: Manifest, new: Manifest) -> list[tuple[str, str, str]]:
