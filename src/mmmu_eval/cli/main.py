@@ -62,7 +62,7 @@ def _command_in(argv: list[str] | None) -> str | None:
 def not_utf8(argv: list[str]) -> str | None:
     """What is wrong with a command line holding bytes that are not UTF-8, naming the flag; None if none.
 
-    Python hands such bytes over as lone surrogates (``\udcff`` for byte 0xff); nothing we write
+    Python hands such bytes over as lone surrogates (``\\udcff`` for byte 0xff); nothing we write
     (the manifest, a path, a request) can hold them as given, so they are refused here, before
     anything is read or sent.
     """

@@ -22,8 +22,10 @@ as long. No process group is created either: a backend that starts its own (vLLM
 find ours and join it. The store is torch's own, so this works wherever the launcher works:
 CPU, beside NCCL, across nodes.
 
->>> launch = Launch.from_env()           # None outside a launcher, or with one process
->>> group = RankGroup.join(launch, timeout=300)
+In a rank's process (a sketch: it needs the launcher's environment)::
+
+    launch = Launch.from_env()           # None outside a launcher, or with one process
+    group = RankGroup.join(launch, timeout=300)
 """
 
 from __future__ import annotations

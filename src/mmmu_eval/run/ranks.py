@@ -10,7 +10,9 @@ up as the unsharded run would have left it. A rank's device is ``cuda:LOCAL_RANK
 sees GPUs (``--device cpu`` keeps it on the CPU); a ``vllm:`` rank gets its own group of
 ``tensor x pipeline parallel`` GPUs through ``CUDA_VISIBLE_DEVICES``.
 
->>> result = evaluate_ranks({"model": "hf:/models/m", "out": Path("runs/m")}, Launch.from_env())
+In a rank's process (a sketch: it needs the launcher's environment)::
+
+    result = evaluate_ranks({"model": "hf:/models/m", "out": Path("runs/m")}, Launch.from_env())
 """
 
 from __future__ import annotations
