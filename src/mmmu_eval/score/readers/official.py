@@ -11,7 +11,8 @@ These files carry everything the official scorer needs, so the items are built f
   format; multiple-choice predictions are compared as they are, open ones parsed
   (``main_eval_only.py``).
 - ``official-mmmu-pro``: JSONL rows with at least ``id``, ``options``, ``answer``, ``response``
-  (extra fields ignored; a ``response`` that is an object counts as ``""``, as in the official
+  (extra fields ignored; the 2024-09 outputs also carry ``type`` and ``shuffled_options``, read
+  as that era's scorer read them, see ``pro_columns``; a ``response`` that is an object counts as ``""``, as in the official
   ``evaluate.py``). Rows that ``evaluate.py`` already scored (``pred_indexs``, ``if_right``) also
   give that scorer's verdicts, to set beside ours.
 
@@ -36,6 +37,8 @@ from mmmu_eval.score.readers.base import HarnessVerdict
 FORMATS: tuple[str, ...] = ("official-mmmu", "official-mmmu-eval-only", "official-mmmu-pro")
 #: Rows per file the official MMMU-Pro scorer insists on (it skips other files).
 PRO_ROWS = 1730
+#: The ``type`` column of the 2024-09 outputs (commit e3be682) -> our setting.
+PRO_TYPES: dict[str, str] = {"Standard(4opts)": "standard-4", "Standard(10opts)": "standard-10", "Vision": "vision"}
 
 _DISCIPLINE_OF = {s: d for d, subs in DISCIPLINES.items() for s in subs}
 _PRO_ID = re.compile(r"^(?P<split>[^_]+)_(?P<subject>.+?)_\d+$")
@@ -148,6 +151,32 @@ def _read_eval_only(file: Path, answers_file: Path) -> tuple[list[Item], dict[st
 # --- official-mmmu-pro ---------------------------------------------------------------------------
 
 
+def pro_columns(row: dict) -> tuple[str, str, str | None]:
+    """``(options column, answer column, setting)`` the official scorer of the row's era read it by.
+
+    The 2024-09 outputs (commit e3be682) carry a ``type`` column and both option sets: that
+    era's ``evaluate.py`` scored ``Standard(4opts)`` rows against ``options`` / ``answer`` and
+    every other row against ``shuffled_options`` / ``shuffled_options_answer``. Today's outputs
+    have no ``type`` and hold their setting's options in ``options``; their setting is None here
+    (the option count and the flags decide it).
+
+    Raises:
+        ConfigError: a ``type`` this era never wrote (the reader cannot know which options it means).
+    """
+    kind = row.get("type")
+    if kind is None:
+        return "options", "answer", None
+    setting = PRO_TYPES.get(kind) if isinstance(kind, str) else None
+    if setting is None:
+        raise ConfigError(
+            f"row {row.get('id')!r}: type {kind!r} is not one the official MMMU-Pro outputs wrote "
+            f"({', '.join(PRO_TYPES)}); which options it was scored against is unknown"
+        )
+    if setting == "standard-4":
+        return "options", "answer", setting
+    return "shuffled_options", "shuffled_options_answer", setting
+
+
 def _read_pro_file(file: Path) -> Official:
     if not file.is_file():
         raise ConfigError(f"{file}: no such file; --format official-mmmu-pro reads one JSONL file")
@@ -155,7 +184,7 @@ def _read_pro_file(file: Path) -> Official:
     items: list[Item] = []
     responses: dict[str, Response] = {}
     verdicts: dict[str, HarnessVerdict] = {}
-    setting = _pro_setting(file.name)
+    named = _pro_setting(file.name)
     with file.open(encoding="utf-8") as fh:
         for number, line in enumerate(fh, 1):
             where = f"{file.name}:{number}"
@@ -174,40 +203,41 @@ def _read_pro_file(file: Path) -> Official:
                 problems.append(f"{where} ({item_id}): a repeated id; the later row replaces the earlier")
                 items = [it for it in items if it.id != item_id]
                 verdicts.pop(item_id, None)
+            options_key, answer_key, typed = pro_columns(row)
             match = _PRO_ID.match(item_id)
             subject = row.get("subject") if isinstance(row.get("subject"), str) else (match["subject"] if match else "")
-            options = _pro_options(row, where, problems)
-            gold = row.get("answer")
+            options = _pro_options(row, options_key, where, problems)
+            gold = row.get(answer_key)
             if not isinstance(gold, str):
-                problems.append(f"{where} ({item_id}): answer {gold!r} is not a letter; it can never equal a prediction")
+                problems.append(f"{where} ({item_id}): {answer_key} {gold!r} is not a letter; it can never equal a prediction")
                 gold = ()
             items.append(_item(item_id, "mmmu-pro", subject, options, gold, True,
-                               _img_types(row.get("img_type")), row.get("topic_difficulty"), setting))
+                               _img_types(row.get("img_type")), row.get("topic_difficulty"), typed or named))
             responses[item_id] = _response(item_id, row, where, problems, dict_as_empty=True)
             if "if_right" in row:
                 # evaluate.py rewrites its input with its own verdict; its fallbacks were unseeded.
                 pred = row.get("pred_indexs")
                 verdicts[item_id] = HarnessVerdict(
                     correct=bool(row["if_right"]), pred=pred if isinstance(pred, str) else None,
-                    gold=row.get("answer"), fallback=None,
+                    gold=row.get(answer_key), fallback=None,
                 )
     if len(items) != PRO_ROWS:
         problems.append(f"{file.name}: {len(items)} rows, not {PRO_ROWS}; the official evaluate.py would skip this file")
     return items, responses, problems, verdicts
 
 
-def _pro_options(row: dict, where: str, problems: list[str]) -> tuple:
-    """``ast.literal_eval(str(options))``, as the official scorer decodes them."""
+def _pro_options(row: dict, key: str, where: str, problems: list[str]) -> tuple:
+    """``ast.literal_eval(str(row[key]))``, as the official scorer decodes them."""
     try:
-        options = ast.literal_eval(str(row.get("options")))
+        options = ast.literal_eval(str(row.get(key)))
     except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
-        problems.append(f"{where} ({row['id']}): options {row.get('options')!r} do not decode (the official scorer would crash); scored wrong")
+        problems.append(f"{where} ({row['id']}): {key} {row.get(key)!r} do not decode (the official scorer would crash); scored wrong")
         return ()
     if not isinstance(options, (list, tuple)):
-        problems.append(f"{where} ({row['id']}): options decode to {type(options).__name__}, not a list; scored wrong")
+        problems.append(f"{where} ({row['id']}): {key} decode to {type(options).__name__}, not a list; scored wrong")
         return ()
     if any(not isinstance(o, str) for o in options):
-        problems.append(f"{where} ({row['id']}): malformed options {options!r} (not a flat list of texts); scored as the official parser would")
+        problems.append(f"{where} ({row['id']}): malformed {key} {options!r} (not a flat list of texts); scored as the official parser would")
     return tuple(options)
 
 
