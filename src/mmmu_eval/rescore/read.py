@@ -27,6 +27,7 @@ from pathlib import Path
 from mmmu_eval.dataset.load import Dataset
 from mmmu_eval.errors import ConfigError
 from mmmu_eval.records import Item, Response
+from mmmu_eval.rescore.identify import settle
 from mmmu_eval.score.aggregate import Tally
 from mmmu_eval.score.explain import Explanation, explain
 from mmmu_eval.score.join import join
@@ -150,8 +151,9 @@ def rescore(
         answers: the answer dict, required by ``official-mmmu-eval-only``.
         data, revision: the dataset the rows are joined to (``hub`` at the pinned revision, a
             snapshot directory, or ``sample``); not used by the official formats.
-        benchmark, split, setting: what the file holds, where neither its name nor its rows say
-            (and ``split`` to choose one split of a file that holds two).
+        benchmark, split, setting: what the file holds, where its rows do not say (and ``split``
+            / ``setting`` to choose one split or setting of a file that holds two); a flag that
+            contradicts the rows is refused (``rescore/identify.py``).
         parsers, fallback, fallback_seed: as for ``score_responses``. With
             ``official-mmmu-eval-only`` the headline parser is always ``eval-only``.
 
@@ -174,13 +176,17 @@ def rescore(
     if format not in FORMATS:
         raise ConfigError(f"--format {format!r} is not one of {', '.join(FORMATS)}")
     if format in OFFICIAL_FORMATS:
-        items, responses, problems, harness = read_official(path, format, Path(answers) if answers else None)
+        items, responses, problems, harness = read_official(path, format, Path(answers) if answers else None,
+                                                          setting=setting)
+        settled = settle(items, responses, harness, path=path, format=format,
+                         benchmark=benchmark, split=split, setting=setting)
+        items, responses, harness = list(settled.items), settled.responses, settled.harness
         if format == "official-mmmu-eval-only":
             parsers = ("eval-only",) + tuple(p for p in parsers if p not in ("official", "eval-only"))
         scoring = score_responses(items, responses, parsers=parsers, fallback=fallback, fallback_seed=fallback_seed)
         explanation = explain(items, scoring, harness, responses, recorded=None, harness_name=f"{format} (its own verdicts)") if harness else None
         return Rescore(format, str(path), tuple(items), responses, scoring, tuple(problems) + scoring.problems,
-                       detected=detected, harness=harness, explanation=explanation)
+                       detected=detected, harness=harness, explanation=explanation, notes=settled.notes)
 
     source = read_foreign(path, format)
     joined = join(source, reader(format), benchmark=benchmark, split=split, setting=setting, data=data, revision=revision)

@@ -21,6 +21,10 @@ from typing import Any
 
 from mmmu_eval.errors import ConfigError, DataError
 
+#: ``Response.notes`` mark of a row whose response was not text (an API error object, null): the
+#: harness failed there. The official formats still score it as their code did; it is named.
+HARNESS_ERROR = "harness_error"
+
 @dataclass(frozen=True, slots=True)
 class HarnessVerdict:
     """The harness's own judgement of one response, as far as its output records it."""
