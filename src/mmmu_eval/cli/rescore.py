@@ -96,7 +96,9 @@ def run(args: argparse.Namespace) -> int:
     interval = build_results(result.scoring, result.items, {})["overall"]["ci95"]
     for line in summary_lines(doc, pro=result.items[0].benchmark == "mmmu-pro", ci95=interval):
         print(line)
-    unanswered = len(result.missing) + len(doc["errors"])
+    for line in failure_lines(doc, official=result.dataset is None):
+        print(line)
+    unanswered = doc["coverage"]["missing"] + len(doc["errors"])
     if doc["harness"] is not None:
         for line in harness_lines(doc["harness"], show=args.show_differences):
             print(line)
@@ -119,10 +121,26 @@ def run(args: argparse.Namespace) -> int:
         print(f"wrote {written.run_dir} (mmmu-eval report {written.run_dir} --html; mmmu-eval compare RUN {written.run_dir})")
     if unanswered and not args.partial:
         print(f"{unanswered} of the {doc['coverage']['expected']} item(s) have no scored answer "
-              f"({len(result.missing)} without a row, {len(doc['errors'])} failed in the harness): exit status 1 "
+              f"({doc['coverage']['missing']} without a row, {len(doc['errors'])} failed in the harness): exit status 1 "
               "(pass --partial to accept a partial file)", file=sys.stderr)
         return 1
     return 0
+
+
+def failure_lines(doc: dict, *, official: bool) -> list[str]:
+    """One line per named failure (``harness_error``, ``empty``): how many rows, how scored, an example."""
+    from mmmu_eval.score.readers.base import FAILURES
+
+    lines = []
+    for cause, entry in (doc.get("failures") or {}).items():
+        if not entry["count"]:
+            continue
+        first_id, message = next(iter(entry["items"].items()))
+        scored = ("scored as the official code scored them (a random letter, or wrong where it would crash)"
+                  if official else ("not scored" if cause == "harness_error" else "scored as unparsed answers"))
+        lines.append(f"{cause}: {entry['count']} row(s) where {FAILURES[cause]}; {scored} "
+                     f"(e.g. {first_id}: {message})")
+    return lines
 
 
 def _listed(what: str, entries: list[str], show: int) -> None:

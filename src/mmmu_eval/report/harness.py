@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from mmmu_eval.records import Item, Response
 from mmmu_eval.report.numbers import pct
 from mmmu_eval.score.explain import explain
-from mmmu_eval.score.readers.base import HarnessVerdict, RecordedScore
+from mmmu_eval.score.readers.base import FAILURES, HarnessVerdict, RecordedScore, failures
 from mmmu_eval.store.manifest import Manifest
 
 if TYPE_CHECKING:
@@ -79,14 +79,20 @@ def harness_section(
     score = None
     if isinstance(recorded, Mapping) and isinstance(recorded.get("accuracy"), (int, float)):
         score = RecordedScore(float(recorded["accuracy"]), str(recorded.get("source") or ""), recorded.get("n"))
-    return explain(items, scoring, verdicts, responses, recorded=score,
-                   harness_name=str(origin.get("format") or "harness")).to_json()
+    section = explain(items, scoring, verdicts, responses, recorded=score,
+                      harness_name=str(origin.get("format") or "harness")).to_json()
+    # Rows that hold no answer, by cause (harness_error, empty): never mistaken for unparsed answers.
+    section["failures"] = {cause: {"count": len(rows), "items": rows}
+                           for cause, rows in failures([it.id for it in items], responses).items()}
+    return section
 
 
 def summary_lines(section: Mapping, *, show: int = 20) -> list[str]:
     """The harness beside us, the causes of the gap, and the first ``show`` differing items."""
     name = section["name"]
-    lines = []
+    lines = [f"{cause}: {entry['count']} row(s) where {FAILURES[cause]} (e.g. {next(iter(entry['items']))}: "
+             f"{next(iter(entry['items'].values()))})"
+             for cause, entry in (section.get("failures") or {}).items() if entry["count"]]
     recorded = section.get("recorded")
     if recorded:
         lines.append(f"{name} recorded accuracy {recorded['accuracy']:.4f} ({recorded['source']})")

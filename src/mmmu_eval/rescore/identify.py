@@ -138,6 +138,8 @@ def _settle_pro(items, responses, harness, *, path: Path, split: str | None, set
     else:
         content, how = None, ""
     _check_shape(path, content, how, shape, items)
+    if content:
+        notes.append(f"holds MMMU-Pro {content}, as {how} says")
     if named and content and named != content:
         notes.append(f"its file name suggests {named}, but {how} says {content}: scored as {content}")
     if content is None:

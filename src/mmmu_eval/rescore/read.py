@@ -33,8 +33,9 @@ from mmmu_eval.score.explain import Explanation, explain
 from mmmu_eval.score.join import join
 from mmmu_eval.score.readers import FORMATS, detect, read_foreign, reader
 from mmmu_eval.score.readers.base import ForeignFile, HarnessVerdict, empty_file_error, is_empty
+from mmmu_eval.score.readers.base import failures as named_failures
 from mmmu_eval.score.readers.official import FORMATS as OFFICIAL_FORMATS
-from mmmu_eval.score.readers.official import read_official
+from mmmu_eval.score.readers.official import PRO_ROWS, read_official
 from mmmu_eval.score.scorer import OFFICIAL_SEED, Scoring, score_responses
 
 __all__ = ["FORMATS", "Rescore", "rescore"]
@@ -76,11 +77,18 @@ class Rescore:
     """Items the file should cover (its split, its task's question type) that no row names."""
     expected: int = 0
     """Items the file should cover; 0 for the official formats (their items are the rows)."""
+    failures: dict[str, dict[str, str]] = field(default_factory=dict)
+    """Cause (``harness_error``, ``empty``) -> item id -> message: rows that hold no answer
+    (``score/readers/base.py``). The official formats still score them as their code did."""
+
+    absent: int = 0
+    """Rows the file should have but lacks, where their ids cannot be known (an official MMMU-Pro
+    file holds 1,730 rows; one of 10 rows, or cut short, lacks the rest)."""
 
     @property
     def partial(self) -> bool:
         """True when some items of the file's split have no row (the accuracy is over fewer)."""
-        return bool(self.missing)
+        return bool(self.missing) or self.absent > 0
 
     def to_json(self) -> dict:
         """The ``--json`` document: overall, fallback figures, breakdowns, problems, every item, the harness."""
@@ -119,8 +127,9 @@ class Rescore:
             "problems": list(self.problems),
             "unjoined": list(self.unjoined),
             "coverage": {"expected": self.expected or len(self.items), "rows": len(self.items),
-                         "missing": len(self.missing), "missing_ids": list(self.missing)},
+                         "missing": len(self.missing) + self.absent, "missing_ids": list(self.missing)},
             "notes": list(self.notes),
+            "failures": {cause: {"count": len(rows), "items": rows} for cause, rows in self.failures.items()},
             "harness": None if self.explanation is None else self.explanation.to_json(),
             "items": [
                 {"id": item_id, "pred": v.pred, "correct": bool(v.correct), "fallback": bool(v.fallback)}
@@ -185,8 +194,12 @@ def rescore(
             parsers = ("eval-only",) + tuple(p for p in parsers if p not in ("official", "eval-only"))
         scoring = score_responses(items, responses, parsers=parsers, fallback=fallback, fallback_seed=fallback_seed)
         explanation = explain(items, scoring, harness, responses, recorded=None, harness_name=f"{format} (its own verdicts)") if harness else None
+        # An official MMMU-Pro file holds every item of its setting; fewer rows is a partial file.
+        expected = PRO_ROWS if format == "official-mmmu-pro" else 0
         return Rescore(format, str(path), tuple(items), responses, scoring, tuple(problems) + scoring.problems,
-                       detected=detected, harness=harness, explanation=explanation, notes=settled.notes)
+                       detected=detected, harness=harness, explanation=explanation, notes=settled.notes,
+                       failures=named_failures([it.id for it in items], responses),
+                       expected=max(expected, len(items)), absent=max(0, expected - len(items)))
 
     source = read_foreign(path, format)
     joined = join(source, reader(format), benchmark=benchmark, split=split, setting=setting, data=data, revision=revision)
@@ -198,6 +211,7 @@ def rescore(
         detected=detected, source=source, dataset=joined.dataset, harness=joined.harness, prompts=joined.prompts,
         unjoined=joined.unjoined, notes=source.notes + joined.notes, explanation=explanation,
         missing=joined.missing, expected=joined.expected,
+        failures=named_failures([it.id for it in joined.items], joined.responses),
     )
 
 
