@@ -61,7 +61,7 @@ def test_rescore_writes_the_json_document(tmp_path, capsys):
     src = tmp_path / "m_vision_direct.jsonl"
     src.write_text("".join(json.dumps(r) + "\n" for r in rows))
     out = tmp_path / "out.json"
-    assert main(["rescore", str(src), "--format", "official-mmmu-pro", "--json", str(out)]) == 0
+    assert main(["rescore", str(src), "--format", "official-mmmu-pro", "--partial", "--json", str(out)]) == 0
     doc = json.loads(out.read_text())
     assert doc["overall"]["total"] == 2 and doc["fallbacks"] == 1
     assert "Accuracy:" in capsys.readouterr().out
@@ -250,7 +250,7 @@ def test_rescore_parsers_fallback_and_seed(tmp_path, capsys):
     rows = [_pro("test_Art_1", "Answer: A"), _pro("test_Art_2", "The answer is B", answer="B"),
             _pro("test_Art_3", "hmm", answer="C")]
     path, out = _pro_file(tmp_path, rows), tmp_path / "doc.json"
-    assert main(["rescore", str(path), "--format", "official-mmmu-pro", "--parser", "official", "--parser", "strict",
+    assert main(["rescore", str(path), "--format", "official-mmmu-pro", "--partial", "--parser", "official", "--parser", "strict",
                  "--seed", "7", "--json", str(out)]) == 0
     printed = capsys.readouterr().out
     drawn = random.Random(7).choice("ABCD")
@@ -267,7 +267,7 @@ def test_rescore_parsers_fallback_and_seed(tmp_path, capsys):
 def test_rescore_show_problems_lists_at_most_n(tmp_path, capsys):
     rows = [_pro("test_Art_1", "Answer: A"), *(_pro(f"test_Art_{n}", None) for n in range(2, 6))]
     path, doc = _pro_file(tmp_path, rows), tmp_path / "doc.json"
-    assert main(["rescore", str(path), "--format", "official-mmmu-pro", "--show-problems", "1", "--json", str(doc)]) == 0
+    assert main(["rescore", str(path), "--format", "official-mmmu-pro", "--partial", "--show-problems", "1", "--json", str(doc)]) == 0
     lines = capsys.readouterr().out.splitlines()
     problems = json.loads(doc.read_text())["problems"]  # the None responses, and "5 rows, not 1730"
     assert len(problems) > 2 and f"{len(problems)} problem(s):" in lines
