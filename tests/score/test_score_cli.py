@@ -260,7 +260,7 @@ def test_rescore_parsers_fallback_and_seed(tmp_path, capsys):
     assert {row["id"]: row["pred"] for row in doc["items"]} == {"test_Art_1": "A", "test_Art_2": "B", "test_Art_3": drawn}
     assert list(doc["parsers"]) == ["official", "strict"]
 
-    assert main(["rescore", str(path), "--format", "official-mmmu-pro", "--fallback", "none"]) == 0
+    assert main(["rescore", str(path), "--format", "official-mmmu-pro", "--partial", "--fallback", "none"]) == 0
     assert "parser official, fallback none (seed 42): 2/3 correct" in capsys.readouterr().out
 
 
