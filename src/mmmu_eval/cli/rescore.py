@@ -56,7 +56,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--no-images", action="store_true", help="with --out: embed no images in report.html")
     p.add_argument("--json", metavar="OUT", help="also write the scores, breakdowns, the harness and every item's verdict to OUT")
     p.add_argument("--parser", action="append", choices=PARSERS, metavar="NAME",
-                   help=f"parser to apply, repeatable; the first is the headline (default official; one of {', '.join(PARSERS)})")
+                   help=f"parser to apply, repeatable; the first is the headline (default: as the file's own prompt asks, "
+                        f"boxed then official where it asks for \\boxed{{}}, else official; one of {', '.join(PARSERS)})")
     p.add_argument("--fallback", choices=("official", "none"), default="official",
                    help="unparseable multiple choice: seeded random letter (official, default) or wrong (none)")
     p.add_argument("--seed", type=int, default=42, help="seed of the random fallback (default 42, the official one)")
@@ -76,7 +77,7 @@ def run(args: argparse.Namespace) -> int:
     result = rescore(
         args.path, format=args.format, answers=args.answers, data=args.data, revision=args.revision,
         benchmark=args.benchmark, split=args.split, setting=args.setting,
-        parsers=tuple(args.parser or ("official",)), fallback=args.fallback, fallback_seed=args.seed,
+        parsers=tuple(args.parser) if args.parser else None, fallback=args.fallback, fallback_seed=args.seed,
     )
     doc = result.to_json()
     if result.detected:
@@ -167,7 +168,8 @@ def summary_lines(doc: dict, *, pro: bool, ci95: list[float] | None = None) -> l
     partial = (f"PARTIAL: {coverage['missing']} of the {coverage['expected']} item(s) have no row; "
                f"the accuracy is over the {coverage['rows']} scored") if coverage.get("missing") else ""
     if pro:
-        lines.append(f"Accuracy: {overall['accuracy'] * 100:.2f}% ({overall['correct']}/{overall['total']})"
+        named = "" if doc["parser"] == "official" else f" by the {doc['parser']} parser"
+        lines.append(f"Accuracy: {overall['accuracy'] * 100:.2f}% ({overall['correct']}/{overall['total']}){named}"
                      + (f"  {partial}" if partial else ""))
     else:
         lines.append(f"{'Subject':<40} {'Data Num':>8} {'Acc':>6}")

@@ -20,7 +20,7 @@ it would crash). A row that matches no item is named in ``unjoined``.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -36,6 +36,8 @@ from mmmu_eval.score.readers.base import ForeignFile, HarnessVerdict, empty_file
 from mmmu_eval.score.readers.base import failures as named_failures
 from mmmu_eval.score.readers.official import FORMATS as OFFICIAL_FORMATS
 from mmmu_eval.score.readers.official import PRO_ROWS, read_official
+from mmmu_eval.score.boxed import BOX
+from mmmu_eval.score.judge import default_parsers
 from mmmu_eval.score.scorer import OFFICIAL_SEED, Scoring, score_responses
 
 __all__ = ["FORMATS", "Rescore", "rescore"]
@@ -148,7 +150,7 @@ def rescore(
     benchmark: str | None = None,
     split: str | None = None,
     setting: str | None = None,
-    parsers: Sequence[str] = ("official",),
+    parsers: Sequence[str] | None = None,
     fallback: str = "official",
     fallback_seed: int = OFFICIAL_SEED,
 ) -> Rescore:
@@ -163,7 +165,9 @@ def rescore(
         benchmark, split, setting: what the file holds, where its rows do not say (and ``split``
             / ``setting`` to choose one split or setting of a file that holds two); a flag that
             contradicts the rows is refused (``rescore/identify.py``).
-        parsers, fallback, fallback_seed: as for ``score_responses``. With
+        parsers, fallback, fallback_seed: as for ``score_responses``. ``parsers`` None: the
+            file's own prompt decides, as ``run --prompt`` does (``\\boxed{}`` asked for: the
+            boxed parser heads, the official one beside it; otherwise the official). With
             ``official-mmmu-eval-only`` the headline parser is always ``eval-only``.
 
     Raises:
@@ -190,6 +194,7 @@ def rescore(
         settled = settle(items, responses, harness, path=path, format=format,
                          benchmark=benchmark, split=split, setting=setting)
         items, responses, harness = list(settled.items), settled.responses, settled.harness
+        parsers = tuple(parsers or ("official",))
         if format == "official-mmmu-eval-only":
             parsers = ("eval-only",) + tuple(p for p in parsers if p not in ("official", "eval-only"))
         scoring = score_responses(items, responses, parsers=parsers, fallback=fallback, fallback_seed=fallback_seed)
@@ -203,16 +208,36 @@ def rescore(
 
     source = read_foreign(path, format)
     joined = join(source, reader(format), benchmark=benchmark, split=split, setting=setting, data=data, revision=revision)
-    scoring = score_responses(joined.items, joined.responses, parsers=parsers, fallback=fallback, fallback_seed=fallback_seed)
+    chosen: tuple[str, ...] = ()
+    if parsers is None:
+        chosen, why = parsers_for_prompts(joined.prompts.values())
+    scoring = score_responses(joined.items, joined.responses, parsers=tuple(parsers or chosen),
+                              fallback=fallback, fallback_seed=fallback_seed)
     explanation = explain(joined.items, scoring, joined.harness, joined.responses,
                           recorded=source.recorded, harness_name=format)
     return Rescore(
         format, str(path), joined.items, joined.responses, scoring, source.problems + scoring.problems,
         detected=detected, source=source, dataset=joined.dataset, harness=joined.harness, prompts=joined.prompts,
-        unjoined=joined.unjoined, notes=source.notes + joined.notes, explanation=explanation,
+        unjoined=joined.unjoined, notes=source.notes + joined.notes + ((why,) if chosen and why else ()),
+        explanation=explanation,
         missing=joined.missing, expected=joined.expected,
         failures=named_failures([it.id for it in joined.items], joined.responses),
     )
+
+
+def parsers_for_prompts(prompts: Iterable[str]) -> tuple[tuple[str, ...], str]:
+    """The parsers a file's own prompts call for, the headline first, and why ("" for the default).
+
+    A harness whose prompt asked for the letter in ``\\boxed{}`` (vf-eval's MMMU-Pro environment)
+    is headlined by the boxed parser, as ``run --prompt boxed`` is, with the official parser
+    beside it so that the gap between the protocols stays visible.
+    """
+    texts = [p for p in prompts if p]
+    boxed = sum(BOX in p for p in texts)
+    if texts and boxed * 2 > len(texts):
+        return default_parsers("boxed"), (f"headline parser boxed: {boxed} of its {len(texts)} recorded prompts ask for "
+                                          "the answer in \\boxed{} (as run --prompt boxed); the official parser beside it")
+    return ("official",), ""
 
 
 def _row(t: Tally) -> dict:
