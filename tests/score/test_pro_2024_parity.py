@@ -63,6 +63,7 @@ def test_paper_era_file_scores_as_the_official_evaluate_py(fidelity, name):
     assert deterministic <= official <= deterministic + fallbacks
     assert scoring.aggregates["official"].overall.n == 1730
     assert {it.setting for it in result.items} == {_setting(name)}
+    assert result.warnings == () and not result.partial  # read right: no guard is raised
 
 
 def test_the_setting_comes_from_the_type_column_not_the_name(fidelity, tmp_path):

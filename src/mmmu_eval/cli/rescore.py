@@ -99,6 +99,8 @@ def run(args: argparse.Namespace) -> int:
         print(line)
     for line in failure_lines(doc, official=result.dataset is None):
         print(line)
+    for warning in doc["warnings"]:
+        print(f"WARNING: {warning}")
     unanswered = doc["coverage"]["missing"] + len(doc["errors"])
     if doc["harness"] is not None:
         for line in harness_lines(doc["harness"], show=args.show_differences):

@@ -27,6 +27,7 @@ from pathlib import Path
 from mmmu_eval.dataset.load import Dataset
 from mmmu_eval.errors import ConfigError
 from mmmu_eval.records import Item, Response
+from mmmu_eval.rescore.guards import plausibility
 from mmmu_eval.rescore.identify import settle
 from mmmu_eval.score.aggregate import Tally
 from mmmu_eval.score.explain import Explanation, explain
@@ -83,6 +84,8 @@ class Rescore:
     """Cause (``harness_error``, ``empty``) -> item id -> message: rows that hold no answer
     (``score/readers/base.py``). The official formats still score them as their code did."""
 
+    warnings: tuple[str, ...] = ()
+    """Signs that the file was misread, each with its cause and evidence (``rescore/guards.py``)."""
     absent: int = 0
     """Rows the file should have but lacks, where their ids cannot be known (an official MMMU-Pro
     file holds 1,730 rows; one of 10 rows, or cut short, lacks the rest)."""
@@ -131,6 +134,7 @@ class Rescore:
             "coverage": {"expected": self.expected or len(self.items), "rows": len(self.items),
                          "missing": len(self.missing) + self.absent, "missing_ids": list(self.missing)},
             "notes": list(self.notes),
+            "warnings": list(self.warnings),
             "failures": {cause: {"count": len(rows), "items": rows} for cause, rows in self.failures.items()},
             "harness": None if self.explanation is None else self.explanation.to_json(),
             "items": [
@@ -204,7 +208,8 @@ def rescore(
         return Rescore(format, str(path), tuple(items), responses, scoring, tuple(problems) + scoring.problems,
                        detected=detected, harness=harness, explanation=explanation, notes=settled.notes,
                        failures=named_failures([it.id for it in items], responses),
-                       expected=max(expected, len(items)), absent=max(0, expected - len(items)))
+                       expected=max(expected, len(items)), absent=max(0, expected - len(items)),
+                       warnings=plausibility(items, responses, scoring))
 
     source = read_foreign(path, format)
     joined = join(source, reader(format), benchmark=benchmark, split=split, setting=setting, data=data, revision=revision)
@@ -222,6 +227,7 @@ def rescore(
         explanation=explanation,
         missing=joined.missing, expected=joined.expected,
         failures=named_failures([it.id for it in joined.items], joined.responses),
+        warnings=plausibility(joined.items, joined.responses, scoring),
     )
 
 

@@ -145,5 +145,6 @@ def rescored_manifest(result: Rescore, spec: ScoringSpec) -> dict[str, Any]:
             "missing": list(result.missing),
             "absent": result.absent,  # rows lacking whose ids the file cannot tell (an official file cut short)
             "notes": list(result.notes),
+            "warnings": list(result.warnings),
         }},
     )
