@@ -90,3 +90,17 @@ def test_benchmark_and_split_flags_against_the_content(fidelity, tmp_path, capsy
         rescore(qwen, format="official-mmmu", split="dev")
     with pytest.raises(ConfigError, match="MMMU, which has no settings"):
         rescore(qwen, format="official-mmmu", setting="vision")
+
+
+REAL = __import__("pathlib").Path(__file__).resolve().parents[1] / "fixtures" / "real_tools"
+
+
+def test_a_flag_against_a_harness_task_is_refused_naming_both():
+    log = REAL / "inspect_mmmu_multiple_choice.eval"
+    with pytest.raises(ConfigError, match=r"--split dev was asked, but its inspect task '.*' says validation"):
+        rescore(log, data="sample", split="dev")
+    with pytest.raises(ConfigError, match=r"--benchmark mmmu-pro was asked, but its inspect task '.*' says mmmu"):
+        rescore(log, data="sample", benchmark="mmmu-pro", setting="vision")
+    with pytest.raises(ConfigError, match=r"MMMU-Pro vision but standard-10 was asked"):
+        rescore(REAL / "vf04_mmmu_pro_vision", data="sample", setting="standard-10")
+    assert rescore(log, data="sample", split="validation").dataset.split == "validation"
