@@ -14,7 +14,7 @@ plausibility guard over whatever named the setting: a ten-option setting whose i
 original 2 to 9 options was read from the wrong columns (the misread of issue 27), and is
 refused rather than scored; so is a name that contradicts the option counts.
 
->>> settle(items, responses, harness, path=Path("x.jsonl"), format="official-mmmu-pro",
+>>> settle(items, path=Path("x.jsonl"), format="official-mmmu-pro",
 ...        benchmark=None, split=None, setting="vision").notes
 """
 
@@ -22,13 +22,12 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
 from mmmu_eval.errors import ConfigError
-from mmmu_eval.records import Item, Response
-from mmmu_eval.score.readers.base import HarnessVerdict
+from mmmu_eval.records import Item
 
 #: Fewer rows than this say too little about option counts to judge a setting by them.
 SHAPE_MIN_ROWS = 20
@@ -46,11 +45,9 @@ _NAME_SETTINGS = (
 
 @dataclass(frozen=True)
 class Settled:
-    """The rows to score, with their setting decided, and what was decided."""
+    """The items to score, with their setting decided, and what was decided."""
 
     items: tuple[Item, ...]
-    responses: dict[str, Response]
-    harness: dict[str, HarnessVerdict]
     notes: tuple[str, ...] = ()
 
 
@@ -78,8 +75,6 @@ def option_shape(items: Sequence[Item]) -> str | None:
 
 def settle(
     items: Sequence[Item],
-    responses: Mapping[str, Response],
-    harness: Mapping[str, HarnessVerdict],
     *,
     path: Path,
     format: str,
@@ -99,11 +94,11 @@ def settle(
         raise ConfigError(f"{path}: --benchmark {benchmark} was asked, but the file is an {format} file, "
                           f"which holds {benchmark_in_rows}; drop --benchmark or name the right --format")
     if benchmark_in_rows == "mmmu":
-        return _settle_mmmu(items, responses, harness, path=path, split=split, setting=setting)
-    return _settle_pro(items, responses, harness, path=path, split=split, setting=setting)
+        return _settle_mmmu(items, path=path, split=split, setting=setting)
+    return _settle_pro(items, path=path, split=split, setting=setting)
 
 
-def _settle_mmmu(items, responses, harness, *, path: Path, split: str | None, setting: str | None) -> Settled:
+def _settle_mmmu(items: Sequence[Item], *, path: Path, split: str | None, setting: str | None) -> Settled:
     if setting:
         raise ConfigError(f"{path}: --setting {setting} was asked, but the file holds MMMU, which has no settings")
     splits = Counter(it.split for it in items)
@@ -111,10 +106,10 @@ def _settle_mmmu(items, responses, harness, *, path: Path, split: str | None, se
         said = ", ".join(f"{n} {s}" for s, n in splits.most_common())
         raise ConfigError(f"{path}: --split {split} was asked, but its ids say {said}; "
                           "drop --split or rescore the file of that split")
-    return Settled(tuple(items), dict(responses), dict(harness))
+    return Settled(tuple(items))
 
 
-def _settle_pro(items, responses, harness, *, path: Path, split: str | None, setting: str | None) -> Settled:
+def _settle_pro(items: Sequence[Item], *, path: Path, split: str | None, setting: str | None) -> Settled:
     if split and split != "test":
         raise ConfigError(f"{path}: --split {split} was asked, but the file holds MMMU-Pro, whose one split is "
                           "test (its ids keep the MMMU split they came from); drop --split")
@@ -147,7 +142,7 @@ def _settle_pro(items, responses, harness, *, path: Path, split: str | None, set
                      + (" (its items have ten options: standard-10 or vision)" if shape == "ten" else "")
                      + "; pass --setting to record it")
     settled = tuple(it if it.setting == content else replace(it, setting=content) for it in items)
-    return Settled(settled, dict(responses), dict(harness), tuple(notes))
+    return Settled(settled, tuple(notes))
 
 
 def _check_shape(path: Path, setting: str | None, how: str, shape: str | None, items: Sequence[Item]) -> None:

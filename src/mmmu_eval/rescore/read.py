@@ -195,9 +195,8 @@ def rescore(
     if format in OFFICIAL_FORMATS:
         items, responses, problems, harness = read_official(path, format, Path(answers) if answers else None,
                                                           setting=setting)
-        settled = settle(items, responses, harness, path=path, format=format,
-                         benchmark=benchmark, split=split, setting=setting)
-        items, responses, harness = list(settled.items), settled.responses, settled.harness
+        settled = settle(items, path=path, format=format, benchmark=benchmark, split=split, setting=setting)
+        items = list(settled.items)
         parsers = tuple(parsers or ("official",))
         if format == "official-mmmu-eval-only":
             parsers = ("eval-only",) + tuple(p for p in parsers if p not in ("official", "eval-only"))
