@@ -220,3 +220,41 @@ def test_a_partial_file_rescored_into_a_run_directory_is_incomplete_and_names_th
     manifest = json.loads((written.run_dir / "manifest.json").read_text())
     assert manifest["status"] == "incomplete"
     assert sorted(manifest["rescored_from"]["missing"]) == sorted(result.missing) and len(result.missing) == 14
+
+
+@pytest.mark.parametrize("run", ["vf03_mmmu_pro_vision", "vf04_mmmu_pro_vision"])
+def test_a_vf_eval_run_is_headlined_by_the_parser_its_prompt_asks_for(run, capsys):
+    """Its prompt asks for \\boxed{}: without --parser the boxed parser heads (the run's own mean
+    reward), the official parser beside it, and every comparison line names the parser it used."""
+    folder = REAL / run
+    means = _means(folder)
+    result = rescore(folder, data="sample")
+    assert result.scoring.parsers == ("boxed", "official")
+    assert result.scoring.aggregates["boxed"].overall.accuracy == pytest.approx(means["boxed_correct"])
+    assert any("headline parser boxed" in note for note in result.notes)
+    assert main(["rescore", str(folder), "--data", "sample"]) == 0
+    out = capsys.readouterr().out
+    assert "by the boxed parser" in out and "parser official: " in out
+    assert "boxed parser on the same items" in out and "official on the same items" not in out
+    # A parser named on the command line still decides.
+    assert rescore(folder, data="sample", parsers=("official",)).scoring.parsers == ("official",)
+
+
+@pytest.mark.parametrize("failure", [
+    {"value": float("nan")},
+    {"value": "I", "reason": "grader_failed"},
+])
+def test_an_inspect_sample_without_a_verdict_is_no_verdict_not_wrong(tmp_path, failure):
+    """Inspect leaves a sample whose grader failed (NaN value, reason grader_failed) out of its
+    accuracy: it is no verdict of the harness, never "the judge ruled wrong"."""
+    log = json.loads((REAL / "inspect_mmmu_multiple_choice.json").read_text())
+    sample = next(s for s in log["samples"] if s["id"] == "validation_Art_1")  # scored C in the real log
+    sample["scores"]["choice"].update(failure)
+    path = tmp_path / "log.json"
+    path.write_text(json.dumps(log))
+    result = rescore(path, data="sample", parsers=("official",))
+    assert result.harness["validation_Art_1"].correct is None
+    assert "no verdict" in result.harness["validation_Art_1"].note
+    section = result.explanation.to_json()
+    assert section["without_verdict"] == 1 and section["n"] == 6
+    assert "validation_Art_1" not in {d["id"] for d in section["items"]}

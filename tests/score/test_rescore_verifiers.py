@@ -99,7 +99,8 @@ def test_a_real_vf_eval_run_of_our_environment(tmp_path):
 
     with FaultServer(fault_rate=0.0, answer=lambda body: "The answer is (D).\n\\boxed{C}") as server:
         run = vf_eval("mmmu-pro", server.url, tmp_path, mode="vision", data="sample")
-    result = rescore(run.run_dir, data="sample")
+    # The official parser beside the harness (by default the boxed one heads: the prompt asks for a box).
+    result = rescore(run.run_dir, data="sample", parsers=("official",))
     assert result.format == "verifiers" and result.dataset.setting == "vision"
     assert len(result.items) == 24 and result.unjoined == () and result.problems == ()
     assert sorted(i for i, v in result.scoring.verdicts["official"].items() if v.correct) == [

@@ -83,7 +83,7 @@ def test_rescore_writes_the_json_document(tmp_path, capsys):
     src = tmp_path / "m_vision_direct.jsonl"
     src.write_text("".join(json.dumps(r) + "\n" for r in rows))
     out = tmp_path / "out.json"
-    assert main(["rescore", str(src), "--format", "official-mmmu-pro", "--json", str(out)]) == 0
+    assert main(["rescore", str(src), "--format", "official-mmmu-pro", "--partial", "--json", str(out)]) == 0
     doc = json.loads(out.read_text())
     assert doc["overall"]["total"] == 2 and doc["fallbacks"] == 1
     assert "Accuracy:" in capsys.readouterr().out
@@ -274,7 +274,7 @@ def test_rescore_parsers_fallback_and_seed(tmp_path, capsys):
     rows = [_pro("test_Art_1", "Answer: A"), _pro("test_Art_2", "The answer is B", answer="B"),
             _pro("test_Art_3", "hmm", answer="C")]
     path, out = _pro_file(tmp_path, rows), tmp_path / "doc.json"
-    assert main(["rescore", str(path), "--format", "official-mmmu-pro", "--parser", "official", "--parser", "strict",
+    assert main(["rescore", str(path), "--format", "official-mmmu-pro", "--partial", "--parser", "official", "--parser", "strict",
                  "--seed", "7", "--json", str(out)]) == 0
     printed = capsys.readouterr().out
     drawn = random.Random(7).choice("ABCD")
@@ -284,14 +284,14 @@ def test_rescore_parsers_fallback_and_seed(tmp_path, capsys):
     assert {row["id"]: row["pred"] for row in doc["items"]} == {"test_Art_1": "A", "test_Art_2": "B", "test_Art_3": drawn}
     assert list(doc["parsers"]) == ["official", "strict"]
 
-    assert main(["rescore", str(path), "--format", "official-mmmu-pro", "--fallback", "none"]) == 0
+    assert main(["rescore", str(path), "--format", "official-mmmu-pro", "--partial", "--fallback", "none"]) == 0
     assert "parser official, fallback none (seed 42): 2/3 correct" in capsys.readouterr().out
 
 
 def test_rescore_show_problems_lists_at_most_n(tmp_path, capsys):
     rows = [_pro("test_Art_1", "Answer: A"), *(_pro(f"test_Art_{n}", None) for n in range(2, 6))]
     path, doc = _pro_file(tmp_path, rows), tmp_path / "doc.json"
-    assert main(["rescore", str(path), "--format", "official-mmmu-pro", "--show-problems", "1", "--json", str(doc)]) == 0
+    assert main(["rescore", str(path), "--format", "official-mmmu-pro", "--partial", "--show-problems", "1", "--json", str(doc)]) == 0
     lines = capsys.readouterr().out.splitlines()
     problems = json.loads(doc.read_text())["problems"]  # the None responses, and "5 rows, not 1730"
     assert len(problems) > 2 and f"{len(problems)} problem(s):" in lines

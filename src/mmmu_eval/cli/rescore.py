@@ -58,7 +58,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--no-images", action="store_true", help="with --out: embed no images in report.html")
     p.add_argument("--json", metavar="OUT", help="also write the scores, breakdowns, the harness and every item's verdict to OUT")
     p.add_argument("--parser", action="append", choices=PARSERS, metavar="NAME",
-                   help=f"parser to apply, repeatable; the first is the headline (default official; one of {', '.join(PARSERS)})")
+                   help=f"parser to apply, repeatable; the first is the headline (default: as the file's own prompt asks, "
+                        f"boxed then official where it asks for \\boxed{{}}, else official; one of {', '.join(PARSERS)})")
     p.add_argument("--fallback", choices=("official", "none"), default="official",
                    help="unparseable multiple choice: seeded random letter (official, default) or wrong (none)")
     p.add_argument("--seed", type=int, default=42, help="seed of the random fallback (default 42, the official one)")
@@ -78,7 +79,7 @@ def run(args: argparse.Namespace) -> int:
     result = rescore(
         args.path, format=args.format, answers=args.answers, data=args.data, revision=args.revision,
         benchmark=args.benchmark, split=args.split, setting=args.setting,
-        parsers=tuple(args.parser or ("official",)), fallback=args.fallback, fallback_seed=args.seed,
+        parsers=tuple(args.parser) if args.parser else None, fallback=args.fallback, fallback_seed=args.seed,
     )
     doc = result.to_json()
     if result.detected:
@@ -98,7 +99,11 @@ def run(args: argparse.Namespace) -> int:
     interval = build_results(result.scoring, result.items, {})["overall"]["ci95"]
     for line in summary_lines(doc, pro=result.items[0].benchmark == "mmmu-pro", ci95=interval):
         echo(line)
-    unanswered = len(result.missing) + len(doc["errors"])
+    for line in failure_lines(doc, official=result.dataset is None):
+        echo(line)
+    for warning in doc["warnings"]:
+        echo(f"WARNING: {warning}")
+    unanswered = doc["coverage"]["missing"] + len(doc["errors"])
     if doc["harness"] is not None:
         for line in harness_lines(doc["harness"], show=args.show_differences):
             echo(line)
@@ -121,10 +126,26 @@ def run(args: argparse.Namespace) -> int:
         echo(f"wrote {written.run_dir} (mmmu-eval report {written.run_dir} --html; mmmu-eval compare RUN {written.run_dir})")
     if unanswered and not args.partial:
         echo(f"{unanswered} of the {doc['coverage']['expected']} item(s) have no scored answer "
-              f"({len(result.missing)} without a row, {len(doc['errors'])} failed in the harness): exit status 1 "
+              f"({doc['coverage']['missing']} without a row, {len(doc['errors'])} failed in the harness): exit status 1 "
               "(pass --partial to accept a partial file)", file=sys.stderr)
         return 1
     return 0
+
+
+def failure_lines(doc: dict, *, official: bool) -> list[str]:
+    """One line per named failure (``harness_error``, ``empty``): how many rows, how scored, an example."""
+    from mmmu_eval.score.readers.base import FAILURES
+
+    lines = []
+    for cause, entry in (doc.get("failures") or {}).items():
+        if not entry["count"]:
+            continue
+        first_id, message = next(iter(entry["items"].items()))
+        scored = ("scored as the official code scored them (a random letter, or wrong where it would crash)"
+                  if official else ("not scored" if cause == "harness_error" else "scored as unparsed answers"))
+        lines.append(f"{cause}: {entry['count']} row(s) where {FAILURES[cause]}; {scored} "
+                     f"(e.g. {first_id}: {message})")
+    return lines
 
 
 def _listed(what: str, entries: list[str], show: int) -> None:
@@ -151,7 +172,8 @@ def summary_lines(doc: dict, *, pro: bool, ci95: list[float] | None = None) -> l
     partial = (f"PARTIAL: {coverage['missing']} of the {coverage['expected']} item(s) have no row; "
                f"the accuracy is over the {coverage['rows']} scored") if coverage.get("missing") else ""
     if pro:
-        lines.append(f"Accuracy: {overall['accuracy'] * 100:.2f}% ({overall['correct']}/{overall['total']})"
+        named = "" if doc["parser"] == "official" else f" by the {doc['parser']} parser"
+        lines.append(f"Accuracy: {overall['accuracy'] * 100:.2f}% ({overall['correct']}/{overall['total']}){named}"
                      + (f"  {partial}" if partial else ""))
     else:
         lines.append(f"{'Subject':<40} {'Data Num':>8} {'Acc':>6}")

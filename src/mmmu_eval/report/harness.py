@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from mmmu_eval.records import Item, Response
 from mmmu_eval.report.numbers import pct
 from mmmu_eval.score.explain import explain
-from mmmu_eval.score.readers.base import HarnessVerdict, RecordedScore
+from mmmu_eval.score.readers.base import FAILURES, HarnessVerdict, RecordedScore, failures
 from mmmu_eval.store.manifest import Manifest
 
 if TYPE_CHECKING:
@@ -79,24 +79,31 @@ def harness_section(
     score = None
     if isinstance(recorded, Mapping) and isinstance(recorded.get("accuracy"), (int, float)):
         score = RecordedScore(float(recorded["accuracy"]), str(recorded.get("source") or ""), recorded.get("n"))
-    return explain(items, scoring, verdicts, responses, recorded=score,
-                   harness_name=str(origin.get("format") or "harness")).to_json()
+    section = explain(items, scoring, verdicts, responses, recorded=score,
+                      harness_name=str(origin.get("format") or "harness")).to_json()
+    # Rows that hold no answer, by cause (harness_error, empty): never mistaken for unparsed answers.
+    section["failures"] = {cause: {"count": len(rows), "items": rows}
+                           for cause, rows in failures([it.id for it in items], responses).items()}
+    return section
 
 
 def summary_lines(section: Mapping, *, show: int = 20) -> list[str]:
     """The harness beside us, the causes of the gap, and the first ``show`` differing items."""
     name = section["name"]
-    lines = []
+    lines = [f"{cause}: {entry['count']} row(s) where {FAILURES[cause]} (e.g. {next(iter(entry['items']))}: "
+             f"{next(iter(entry['items'].values()))})"
+             for cause, entry in (section.get("failures") or {}).items() if entry["count"]]
     recorded = section.get("recorded")
     if recorded:
         lines.append(f"{name} recorded accuracy {recorded['accuracy']:.4f} ({recorded['source']})")
     n = section["n"]
+    parser = section.get("parser") or "official"
     if not n:
         lines.append(f"{name} recorded no per-item verdicts that can be set beside ours"
                      + (f" ({section['without_verdict']} items without one)" if section["without_verdict"] else ""))
         return lines
     lines.append(
-        f"{name} per-item verdicts: {section['correct']}/{n} = {section['accuracy']:.4f}; official on the same "
+        f"{name} per-item verdicts: {section['correct']}/{n} = {section['accuracy']:.4f}; {parser} parser on the same "
         f"items {section['official_correct']}/{n} = {section['official_accuracy']:.4f} "
         f"({pct(section['difference'], 2, signed=True)} points)"
         + (f"; {section['without_verdict']} items without a verdict of {name}" if section["without_verdict"] else "")
@@ -105,14 +112,14 @@ def summary_lines(section: Mapping, *, show: int = 20) -> list[str]:
         lines.append("the verdicts agree on every item")
         return lines
     lines.append(f"{section['differing']} item(s) where the verdicts differ, by cause:")
-    lines.append(f"  {'cause':<15} {'items':>5} {'official right':>14} {'harness right':>13}  meaning")
+    lines.append(f"  {'cause':<15} {'items':>5} {parser + ' right':>14} {'harness right':>13}  meaning")
     for cause, row in section["causes"].items():
         lines.append(f"  {cause:<15} {row['items']:>5} {row['official_only_right']:>14} "
                      f"{row['harness_only_right']:>13}  {row['meaning']}")
     for entry in section["items"][:show]:
         ours, theirs = entry["official"], entry["harness"]
         official = "not scored" if ours["correct"] is None else f"{_said(ours['pred'])} ({_right(ours['correct'])})"
-        lines.append(f"  {entry['id']}: {entry['cause']}; official {official}, {name} "
+        lines.append(f"  {entry['id']}: {entry['cause']}; {parser} {official}, {name} "
                      f"{_said(theirs['pred'])} ({_right(theirs['correct'])}): {entry['detail']}")
     if len(section["items"]) > show:
         lines.append(f"  ... {len(section['items']) - show} more (results.json 'harness', or the HTML report)")

@@ -31,20 +31,25 @@ The official repository's Qwen-VL outputs (a folder of ``<Subject>/output.json``
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from mmmu_eval.dataset.load import Dataset
 from mmmu_eval.errors import ConfigError
 from mmmu_eval.records import Item, Response
+from mmmu_eval.rescore.guards import plausibility
+from mmmu_eval.rescore.identify import settle
 from mmmu_eval.score.aggregate import Tally
 from mmmu_eval.score.explain import Explanation, explain
 from mmmu_eval.score.join import join
 from mmmu_eval.score.readers import FORMATS, detect, read_foreign, reader
 from mmmu_eval.score.readers.base import ForeignFile, HarnessVerdict, empty_file_error, is_empty
+from mmmu_eval.score.readers.base import failures as named_failures
 from mmmu_eval.score.readers.official import FORMATS as OFFICIAL_FORMATS
-from mmmu_eval.score.readers.official import read_official
+from mmmu_eval.score.readers.official import PRO_ROWS, read_official
+from mmmu_eval.score.boxed import BOX
+from mmmu_eval.score.judge import default_parsers
 from mmmu_eval.score.scorer import OFFICIAL_SEED, Scoring, score_responses
 
 __all__ = ["FORMATS", "Rescore", "rescore"]
@@ -86,11 +91,20 @@ class Rescore:
     """Items the file should cover (its split, its task's question type) that no row names."""
     expected: int = 0
     """Items the file should cover; 0 for the official formats (their items are the rows)."""
+    failures: dict[str, dict[str, str]] = field(default_factory=dict)
+    """Cause (``harness_error``, ``empty``) -> item id -> message: rows that hold no answer
+    (``score/readers/base.py``). The official formats still score them as their code did."""
+
+    warnings: tuple[str, ...] = ()
+    """Signs that the file was misread, each with its cause and evidence (``rescore/guards.py``)."""
+    absent: int = 0
+    """Rows the file should have but lacks, where their ids cannot be known (an official MMMU-Pro
+    file holds 1,730 rows; one of 10 rows, or cut short, lacks the rest)."""
 
     @property
     def partial(self) -> bool:
         """True when some items of the file's split have no row (the accuracy is over fewer)."""
-        return bool(self.missing)
+        return bool(self.missing) or self.absent > 0
 
     def to_json(self) -> dict:
         """The ``--json`` document: overall, fallback figures, breakdowns, problems, every item, the harness."""
@@ -129,8 +143,10 @@ class Rescore:
             "problems": list(self.problems),
             "unjoined": list(self.unjoined),
             "coverage": {"expected": self.expected or len(self.items), "rows": len(self.items),
-                         "missing": len(self.missing), "missing_ids": list(self.missing)},
+                         "missing": len(self.missing) + self.absent, "missing_ids": list(self.missing)},
             "notes": list(self.notes),
+            "warnings": list(self.warnings),
+            "failures": {cause: {"count": len(rows), "items": rows} for cause, rows in self.failures.items()},
             "harness": None if self.explanation is None else self.explanation.to_json(),
             "items": [
                 {"id": item_id, "pred": v.pred, "correct": bool(v.correct), "fallback": bool(v.fallback)}
@@ -149,7 +165,7 @@ def rescore(
     benchmark: str | None = None,
     split: str | None = None,
     setting: str | None = None,
-    parsers: Sequence[str] = ("official",),
+    parsers: Sequence[str] | None = None,
     fallback: str = "official",
     fallback_seed: int = OFFICIAL_SEED,
 ) -> Rescore:
@@ -161,9 +177,12 @@ def rescore(
         answers: the answer dict, required by ``official-mmmu-eval-only``.
         data, revision: the dataset the rows are joined to (``hub`` at the pinned revision, a
             snapshot directory, or ``sample``); not used by the official formats.
-        benchmark, split, setting: what the file holds, where neither its name nor its rows say
-            (and ``split`` to choose one split of a file that holds two).
-        parsers, fallback, fallback_seed: as for ``score_responses``. With
+        benchmark, split, setting: what the file holds, where its rows do not say (and ``split``
+            / ``setting`` to choose one split or setting of a file that holds two); a flag that
+            contradicts the rows is refused (``rescore/identify.py``).
+        parsers, fallback, fallback_seed: as for ``score_responses``. ``parsers`` None: the
+            file's own prompt decides, as ``run --prompt`` does (``\\boxed{}`` asked for: the
+            boxed parser heads, the official one beside it; otherwise the official). With
             ``official-mmmu-eval-only`` the headline parser is always ``eval-only``.
 
     Raises:
@@ -185,25 +204,56 @@ def rescore(
     if format not in FORMATS:
         raise ConfigError(f"--format {format!r} is not one of {', '.join(FORMATS)}")
     if format in OFFICIAL_FORMATS:
-        items, responses, problems, harness = read_official(path, format, Path(answers) if answers else None)
+        items, responses, problems, harness = read_official(path, format, Path(answers) if answers else None,
+                                                          setting=setting)
+        settled = settle(items, path=path, format=format, benchmark=benchmark, split=split, setting=setting)
+        items = list(settled.items)
+        parsers = tuple(parsers or ("official",))
         if format == "official-mmmu-eval-only":
             parsers = ("eval-only",) + tuple(p for p in parsers if p not in ("official", "eval-only"))
         scoring = score_responses(items, responses, parsers=parsers, fallback=fallback, fallback_seed=fallback_seed)
         explanation = explain(items, scoring, harness, responses, recorded=None, harness_name=f"{format} (its own verdicts)") if harness else None
+        # An official MMMU-Pro file holds every item of its setting; fewer rows is a partial file.
+        expected = PRO_ROWS if format == "official-mmmu-pro" else 0
         return Rescore(format, str(path), tuple(items), responses, scoring, tuple(problems) + scoring.problems,
-                       detected=detected, harness=harness, explanation=explanation)
+                       detected=detected, harness=harness, explanation=explanation, notes=settled.notes,
+                       failures=named_failures([it.id for it in items], responses),
+                       expected=max(expected, len(items)), absent=max(0, expected - len(items)),
+                       warnings=plausibility(items, responses, scoring))
 
     source = read_foreign(path, format)
     joined = join(source, reader(format), benchmark=benchmark, split=split, setting=setting, data=data, revision=revision)
-    scoring = score_responses(joined.items, joined.responses, parsers=parsers, fallback=fallback, fallback_seed=fallback_seed)
+    chosen: tuple[str, ...] = ()
+    if parsers is None:
+        chosen, why = parsers_for_prompts(joined.prompts.values())
+    scoring = score_responses(joined.items, joined.responses, parsers=tuple(parsers or chosen),
+                              fallback=fallback, fallback_seed=fallback_seed)
     explanation = explain(joined.items, scoring, joined.harness, joined.responses,
                           recorded=source.recorded, harness_name=format)
     return Rescore(
         format, str(path), joined.items, joined.responses, scoring, source.problems + scoring.problems,
         detected=detected, source=source, dataset=joined.dataset, harness=joined.harness, prompts=joined.prompts,
-        unjoined=joined.unjoined, notes=source.notes + joined.notes, explanation=explanation,
+        unjoined=joined.unjoined, notes=source.notes + joined.notes + ((why,) if chosen and why else ()),
+        explanation=explanation,
         missing=joined.missing, expected=joined.expected,
+        failures=named_failures([it.id for it in joined.items], joined.responses),
+        warnings=plausibility(joined.items, joined.responses, scoring),
     )
+
+
+def parsers_for_prompts(prompts: Iterable[str]) -> tuple[tuple[str, ...], str]:
+    """The parsers a file's own prompts call for, the headline first, and why ("" for the default).
+
+    A harness whose prompt asked for the letter in ``\\boxed{}`` (vf-eval's MMMU-Pro environment)
+    is headlined by the boxed parser, as ``run --prompt boxed`` is, with the official parser
+    beside it so that the gap between the protocols stays visible.
+    """
+    texts = [p for p in prompts if p]
+    boxed = sum(BOX in p for p in texts)
+    if texts and boxed * 2 > len(texts):
+        return default_parsers("boxed"), (f"headline parser boxed: {boxed} of its {len(texts)} recorded prompts ask for "
+                                          "the answer in \\boxed{} (as run --prompt boxed); the official parser beside it")
+    return ("official",), ""
 
 
 def _row(t: Tally) -> dict:

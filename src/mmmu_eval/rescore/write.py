@@ -97,7 +97,7 @@ def _write_held(result: Rescore, out: str | Path, *, html: bool, images: bool) -
     items = result.items
     scoring = _scoring_of(result, spec, responses)
     written = write_outputs(store, items, responses, scoring, prompts=result.prompts,
-                            html=html, images=images, absent=len(result.missing))
+                            html=html, images=images, absent=len(result.missing) + result.absent)
     return RescoredRun(store.path, written.manifest, written.results, scoring, tuple(stored_as_errors))
 
 
@@ -159,6 +159,8 @@ def rescored_manifest(result: Rescore, spec: ScoringSpec) -> dict[str, Any]:
             "unjoined": list(result.unjoined),
             # Items the file should cover that no row names (a cut file, a run with a limit).
             "missing": list(result.missing),
+            "absent": result.absent,  # rows lacking whose ids the file cannot tell (an official file cut short)
             "notes": list(result.notes),
+            "warnings": list(result.warnings),
         }},
     )

@@ -91,6 +91,8 @@ class Explanation:
     """Every item the verdicts disagree on, in dataset order."""
     without_verdict: int
     """Items of ours the harness gave no verdict (none recorded, or no gold on its side)."""
+    parser: str = "official"
+    """Our headline parser, whose verdicts are set beside the harness's (the ``official_*`` fields)."""
 
     @property
     def by_cause(self) -> dict[str, list[Difference]]:
@@ -115,6 +117,7 @@ class Explanation:
         }
         return {
             "name": self.harness,
+            "parser": self.parser,
             "recorded": None if self.recorded is None else {
                 "accuracy": self.recorded.accuracy, "source": self.recorded.source, "n": self.recorded.n,
             },
@@ -175,7 +178,8 @@ def explain(
             official_fallback=bool(verdict and verdict.fallback),
             harness_pred=theirs.pred, harness_correct=bool(theirs.correct), detail=detail,
         ))
-    return Explanation(harness_name, recorded, graded, harness_right, official_right, tuple(differences), without)
+    return Explanation(harness_name, recorded, graded, harness_right, official_right, tuple(differences), without,
+                       parser=scoring.parsers[0])
 
 
 def _cause(item: Item, verdict: Verdict | None, theirs: HarnessVerdict, response: Response | None) -> tuple[str, str]:

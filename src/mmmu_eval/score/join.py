@@ -66,6 +66,13 @@ def target(foreign: ForeignFile, benchmark: str | None, split: str | None, setti
             says which benchmark (or MMMU-Pro setting) the file holds.
     """
     rows = foreign.rows
+    told = f"its {foreign.format} task {foreign.task!r}" if foreign.task else f"the {foreign.format} file"
+    in_rows = {r.split or _split_of(r.key) for r in rows}  # MMMU_DEV_VAL: two splits, either may be asked
+    for flag, asked, held in (("benchmark", benchmark, foreign.benchmark), ("setting", setting, foreign.setting),
+                              ("split", split, foreign.split)):
+        if asked and held and asked != held and not (flag == "split" and asked in in_rows):
+            raise ConfigError(f"{foreign.path}: --{flag} {asked} was asked, but {told} says {held}; "
+                              f"drop --{flag} or rescore the file that holds {asked}")
     said = _one(rows, "benchmark", foreign.path)
     chosen = benchmark or foreign.benchmark or said
     if said and chosen != said:

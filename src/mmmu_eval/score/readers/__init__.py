@@ -33,7 +33,7 @@ import json
 from pathlib import Path
 from types import ModuleType
 
-from mmmu_eval.errors import ConfigError
+from mmmu_eval.errors import ConfigError, DataError
 from mmmu_eval.score.readers import inspect_log, lmms_eval, plain_jsonl, verifiers_output, vlmevalkit
 from mmmu_eval.score.readers.base import ForeignFile, NoRows, empty_file_error, first_json_line, is_empty
 from mmmu_eval.score.readers.official import FORMATS as OFFICIAL_FORMATS
@@ -42,6 +42,8 @@ from mmmu_eval.score.readers.official import FORMATS as OFFICIAL_FORMATS
 READERS: dict[str, ModuleType] = {
     m.NAME: m for m in (lmms_eval, vlmevalkit, inspect_log, verifiers_output, plain_jsonl)
 }
+#: The official MMMU-Pro output's own columns (besides ``id``), by which ``auto`` knows it.
+_PRO_COLUMNS = frozenset(("options", "answer", "response", "question", "shuffled_options", "shuffled_options_answer"))
 #: Every ``--format`` value.
 FORMATS: tuple[str, ...] = ("auto", *OFFICIAL_FORMATS, *READERS)
 
@@ -59,6 +61,9 @@ def guess_format(path: Path) -> tuple[str, str] | None:
         first = None
     if first is not None and {"id", "options", "answer", "response"} <= set(first):
         return "official-mmmu-pro", "a JSONL row with id, options, answer and response (the official MMMU-Pro output)"
+    if first is not None and "id" in first and len(_PRO_COLUMNS & set(first)) >= 3:
+        # Most of the official output's columns: its reader names the one that is missing.
+        return "official-mmmu-pro", f"a JSONL row with id and {', '.join(sorted(_PRO_COLUMNS & set(first)))} (the official MMMU-Pro output's columns)"
     for name, module in READERS.items():
         reason = module.sniff(path, first)
         if reason:
@@ -73,7 +78,7 @@ def detect(path: Path) -> tuple[str, str]:
 
     Raises:
         ConfigError: nothing recognises ``path`` (the error lists the formats).
-        DataError: ``path`` is an empty file.
+        DataError: ``path`` is an empty file, or not UTF-8 text and recognised by nothing.
     """
     path = Path(path)
     if not path.exists():
@@ -82,6 +87,9 @@ def detect(path: Path) -> tuple[str, str]:
         raise empty_file_error(path)
     guessed = guess_format(path)
     if guessed is None:
+        undecodable = _not_text(path)
+        if undecodable:
+            raise DataError(f"{path}: not UTF-8 text ({undecodable}); --format auto recognises no format in it")
         what = "folder" if path.is_dir() else f"{path.suffix or 'extensionless'} file"
         raise ConfigError(
             f"{path}: --format auto does not recognise this {what}; name its format with --format "
@@ -112,6 +120,23 @@ def read_foreign(path: Path, format: str) -> ForeignFile:
 def reader(format: str) -> ModuleType | None:
     """The module of a foreign format (None for the official ones)."""
     return READERS.get(format)
+
+
+def _not_text(path: Path) -> str | None:
+    """Why the start of a file is not UTF-8 text (the reason and the byte), or None."""
+    if not path.is_file():
+        return None
+    try:
+        with path.open("rb") as fh:
+            head = fh.read(1 << 16)
+        head.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        if len(head) == 1 << 16 and exc.start >= len(head) - 4:  # a character cut by the window
+            return None
+        return f"{exc.reason} at byte {exc.start}"
+    except OSError:
+        return None
+    return None
 
 
 def _guess_json(path: Path) -> tuple[str, str] | None:

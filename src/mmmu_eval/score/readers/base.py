@@ -14,12 +14,16 @@ nothing is scored from it.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from mmmu_eval.errors import ConfigError, DataError
+
+#: ``Response.notes`` mark of a row whose response was not text (an API error object, null): the
+#: harness failed there. The official formats still score it as their code did; it is named.
+HARNESS_ERROR = "harness_error"
 
 @dataclass(frozen=True, slots=True)
 class HarnessVerdict:
@@ -118,6 +122,34 @@ class ForeignFile:
     what the file should cover. None: every item of its split (and question type, and subjects)."""
     subjects: tuple[str, ...] | None = None
     """The subjects the harness was asked for (Inspect's ``task_args.subjects``); None for all."""
+
+
+#: The named failures of a harness's rows, and what each means (``failures``).
+FAILURES: dict[str, str] = {
+    HARNESS_ERROR: "the harness recorded a failure instead of a response (an API error, a null)",
+    "empty": "the response is empty",
+}
+
+
+def failures(ids: Sequence[str], responses: Mapping[str, Any]) -> dict[str, dict[str, str]]:
+    """Cause -> item id -> message, for the rows that hold no answer: ``harness_error``, ``empty``.
+
+    A response the harness recorded as a failure (``status`` ``error``, or a row of an official
+    format whose response was an error object or null, marked ``HARNESS_ERROR``) is a
+    ``harness_error`` with its message; a text that is empty or blank is ``empty``. Neither is
+    an unparsed answer, whatever a scorer then made of it (the official MMMU-Pro code gave both
+    a random letter). Every cause is a key, counted or not.
+    """
+    out: dict[str, dict[str, str]] = {cause: {} for cause in FAILURES}
+    for item_id in ids:
+        response = responses.get(item_id)
+        if response is None:
+            continue
+        if response.status == "error" or HARNESS_ERROR in response.notes:
+            out[HARNESS_ERROR][item_id] = response.error or "the harness recorded a failure"
+        elif isinstance(response.text, str) and not response.text.strip():
+            out["empty"][item_id] = "an empty response" if not response.text else "a blank response"
+    return out
 
 
 # -- small helpers every reader uses ----------------------------------------------------------
@@ -274,7 +306,8 @@ def other_benchmark_error(path: Path | str, declared: str, how: str) -> ConfigEr
 
 def missing_column_error(path: Path | str, fmt: str, column: str, seen: object) -> DataError:
     """The error for a file a reader recognised that lacks a column it needs."""
-    return DataError(f"{path}: a {fmt} file without its {column!r} column ({seen}); nothing can be scored from it")
+    article = "an" if fmt[:1] in "aeiou" else "a"
+    return DataError(f"{path}: {article} {fmt} file without its {column!r} column ({seen}); nothing can be scored from it")
 
 
 def names_mmmu(text: object) -> bool:

@@ -22,6 +22,7 @@ each sample is scored.
 from __future__ import annotations
 
 import json
+import math
 import struct
 import zipfile
 import zlib
@@ -163,12 +164,32 @@ def _verdict(sample: dict, attachments: Mapping) -> HarnessVerdict | None:
     answer = score.get("answer")
     judged = "model_graded" in name or "judge" in name
     target = sample.get("target")
+    failed = _no_verdict(score)
+    if failed:
+        # Inspect gave no verdict (its grader failed) and left the sample out of its accuracy.
+        return HarnessVerdict(correct=None, gold=target, judge=judged, fallback=False, note=f"{name}: no verdict ({failed})")
     return HarnessVerdict(
         correct=value in _CORRECT, pred=_resolve(answer, attachments) if isinstance(answer, str) and not judged else None,
         gold=target, judge=judged, fallback=False,
         note=f"{name}: {value}" + (f" ({_resolve(score['explanation'], attachments)[:200]})"
                                    if judged and isinstance(score.get("explanation"), str) else ""),
     )
+
+
+def _no_verdict(score: Mapping) -> str | None:
+    """Why a score is no verdict: a NaN or missing value, or a reason that says the grader failed."""
+    metadata = score.get("metadata") if isinstance(score.get("metadata"), Mapping) else {}
+    for where in (score, metadata):
+        for key in ("reason", "score_reason", "failure"):
+            said = where.get(key)
+            if isinstance(said, str) and ("grader_failed" in said or "scoring_failed" in said):
+                return said
+    value = score.get("value")
+    if value is None:
+        return "no value"
+    if isinstance(value, float) and math.isnan(value):
+        return "value NaN"
+    return None
 
 
 def _resolve(text: str, attachments: Mapping) -> str:

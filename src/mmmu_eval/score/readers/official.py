@@ -11,7 +11,8 @@ These files carry everything the official scorer needs, so the items are built f
   format; multiple-choice predictions are compared as they are, open ones parsed
   (``main_eval_only.py``).
 - ``official-mmmu-pro``: JSONL rows with at least ``id``, ``options``, ``answer``, ``response``
-  (extra fields ignored; a ``response`` that is an object counts as ``""``, as in the official
+  (extra fields ignored; the 2024-09 outputs also carry ``type`` and ``shuffled_options``, read
+  as that era's scorer read them, see ``pro_columns``; a ``response`` that is an object counts as ``""``, as in the official
   ``evaluate.py``). Rows that ``evaluate.py`` already scored (``pred_indexs``, ``if_right``) also
   give that scorer's verdicts, to set beside ours.
 
@@ -26,16 +27,19 @@ from __future__ import annotations
 import ast
 import json
 import re
+from collections import Counter
 from pathlib import Path
 
 from mmmu_eval.dataset.subjects import DISCIPLINES, SUBJECTS
-from mmmu_eval.errors import ConfigError
+from mmmu_eval.errors import ConfigError, DataError
 from mmmu_eval.records import Item, Response, letters
-from mmmu_eval.score.readers.base import HarnessVerdict
+from mmmu_eval.score.readers.base import HARNESS_ERROR, HarnessVerdict, missing_column_error
 
 FORMATS: tuple[str, ...] = ("official-mmmu", "official-mmmu-eval-only", "official-mmmu-pro")
 #: Rows per file the official MMMU-Pro scorer insists on (it skips other files).
 PRO_ROWS = 1730
+#: The ``type`` column of the 2024-09 outputs (commit e3be682) -> our setting.
+PRO_TYPES: dict[str, str] = {"Standard(4opts)": "standard-4", "Standard(10opts)": "standard-10", "Vision": "vision"}
 
 _DISCIPLINE_OF = {s: d for d, subs in DISCIPLINES.items() for s in subs}
 _PRO_ID = re.compile(r"^(?P<split>[^_]+)_(?P<subject>.+?)_\d+$")
@@ -44,11 +48,16 @@ _PRO_ID = re.compile(r"^(?P<split>[^_]+)_(?P<subject>.+?)_\d+$")
 Official = tuple[list[Item], dict[str, Response], list[str], dict[str, HarnessVerdict]]
 
 
-def read_official(path: Path, format: str, answers: Path | None) -> Official:
+def read_official(path: Path, format: str, answers: Path | None, *, setting: str | None = None) -> Official:
     """Read ``path`` in one of the official formats.
 
+    ``setting`` chooses the rows of one MMMU-Pro setting in a file whose ``type`` column holds
+    several (the 2024-09 ``evaluate.py`` read such files); other files ignore it.
+
     Raises:
-        ConfigError: an unknown format, missing ``--answers``, or a path that cannot be read at all.
+        ConfigError: an unknown format, missing ``--answers``, a path that cannot be read at all,
+            a file of several MMMU-Pro settings without ``setting``.
+        DataError: a file that is not UTF-8 text, a column the format needs that no row has.
     """
     if format == "official-mmmu":
         return (*_read_mmmu_folder(path), {})
@@ -57,7 +66,7 @@ def read_official(path: Path, format: str, answers: Path | None) -> Official:
             raise ConfigError("--format official-mmmu-eval-only needs --answers FILE (the official answer_dict_*.json)")
         return (*_read_eval_only(path, answers), {})
     if format == "official-mmmu-pro":
-        return _read_pro_file(path)
+        return _read_pro_file(path, setting)
     raise ConfigError(f"--format {format!r} is not one of {', '.join(FORMATS)}")
 
 
@@ -148,78 +157,151 @@ def _read_eval_only(file: Path, answers_file: Path) -> tuple[list[Item], dict[st
 # --- official-mmmu-pro ---------------------------------------------------------------------------
 
 
-def _read_pro_file(file: Path) -> Official:
+def pro_columns(row: dict) -> tuple[str, str, str | None]:
+    """``(options column, answer column, setting)`` the official scorer of the row's era read it by.
+
+    The 2024-09 outputs (commit e3be682) carry a ``type`` column and both option sets: that
+    era's ``evaluate.py`` scored ``Standard(4opts)`` rows against ``options`` / ``answer`` and
+    every other row against ``shuffled_options`` / ``shuffled_options_answer``. Today's outputs
+    have no ``type`` and hold their setting's options in ``options``; their setting is None here
+    (``rescore/identify.py`` decides it from the flags, the option counts and the name).
+
+    Raises:
+        ConfigError: a ``type`` this era never wrote (the reader cannot know which options it means).
+    """
+    kind = row.get("type")
+    if kind is None:
+        return "options", "answer", None
+    setting = PRO_TYPES.get(kind) if isinstance(kind, str) else None
+    if setting is None:
+        raise ConfigError(
+            f"row {row.get('id')!r}: type {kind!r} is not one the official MMMU-Pro outputs wrote "
+            f"({', '.join(PRO_TYPES)}); which options it was scored against is unknown"
+        )
+    if setting == "standard-4":
+        return "options", "answer", setting
+    return "shuffled_options", "shuffled_options_answer", setting
+
+
+def _read_pro_file(file: Path, setting: str | None) -> Official:
     if not file.is_file():
         raise ConfigError(f"{file}: no such file; --format official-mmmu-pro reads one JSONL file")
     problems: list[str] = []
     items: list[Item] = []
     responses: dict[str, Response] = {}
     verdicts: dict[str, HarnessVerdict] = {}
-    setting = _pro_setting(file.name)
-    with file.open(encoding="utf-8") as fh:
-        for number, line in enumerate(fh, 1):
-            where = f"{file.name}:{number}"
-            if not line.strip():
-                continue
-            try:
-                row = json.loads(line)
-            except ValueError as exc:
-                problems.append(f"{where}: not JSON ({exc}); skipped")
-                continue
-            if not isinstance(row, dict) or not isinstance(row.get("id"), str):
-                problems.append(f"{where}: not a row with an id; skipped")
-                continue
-            item_id = row["id"]
-            if item_id in responses:
-                problems.append(f"{where} ({item_id}): a repeated id; the later row replaces the earlier")
-                items = [it for it in items if it.id != item_id]
-                verdicts.pop(item_id, None)
-            match = _PRO_ID.match(item_id)
-            subject = row.get("subject") if isinstance(row.get("subject"), str) else (match["subject"] if match else "")
-            options = _pro_options(row, where, problems)
-            gold = row.get("answer")
-            if not isinstance(gold, str):
-                problems.append(f"{where} ({item_id}): answer {gold!r} is not a letter; it can never equal a prediction")
-                gold = ()
-            items.append(_item(item_id, "mmmu-pro", subject, options, gold, True,
-                               _img_types(row.get("img_type")), row.get("topic_difficulty"), setting))
-            responses[item_id] = _response(item_id, row, where, problems, dict_as_empty=True)
-            if "if_right" in row:
-                # evaluate.py rewrites its input with its own verdict; its fallbacks were unseeded.
-                pred = row.get("pred_indexs")
-                verdicts[item_id] = HarnessVerdict(
-                    correct=bool(row["if_right"]), pred=pred if isinstance(pred, str) else None,
-                    gold=row.get("answer"), fallback=None,
-                )
+    rows = _pro_rows(file, problems)
+    rows = _one_type(file, rows, setting)
+    _require_columns(file, rows)
+    for where, row in rows:
+        item_id = row["id"]
+        if item_id in responses:
+            problems.append(f"{where} ({item_id}): a repeated id; the later row replaces the earlier")
+            items = [it for it in items if it.id != item_id]
+            verdicts.pop(item_id, None)
+        options_key, answer_key, typed = pro_columns(row)
+        match = _PRO_ID.match(item_id)
+        subject = row.get("subject") if isinstance(row.get("subject"), str) else (match["subject"] if match else "")
+        options = _pro_options(row, options_key, where, problems)
+        gold = row.get(answer_key)
+        if not isinstance(gold, str):
+            problems.append(f"{where} ({item_id}): {answer_key} {gold!r} is not a letter; it can never equal a prediction")
+            gold = ()
+        items.append(_item(item_id, "mmmu-pro", subject, options, gold, True,
+                           _img_types(row.get("img_type")), row.get("topic_difficulty"), typed))
+        responses[item_id] = _response(item_id, row, where, problems, dict_as_empty=True)
+        if "if_right" in row:
+            # evaluate.py rewrites its input with its own verdict; its fallbacks were unseeded.
+            pred = row.get("pred_indexs")
+            verdicts[item_id] = HarnessVerdict(
+                correct=bool(row["if_right"]), pred=pred if isinstance(pred, str) else None,
+                gold=row.get(answer_key), fallback=None,
+            )
     if len(items) != PRO_ROWS:
         problems.append(f"{file.name}: {len(items)} rows, not {PRO_ROWS}; the official evaluate.py would skip this file")
     return items, responses, problems, verdicts
 
 
-def _pro_options(row: dict, where: str, problems: list[str]) -> tuple:
-    """``ast.literal_eval(str(options))``, as the official scorer decodes them."""
+def _pro_rows(file: Path, problems: list[str]) -> list[tuple[str, dict]]:
+    """``(where, row)`` for every line that is an object with an id; the others are problems.
+
+    A file that is not UTF-8 text at all (a binary, another encoding) is one error, not a
+    problem per line.
+    """
+    rows: list[tuple[str, dict]] = []
+    undecodable: UnicodeDecodeError | None = None
+    lines = 0
     try:
-        options = ast.literal_eval(str(row.get("options")))
+        fh = file.open("rb")
+    except OSError as exc:
+        raise ConfigError(f"{file}: cannot read ({exc.strerror or exc})") from None
+    with fh:
+        for number, raw in enumerate(fh, 1):
+            where = f"{file.name}:{number}"
+            if not raw.strip():
+                continue
+            lines += 1
+            try:
+                line = raw.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                undecodable = undecodable or exc
+                problems.append(f"{where}: not UTF-8 text ({exc.reason} at byte {exc.start} of the line); skipped")
+                continue
+            try:
+                row = json.loads(line)
+            except ValueError as exc:
+                torn = "" if raw.endswith(b"\n") else " (the last line is cut short)"
+                problems.append(f"{where}: not JSON{torn} ({exc}); skipped")
+                continue
+            if not isinstance(row, dict) or not isinstance(row.get("id"), str):
+                problems.append(f"{where}: not a row with an id; skipped")
+                continue
+            rows.append((where, row))
+    if undecodable is not None and not rows:
+        raise DataError(f"{file}: not UTF-8 text ({undecodable.reason} at byte {undecodable.start} of its first such "
+                        "line); --format official-mmmu-pro reads JSONL rows")
+    return rows
+
+
+def _one_type(file: Path, rows: list[tuple[str, dict]], setting: str | None) -> list[tuple[str, dict]]:
+    """The rows of one setting: the 2024-09 ``evaluate.py`` also read files of all three ``type`` s."""
+    kinds = Counter(row["type"] for _, row in rows if isinstance(row.get("type"), str))
+    if len(kinds) <= 1:
+        return rows
+    said = ", ".join(f"{n} {PRO_TYPES.get(k, k)}" for k, n in kinds.most_common())
+    if setting is None:
+        raise ConfigError(f"{file}: its rows' type column mixes MMMU-Pro settings ({said}); "
+                          "a rescore scores one: pass --setting to choose it")
+    kept = [(where, row) for where, row in rows if PRO_TYPES.get(row.get("type")) == setting]
+    if not kept:
+        raise ConfigError(f"{file}: --setting {setting} was asked, but its rows' type column says {said}")
+    return kept
+
+
+def _require_columns(file: Path, rows: list[tuple[str, dict]]) -> None:
+    """One error naming a column the format needs that no row has (a row lacking it is a problem)."""
+    if not rows:
+        return
+    options_key, answer_key, _ = pro_columns(rows[0][1])
+    for column in (options_key, answer_key, "response"):
+        if not any(column in row for _, row in rows):
+            seen = f"its rows have {', '.join(sorted(rows[0][1]))}"
+            raise missing_column_error(file, "official-mmmu-pro", column, seen)
+
+
+def _pro_options(row: dict, key: str, where: str, problems: list[str]) -> tuple:
+    """``ast.literal_eval(str(row[key]))``, as the official scorer decodes them."""
+    try:
+        options = ast.literal_eval(str(row.get(key)))
     except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
-        problems.append(f"{where} ({row['id']}): options {row.get('options')!r} do not decode (the official scorer would crash); scored wrong")
+        problems.append(f"{where} ({row['id']}): {key} {row.get(key)!r} do not decode (the official scorer would crash); scored wrong")
         return ()
     if not isinstance(options, (list, tuple)):
-        problems.append(f"{where} ({row['id']}): options decode to {type(options).__name__}, not a list; scored wrong")
+        problems.append(f"{where} ({row['id']}): {key} decode to {type(options).__name__}, not a list; scored wrong")
         return ()
     if any(not isinstance(o, str) for o in options):
-        problems.append(f"{where} ({row['id']}): malformed options {options!r} (not a flat list of texts); scored as the official parser would")
+        problems.append(f"{where} ({row['id']}): malformed {key} {options!r} (not a flat list of texts); scored as the official parser would")
     return tuple(options)
-
-
-def _pro_setting(name: str) -> str | None:
-    lowered = name.lower()
-    if "vision" in lowered:
-        return "vision"
-    if "4 options" in lowered or "4opts" in lowered:
-        return "standard-4"
-    if "standard" in lowered:
-        return "standard-10"
-    return None
 
 
 def _img_types(value: object) -> tuple[str, ...]:
@@ -244,7 +326,7 @@ def _item(item_id: str, benchmark: str, subject: str, options: tuple, gold: obje
     return Item(
         id=item_id,
         benchmark=benchmark,  # type: ignore[arg-type]
-        split=item_id.split("_", 1)[0],
+        split="test" if benchmark == "mmmu-pro" else item_id.split("_", 1)[0],  # MMMU-Pro's one hub split
         setting=setting,  # type: ignore[arg-type]
         subject=subject,
         discipline=_DISCIPLINE_OF.get(subject, "Unknown"),
@@ -276,11 +358,30 @@ def _response(item_id: str, row: dict, where: str, problems: list[str], *, dict_
         value: object = None
     else:
         value = row["response"]
+    if isinstance(value, str):
+        return Response(item_id=item_id, status="ok", text=value)
+    message = _harness_message(value)
     if isinstance(value, dict) and dict_as_empty:
-        value = ""  # evaluate.py scores an API error record as an empty answer
-    elif not isinstance(value, str) and "response" in row:
+        # evaluate.py scores an API error record as an empty answer: the official figure counts
+        # it (a random letter); the record still names it as the harness's failure.
+        return Response(item_id=item_id, status="ok", text="", error=message, notes=(HARNESS_ERROR,))
+    if "response" in row:
         problems.append(f"{where} ({item_id}): response is {type(value).__name__}, not text")
-    return Response(item_id=item_id, status="ok", text=value)  # type: ignore[arg-type]
+    return Response(item_id=item_id, status="ok", text=value, error=message, notes=(HARNESS_ERROR,))  # type: ignore[arg-type]
+
+
+def _harness_message(value: object) -> str:
+    """What the harness wrote instead of a response, shortened: its error message when it has one."""
+    if value is None:
+        return "no response (null)"
+    if isinstance(value, dict):
+        inner = value.get("error", value)
+        if isinstance(inner, dict):
+            inner = inner.get("message") or inner
+        text = inner if isinstance(inner, str) else json.dumps(inner, ensure_ascii=False, default=str)
+    else:
+        text = json.dumps(value, ensure_ascii=False, default=str)
+    return text if len(text) <= 200 else text[:199] + "…"
 
 
 def _load_json(file: Path, problems: list[str], *, required: bool = False) -> object:
