@@ -49,8 +49,8 @@ def run(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from mmmu_eval.atomic import write_atomically
-    from mmmu_eval.audit import audit
-    from mmmu_eval.audit.terminal import print_audit
+    from mmmu_eval.itemaudit import audit
+    from mmmu_eval.itemaudit.terminal import print_audit
     from mmmu_eval.errors import ConfigError
 
     if args.top < 0 or args.min_models < 1:
@@ -63,7 +63,7 @@ def run(args: argparse.Namespace) -> int:
         write_atomically(Path(args.json), json.dumps(result.to_json(), indent=1, ensure_ascii=False) + "\n")
         console.print(f"audit written to {args.json}")
     if args.html:
-        from mmmu_eval.audit.html import audit_page
+        from mmmu_eval.itemaudit.html import audit_page
 
         write_atomically(Path(args.html), audit_page(result))
         console.print(f"page written to {args.html}")

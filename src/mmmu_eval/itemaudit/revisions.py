@@ -10,8 +10,8 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Sequence
 
-from mmmu_eval.audit.sources import RunAnswers, gold_text
-from mmmu_eval.audit.text import norm
+from mmmu_eval.itemaudit.sources import RunAnswers, gold_text
+from mmmu_eval.itemaudit.text import norm
 
 
 def revision_report(runs: Sequence[RunAnswers]) -> dict:

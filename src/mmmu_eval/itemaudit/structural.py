@@ -21,8 +21,8 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from mmmu_eval.audit.sources import RunAnswers
-from mmmu_eval.audit.text import norm
+from mmmu_eval.itemaudit.sources import RunAnswers
+from mmmu_eval.itemaudit.text import norm
 from mmmu_eval.records import Item, letters
 
 #: Settings whose options were shuffled after the question was written.

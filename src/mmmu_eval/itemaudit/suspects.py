@@ -30,9 +30,9 @@ from collections import Counter, defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from mmmu_eval.audit.chance import p_max_at_least
-from mmmu_eval.audit.sources import RunAnswers, gold_text
-from mmmu_eval.audit.text import norm
+from mmmu_eval.itemaudit.chance import p_max_at_least
+from mmmu_eval.itemaudit.sources import RunAnswers, gold_text
+from mmmu_eval.itemaudit.text import norm
 from mmmu_eval.records import Item, letters
 
 #: Bounds of a run's accuracy in its weight, so that a perfect or a hopeless run stays finite.

@@ -12,7 +12,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from mmmu_eval.audit import Audit
+from mmmu_eval.itemaudit import Audit
 from mmmu_eval.report.fit import print_fitted
 from mmmu_eval.report.numbers import fixed, pct
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 from collections import Counter
 from html import escape
 
-from mmmu_eval.audit import Audit
-from mmmu_eval.audit.text import norm
+from mmmu_eval.itemaudit import Audit
+from mmmu_eval.itemaudit.text import norm
 from mmmu_eval.records import letters
 from mmmu_eval.report.numbers import fixed, pct
 from mmmu_eval.report.page import asset, head

@@ -19,8 +19,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from mmmu_eval.audit.irt import MIN_RUNS, fit_2pl
-from mmmu_eval.audit.sources import RunAnswers
+from mmmu_eval.itemaudit.irt import MIN_RUNS, fit_2pl
+from mmmu_eval.itemaudit.sources import RunAnswers
 
 
 @dataclass(frozen=True)

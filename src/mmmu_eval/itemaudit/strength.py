@@ -13,7 +13,7 @@ from collections import defaultdict
 from collections.abc import Sequence
 from statistics import mean
 
-from mmmu_eval.audit.sources import RunAnswers
+from mmmu_eval.itemaudit.sources import RunAnswers
 
 
 def stronger_runs(runs: Sequence[RunAnswers], *, weakest: float = 0.25) -> dict[str, bool]:

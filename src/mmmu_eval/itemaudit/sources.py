@@ -128,7 +128,7 @@ def _read_run(path: Path) -> RunAnswers:
 
 
 def _read_file(path: Path, *, data: str | Path, format: str) -> RunAnswers:
-    from mmmu_eval.audit.rows import official_row_texts
+    from mmmu_eval.itemaudit.rows import official_row_texts
     from mmmu_eval.rescore.read import rescore
 
     try:

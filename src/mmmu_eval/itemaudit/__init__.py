@@ -19,13 +19,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from mmmu_eval.audit.added import AddedOption, added_option_failures
-from mmmu_eval.audit.revisions import revision_report
-from mmmu_eval.audit.sources import RunAnswers, read_sources
-from mmmu_eval.audit.stats import ItemStats, item_stats
-from mmmu_eval.audit.strength import stronger_runs
-from mmmu_eval.audit.structural import Problem, find_problems
-from mmmu_eval.audit.suspects import Agreement, Suspect, find_suspects
+from mmmu_eval.itemaudit.added import AddedOption, added_option_failures
+from mmmu_eval.itemaudit.revisions import revision_report
+from mmmu_eval.itemaudit.sources import RunAnswers, read_sources
+from mmmu_eval.itemaudit.stats import ItemStats, item_stats
+from mmmu_eval.itemaudit.strength import stronger_runs
+from mmmu_eval.itemaudit.structural import Problem, find_problems
+from mmmu_eval.itemaudit.suspects import Agreement, Suspect, find_suspects
 from mmmu_eval.errors import ConfigError
 
 __all__ = ["Audit", "audit", "audit_runs"]

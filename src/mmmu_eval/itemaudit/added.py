@@ -14,8 +14,8 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from mmmu_eval.audit.sources import RunAnswers, gold_text
-from mmmu_eval.audit.text import norm
+from mmmu_eval.itemaudit.sources import RunAnswers, gold_text
+from mmmu_eval.itemaudit.text import norm
 
 
 @dataclass(frozen=True)
