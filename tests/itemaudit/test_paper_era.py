@@ -84,7 +84,7 @@ def test_item_statistics_and_the_2pl_fit(paper_audit):
 
 
 def test_the_cli_writes_the_json_of_the_documented_shape_and_a_page(pro_2024, tmp_path, capsys):
-    from conftest import response_files
+    from itemaudit.conftest import response_files
     from mmmu_eval.cli.main import main
 
     files = [str(p) for p in response_files(pro_2024) if "gpt-4o" in p.name or "gemini" in p.name
