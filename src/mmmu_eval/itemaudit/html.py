@@ -36,7 +36,7 @@ def audit_page(result: Audit, *, top: int = 100) -> str:
     parts.append("<h2>Agreement on one wrong option, against chance</h2><ul>")
     for a in result.agreement:
         parts.append(f"<li><b>{escape(', '.join(a.settings))}</b>: {a.flagged} of {a.groups} items flagged; "
-                     f"{fixed(a.expected_by_chance)} expected by chance</li>")
+                     f"at most {fixed(a.expected_by_chance)} expected by chance</li>")
     parts.append(f'</ul><p class="note">Flagged: {escape(result.agreement[0].rule if result.agreement else "")}.</p>')
     parts.append(f"<h2>Suspect labels ({len(result.suspects)}, {len(result.flagged)} flagged; first "
                  f"{min(top, len(result.suspects))} shown)</h2>")

@@ -4,8 +4,8 @@
   meaning depends on where the others stand: "None of the above", "Either of the above", or
   options made of other options' letters ("Both A and B", "a, c"), unless the question itself
   labels things with those letters (then the letters name the question's parts, not positions).
-- ``letter_option``: an option that is itself a letter ("B", "(c)"): the parser reads a reply of
-  that letter as the choice of that position.
+- ``letter_option``: an option that is itself one of the option letters ("B", "(c)"): a reply
+  naming it reads as the choice of the position of that letter.
 - ``duplicate_options``: two options with the same text (the same words, case and spacing aside).
 - ``gold_not_among_options``: a gold that names no option.
 - ``image_token_without_image``: ``<image N>`` in the question or options, with fewer than N images.
@@ -82,7 +82,8 @@ def item_problems(item: Item, setting: str, images: int | None = None) -> list[t
             if why:
                 found.append(("position_dependent_option", f"{label}. {text!r} {why}"))
     for label, text in zip(labels, texts):
-        if _ONE_LETTER.match(text):
+        one = _ONE_LETTER.match(text)
+        if one and one.group(1).upper() in labels:
             found.append(("letter_option", f"{label}. {text!r} is itself a letter"))
     firsts: dict[str, str] = {}
     for label, text in zip(labels, texts):

@@ -18,7 +18,8 @@ For each group:
   never outweigh a strong one's vote for the gold.
 
 An item is **flagged** when a majority of the stronger runs that hold it agree on one wrong
-option, from ``min_models`` models or more. Flagged items are evidence for a person to check,
+option, from ``min_models`` models or more, and the score favours the consensus (above 0). The
+count chance alone would flag is computed for the majority rule (``Agreement``): an upper bound. Flagged items are evidence for a person to check,
 never a verdict: a hard item, an image the models misread, a popular misconception all look the
 same from the answers alone.
 """
@@ -100,6 +101,7 @@ class Agreement:
     """The settings of the runs in these groups (ten-option and vision share their options)."""
     flagged: int
     expected_by_chance: float
+    """At most this many groups would meet the majority rule with wrong answers spread evenly."""
     groups: int
     """Item groups judged (each holds at least one stronger run)."""
     rule: str
@@ -153,7 +155,7 @@ def find_suspects(
             suspects.append(suspect)
     suspects.sort(key=lambda s: (-s.flagged, -s.score, s.chance, s.id))
     rule = (f"a majority of the stronger runs holding the item agree on one wrong option, from {min_models} "
-            "models or more")
+            "models or more, and the score favours it")
     agreement = [Agreement(k, v[0], v[1], v[2], rule) for k, v in sorted(tally.items(), key=lambda kv: -kv[1][2])]
     return _one_per_item(suspects), agreement
 
@@ -197,7 +199,7 @@ def _judge(item_id: str, members: list[RunAnswers], strong: Mapping[str, bool],
     strong_agree = sum(1 for v in consensus_voters if v.strong)
     models = tuple(sorted({v.model for v in consensus_voters}))
     strong_models = {v.model for v in consensus_voters if v.strong}
-    flagged = bool(strong_votes) and strong_agree >= need and len(strong_models) >= min_models
+    flagged = bool(strong_votes) and strong_agree >= need and len(strong_models) >= min_models and score > 0
     display = next(v.choice for v in consensus_voters if v.choice is not None)
     suspect = Suspect(
         id=item_id, item=first, gold=gold, consensus=display, agree=agree, gold_votes=len(gold_voters),

@@ -32,7 +32,7 @@ def print_audit(result: Audit, console: Console, *, top: int = 20) -> None:
     console.print()
     for a in result.agreement:
         console.print(f"[bold]{', '.join(a.settings)}[/bold]: {a.flagged} of {a.groups} items flagged ({escape(a.rule)}); "
-                      f"{fixed(a.expected_by_chance)} expected by chance (wrong answers spread evenly)")
+                      f"at most {fixed(a.expected_by_chance)} expected by chance (wrong answers spread evenly)")
     _suspects(result, console, top)
     _added(result, console, top)
     _structural(result, console)
