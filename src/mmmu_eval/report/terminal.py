@@ -191,6 +191,14 @@ def print_results(results: Results, console: Console) -> None:
     >>> print_results(read_results("runs/sample-random"), Console())
     """
     console.print(_headline(results))
+    sample = results.get("sample")
+    if sample:
+        low, high = sample["full_set_interval95"]
+        console.print(
+            f"[bold]sampled[/bold] {sample['scored']} of {sample['population']} items (seed {sample['seed']}): "
+            f"{pct(sample['accuracy'])}% on the sample; the full set's score lies in {pct(low)}–{pct(high)}% "
+            "(95%, exact: hypergeometric, sampling without replacement)"
+            + ("" if sample.get("complete", True) else "; not every drawn item was scored"))
     for line in boxed_lines(results):
         console.print(escape(line), soft_wrap=True)
     experts = expert_text(results)

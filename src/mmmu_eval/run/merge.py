@@ -37,7 +37,7 @@ log = logging.getLogger(__name__)
 # Configuration fields that define *which evaluation* a shard belongs to. Generation settings,
 # prompt mode and layout are inside the protocol fingerprint; throughput knobs (batch size,
 # concurrency, device) may differ between machines.
-SAME_EVALUATION = ("model", "benchmark", "split", "setting", "data", "subjects", "limit", "ids")
+SAME_EVALUATION = ("model", "benchmark", "split", "setting", "data", "subjects", "limit", "ids", "sample", "sample_seed")
 
 
 @dataclass(frozen=True)
@@ -303,6 +303,10 @@ def _ids_from_dataset(shard: ShardRun) -> list[str]:
     if wanted:
         keep = set(wanted)
         ids = [i for i in ids if i in keep]
+    if config.get("sample"):
+        from mmmu_eval.run.prepare import draw_sample
+
+        ids = list(draw_sample(ids, int(config["sample"]), int(config.get("sample_seed") or 0)))
     limit = config.get("limit")
     if limit:
         ids = ids[: int(limit)]
