@@ -37,12 +37,13 @@ class TwoPL:
     converged: bool
 
 
-def fit_2pl(correct: np.ndarray, seen: np.ndarray | None = None, *, steps: int = 3000, rate: float = 0.05,
-            tolerance: float = 1e-6) -> TwoPL:
+def fit_2pl(correct: np.ndarray, seen: np.ndarray | None = None, *, steps: int = 5000, rate: float = 0.05,
+            tolerance: float = 1e-4) -> TwoPL:
     """Fit a 2PL to a runs x items matrix of 0/1 answers; ``seen`` masks the pairs answered.
 
-    Gradient ascent with Adam steps on the joint log posterior; stops when the largest parameter
-    change falls below ``tolerance``. The ability scale is fixed by the prior (mean 0, sd 1).
+    Gradient ascent with Adam steps (the step shrinking as 1/sqrt(1 + step/100)) on the joint log
+    posterior; converged when no gradient component exceeds ``tolerance``. The ability scale is
+    fixed by the prior (mean 0, sd 1).
     """
     y = np.asarray(correct, dtype=float)
     mask = np.ones_like(y) if seen is None else np.asarray(seen, dtype=float)
@@ -64,17 +65,15 @@ def fit_2pl(correct: np.ndarray, seen: np.ndarray | None = None, *, steps: int =
             -(r * a[None, :]).sum(axis=0) - b,
             (r * (theta[:, None] - b[None, :])).sum(axis=0) * a - log_a,
         ]
-        largest = 0.0
+        if max(float(np.abs(g).max(initial=0.0)) for g in grads) < tolerance:
+            converged = True
+            break
+        size = rate / np.sqrt(1 + step / 100)
         for i, (g, (m, v)) in enumerate(zip(grads, moments)):
             m[:] = 0.9 * m + 0.1 * g
             v[:] = 0.999 * v + 0.001 * g * g
-            update = rate * (m / (1 - 0.9**step)) / (np.sqrt(v / (1 - 0.999**step)) + 1e-8)
-            params[i] += update
-            largest = max(largest, float(np.abs(update).max(initial=0.0)))
+            params[i] += size * (m / (1 - 0.9**step)) / (np.sqrt(v / (1 - 0.999**step)) + 1e-8)
         theta, b, log_a = params
-        if largest < tolerance:
-            converged = True
-            break
     return TwoPL(theta.copy(), b.copy(), np.exp(log_a), step, converged)
 
 
