@@ -126,3 +126,21 @@ def test_gold_and_image_tokens():
     assert "gold_not_among_options" in kinds
     assert "<image 2>" in kinds["image_token_without_image"]
     assert "image(s) 1 of 1" in kinds["image_without_token"]
+
+
+def test_an_added_option_is_named_only_where_four_options_are_answered_right():
+    from mmmu_eval.itemaudit.added import added_option_failures
+
+    four = {"test_Art_1": make_item("test_Art_1", ("Thromboembolism", "Fat embolism", "Air", "Tumour"), "A",
+                                    setting="standard-4")}
+    ten = {"test_Art_1": make_item("test_Art_1", ("Air", "Pulmonary embolism", "Thromboembolism", "Tumour", "Fat embolism",
+                                                  "x1", "x2", "x3", "x4", "x5"), "C")}
+
+    def runs(four_choice, ten_choice):
+        return ([make_run(f"f{i}", f"m{i}", {"test_Art_1": four_choice}, four, setting="standard-4") for i in range(3)]
+                + [make_run(f"t{i}", f"m{i}", {"test_Art_1": ten_choice}, ten) for i in range(3)])
+
+    found = added_option_failures(runs("A", "B"))
+    assert [(a.option, a.votes, a.four_right) for a in found] == [("Pulmonary embolism", 3, 3)]
+    assert added_option_failures(runs("B", "B")) == []  # the four-option form is not answered right
+    assert added_option_failures(runs("A", "E")) == []  # "Fat embolism" was there before the augmentation
