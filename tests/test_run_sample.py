@@ -57,7 +57,10 @@ def test_shards_of_a_sample_merge_without_gaps(tmp_path, capsys):
         _run(tmp_path / f"shard{k}", sample=9, sample_seed=4, shard=(k, 2))
     assert main(["merge", str(tmp_path / "shard1"), str(tmp_path / "shard2"), "--out", str(tmp_path / "merged")]) == 0
     merged = json.loads((tmp_path / "merged" / "manifest.json").read_text())
-    assert len(merged["item_ids"]) == 9
+    assert len(merged["item_ids"]) == 9 and merged["sample"]["k"] == 9
+    _run(tmp_path / "other", sample=9, sample_seed=5, shard=(2, 2))  # another sample's half
+    assert main(["merge", str(tmp_path / "shard1"), str(tmp_path / "other"), "--out", str(tmp_path / "bad")]) != 0
+    assert "sample_seed" in capsys.readouterr().err
 
 
 def _brute(correct, drawn, population, level=0.95):

@@ -144,3 +144,25 @@ def test_an_added_option_is_named_only_where_four_options_are_answered_right():
     assert [(a.option, a.votes, a.four_right) for a in found] == [("Pulmonary embolism", 3, 3)]
     assert added_option_failures(runs("B", "B")) == []  # the four-option form is not answered right
     assert added_option_failures(runs("A", "E")) == []  # "Fat embolism" was there before the augmentation
+
+
+def test_a_harness_file_is_read_by_option_text_and_its_fallbacks_choose_nothing(tmp_path):
+    import json as _json
+
+    from mmmu_eval.itemaudit.sources import read_sources
+
+    rows = [
+        {"id": "validation_Design_15", "question": "What building is this? <image 1>", "image_1": "a.png",
+         "options": str(list(OPTS)), "answer": "A", "response": "The answer is B.", "subject": "Design"},
+        {"id": "validation_Design_16", "question": "Which? <image 1>", "image_1": "b.png",
+         "options": str(list(OPTS)), "answer": "A", "response": "I cannot tell.", "subject": "Design"},
+    ]
+    path = tmp_path / "some-model_direct_Standard(10opts).jsonl"
+    path.write_text("".join(_json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    (run,) = read_sources([path])
+    assert (run.model, run.prompt, run.setting) == ("some-model", "direct", "standard-10")
+    assert run.answers["validation_Design_15"].choice == "temple"
+    guessed = run.answers["validation_Design_16"]
+    assert guessed.fallback and guessed.choice is None  # the parser's random letter is no vote
+    assert run.items["validation_Design_15"].question.startswith("What building")
+    assert run.images["validation_Design_15"] == 1

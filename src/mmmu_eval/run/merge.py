@@ -303,10 +303,6 @@ def _ids_from_dataset(shard: ShardRun) -> list[str]:
     if wanted:
         keep = set(wanted)
         ids = [i for i in ids if i in keep]
-    if config.get("sample"):
-        from mmmu_eval.run.prepare import draw_sample
-
-        ids = list(draw_sample(ids, int(config["sample"]), int(config.get("sample_seed") or 0)))
     limit = config.get("limit")
     if limit:
         ids = ids[: int(limit)]

@@ -159,8 +159,7 @@ def _with_ids(items: Sequence[Item], config: RunConfig) -> tuple[Item, ...]:
 
 
 def draw_sample(items: Sequence[T], k: int, seed: int) -> tuple[T, ...]:
-    """``k`` of ``items`` drawn without replacement by ``random.Random(seed)``, in dataset order
-    (items or their ids: ``merge`` draws over ids to find a sampled run's gaps)."""
+    """``k`` of ``items`` drawn without replacement by ``random.Random(seed)``, in dataset order."""
     import random
 
     chosen = sorted(random.Random(seed).sample(range(len(items)), min(k, len(items))))
