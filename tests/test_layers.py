@@ -51,12 +51,15 @@ ALLOWED: dict[str, frozenset[str]] = {
     "suite": _below("report") | {"report", "run"},
     "harden": _below("report") | {"report", "run"},
     "doctor": _below("report") | {"report", "run", "suite"},
+    # the benchmark's audit reads runs (report.loaded_run) and other harnesses' files (rescore)
+    "itemaudit": _below("report") | {"report", "run", "rescore"},
     # the RL environment: items and prompts in, the score stage's verdict out; never a backend,
     # a run directory, a report or a run (a trainer's process holds none of them)
     "environments": frozenset(_VOCABULARY | {"dataset", "prompt", "score"}),
     # layer 9: the command line and the package root, over everything
-    "cli": _below("report") | {"report", "run", "rescore", "suite", "harden", "doctor", "environments"},
-    "__init__": _below("report") | {"report", "run", "rescore", "suite", "harden", "doctor", "environments", "cli"},
+    "cli": _below("report") | {"report", "run", "rescore", "suite", "harden", "doctor", "environments", "itemaudit"},
+    "__init__": _below("report") | {"report", "run", "rescore", "suite", "harden", "doctor", "environments",
+                                    "itemaudit", "cli"},
     "__main__": frozenset({"cli"}),
 }
 

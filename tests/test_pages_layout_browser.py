@@ -3,7 +3,8 @@
 The pages: a run's report.html (an MMMU validation run of the sample, the same run with many
 image types, whose breakdown once spilled past its card, and a rescored harness output with its
 "Beside the harness" section), the suite's report.html, harden's
-report.html and its review.html. For each width every visible element's content must fit its
+report.html and its review.html, and the audit's page (``mmmu-eval audit --html``) of the official
+paper-era MMMU-Pro outputs (long questions and options, where ../shared/fidelity is present). For each width every visible element's content must fit its
 box (``scrollWidth`` against ``clientWidth``: nothing wider than its container, no text
 clipped), and the page must raise no script error or console error. A full-page screenshot of
 each page at each width is written to ``test-artifacts/pages/`` (git-ignored; see CONTRIBUTING.md)
@@ -13,6 +14,7 @@ for a person to look at after ``make test``.
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -20,6 +22,9 @@ from fakes.browser import NEEDS_CHROMIUM, headless_chromium
 from fakes.page_layout import WIDTHS, check_page
 
 pytestmark = NEEDS_CHROMIUM
+
+#: The official repository's paper-era MMMU-Pro outputs (../shared/fidelity/README.md).
+FIDELITY_2024 = Path(__file__).resolve().parents[1].parent / "shared" / "fidelity" / "mmmu-pro-2024"
 
 #: Image types as the MMMU data writes them, several per item: long keys a breakdown must wrap.
 IMG_TYPES = ["['Diagrams']", "['Tables']", "['Plots and Charts']", "['Chemical Structures']", "['Photographs']",
@@ -74,7 +79,14 @@ def pages(tmp_path_factory):
     ])
     with FaultServer(fault_rate=0.0, answer=Proposer({})) as server:
         harden_augment(data, root / "hard", model="openai:fake-model", base_urls=[server.url])
+    audit_page = root / "audit.html"
+    pro_2024 = sorted(p for p in FIDELITY_2024.glob("*.jsonl") if "gpt-4o" in p.name or "gemini" in p.name
+                      or "InternVL2-40B" in p.name)
+    # Without the paper-era files, the audit of the sample run and its rescored twin (still a real page).
+    inputs = [str(p) for p in pro_2024] or [str(run), str(root / "rescored")]
+    assert main(["audit", *inputs, "--html", str(audit_page), "--top", "0"]) == 0
     return [
+        ("audit-page", audit_page, "section.card, h1"),
         ("run-report", run / "report.html", "#items article.item"),
         ("run-report-many-img-types", many, "#items article.item"),
         ("rescored-run-report", root / "rescored" / "report.html", "#items article.item"),
@@ -91,7 +103,7 @@ def browser():
 
 
 @pytest.mark.parametrize("width", WIDTHS)
-@pytest.mark.parametrize("name", ["run-report", "run-report-many-img-types", "rescored-run-report", "suite-report",
+@pytest.mark.parametrize("name", ["audit-page", "run-report", "run-report-many-img-types", "rescored-run-report", "suite-report",
                                   "harden-report", "harden-review"])
 def test_page_fits_its_window_without_errors(pages, browser, name, width):
     _, path, ready = next(p for p in pages if p[0] == name)

@@ -10,6 +10,7 @@ The notebook surface, in pipeline order::
     suite = mmmu_eval.evaluate_suite(model="frequent", data="sample", out="suites/frequent-sample")
     print(suite.table1["overall"]["percent"], suite.suite_dir)   # the MMMU-Pro paper's Table 1 row
     print("\n".join(mmmu_eval.diagnose(result.run_dir, published=58.6).lines()))   # why it may differ
+    found = mmmu_eval.audit(["runs/a", "runs/b", "lmms_eval_samples.jsonl"])   # the benchmark's own errors
 
     ds = mmmu_eval.load_dataset("mmmu-pro", setting="standard-10", data="sample")
     protocol = mmmu_eval.EvalProtocol.from_config(mmmu_eval.RunConfig(model="random", benchmark="mmmu-pro"))
@@ -36,6 +37,7 @@ if _typing.TYPE_CHECKING:
     from mmmu_eval.errors import BackendError, ConfigError, DataError, MmmuEvalError, StoreError
     from mmmu_eval.prompt.protocol import EvalProtocol, build_request, prompt_text
     from mmmu_eval.doctor.diagnose import diagnose
+    from mmmu_eval.itemaudit import Audit, audit
     from mmmu_eval.records import (
         GenerationSettings,
         ImagePart,
@@ -58,6 +60,7 @@ _HOME = {
     "RunConfig": "mmmu_eval.config",
     **dict.fromkeys(("Dataset", "load_dataset"), "mmmu_eval.dataset.load"),
     "diagnose": "mmmu_eval.doctor.diagnose",
+    **dict.fromkeys(("Audit", "audit"), "mmmu_eval.itemaudit"),
     **dict.fromkeys(("BackendError", "ConfigError", "DataError", "MmmuEvalError", "StoreError"), "mmmu_eval.errors"),
     **dict.fromkeys(("EvalProtocol", "build_request", "prompt_text"), "mmmu_eval.prompt.protocol"),
     **dict.fromkeys(("GenerationSettings", "ImagePart", "ImageRef", "Item", "Request", "Response", "TextPart",
@@ -81,6 +84,7 @@ def __dir__() -> list[str]:
 
 
 __all__ = [
+    "Audit",
     "Backend",
     "BackendError",
     "ConfigError",
@@ -103,6 +107,7 @@ __all__ = [
     "TextPart",
     "Verdict",
     "__version__",
+    "audit",
     "build_request",
     "diagnose",
     "evaluate",

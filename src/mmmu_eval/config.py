@@ -71,6 +71,8 @@ MAX_PRICE = 1e9
 #: (field, type, lower bound, bound allowed): checked when a RunConfig is built.
 _NUMBER_RULES: tuple[tuple[str, type | tuple[type, ...], float, bool], ...] = (
     ("limit", int, 1, True),
+    ("sample", int, 1, True),
+    ("sample_seed", int, 0, True),
     ("max_tokens", int, 1, True),
     ("temperature", (int, float), 0, True),
     ("top_p", (int, float), 0, False),
@@ -104,6 +106,8 @@ class RunConfig:
     subjects: tuple[str, ...] | None = field(default=None, metadata={"help": "subjects to keep (long or short names); None means all 30"})
     limit: int | None = field(default=None, metadata={"help": "keep the first N items (after the subject filter)"})
     ids: tuple[str, ...] | None = field(default=None, metadata={"help": "keep only these item ids"})
+    sample: int | None = field(default=None, metadata={"help": "a seeded random sample of K items (after --subjects and --ids, before --limit and --shard); recorded in the manifest, reported with an exact interval for the full score"})
+    sample_seed: int | None = field(default=None, metadata={"help": "seed of --sample (default 0)"})
     shard: tuple[int, int] | None = field(default=None, metadata={"help": "(K, N): run the K-th of N deterministic slices (1-based)"})
     out: Path | None = field(default=None, metadata={"help": "run directory; None picks runs/<benchmark>-<model>-<time>"})
     resume: bool = field(default=False, metadata={"help": "continue the run in `out`, re-running only missing and failed items"})

@@ -22,7 +22,7 @@ from mmmu_eval.errors import ConfigError, MmmuEvalError
 from mmmu_eval.version import __version__
 
 #: Subcommand modules, in the order ``--help`` lists them.
-COMMANDS = ("run", "suite", "score", "rescore", "report", "compare", "doctor", "merge", "data", "harden")
+COMMANDS = ("run", "suite", "score", "rescore", "report", "compare", "audit", "doctor", "merge", "data", "harden")
 
 EPILOG = """examples:
   mmmu-eval run --benchmark mmmu --split validation --data sample --model random

@@ -44,6 +44,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--submission", action="store_true", help="write submission.json (EvalAI format) for test runs")
     p.add_argument("--bootstrap", type=int, default=1000, metavar="N", help="bootstrap resamples when rebuilding (default 1000)")
     p.add_argument("--seed", type=int, default=0, help="bootstrap seed when rebuilding (default 0)")
+    p.add_argument("--exclude-suspects", metavar="FILE",
+                   help="also print the accuracy with the items an audit flagged set aside (an audit's --json, "
+                        "or item ids one per line), beside the official figure, never instead of it")
     p.set_defaults(func=run)
 
 
@@ -69,6 +72,12 @@ def run(args: argparse.Namespace) -> int:
     for path in args.runs:  # every directory checked before the first report is printed
         RunStore.read(path)
     answers = load_answer_dict(args.answers) if args.answers else None
+    aside = None
+    if args.exclude_suspects:
+        from mmmu_eval.itemaudit.exclude import read_set_aside
+
+        aside = read_set_aside(args.exclude_suspects)
+    audited: dict = {}
     details = args.html or args.submission
     loaded = []
     for path in args.runs:
@@ -88,6 +97,8 @@ def run(args: argparse.Namespace) -> int:
             if one.results.get("harness"):
                 for line in harness_lines(one.results["harness"]):
                     console.print(escape(line), soft_wrap=True)
+        if aside is not None:
+            audited[str(one.path)] = _excluding(one.results, aside, console, quiet=args.json or args.official_table)
         if args.html:
             assert one.items is not None and one.responses is not None and one.scoring is not None
             page = html_chunks(
@@ -108,7 +119,12 @@ def run(args: argparse.Namespace) -> int:
                           + (f"; {left_out} items without one count as wrong on EvalAI)" if left_out else ")"))
     headline = _pro_headline(loaded, err)
     if args.json:
-        if len(loaded) == 1:
+        if aside is not None:  # the official results as they are, the audited figure beside them
+            doc = {"runs": {str(r.path): r.results for r in loaded}, "excluding_suspects": audited}
+            if headline is not None:
+                doc["mmmu_pro_headline"] = headline
+            print(json.dumps(doc, indent=2))
+        elif len(loaded) == 1:
             print(json.dumps(loaded[0].results, indent=2))
         else:
             doc: dict = {"runs": {str(r.path): r.results for r in loaded}}
@@ -118,6 +134,20 @@ def run(args: argparse.Namespace) -> int:
     elif headline is not None and not args.official_table:
         print_pro_headline(headline, console)
     return 0
+
+
+def _excluding(results: dict, aside, console: Console, *, quiet: bool) -> dict | None:
+    """Print (unless ``quiet``) and return the run's figure with the suspects set aside."""
+    from mmmu_eval.itemaudit.exclude import excluding
+
+    figure = excluding(results, aside)
+    if figure is None:
+        if not quiet:
+            console.print("[yellow]--exclude-suspects: no gold answers in this run; nothing to set aside[/yellow]")
+        return None
+    if not quiet:
+        console.print(escape(figure.line()), soft_wrap=True)
+    return figure.to_json()
 
 
 def _is_suite(path: str) -> bool:

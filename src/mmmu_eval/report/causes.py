@@ -254,7 +254,7 @@ def coverage(ctx: _Context) -> Cause | None:
     key = score_key(results["benchmark"], results.get("split"), results.get("setting"))
     full = FULL_SIZE.get(key)
     asked = results["coverage"]["items"]
-    subset = {k: config.get(k) for k in ("subjects", "limit", "ids", "shard") if config.get(k)}
+    subset = {k: config.get(k) for k in ("subjects", "sample", "limit", "ids", "shard") if config.get(k)}
     if config.get("data") == "sample":
         subset["data"] = "sample"
     if not subset and (full is None or asked >= full):

@@ -30,6 +30,7 @@ from mmmu_eval.report.results_schema import (
     RowWithInterval,
     RunInfo,
 )
+from mmmu_eval.report.sampled import sample_section
 from mmmu_eval.report.scope import scope_of
 from mmmu_eval.report.stats import RESAMPLES, SMALL_CELL, Stratum, cell_ci
 from mmmu_eval.report.usage import Usage, usage_summary
@@ -211,6 +212,9 @@ def build_results(
     }
     if harness is not None:
         results["harness"] = dict(harness)
+    sample = sample_section(manifest, agg.overall.correct, agg.overall.n) if results["gold_available"] else None
+    if sample is not None:
+        results["sample"] = sample  # type: ignore[typeddict-unknown-key]
     return results
 
 

@@ -224,6 +224,9 @@ class Results(TypedDict):
     usage: Usage | None
     """Requests, retries, tokens, latency and cost of the run's responses (report/usage.py);
     None when the responses were not given. Older files lack the key."""
+    sample: NotRequired[dict]
+    """``run --sample K`` only: the sample's score and the exact 95% interval for the full set's
+    (``report.sampled.sample_section``; docs/results-schema.md)."""
     harness: NotRequired[dict]
     """Rescored runs only: the other harness's accuracy beside ours and the items where the
     verdicts differ, by cause (``score.explain.Explanation.to_json``; docs/results-schema.md)."""

@@ -232,6 +232,14 @@ def print_results(results: Results, console: Console) -> None:
     console.print(f"[bold]{escape(headline_text(results))}[/bold]")
     for style, line in caveat_lines(results):
         console.print(f"[{style}]{escape(line)}[/{style}]")
+    sample = results.get("sample")
+    if sample:
+        low, high = sample["full_set_interval95"]
+        console.print(
+            f"[bold]sampled[/bold] {sample['scored']} of {sample['population']} items (seed {sample['seed']}): "
+            f"{pct(sample['accuracy'])}% on the sample; the full set's score lies in {interval((low, high))} "
+            "(95%, exact: hypergeometric, sampling without replacement)"
+            + ("" if sample.get("complete", True) else "; not every drawn item was scored"))
     for line in boxed_lines(results):
         console.print(escape(line))
     experts = expert_text(results)

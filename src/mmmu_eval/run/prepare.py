@@ -12,10 +12,10 @@ from __future__ import annotations
 import asyncio
 import logging
 import threading
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from mmmu_eval.clock import utc_now
 from mmmu_eval.config import RunConfig
@@ -38,6 +38,8 @@ __all__ = [
 ]
 
 log = logging.getLogger(__name__)
+
+T = TypeVar("T")
 
 @dataclass(frozen=True)
 class PreparedRun:
@@ -66,7 +68,8 @@ def prepare_run(config: RunConfig) -> PreparedRun:
     protocol = EvalProtocol.from_config(config)
     requests, failures = build_requests(items, protocol)
     scoring = run_scoring(config)
-    manifest = run_manifest(config, protocol, dataset, items, scoring=scoring)
+    manifest = run_manifest(config, protocol, dataset, items, scoring=scoring,
+                            sample=sample_record(dataset.items, config))
     return PreparedRun(dataset, items, protocol, requests, failures, scoring, manifest)
 
 
@@ -117,7 +120,10 @@ def load_items(config: RunConfig) -> Dataset:
 
 
 def select_items(items: Sequence[Item], config: RunConfig) -> tuple[Item, ...]:
-    """Apply ``ids``, then ``limit``, then ``shard``, keeping dataset order.
+    """Apply ``ids``, then ``sample``, then ``limit``, then ``shard``, keeping dataset order.
+
+    ``--sample K`` draws K items of those ``--ids`` left (all when fewer), without replacement,
+    with ``random.Random(sample_seed)``: the same data, K and seed give the same items.
 
     ``--shard K/N`` takes every N-th item starting at the K-th: item i (0-based) goes to shard
     ``(i % N) + 1``. Shards of one selection are disjoint and together hold every item, and a
@@ -126,6 +132,20 @@ def select_items(items: Sequence[Item], config: RunConfig) -> tuple[Item, ...]:
     Raises:
         ConfigError: an id that is not in the data (with the closest ids), or an empty selection.
     """
+    selected = _with_ids(items, config)
+    if config.sample is not None:
+        selected = draw_sample(selected, config.sample, config.sample_seed or 0)
+    if config.limit is not None:
+        selected = selected[: config.limit]
+    if config.shard is not None:
+        k, n = config.shard
+        selected = selected[k - 1:: n]
+    if not selected:
+        raise ConfigError("the selection is empty: no item is left after --subjects, --ids, --sample, --limit and --shard")
+    return selected
+
+
+def _with_ids(items: Sequence[Item], config: RunConfig) -> tuple[Item, ...]:
     selected = tuple(items)
     if config.ids:
         wanted = set(config.ids)
@@ -137,14 +157,25 @@ def select_items(items: Sequence[Item], config: RunConfig) -> tuple[Item, ...]:
             except DataError as exc:
                 raise ConfigError(f"--ids: {exc}") from None
         selected = tuple(it for it in selected if it.id in wanted)
-    if config.limit is not None:
-        selected = selected[: config.limit]
-    if config.shard is not None:
-        k, n = config.shard
-        selected = selected[k - 1:: n]
-    if not selected:
-        raise ConfigError("the selection is empty: no item is left after --subjects, --ids, --limit and --shard")
     return selected
+
+
+def draw_sample(items: Sequence[T], k: int, seed: int) -> tuple[T, ...]:
+    """``k`` of ``items`` drawn without replacement by ``random.Random(seed)``, in dataset order."""
+    import random
+
+    chosen = sorted(random.Random(seed).sample(range(len(items)), min(k, len(items))))
+    return tuple(items[i] for i in chosen)
+
+
+def sample_record(items: Sequence[Item], config: RunConfig) -> dict[str, Any] | None:
+    """The manifest's ``sample`` block: K, the seed, and the population the items were drawn from."""
+    if config.sample is None:
+        return None
+    population = len(_with_ids(items, config))
+    return {"k": config.sample, "seed": config.sample_seed or 0, "population": population,
+            "drawn": min(config.sample, population),
+            "method": "uniform without replacement, random.Random(seed).sample over the items in dataset order"}
 
 
 def build_requests(items: Sequence[Item], protocol: EvalProtocol) -> tuple[list[Request], list[Response]]:
@@ -177,7 +208,7 @@ def run_scoring(config: RunConfig) -> ScoringSpec:
 
 def run_manifest(
     config: RunConfig, protocol: EvalProtocol, dataset: Dataset, items: Sequence[Item],
-    *, scoring: ScoringSpec | None = None,
+    *, scoring: ScoringSpec | None = None, sample: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
     """What manifest.json says about this run when it starts; ``with_backend`` adds the backend.
 
@@ -196,6 +227,7 @@ def run_manifest(
         item_ids=[it.id for it in items],
         unreferenced_images=loose_images_record(items, protocol),
         **extra,
+        **({"sample": dict(sample)} if sample is not None else {}),
     )
 
 

@@ -42,11 +42,11 @@ class RunResult:
     def data_problems(self) -> tuple[str, ...]:
         """Dataset rows that could not become items (bad options, no id ...), so are in no count.
 
-        Empty when ``--ids`` or ``--limit`` chose the items: which items a bad row would have
+        Empty when ``--ids``, ``--sample`` or ``--limit`` chose the items: which items a bad row would have
         been is then unknown, so it is not counted against this run.
         """
         record = Manifest.of(self.manifest, self.run_dir / MANIFEST)
-        if record.config.get("ids") or record.config.get("limit"):
+        if record.config.get("ids") or record.config.get("limit") or record.config.get("sample"):
             return ()
         return tuple(record.dataset.get("problems") or ())
 

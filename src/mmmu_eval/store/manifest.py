@@ -80,6 +80,11 @@ _CHECKS: dict[str, tuple[Callable[[Any], bool], str]] = {
     "answers_bytes": (_count, "a whole number >= 0"),
     "item_ids": (lambda v: v is None or _str_list(v), "a list of item ids (strings) or null"),
     "merge_warnings": (_str_list, "a list of strings"),
+    "sample": (lambda v: isinstance(v, dict), "an object (k, seed, population, drawn)"),
+    "sample.k": (lambda v: _count(v) and v >= 1, "a whole number >= 1"),
+    "sample.seed": (_count, "a whole number >= 0"),
+    "sample.population": (_count, "a whole number >= 0"),
+    "sample.drawn": (_count, "a whole number >= 0"),
     "merged_from": (lambda v: isinstance(v, list), "a list"),
     "counts.*": (_count, "a whole number >= 0"),
     "config.model": (_opt_str, "a string or null"),
@@ -266,6 +271,11 @@ class Manifest:
         (``hf``): a layout name, or ``{layout: items}`` when items differed; None when unrecorded
         (API backends: the server's template is not seen). See ``backends/rendered_prompt.py``."""
         return self._fields.get("effective_layout")
+
+    @property
+    def sample(self) -> Mapping[str, Any] | None:
+        """``run --sample K``: K, the seed, the population drawn from and how many were drawn; None otherwise."""
+        return self._fields.get("sample")
 
     @property
     def preflight(self) -> Any:

@@ -114,7 +114,7 @@ def _lack(manifest: Mapping[str, Any], results: Results | None) -> tuple[int, st
         return len(record.item_ids or ()), "has no results.json (the run did not finish); run the suite again to finish it"
     coverage = results["coverage"]
     config = record.config
-    unreadable = 0 if config.get("ids") or config.get("limit") else len(record.dataset.get("problems") or ())
+    unreadable = 0 if config.get("ids") or config.get("limit") or config.get("sample") else len(record.dataset.get("problems") or ())
     lacking = coverage["errors"] + coverage["missing"] + unreadable
     if not results["gold_available"]:
         return lacking, "has no gold answers (test split): no accuracy"

@@ -1,0 +1,70 @@
+"""``mmmu-eval audit RUN_OR_FILE... [--json FILE] [--html FILE]``: the benchmark's own errors, from many runs."""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+from rich.console import Console
+
+EPILOG = """examples:
+  mmmu-eval audit runs/gpt4o-pro10 runs/qwen-pro10 runs/qwen-vision
+  mmmu-eval audit suites/pro-2026 lmms_eval/samples_mmmu_pro.jsonl --data hub --json audit.json --html audit.html
+  mmmu-eval audit fidelity/mmmu-pro-2024/*_*.jsonl --top 40
+"""
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    p = subparsers.add_parser(
+        "audit",
+        help="find suspect labels, augmentation failures and structural problems from many runs",
+        description=(
+            "Join runs, suites and other harnesses' files by item id and option text, and report the "
+            "benchmark's own suspect items: labels that many runs, and the stronger ones, contradict by "
+            "agreeing on one wrong option (against how often chance would), options added by the ten-option "
+            "augmentation that draw the runs where the four-option form is answered right, structural "
+            "problems, item statistics and data revision differences. Evidence for a person to check, never "
+            "a verdict; no run and no official figure is changed (docs/audit.md)."
+        ),
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("paths", nargs="+", metavar="RUN_OR_FILE",
+                   help="run directories, suite directories and harness output files, in any mix")
+    p.add_argument("--data", default="hub", metavar="hub|sample|DIR",
+                   help="the dataset other harnesses' rows are joined to (as for rescore; default hub)")
+    p.add_argument("--format", default="auto", help="the harness files' format (default auto; see rescore)")
+    p.add_argument("--json", metavar="FILE", help="write the whole audit as JSON (schema in docs/audit.md)")
+    p.add_argument("--html", metavar="FILE", help="write a self-contained page for reviewers")
+    p.add_argument("--top", type=int, default=20, metavar="N", help="suspects and added options printed (default 20)")
+    p.add_argument("--min-models", type=int, default=3, metavar="N",
+                   help="models whose stronger runs must agree for an item to be flagged (default 3)")
+    p.add_argument("--weakest", type=float, default=0.25, metavar="SHARE",
+                   help="share of models, weakest first, whose runs are not the stronger ones (default 0.25)")
+    p.add_argument("--no-irt", action="store_true", help="do not fit the 2PL item response model")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from mmmu_eval.atomic import write_atomically
+    from mmmu_eval.itemaudit import audit
+    from mmmu_eval.itemaudit.terminal import print_audit
+    from mmmu_eval.errors import ConfigError
+
+    if args.top < 0 or args.min_models < 1:
+        raise ConfigError("--top must be 0 or more and --min-models 1 or more")
+    result = audit(args.paths, data=args.data, format=args.format, min_models=args.min_models,
+                   weakest=args.weakest, irt=not args.no_irt)
+    console = Console(highlight=False)
+    print_audit(result, console, top=args.top)
+    if args.json:
+        write_atomically(Path(args.json), json.dumps(result.to_json(), indent=1, ensure_ascii=False) + "\n")
+        console.print(f"audit written to {args.json}")
+    if args.html:
+        from mmmu_eval.itemaudit.html import audit_page
+
+        write_atomically(Path(args.html), audit_page(result))
+        console.print(f"page written to {args.html}")
+    return 0
