@@ -50,3 +50,32 @@ def test_golds_outside_the_options_are_called_a_misread(fidelity, tmp_path):
 def test_one_malformed_row_is_a_problem_not_a_misread_file(fidelity):
     result = rescore(fidelity / "mmmu-pro" / "gpt-4o_vision_cot.jsonl")
     assert result.warnings == () and any("validation_Accounting_29" in p for p in result.problems)
+
+
+def test_warnings_failures_and_the_parser_reach_results_json_and_the_page(tmp_path, capsys):
+    folder = REAL / "vf04_mmmu_pro_vision"
+    run = tmp_path / "run"
+    assert main(["rescore", str(folder), "--data", "sample", "--parser", "official", "--out", str(run),
+                 "--no-images"]) == 0
+    section = json.loads((run / "results.json").read_text())["harness"]
+    assert section["parser"] == "official" and len(section["warnings"]) == 1
+    page = (run / "report.html").read_text()
+    assert "Warning: 9 of the 9 random fallbacks" in page and "the official parser on the same items" in page
+    capsys.readouterr()
+    assert main(["report", str(run)]) == 0
+    assert "WARNING: 9 of the 9 random fallbacks" in capsys.readouterr().out
+    boxed = tmp_path / "boxed"
+    assert main(["rescore", str(folder), "--data", "sample", "--out", str(boxed), "--no-images"]) == 0
+    assert "the boxed parser on the same items" in (boxed / "report.html").read_text()
+    assert json.loads((boxed / "results.json").read_text())["harness"]["warnings"] == []
+
+
+def test_the_page_counts_named_failures():
+    from mmmu_eval.report.html_harness import harness_html
+
+    section = {"name": "official-mmmu-pro", "n": 0, "parser": "official",
+               "failures": {"harness_error": {"count": 8, "items": {"test_History_134": "Invalid operation"}},
+                            "empty": {"count": 0, "items": {}}}}
+    page = harness_html(section)
+    assert "harness_error: 8 row(s) where the harness recorded a failure" in page
+    assert "test_History_134: Invalid operation" in page and "empty:" not in page

@@ -84,13 +84,16 @@ def harness_section(
     # Rows that hold no answer, by cause (harness_error, empty): never mistaken for unparsed answers.
     section["failures"] = {cause: {"count": len(rows), "items": rows}
                            for cause, rows in failures([it.id for it in items], responses).items()}
+    # The rescore's plausibility warnings (rescore/guards.py), kept by the manifest.
+    section["warnings"] = [str(w) for w in origin.get("warnings") or ()]
     return section
 
 
 def summary_lines(section: Mapping, *, show: int = 20) -> list[str]:
     """The harness beside us, the causes of the gap, and the first ``show`` differing items."""
     name = section["name"]
-    lines = [f"{cause}: {entry['count']} row(s) where {FAILURES[cause]} (e.g. {next(iter(entry['items']))}: "
+    lines = [f"WARNING: {warning}" for warning in section.get("warnings") or ()]
+    lines += [f"{cause}: {entry['count']} row(s) where {FAILURES[cause]} (e.g. {next(iter(entry['items']))}: "
              f"{next(iter(entry['items'].values()))})"
              for cause, entry in (section.get("failures") or {}).items() if entry["count"]]
     recorded = section.get("recorded")

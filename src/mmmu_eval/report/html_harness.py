@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from html import escape
 
 from mmmu_eval.report.numbers import pct
+from mmmu_eval.score.readers.base import FAILURES
 
 
 def annotate_rows(rows: list[dict], section: Mapping) -> None:
@@ -36,14 +37,18 @@ def harness_html(section: Mapping) -> str:
     name = escape(str(section.get("name") or "harness"))
     recorded = section.get("recorded")
     n = section.get("n") or 0
-    facts = []
+    parser = escape(str(section.get("parser") or "official"))
+    facts = [f'<li class="warn">Warning: {escape(w)}</li>' for w in section.get("warnings") or ()]
+    facts += [f"<li>{escape(cause)}: {entry['count']} row(s) where {escape(FAILURES.get(cause, cause))} "
+              f"(e.g. {escape(next(iter(entry['items'])))}: {escape(next(iter(entry['items'].values())))})</li>"
+              for cause, entry in (section.get("failures") or {}).items() if entry.get("count")]
     if recorded:
         facts.append(f"<li>{name} recorded <b>{pct(recorded['accuracy'])}%</b> "
                      f"<span class=\"src\">({escape(str(recorded['source']))})</span></li>")
     if n:
         facts.append(
             f"<li>{name}'s per-item verdicts: <b>{section['correct']} / {n}</b> ({pct(section['accuracy'])}%); "
-            f"the official parser on the same items: <b>{section['official_correct']} / {n}</b> "
+            f"the {parser} parser on the same items: <b>{section['official_correct']} / {n}</b> "
             f"({pct(section['official_accuracy'])}%), {pct(section['difference'], signed=True)} points</li>"
         )
     else:
@@ -56,13 +61,13 @@ def harness_html(section: Mapping) -> str:
         for cause, row in (section.get("causes") or {}).items()
     )
     table = (
-        '<table class="t"><thead><tr><th>cause</th><th class="n">items</th><th class="n">official right</th>'
+        f'<table class="t"><thead><tr><th>cause</th><th class="n">items</th><th class="n">{parser} right</th>'
         f'<th class="n">{name} right</th><th>meaning</th></tr></thead><tbody>{body}</tbody></table>'
         if body else "<p>The verdicts agree on every item both scored.</p>"
     )
     return (
         f'<section id="harness"><h2>Beside {name}</h2><div class="panel"><ul>{"".join(facts)}</ul>{table}'
-        '<p class="src">The responses are the harness\'s; every verdict above the table is the official '
+        f"<p class=\"src\">The responses are the harness's; every verdict of ours above the table is the {parser} "
         "parser's. In the item browser, show \"Verdicts differ from the harness\" to read each item.</p>"
         "</div></section>"
     )
