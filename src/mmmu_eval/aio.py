@@ -39,12 +39,13 @@ def run_coroutine(coroutine: Coroutine[Any, Any, T]) -> T:
     if not loop_running():
         return asyncio.run(coroutine)
     worker = _Worker(coroutine)
-    worker.start()
     try:
+        worker.start()  # inside: Ctrl-C may land while start() returns, the coroutine already running
         worker.wait()
     except KeyboardInterrupt:
-        worker.cancel()
-        worker.wait()
+        if worker.ident is not None:  # it started: cancel it and wait for its cleanup
+            worker.cancel()
+            worker.wait()
         raise
     return worker.outcome()
 
