@@ -25,7 +25,7 @@ from fractions import Fraction
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from mmmu_eval.doctor.effects import Effect, combine, run_effects
+from mmmu_eval.doctor.effects import PRIORITY, Effect, combine, run_effects
 from mmmu_eval.doctor.failures import failure_kinds
 from mmmu_eval.doctor.lines import diagnosis_lines
 from mmmu_eval.doctor.outside import compared_line, outside_effects
@@ -105,7 +105,8 @@ def published_row(value: str | float, benchmark: str, split: str | None,
     return row.percent, f"{row.model}, {sources()[row.source].title}", row
 
 
-def _against(value: float, source: str, figure: Mapping[str, Any], causes: Sequence[Cause]) -> dict[str, Any]:
+def _against(value: float, source: str, figure: Mapping[str, Any], causes: Sequence[Cause],
+             bounds: Mapping[str, float] | None = None) -> dict[str, Any]:
     low, high = figure["ci95"]
     gap = value - figure["accuracy"]
     n = figure["n"] or 1
@@ -115,6 +116,8 @@ def _against(value: float, source: str, figure: Mapping[str, Any], causes: Seque
     reach = 0.0
     for cause in causes:
         bound = cause.points if gap >= 0 else cause.points_down
+        if bounds is not None and cause.cause in bounds:
+            bound = min(bound, bounds[cause.cause])  # a token limit that cut nothing can move nothing
         if abs(gap) < 1e-9 or bound <= 0:
             continue
         covered_by.append(cause.cause)
@@ -170,7 +173,8 @@ def diagnose_run(run_dir: str | Path, *, published: str | float | None = None,
             against = {"value": value, "source": source, "refused": "the run has no gold answers"}
         else:
             # Asked for by name or number: given, with the scope beside it when it is not the full split.
-            against = _against(value, source, figure, causes)
+            against = _against(value, source, figure, causes,
+                               {e.cause: e.bound for e in effects if e.where == "run" and e.bound is not None})
             src = sources()[row.source] if row is not None else None
             verdicts = loaded.scoring.verdicts[loaded.scoring.parsers[0]]
             correct = {i: bool(v.correct) for i, v in verdicts.items()}
@@ -186,7 +190,8 @@ def _explained(gap: float, effects: Sequence[Effect], n: int) -> dict[str, Any]:
     together = combine(effects, n)
     remainder = gap - together["expected"]
     toward = [e for e in effects if e.expected is not None and e.expected * gap > 0]
-    main = max(toward, key=lambda e: abs(e.expected or 0.0), default=None)
+    rank = {name: k for k, name in enumerate(PRIORITY)}
+    main = max(toward, key=lambda e: (round(abs(e.expected or 0.0), 9), -rank.get(e.cause, len(rank))), default=None)
     return {"explained": {k: (rounded(v, 4) if isinstance(v, float) else v) for k, v in together.items()},
             "remainder": rounded(remainder, 4),
             "main_cause": None if main is None else {"cause": main.cause, "expected": rounded(main.expected or 0.0, 4)}}

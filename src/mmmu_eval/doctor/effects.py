@@ -60,6 +60,8 @@ class Effect:
     items: int = 0
     deltas: Mapping[str, tuple[float, float]] = field(default_factory=dict, repr=False)
     """Item id -> (expected change of its verdict, its variance), for the union."""
+    extra: float = 0.0
+    """A 95% half-width (points) beyond the items' own variance (sampling settings' spread)."""
 
     def to_json(self) -> dict[str, Any]:
         r = (lambda x: None if x is None else round(x, 4))
@@ -139,23 +141,32 @@ def _unclosed(r: Response) -> bool:
 
 
 def _sampling(cause: Cause, truncated: Cause | None, p_fin: float, p_all: float, n: int) -> Effect:
+    """A token limit acts only through the answers it cut (the truncated items, shared with that
+    cause); temperature, top_p and seed have no known direction: expected 0, range one re-sample's spread."""
     differs = dict(cause.detail.get("differs") or {})
-    limit_only = set(differs) <= {"max_tokens"}
-    if limit_only:
+    others = sorted(k for k in differs if k != "max_tokens")
+    spread = 100.0 * Z * math.sqrt(p_all * (1 - p_all) / n) if n and others else 0.0
+    said = []
+    deltas: dict[str, tuple[float, float]] = {}
+    mean = low = high = 0.0
+    if "max_tokens" in differs:
+        limit = differs["max_tokens"]["run"]
         if truncated is None:
-            return Effect("sampling", "run", 0.0, 0.0, 0.0,
-                          f"max_tokens {differs['max_tokens']['run']}: no answer was cut at it, so it moved nothing",
-                          None, 0)
-        ids = sorted(truncated.wrong | truncated.right)
-        deltas = {i: (p_fin - (1.0 if i in truncated.right else 0.0), p_fin * (1 - p_fin)) for i in ids}
-        eff = _item_effect(truncated, deltas, n, f"max_tokens {differs['max_tokens']['run']} acts through the {len(ids)} "
-                           "answers it cut (the truncated items, counted once with them)")
-        return Effect("sampling", "run", eff.expected, eff.low, eff.high, eff.basis, truncated.points, len(ids), deltas)
-    spread = 100.0 * Z * math.sqrt(p_all * (1 - p_all) / n) if n else 0.0
-    names = ", ".join(sorted(differs))
-    return Effect("sampling", "run", 0.0, -spread, spread,
-                  f"{names} differ from the official scripts: no known direction; range one re-sample's spread", None,
-                  cause.items)
+            said.append(f"max_tokens {limit}: no answer was cut, so the limit moved nothing")
+        else:
+            ids = sorted(truncated.wrong | truncated.right)
+            deltas = {i: (p_fin - (1.0 if i in truncated.right else 0.0), p_fin * (1 - p_fin)) for i in ids}
+            eff = _item_effect(truncated, deltas, n, "")
+            mean, low, high = eff.expected or 0.0, eff.low or 0.0, eff.high or 0.0
+            said.append(f"max_tokens {limit} acts through the {len(ids)} answers cut (the truncated items, "
+                        "counted once with them)")
+    if others:
+        said.append(f"{', '.join(others)} {'differ' if len(others) > 1 else 'differs'} from the official scripts: no known direction, range one "
+                    "re-sample's spread")
+        low, high = mean - math.hypot(mean - low, spread), mean + math.hypot(high - mean, spread)
+    bound = truncated.points if (truncated is not None and not others) else (cause.points if others else 0.0)
+    return Effect("sampling", "run", mean, low, high, "; ".join(said), bound, cause.items if others else len(deltas),
+                  deltas, spread)
 
 
 def _unscored_spread(p: float, n: int, left: int, *, finite: bool, full: int) -> float:
@@ -191,6 +202,10 @@ def combine(effects: Sequence[Effect], n: int) -> dict[str, Any]:
     scale = 100.0 / n if n else 0.0
     mean = sum(d for d, _ in chosen.values()) * scale
     var_low = var_high = (Z * math.sqrt(sum(v for _, v in chosen.values())) * scale) ** 2
+    for e in effects:
+        if e.deltas and e.extra:
+            var_low += e.extra ** 2
+            var_high += e.extra ** 2
     sized = [e for e in effects if not e.deltas and e.expected is not None]
     for e in sized:
         mean += e.expected

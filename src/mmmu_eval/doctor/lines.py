@@ -86,7 +86,8 @@ def diagnosis_lines(d: Diagnosis) -> list[str]:
     for c in d.causes:
         e = effects.get(c.cause)
         size = effect_text(e) if e is not None else ""
-        out.append(f"  {c.cause:<10} {c.items:>5} items  {size}; worst case {fixed(c.points, 2, signed=True)} (a bound)")
+        bound = e.bound if e is not None and e.bound is not None else c.points
+        out.append(f"  {c.cause:<10} {c.items:>5} items  {size}; worst case {fixed(bound, 2, signed=True)} (a bound)")
         out.append(f"  {'':<10} {_unparsed_line(c, bool(f.get('has_options', True))) if c.cause == 'unparsed' else cause_line(c)}")
         if e is not None and e.expected is not None:
             out.append(f"  {'':<10} how: {e.basis}")

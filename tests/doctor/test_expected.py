@@ -1,0 +1,151 @@
+"""The doctor's expected effects, causes outside the run and remainder, on the official repository's
+own paper-era MMMU-Pro outputs (../shared/fidelity/mmmu-pro-2024/, rescored unconverted) against
+the paper's Table 1, each effect checked against a hand computation written here."""
+
+import pytest
+
+from mmmu_eval import diagnose
+from mmmu_eval.cli.main import main
+from mmmu_eval.run.pipeline import evaluate
+
+from doctor.conftest import DEV, FIDELITY, MC
+from fakes.scripted_backend import ScriptedBackend
+
+N = 1730
+
+#: file stem -> (Table 1 row, our correct count, Σ 1/options over the fallbacks minus their hits,
+#: official counts (this prompt, the better one) from results_summary.xlsx at e3be682)
+CASES = {
+    "InternVL2-Llama3-76B_direct_Standard(10opts)": ("InternVL2-Llama3-76B", 646, 651.925 - 646, (653, 730)),
+    "gpt-4o-2024-08-06_direct_Standard(10opts)": ("GPT-4o (0513)", 696, 695.75 - 696, (698, 953)),
+    "gemini-1.5-pro-exp-0801_direct_Vision": ("Gemini 1.5 Pro (0801)", 702, 703.9833333333333 - 702, (702, 774)),
+    "InternVL2-8B_direct_Vision": ("InternVL2-8B", 345, 339.20952380952383 - 345, (337, 439)),
+}
+
+
+@pytest.fixture(scope="module")
+def paper_runs(tmp_path_factory):
+    from fakes import required
+
+    folder = required.path(FIDELITY / "mmmu-pro-2024", "the paper-era outputs are in ../shared/fidelity/mmmu-pro-2024")
+    base = tmp_path_factory.mktemp("paper")
+    stems = [*CASES, "InternVL2-40B_direct_Standard(10opts)", "llava-onevision-qwen2-72b-vo-hf_cot_Standard(10opts)"]
+    for stem in stems:
+        assert main(["rescore", str(folder / f"{stem}.jsonl"), "--out", str(base / stem), "--no-html"]) == 0
+    return base
+
+
+def _effects(d):
+    return {e["cause"]: e for e in d.to_json()["effects"]}
+
+
+@pytest.mark.parametrize("stem", list(CASES))
+def test_best_of_is_the_main_cause_and_every_effect_matches_the_hand_computation(paper_runs, stem):
+    model, correct, luck, (this, best) = CASES[stem]
+    d = diagnose(paper_runs / stem, published=model)
+    effects, published = _effects(d), d.published
+    assert d.figure["correct"] == correct
+    # the random fallbacks at their expected value instead of their draw
+    assert effects["unparsed"]["expected"] == pytest.approx(100 * luck / N, abs=1e-4)
+    # Table 1 is the better of direct and CoT: the official counts' difference
+    assert effects["best_of"]["where"] == "published"
+    assert effects["best_of"]["expected"] == pytest.approx(100 * (best - this) / N, abs=1e-4)
+    assert published["main_cause"]["cause"] == "best_of"
+    together = 100 * luck / N + 100 * (best - this) / N
+    assert published["explained"]["expected"] == pytest.approx(together, abs=1e-3)
+    assert published["remainder"] == pytest.approx(published["gap"] - together, abs=1e-3)
+    text = "\n".join(d.lines())
+    assert "main cause: best_of" in text and "the better of direct and CoT; this run: direct" in text
+
+
+def test_internvl2_76b_is_not_blamed_on_its_unparsed_answers(paper_runs):
+    d = diagnose(paper_runs / "InternVL2-Llama3-76B_direct_Standard(10opts)", published="InternVL2-Llama3-76B")
+    text = "\n".join(d.lines())
+    # 100 empty answers: their expected worth is small, their worst case a labelled bound
+    assert "expected +0.34 points" in text and "worst case +4.97 (a bound)" in text
+    assert "could cover" not in text
+    assert "direct 653, CoT 730 of 1730" in text
+    assert "compared (InternVL2-Llama3-76B) with the standard-10 column" in text
+    # no box and no Answer: line in any answer: those parsers' figures are not shown
+    assert "boxed parser" not in text and "strict parser" not in text
+
+
+def test_gpt4o_names_the_snapshot_and_the_causes_overshoot(paper_runs):
+    d = diagnose(paper_runs / "gpt-4o-2024-08-06_direct_Standard(10opts)", published="GPT-4o (0513)")
+    snapshot = _effects(d)["snapshot"]
+    assert snapshot["expected"] is None and "gpt-4o-2024-05-13" in snapshot["basis"]
+    assert "snapshot" in d.published["explained"]["unsized"]
+    # a 54.0 - 696/1730 = 13.77-point gap; 255/1730 = 14.74 from best-of, -0.25/1730 from the fallbacks
+    gap = 54.0 - 100 * 696 / N
+    assert d.published["remainder"] == pytest.approx(gap - 100 * (255 - 0.25) / N, abs=1e-4)
+    assert "the causes' expected effects exceed the 13.8-point gap by 1.0 points" in "\n".join(d.lines())
+
+
+def test_the_remainder_sentence_against_a_number(paper_runs):
+    d = diagnose(paper_runs / "InternVL2-Llama3-76B_direct_Standard(10opts)", published=50)
+    # gap 50 - 37.341 = 12.659; only the fallbacks' +0.3425 explained
+    assert d.published["remainder"] == pytest.approx(12.659 - 0.3425, abs=1e-3)
+    assert "12.3 of the 12.7 points are not explained by anything recorded in this run" in "\n".join(d.lines())
+
+
+def test_named_failure_kinds_within_unparsed(paper_runs):
+    internvl = diagnose(paper_runs / "InternVL2-40B_direct_Standard(10opts)").failures
+    assert internvl == {"empty": {"count": 101, "first": internvl["empty"]["first"]}}
+    assert internvl["empty"]["first"][0] == "test_Psychology_35"
+    gemini = diagnose(paper_runs / "gemini-1.5-pro-exp-0801_direct_Vision").failures
+    assert gemini["harness_error"]["count"] == 8 and gemini["no_letter"]["count"] == 7
+    llava = diagnose(paper_runs / "llava-onevision-qwen2-72b-vo-hf_cot_Standard(10opts)").failures
+    # the 18,455-character answer that repeats "Therefore, the answer is not given in the options."
+    assert "test_Energy_and_Power_220" in llava["runaway"]["first"]
+    assert llava["runaway"]["count"] == 4 and llava["empty"]["count"] == 6
+
+
+def test_a_cot_run_whose_direct_twin_was_better(paper_runs):
+    d = diagnose(paper_runs / "llava-onevision-qwen2-72b-vo-hf_cot_Standard(10opts)", published="LLaVA-OneVision-72B")
+    best_of = _effects(d)["best_of"]
+    assert best_of["expected"] == pytest.approx(100 * (662 - 657) / N, abs=1e-4)
+    assert "the published figure is the better, direct" in best_of["basis"]
+
+
+def test_the_data_revision_of_todays_outputs_against_table1(tmp_path):
+    from fakes import required
+
+    source = required.path(FIDELITY / "mmmu-pro" / "gpt-4o_standard(10 options)_direct.jsonl", "needs ../shared/fidelity")
+    assert main(["rescore", str(source), "--out", str(tmp_path / "run"), "--no-html"]) in (0, 1)
+    d = diagnose(tmp_path / "run", published="GPT-4o (0513)")
+    revision = _effects(d)["data_revision"]
+    # 14 items changed options between the 2024-09 build (Table 1) and the 2024-11 one; 6 of them right here
+    assert revision["items"] == 14 and revision["expected"] == 0.0
+    assert revision["low"] == pytest.approx(-100 * 6 / N, abs=1e-4) and revision["high"] == pytest.approx(100 * 8 / N, abs=1e-4)
+    assert "2024-09 data build, this run on the 2024-11 build" in revision["basis"]
+
+
+def test_the_paper_era_file_is_of_table1_s_build(paper_runs):
+    d = diagnose(paper_runs / "gpt-4o-2024-08-06_direct_Standard(10opts)", published="GPT-4o (0513)")
+    assert "data_revision" not in _effects(d)
+
+
+def test_a_token_limit_that_cut_nothing_is_not_blamed(tmp_path):
+    # every answer finishes: max_tokens 4096 (not MMMU's official unset) can have moved nothing
+    run = evaluate(model=ScriptedBackend(["Answer: A"] * len(MC)), ids=list(MC), out=tmp_path / "run",
+                   max_tokens=4096, **DEV)
+    d = diagnose(run.run_dir, published=90)
+    sampling = _effects(d)["sampling"]
+    assert sampling["expected"] == 0.0 and sampling["bound"] == 0.0
+    assert "no answer was cut" in sampling["basis"]
+    assert "sampling" not in d.published["covered_by"]
+    assert "worst case +0.00 (a bound)" in "\n".join(d.lines())
+
+
+def test_causes_sharing_items_are_combined_once(faulty_run):
+    d = diagnose(faulty_run, published=80)
+    effects = _effects(d)
+    # 9 scored, 5 right; 3 truncated (all wrong), the 6 that finished 5 right: each cut answer at 5/6
+    assert effects["truncated"]["expected"] == pytest.approx(100 * 3 * (5 / 6) / 9, abs=1e-4)
+    # max_tokens acts through the same 3 cut answers
+    assert effects["sampling"]["expected"] == pytest.approx(effects["truncated"]["expected"], abs=1e-9)
+    # 4 fallbacks over 2, 4, 3 and 5 options, 3 of them lucky
+    assert effects["unparsed"]["expected"] == pytest.approx(100 * (1 / 2 + 1 / 4 + 1 / 3 + 1 / 5 - 3) / 9, abs=1e-4)
+    explained = d.published["explained"]
+    assert explained["union_items"] == 7
+    assert explained["expected"] == pytest.approx(effects["truncated"]["expected"] + effects["unparsed"]["expected"], abs=1e-3)
