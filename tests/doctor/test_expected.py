@@ -98,6 +98,7 @@ def test_named_failure_kinds_within_unparsed(paper_runs):
     # the 18,455-character answer that repeats "Therefore, the answer is not given in the options."
     assert "test_Energy_and_Power_220" in llava["runaway"]["first"]
     assert llava["runaway"]["count"] == 4 and llava["empty"]["count"] == 6
+    assert llava["runaway_how"] == {"repetition": 4, "cut": 0}
 
 
 def test_a_cot_run_whose_direct_twin_was_better(paper_runs):
