@@ -150,3 +150,25 @@ def test_causes_sharing_items_are_combined_once(faulty_run):
     explained = d.published["explained"]
     assert explained["union_items"] == 7
     assert explained["expected"] == pytest.approx(effects["truncated"]["expected"] + effects["unparsed"]["expected"], abs=1e-3)
+
+
+def test_best_of_from_the_other_prompt_s_run(paper_runs, tmp_path):
+    """A suite's twin run sizes best_of: LLaVA-OneVision-72B's direct run (661) beat its CoT run (654)."""
+    from fakes import required
+
+    from mmmu_eval.doctor.diagnose import diagnose_run
+
+    source = required.path(FIDELITY / "mmmu-pro-2024" / "llava-onevision-qwen2-72b-vo-hf_direct_Standard(10opts).jsonl",
+                           "needs ../shared/fidelity/mmmu-pro-2024")
+    assert main(["rescore", str(source), "--out", str(tmp_path / "direct"), "--no-html"]) == 0
+    direct = diagnose(tmp_path / "direct")
+    cot_run = paper_runs / "llava-onevision-qwen2-72b-vo-hf_cot_Standard(10opts)"
+    cot = diagnose(cot_run)
+    inrun = {name: _effects(d)["unparsed"]["expected"] for name, d in (("direct", direct), ("cot", cot))}
+    other = {"mode": "direct", "accuracy": direct.figure["accuracy"], "inrun": inrun["direct"], "this_inrun": inrun["cot"]}
+    d = diagnose_run(cot_run, published="LLaVA-OneVision-72B", other=other)
+    best_of = _effects(d)["best_of"]
+    # (661 - 654) / 1730, each run's fallback luck taken out: the direct run's replaces the CoT run's
+    assert best_of["expected"] == pytest.approx(100 * (661 - 654) / N + inrun["direct"] - inrun["cot"], abs=1e-3)
+    assert "the suite's direct run of standard-10" in best_of["basis"]
+    assert d.published["explained"]["expected"] == pytest.approx(100 * (661 - 654) / N + inrun["direct"], abs=1e-3)
