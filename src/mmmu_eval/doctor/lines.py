@@ -8,15 +8,25 @@ causes together (each item counted once) and the remainder no cause explains.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from fractions import Fraction
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
+from mmmu_eval.doctor.effects import Effect
 from mmmu_eval.report.causes import Cause, cause_line
 from mmmu_eval.report.numbers import fixed, pct
 
-if TYPE_CHECKING:
-    from mmmu_eval.doctor.diagnose import Diagnosis
-    from mmmu_eval.doctor.effects import Effect
+
+class Diagnosis(Protocol):
+    """What the lines read of a ``doctor.diagnose.Diagnosis`` (a protocol, so the two modules
+    do not import each other)."""
+
+    run: str
+    figure: dict[str, Any]
+    causes: Sequence[Cause]
+    published: dict[str, Any] | None
+    effects: Sequence[Effect]
+    failures: dict[str, Any]
 
 __all__ = ["MEANINGFUL", "diagnosis_lines", "effect_text", "remainder_sentence"]
 
