@@ -1,9 +1,13 @@
 """``mmmu-eval doctor``: what in a run could explain why its figure differs from a published one.
 
 The diagnosis is the run's figure with its 95% interval, the causes found in the run
-(``report.causes``), and, given a published value or model name, whether that value lies in the
-interval and which causes together could cover the gap. "Could cover" is a bound: the causes,
-largest first, are added until the items they concern (each counted once) reach the gap.
+(``report.causes``) each with its expected effect and plausible range (``doctor.effects``), the
+named failures among its unparsed answers (``doctor.failures``), and, given a published value or
+model name: whether that value lies in the interval, the causes outside the run that the
+published row's protocol names (``doctor.outside``), every effect combined over the union of its
+items, and the remainder of the gap that nothing explains. The worst-case bound of earlier
+versions stays (``covered_by``: the causes, largest first, until every item they concern flipping
+reaches the gap), labelled as a bound.
 
 The random baseline on the bundled sample against a published 58.6: the gap is far outside the
 interval, and the subset alone (40 of the 900 validation items) could account for it:
