@@ -172,3 +172,19 @@ def test_best_of_from_the_other_prompt_s_run(paper_runs, tmp_path):
     assert best_of["expected"] == pytest.approx(100 * (661 - 654) / N + inrun["direct"] - inrun["cot"], abs=1e-3)
     assert "the suite's direct run of standard-10" in best_of["basis"]
     assert d.published["explained"]["expected"] == pytest.approx(100 * (661 - 654) / N + inrun["direct"], abs=1e-3)
+
+
+def test_a_model_of_today_is_found_by_name_on_the_leaderboard(tmp_path):
+    from fakes import required
+
+    source = required.path(FIDELITY / "mmmu" / "qwen_vl", "needs ../shared/fidelity")
+    assert main(["rescore", str(source), "--out", str(tmp_path / "run"), "--no-html"]) == 0
+    d = diagnose(tmp_path / "run", published="Qwen2.5-VL-72B")
+    # the leaderboard's "Qwen2.5-VL 72B", 64.5 on MMMU validation (leaderboard_data.json, commit 9092d1b)
+    assert d.published["value"] == 64.5 and d.published["source"].startswith("Qwen2.5-VL 72B, MMMU leaderboard data")
+    text = "\n".join(d.lines())
+    assert "published: prompt and protocol not stated by the source" in text
+    # the fallbacks' luck (-0.19) points away from a +28.39 gap: nothing explains any of it
+    assert "none of the 28.4 points is explained by anything recorded in this run" in text
+    # a paper's row keeps precedence over the leaderboard's row of the same name
+    assert diagnose(tmp_path / "run", published="GPT-4V").published["source"].startswith("GPT-4V, MMMU official repository")

@@ -23,6 +23,7 @@ interval, and the subset alone (40 of the 900 validation items) could account fo
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -36,7 +37,7 @@ from mmmu_eval.doctor.outside import compared_line, outside_effects
 from mmmu_eval.report.causes import Cause, find_causes
 from mmmu_eval.errors import ConfigError, StoreError
 from mmmu_eval.report.numbers import fixed, pct, percent, points, rounded
-from mmmu_eval.report.published import Published, published_for, score_key, sources, table1_rows
+from mmmu_eval.report.published import Published, leaderboard_for, published_for, score_key, sources, table1_rows
 from mmmu_eval.report.scope import scope_of_results
 from mmmu_eval.store.manifest import MANIFEST
 
@@ -95,18 +96,30 @@ def published_row(value: str | float, benchmark: str, split: str | None,
                               "above 1 and at most 100 (a fraction such as 0.586 is read as a mistake)")
         return number, "given", None
     key = score_key(benchmark, split, setting)
-    rows = published_for(key)
-    name = str(value).strip().lower()
-    exact = [r for r in rows if r.model.lower() == name]
-    found = exact or [r for r in rows if name in r.model.lower()]
-    if len({r.model for r in found}) > 1 and not exact:
-        raise ConfigError(f"--published {value!r} matches several models published for {key}: "
-                          + ", ".join(sorted({r.model for r in found})))
+    name = _name_key(str(value))
+    found: list[Published] = []
+    # the papers' tables first; today's leaderboard (its figures as their authors reported them) after
+    for rows in (published_for(key), leaderboard_for(key)):
+        exact = [r for r in rows if _name_key(r.model) == name]
+        found = exact or [r for r in rows if name in _name_key(r.model)]
+        if len({r.model for r in found}) > 1 and not exact:
+            raise ConfigError(f"--published {value!r} matches several models published for {key}: "
+                              + ", ".join(sorted({r.model for r in found})))
+        if found:
+            break
     if not found:
-        known = ", ".join(r.model for r in rows) or "none"
-        raise ConfigError(f"--published {value!r}: no model of that name is published for {key} (published: {known})")
+        known = ", ".join(r.model for r in published_for(key)) or "none"
+        others = len(leaderboard_for(key))
+        raise ConfigError(f"--published {value!r}: no model of that name is published for {key} (published: {known}"
+                          + (f"; and {others} rows of the MMMU leaderboard, none of that name)" if others else ")"))
     row = found[0]
     return row.percent, f"{row.model}, {sources()[row.source].title}", row
+
+
+def _name_key(name: str) -> str:
+    """A model name as matched: case, spaces, hyphens and underscores ignored (``Qwen2.5-VL-72B``
+    finds the leaderboard's ``Qwen2.5-VL 72B``); dots kept (``llava1.5`` is not ``llava15``)."""
+    return re.sub(r"[\s_\-]+", "", name.strip().lower())
 
 
 def _against(value: float, source: str, figure: Mapping[str, Any], causes: Sequence[Cause],

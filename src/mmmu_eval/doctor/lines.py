@@ -74,6 +74,9 @@ def remainder_sentence(gap: float, remainder: float, unsized: list[str]) -> str:
     if remainder * gap < 0:
         return (f"the causes' expected effects exceed the {total}-point gap by {left} points: they move the figure "
                 "past the published one")
+    if abs(remainder) > abs(gap):
+        return (f"none of the {total} points is explained by anything recorded in this run: the causes' expected "
+                f"effects point the other way, by {fixed(abs(remainder) - abs(gap), 1)} points{unknown}")
     return f"{left} of the {total} points are not explained by anything recorded in this run{unknown}"
 
 

@@ -196,6 +196,8 @@ def compared_line(figure: Mapping[str, Any], manifest: Mapping[str, Any], row: P
     if protocol.get("prompts"):
         names = " and ".join(_NAMES.get(p, p) for p in protocol["prompts"])
         theirs = f"; published: {'the better of ' if protocol.get('best_of') else ''}{names}"
+    elif source is not None:
+        theirs = "; published: prompt and protocol not stated by the source"
     ours = f"; this run: {_NAMES.get(mode, mode)} ({how})" if mode else "; this run's prompt: not recorded"
     who = f" ({row.model})" if row is not None else ""
     return f"compared{who} with {where}, {why}{theirs}{ours}"

@@ -80,6 +80,20 @@ def published_for(key: str) -> list[Published]:
     return sorted(rows, key=lambda p: -p.percent)
 
 
+def leaderboard_for(key: str) -> list[Published]:
+    """The official MMMU leaderboard's rows for one key (``published.json`` ``leaderboard``), best
+    first: today's models by name, each figure as its reporter gave it (source
+    ``mmmu-leaderboard-2026``). Kept apart from ``published_for``, the papers' tables the report
+    shows.
+
+    >>> [p.model for p in leaderboard_for("mmmu-pro/vision")][:2]
+    ['Chance Vision 1.5', 'GPT-4o (0513)']
+    """
+    block = _data()["leaderboard"]
+    rows = [Published(r["model"], block["source"], False, float(r["scores"][key])) for r in block["rows"] if key in r["scores"]]
+    return sorted(rows, key=lambda p: -p.percent)
+
+
 def per_prompt(model: str) -> dict | None:
     """A model's official MMMU-Pro counts per prompt (``{"model", "table1", "counts": {setting:
     {"direct": k, "cot": k}}, "n", "source"}``), matched by the model's file name or its Table 1
