@@ -25,12 +25,14 @@ counterfactual (the first of ``PRIORITY`` that holds it), so no item counts twic
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from mmmu_eval.records import Item, Response, is_refusal
 from mmmu_eval.report.causes import Cause
+from mmmu_eval.report.numbers import pct
 from mmmu_eval.score.scorer import Scoring
 
 __all__ = ["Effect", "PRIORITY", "combine", "run_effects"]
@@ -114,7 +116,7 @@ def run_effects(
         elif cause.cause in ("truncated", "refusal"):
             deltas = {i: (p_fin - scored[i], p_fin * (1 - p_fin)) for i in ids}
             out.append(_item_effect(cause, deltas, n, f"{len(ids)} answers at the run's accuracy on the answers that "
-                                    f"finished ({100 * p_fin:.2f}%)"))
+                                    f"finished ({pct(Fraction(sum(finished), len(finished)) if finished else 0, 2)}%)"))
         elif cause.cause == "sampling":
             out.append(_sampling(cause, by.get("truncated"), p_fin, p_all, n))
         elif cause.cause in ("errors", "coverage"):

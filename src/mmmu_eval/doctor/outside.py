@@ -26,6 +26,7 @@ from typing import Any
 
 from mmmu_eval.doctor.effects import Effect
 from mmmu_eval.records import Item
+from mmmu_eval.report.numbers import fixed
 from mmmu_eval.report.published import Published, Source, per_prompt, revisions
 
 __all__ = ["compared_line", "data_build", "outside_effects", "run_model_name", "run_prompt"]
@@ -105,7 +106,7 @@ def _best_of(figure: Mapping[str, Any], mode: str | None, how: str, prompts: Seq
         # measured: the two runs are over the same items; their own effects carry the ranges
         return Effect("best_of", "published", expected, expected, expected,
                       f"the suite's {_NAMES.get(other['mode'], other['mode'])} run of {setting} scored "
-                      f"{other_acc:.2f}% against this {_NAMES.get(mode, mode)} run's {this_acc:.2f}%, and Table 1 takes "
+                      f"{fixed(other_acc, 2)}% against this {_NAMES.get(mode, mode)} run's {fixed(this_acc, 2)}%, and Table 1 takes "
                       "the better (each run's own expected effects taken out, so none counts twice)", None, figure["n"])
     counts = per_prompt(run_model_name(figure.get("model")))
     row = (counts or {}).get("counts", {}).get(setting or "")
