@@ -188,3 +188,20 @@ def test_a_model_of_today_is_found_by_name_on_the_leaderboard(tmp_path):
     assert "none of the 28.4 points is explained by anything recorded in this run" in text
     # a paper's row keeps precedence over the leaderboard's row of the same name
     assert diagnose(tmp_path / "run", published="GPT-4V").published["source"].startswith("GPT-4V, MMMU official repository")
+
+
+def test_a_suite_sizes_best_of_from_its_better_prompt(tmp_path):
+    from mmmu_eval import evaluate_suite
+
+    # two prompts on the 24 sample standard-10 items, each answering a different letter throughout
+    suite = evaluate_suite(model=ScriptedBackend(["Answer: A"] * 24 + ["The answer is (B)."] * 24), data="sample",
+                           out=tmp_path / "suite", html=False, settings=["standard-10"], mmmu=False)
+    d = diagnose(suite.suite_dir, published="GPT-4o (0513)")
+    runs = {r.run.rsplit("/", 1)[1]: r for r in d.runs}
+    better, worse = sorted(runs.values(), key=lambda r: -r.figure["correct"])
+    assert better.figure["correct"] > worse.figure["correct"]
+    # no fallback in either run: best_of is the difference of the two figures, for the worse run only
+    assert _effects(worse)["best_of"]["expected"] == pytest.approx(
+        100 * (better.figure["correct"] - worse.figure["correct"]) / 24, abs=1e-3)
+    assert "best_of" not in _effects(better)
+    assert worse.published["main_cause"]["cause"] == "best_of"
