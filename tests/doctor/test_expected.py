@@ -205,3 +205,17 @@ def test_a_suite_sizes_best_of_from_its_better_prompt(tmp_path):
         100 * (better.figure["correct"] - worse.figure["correct"]) / 24, abs=1e-3)
     assert "best_of" not in _effects(better)
     assert worse.published["main_cause"]["cause"] == "best_of"
+
+
+def test_an_eval_only_run_shows_no_parser_figures(tmp_path):
+    from fakes import required
+
+    folder = required.path(FIDELITY / "mmmu", "needs ../shared/fidelity")
+    assert main(["rescore", str(folder / "qwen_vl" / "total_val_output.json"), "--answers",
+                 str(folder / "answer_dict_val.json"), "--out", str(tmp_path / "run"), "--no-html"]) == 0
+    d = diagnose(tmp_path / "run", published="Qwen-VL-7B-Chat")
+    assert d.figure["has_options"] is False
+    text = "\n".join(d.lines())
+    # the official parser reads letters out of options the eval-only items do not carry: its 0.22% means nothing
+    assert "parser" not in text.split("published")[0] and "unparsed" not in text
+    assert "no cause found in the run that could move the figure" in text

@@ -63,6 +63,12 @@ def _unparsed_line(c: Cause, has_options: bool) -> str:
     return "; ".join(parts)
 
 
+def _silent(c: Cause, has_options: bool) -> bool:
+    """An unparsed cause with no fallback whose only content was other parsers' figures that say
+    nothing here (no boxes, no Answer: lines, no options): not printed."""
+    return c.cause == "unparsed" and c.items == 0 and ";" not in _unparsed_line(c, has_options)
+
+
 def remainder_sentence(gap: float, remainder: float, unsized: list[str]) -> str:
     """The quotable sentence on the part of the gap the causes' expected effects leave."""
     total = fixed(abs(gap), 1)
@@ -96,7 +102,10 @@ def diagnosis_lines(d: Diagnosis) -> list[str]:
     effects = {e.cause: e for e in d.effects if e.where == "run"}
     if not d.causes:
         out.append("no cause found in the run that could move the figure")
-    for c in d.causes:
+    shown = [c for c in d.causes if not _silent(c, bool(f.get("has_options", True)))]
+    if d.causes and not shown:
+        out.append("no cause found in the run that could move the figure")
+    for c in shown:
         e = effects.get(c.cause)
         size = effect_text(e) if e is not None else ""
         bound = e.bound if e is not None and e.bound is not None else c.points
