@@ -32,7 +32,7 @@ from typing import Any
 
 from mmmu_eval.records import Item, Response, is_refusal
 from mmmu_eval.report.causes import Cause
-from mmmu_eval.report.numbers import pct
+from mmmu_eval.report.numbers import pct, rounded
 from mmmu_eval.score.scorer import Scoring
 
 __all__ = ["Effect", "PRIORITY", "combine", "run_effects"]
@@ -66,7 +66,7 @@ class Effect:
     """A 95% half-width (points) beyond the items' own variance (sampling settings' spread)."""
 
     def to_json(self) -> dict[str, Any]:
-        r = (lambda x: None if x is None else round(x, 4))
+        r = (lambda x: None if x is None else rounded(x, 4))
         return {"cause": self.cause, "where": self.where, "expected": r(self.expected), "low": r(self.low),
                 "high": r(self.high), "bound": r(self.bound), "items": self.items, "basis": self.basis}
 

@@ -15,6 +15,7 @@ Each unparsed (random-fallback) item gets the first kind that fits:
 
 from __future__ import annotations
 
+import re
 import zlib
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -48,10 +49,24 @@ def _runaway(r: Response) -> str | None:
     return None
 
 
+def _image_count(item: Item) -> int | None:
+    """How many images the item has: its image references, or the distinct ``<image N>`` tokens of
+    its text; None when the run kept neither (a rescored file's items carry no question text)."""
+    if not item.images and not item.question:
+        return None
+    tokens = set(re.findall(r"<image (\d+)>", " ".join((item.question, *item.options))))
+    return max(len(item.images), len(tokens))
+
+
+def _multi(ids: list[str], images: Mapping[str, int | None]) -> int | None:
+    counts = [images[i] for i in ids]
+    return None if any(c is None for c in counts) else sum(1 for c in counts if c is not None and c > 1)
+
+
 def failure_kinds(
     items: Sequence[Item], responses: Mapping[str, Response], scoring: Scoring, results: Mapping[str, Any]
 ) -> dict[str, Any]:
-    """Kind -> ``{"count", "first"}`` over the headline parser's fallbacks (dataset order), and
+    """Kind -> ``{"count", "first", "multi_image"}`` (None: not known from the run) over the headline parser's fallbacks (dataset order), and
     ``runaway_how`` (repetition / cut counts); kinds with no item are left out."""
     verdicts = scoring.verdicts[scoring.parsers[0]]
     harness = results.get("harness") if isinstance(results.get("harness"), Mapping) else {}
@@ -76,7 +91,10 @@ def failure_kinds(
         else:
             kind = "no_letter"
         found[kind].append(item.id)
-    out: dict[str, Any] = {k: {"count": len(v), "first": v[:FIRST]} for k, v in found.items() if v}
+    images = {it.id: _image_count(it) for it in items}
+    # multi_image: how many of them were asked with more than one image (where failures gather)
+    out: dict[str, Any] = {k: {"count": len(v), "first": v[:FIRST], "multi_image": _multi(v, images)}
+                           for k, v in found.items() if v}
     if how["repetition"] or how["cut"]:
         out["runaway_how"] = how
     return out
