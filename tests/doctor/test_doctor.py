@@ -146,9 +146,10 @@ def test_the_cli_prints_the_causes_and_writes_the_json_schema(faulty_run, tmp_pa
     assert main(["doctor", str(faulty_run), "--published", "80", "--json", str(out)]) == 0
     printed = capsys.readouterr().out
     assert "truncated" in printed and "limit 64 tokens, 1 used it all" in printed
-    assert "sampling alone could cover the gap" in printed
+    assert "worst case (a bound, not an estimate): sampling could reach the gap" in printed
+    assert "points are not explained by anything recorded in this run" in printed
     data = json.loads(out.read_text())
-    assert set(data) == {"run", "figure", "causes", "published"}
+    assert set(data) == {"run", "figure", "causes", "effects", "failures", "published"}
     assert all(set(c) == {"cause", "items", "points", "detail", "examples"} for c in data["causes"])
     assert {"value", "source", "inside_interval", "gap"} <= set(data["published"])
     assert [c["points"] for c in data["causes"]] == sorted((c["points"] for c in data["causes"]), reverse=True)

@@ -12,7 +12,7 @@ percent as published.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from importlib import resources
 
@@ -29,6 +29,10 @@ class Source:
     url: str
     note: str
     """What the figures mean (e.g. best of direct and CoT)."""
+    protocol: dict = field(default_factory=dict)
+    """How the figures were made, as the source says: ``prompts`` (the prompt modes run),
+    ``best_of`` (the better of them reported), ``data_revision`` (a build in ``revisions()``, or
+    None when not stated), ``max_tokens`` (None when not stated), ``note``."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,6 +46,8 @@ class Published:
     """True for Random Choice / Frequent Choice."""
     percent: float
     """Accuracy in percent, as published."""
+    snapshot: str | None = None
+    """The model version the figure is of, where the source names one (``gpt-4o-2024-05-13``)."""
 
 
 def score_key(benchmark: str, split: str | None, setting: str | None) -> str:
@@ -57,7 +63,7 @@ def _data() -> dict:
 
 def sources() -> dict[str, Source]:
     """Every source, by key."""
-    return {k: Source(k, v["title"], v["url"], v["note"]) for k, v in _data()["sources"].items()}
+    return {k: Source(k, v["title"], v["url"], v["note"], dict(v.get("protocol") or {})) for k, v in _data()["sources"].items()}
 
 
 def published_for(key: str) -> list[Published]:
@@ -67,11 +73,47 @@ def published_for(key: str) -> list[Published]:
     ['GPT-4V', 'BLIP-2 FLAN-T5-XXL']
     """
     rows = [
-        Published(e["model"], e["source"], bool(e["baseline"]), float(e["scores"][key]))
+        Published(e["model"], e["source"], bool(e["baseline"]), float(e["scores"][key]), e.get("snapshot"))
         for e in _data()["entries"]
         if key in e["scores"]
     ]
     return sorted(rows, key=lambda p: -p.percent)
+
+
+def leaderboard_for(key: str) -> list[Published]:
+    """The official MMMU leaderboard's rows for one key (``published.json`` ``leaderboard``), best
+    first: today's models by name, each figure as its reporter gave it (source
+    ``mmmu-leaderboard-2026``). Kept apart from ``published_for``, the papers' tables the report
+    shows.
+
+    >>> [p.model for p in leaderboard_for("mmmu-pro/vision")][:2]
+    ['Chance Vision 1.5', 'GPT-4o (0513)']
+    """
+    block = _data()["leaderboard"]
+    rows = [Published(r["model"], block["source"], False, float(r["scores"][key])) for r in block["rows"] if key in r["scores"]]
+    return sorted(rows, key=lambda p: -p.percent)
+
+
+def per_prompt(model: str) -> dict | None:
+    """A model's official MMMU-Pro counts per prompt (``{"model", "table1", "counts": {setting:
+    {"direct": k, "cot": k}}, "n", "source"}``), matched by the model's file name or its Table 1
+    name (case-insensitive); None when the official summary has no such model.
+
+    >>> per_prompt("InternVL2-Llama3-76B")["counts"]["standard-10"]
+    {'direct': 653, 'cot': 730}
+    """
+    block = _data()["per_prompt"]
+    name = model.strip().lower()
+    for row in block["models"]:
+        if name in (row["model"].lower(), row["table1"].lower()):
+            return {**row, "n": block["n"], "source": block["source"]}
+    return None
+
+
+def revisions() -> dict:
+    """The MMMU-Pro data builds, told apart by digests of the items that changed between them
+    (``{"note", "settings", "builds": {build: {item id: digest}}}``)."""
+    return _data()["revisions"]
 
 
 # -- the MMMU human experts -------------------------------------------------------------------
