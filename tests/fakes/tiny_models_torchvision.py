@@ -15,6 +15,8 @@ from pathlib import Path
 
 from fakes.tiny_models import _pil_image_processor, _train_tokenizer, chat_template
 
+from mmmu_eval.backends.hf_inputs import release
+
 _QWEN_SPECIAL = ["<|endoftext|>", "<|im_start|>", "<|im_end|>", "<|vision_start|>", "<|vision_end|>",
                  "<|image_pad|>", "<|video_pad|>"]
 
@@ -22,11 +24,25 @@ _ONEVISION_SPECIAL = ["<|endoftext|>", "<|im_start|>", "<|im_end|>", "<image>", 
 
 
 def _qwen_tokenizer(special: list[str], **tokens):
-    from transformers import PreTrainedTokenizerFast
+    """The checkpoints' tokenizer class, Qwen2Tokenizer: 4.x's Qwen processors accept no other (its
+    fast one there); on 5.x the generic tokenizers-backed class is what Qwen2Tokenizer is."""
+    import transformers
 
-    return PreTrainedTokenizerFast(
+    tokenizer_class = getattr(transformers, "Qwen2TokenizerFast", None) if release(transformers) < (5,) else None
+    return (tokenizer_class or transformers.PreTrainedTokenizerFast)(
         tokenizer_object=_train_tokenizer(special, 700), eos_token="<|im_end|>", pad_token="<|endoftext|>", **tokens
     )
+
+
+def _mrope(section: list[int], **extra) -> dict:
+    """The text config's multimodal rotary settings: 5.x's ``rope_parameters``, 4.x's ``rope_scaling``
+    and ``rope_theta``."""
+    import transformers
+
+    rope = {"rope_type": "default", "mrope_section": section, **extra}
+    if release(transformers) >= (5,):
+        return {"rope_parameters": {**rope, "rope_theta": 10000.0}}
+    return {"rope_scaling": rope, "rope_theta": 10000.0}
 
 
 def build_tiny_qwen2_vl(directory: str | Path, *, version: str = "2") -> Path:
@@ -54,7 +70,7 @@ def build_tiny_qwen2_vl(directory: str | Path, *, version: str = "2") -> Path:
         text_config=dict(
             vocab_size=len(tokenizer), hidden_size=32, intermediate_size=64, num_hidden_layers=2,
             num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=2048,
-            rope_parameters={"rope_type": "default", "mrope_section": [1, 1, 2], "rope_theta": 10000.0},
+            **_mrope([1, 1, 2]),
             bos_token_id=None, eos_token_id=tokenizer.eos_token_id, pad_token_id=tokenizer.pad_token_id,
         ),
         vision_config=(
@@ -212,8 +228,7 @@ def build_tiny_qwen3_vl(directory: str | Path) -> Path:
         text_config=dict(
             vocab_size=len(tokenizer), hidden_size=32, intermediate_size=64, num_hidden_layers=2,
             num_attention_heads=4, num_key_value_heads=2, head_dim=8, max_position_embeddings=2048,
-            rope_parameters={"rope_type": "default", "mrope_section": [2, 1, 1], "mrope_interleaved": True,
-                             "rope_theta": 10000.0},
+            **_mrope([2, 1, 1], mrope_interleaved=True),
             bos_token_id=None, eos_token_id=tokenizer.eos_token_id, pad_token_id=tokenizer.pad_token_id,
         ),
         vision_config=dict(
