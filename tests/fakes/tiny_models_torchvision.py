@@ -1,6 +1,8 @@
 """Tiny random models of the families whose processors need torchvision on transformers 5 (their
-video processors import it): Qwen2-VL, Qwen2.5-VL, LLaVA-OneVision and SmolVLM2, with their
-checkpoints' real chat templates and special tokens (``chat_templates/``, sources in its SOURCES.md).
+video processors, or Pixtral's processor, import it): Qwen2-VL, Qwen2.5-VL, Qwen3-VL,
+LLaVA-OneVision, InternVL (InternVL3-hf), SmolVLM2 and Mistral3 (Mistral-Small-3.1), with their
+checkpoints' real chat templates and special tokens (``chat_templates/``, sources in its SOURCES.md;
+Mistral-Small-3.1's is reconstructed, as that file says). Each builds on transformers 4.57 and 5.x.
 
 torchvision has no build beside the CI's torch 2.13.0 CPU, so the tests that use these run only
 where it is installed: ``make test-torchvision`` (a venv of torch 2.14.1 and torchvision 0.29.1,
