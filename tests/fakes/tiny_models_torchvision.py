@@ -323,21 +323,20 @@ _MISTRAL_SPECIAL = ["<unk>", "<s>", "</s>", "[INST]", "[/INST]", "[AVAILABLE_TOO
                     "[IMG_END]", "[PREFIX]", "[MIDDLE]", "[SUFFIX]", "[SYSTEM_PROMPT]", "[/SYSTEM_PROMPT]"]
 
 
-def build_tiny_mistral3(directory: str | Path) -> Path:
+def build_tiny_mistral3(directory: str | Path, *, checkpoint: str = "mistral-small-3.1") -> Path:
     """Write a tiny random Mistral3 (Mistral-Small-3.1's architecture: Pixtral vision tower, patch
     merger, Mistral text model) with Mistral-Small-3.1-24B-Instruct-2503's template (a default
     system prompt carrying today's date, ``[INST]``, parts in order, each image ``[IMG]``, which the
-    Pixtral processor expands row by row with ``[IMG_BREAK]`` and ``[IMG_END]``). Images are at most
-    32 pixels on the longer edge, in 8-pixel patches merged 2x2."""
+    Pixtral processor expands row by row with ``[IMG_BREAK]`` and ``[IMG_END]``); or, with
+    ``checkpoint="pixtral-12b"``, mistral-community/pixtral-12b's (LLaVA with the Pixtral vision
+    tower, no patch merger; no default system prompt). Images are at most 32 pixels on the longer
+    edge, in 8-pixel patches (merged 2x2 in Mistral3)."""
     import torch
     import transformers
-    from transformers import (
-        Mistral3Config,
-        Mistral3ForConditionalGeneration,
-        PixtralProcessor,
-        PreTrainedTokenizerFast,
-    )
+    from transformers import PixtralProcessor, PreTrainedTokenizerFast
 
+    mistral3 = {"mistral-small-3.1": True, "pixtral-12b": False}[checkpoint]
+    merge = 2 if mistral3 else 1
     out = Path(directory)
     out.mkdir(parents=True, exist_ok=True)
     tokenizer = PreTrainedTokenizerFast(
@@ -350,10 +349,10 @@ def build_tiny_mistral3(directory: str | Path) -> Path:
         ),
         tokenizer=tokenizer,
         patch_size=8,
-        spatial_merge_size=2,
-        chat_template=chat_template("mistral-small-3.1"),
+        spatial_merge_size=merge,
+        chat_template=chat_template(checkpoint),
     )
-    config = Mistral3Config(
+    towers = dict(
         vision_config=dict(
             model_type="pixtral", hidden_size=32, intermediate_size=64, num_hidden_layers=2,
             num_attention_heads=4, head_dim=8, image_size=32, patch_size=8,
@@ -365,13 +364,17 @@ def build_tiny_mistral3(directory: str | Path) -> Path:
             eos_token_id=tokenizer.eos_token_id, pad_token_id=tokenizer.pad_token_id,
         ),
         image_token_index=tokenizer.convert_tokens_to_ids("[IMG]"),
-        spatial_merge_size=2,
         vision_feature_layer=-1,
-        multimodal_projector_bias=False,
-        tie_word_embeddings=False,  # as Mistral-Small-3.1
+        tie_word_embeddings=False,  # as both checkpoints
     )
+    if mistral3:
+        config = transformers.Mistral3Config(**towers, spatial_merge_size=2, multimodal_projector_bias=False)
+        model_class = transformers.Mistral3ForConditionalGeneration
+    else:
+        config = transformers.LlavaConfig(**towers, vision_feature_select_strategy="full")
+        model_class = transformers.LlavaForConditionalGeneration
     torch.manual_seed(0)
-    model = Mistral3ForConditionalGeneration(config).eval()
+    model = model_class(config).eval()
     model.save_pretrained(out)
     processor.save_pretrained(out)
     return out
