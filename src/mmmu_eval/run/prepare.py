@@ -219,7 +219,7 @@ def frequent_answers(items: Sequence[Item], requests: Sequence[Request]) -> Fixe
     >>> requests, _ = build_requests(items, EvalProtocol.from_config(RunConfig(model="frequent", split="dev")))
     >>> fixed = frequent_answers(items, requests)
     >>> fixed.letter_ranking, fixed.open_answer, fixed.computed_from_items
-    (('B', 'A', 'C'), 'triangle', 15)
+    (('B', 'A', 'C'), 'triangle', 20)
     """
     letter_counts: Counter[str] = Counter()
     open_counts: Counter[str] = Counter()
