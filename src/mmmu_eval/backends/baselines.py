@@ -99,8 +99,8 @@ class FrequentBackend:
             answer = self.answers.by_item.get(request.item_id)
             if answer is None:  # the answers were decided for another selection of items
                 yield Response(request.item_id, "error", error=(
-                    "frequent has no answer fixed for this item: its answers were decided over "
-                    f"{self.answers.computed_from_items} other items (run/prepare.frequent_answers)"))
+                    "frequent has no answer fixed for this item: its answers were decided for a selection "
+                    "that does not hold it (run/prepare.frequent_answers)"))
                 continue
             yield Response(request.item_id, "ok", text=answer, finish_reason="stop")
 
