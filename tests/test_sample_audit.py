@@ -213,3 +213,26 @@ def test_the_check_refuses_the_2pl_without_enough_runs():
     right = (rng.random((4, 60)) < 0.5).astype(float)
     check = hold_out_check(right, np.ones_like(right), ["a", "b", "c", "d"], [f"i{n}" for n in range(60)], 20)
     assert "2pl" not in check.mae and any("no 2PL" in n for n in check.notes)
+
+
+def test_the_stratified_estimate_weights_strata_by_size():
+    value, error = stratified_estimate(np.array([2, 5]), np.array([5, 5]), np.array([10, 30]))
+    assert value == pytest.approx(0.25 * 2 / 5 + 0.75 * 5 / 5)
+    smooth = (3 / 7, 6 / 7)  # (x + 1) / (n + 2)
+    variance = (0.25**2 * (1 - 5 / 10) * smooth[0] * (1 - smooth[0]) / 5
+                + 0.75**2 * (1 - 5 / 30) * smooth[1] * (1 - smooth[1]) / 5)
+    assert error == pytest.approx(variance**0.5)
+    # every item of a stratum drawn: it adds no uncertainty
+    assert stratified_estimate(np.array([3, 1]), np.array([4, 2]), np.array([4, 10]))[1] == pytest.approx(
+        ((10 / 14) ** 2 * (1 - 2 / 10) * 0.5 * 0.5 / 2) ** 0.5)
+
+
+def test_the_ability_is_the_maximum_of_the_posterior():
+    a = np.array([1.0, 2.0, 0.5, 1.5])
+    b = np.array([-1.0, 0.0, 1.0, 2.0])
+    y = np.array([1.0, 1.0, 0.0, 0.0])
+    theta = map_ability(y, a, b)[0]
+    p = 1 / (1 + np.exp(-a * (theta - b)))
+    assert (a * (y - p)).sum() - theta == pytest.approx(0, abs=1e-9)  # the standard normal prior's pull included
+    everything = map_ability(np.ones(4), a, b)[0]
+    assert theta < everything < 5  # all right: higher, and finite
