@@ -62,7 +62,7 @@ def audit_json(tmp_path_factory) -> Path:
 def sampled_run(audit_json, tmp_path_factory):
     out = tmp_path_factory.mktemp("runs") / "sampled"
     result = evaluate(model="frequent", benchmark="mmmu", split="validation", data="sample", out=str(out),
-                      display=NullDisplay(), html=False, sample=K, sample_audit=str(audit_json))
+                      display=NullDisplay(), sample=K, sample_audit=str(audit_json))
     return out, result
 
 
@@ -159,6 +159,10 @@ def test_the_report_prints_the_check_and_each_estimate(sampled_run, capsys):
     assert text.count("an estimate of the full set's score from a sample, not the official figure") == len(
         result.results["sample"]["estimates"])
     assert "sampled 20 of 40, seed 0" in text  # the headline's scope
+    page = " ".join((out / "report.html").read_text().split())
+    assert "check, holding out one model at a time (12 models" in page
+    assert page.count("an estimate of the full set&#x27;s score from a sample, not the official figure") == len(
+        result.results["sample"]["estimates"])
 
 
 def test_no_estimator_is_offered_when_none_beats_uniform(tmp_path, capsys):

@@ -157,7 +157,9 @@ ESTIMATOR_NAMES = {"uniform": "uniform", "stratified": "stratified by difficulty
 
 def sample_lines(section: Mapping[str, Any]) -> list[str]:
     """The terminal's lines for a sampled run, after the headline: the uniform exact interval,
-    then (with an audit) the check and each offered estimate with its interval."""
+    then (with an audit) the check and each offered estimate with its interval; none for no section."""
+    if not section:
+        return []
     low, high = section["full_set_interval95"]
     design = section.get("design")
     lines = [
