@@ -114,11 +114,25 @@ def _stamp(path: str | Path) -> tuple[int, int]:
 
 
 @functools.lru_cache(maxsize=4)
+def _checked(audit: str, _stamp: tuple[int, int], benchmark: str, k: int, seed: int) -> tuple[AuditAnswers, Check]:
+    """The audit's answers and the check at K: one per audit, K and seed in a process (a suite's
+    runs of several settings share them)."""
+    answers = read_audit_answers(audit, benchmark)
+    return answers, hold_out_check(answers.right, answers.seen, answers.models, answers.ids, k, seed=seed)
+
+
+@functools.lru_cache(maxsize=2)
+def _fitted(audit: str, _stamp: tuple[int, int], benchmark: str) -> Any:
+    """The 2PL on all the audit's runs of the benchmark."""
+    answers = read_audit_answers(audit, benchmark)
+    return fit_2pl(answers.right, answers.seen)
+
+
+@functools.lru_cache(maxsize=4)
 def _design(population: tuple[str, ...], k: int, seed: int, audit: str, _stamp: tuple[int, int],
             benchmark: str) -> Design:
-    answers = read_audit_answers(audit, benchmark)
+    answers, check = _checked(audit, _stamp, benchmark, k, seed)
     column = {item_id: j for j, item_id in enumerate(answers.ids)}
-    check = hold_out_check(answers.right, answers.seen, answers.models, answers.ids, k, seed=seed)
     kk = min(k, len(population))
     index = np.array([column.get(i, -1) for i in population])
     held = answers.seen.sum(axis=0)
@@ -155,16 +169,15 @@ def _design(population: tuple[str, ...], k: int, seed: int, audit: str, _stamp: 
         record["method"] = ("uniform without replacement, random.Random(seed).sample over the items in dataset order "
                             "(the audit's check found no gain in stratifying at this K)")
     if "2pl" in check.offered:
-        record["irt"] = _irt_record(answers, population, index, chosen)
+        record["irt"] = _irt_record(answers, _fitted(audit, _stamp, benchmark), population, index, chosen)
     return Design(chosen, record)
 
 
-def _irt_record(answers: AuditAnswers, population: Sequence[str], index: np.ndarray,
+def _irt_record(answers: AuditAnswers, model: Any, population: Sequence[str], index: np.ndarray,
                 chosen: Sequence[int]) -> dict[str, Any]:
     """The 2PL of the audit's runs, for the report: the drawn items' (a, b), and the expected number
     right on the others at each ability of ``THETA_GRID``. Items the audit lacks take the prior's
     a = 1, b = 0 (what the fit gives an item no run answered)."""
-    model = fit_2pl(answers.right, answers.seen)
     a = np.array([model.discrimination[j] if j >= 0 else 1.0 for j in index])
     b = np.array([model.difficulty[j] if j >= 0 else 0.0 for j in index])
     rest = np.ones(len(population), dtype=bool)
