@@ -240,3 +240,11 @@ def test_the_ability_is_the_maximum_of_the_posterior():
     assert (a * (y - p)).sum() - theta == pytest.approx(0, abs=1e-9)  # the standard normal prior's pull included
     everything = map_ability(np.ones(4), a, b)[0]
     assert theta < everything < 5  # all right: higher, and finite
+
+
+def test_one_model_alone_offers_nothing():
+    rng = np.random.default_rng(1)
+    right = (rng.random((10, 60)) < np.linspace(0.05, 0.95, 60)).astype(float)
+    check = hold_out_check(right, np.ones_like(right), ["m"] * 10, [f"i{n}" for n in range(60)], 20)
+    assert check.offered == () and check.design == "uniform" and check.held_out_sets == 0
+    assert any("two models" in n for n in check.notes)
