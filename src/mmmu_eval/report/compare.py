@@ -23,6 +23,7 @@ from mmmu_eval.errors import ConfigError, MmmuEvalError
 from mmmu_eval.report.fit import print_fitted
 from mmmu_eval.report.numbers import Number, interval, pct, points
 from mmmu_eval.report.results import Results
+from mmmu_eval.report.scope import scope_of_results
 from mmmu_eval.report.stats import RESAMPLES, mcnemar_exact, paired_bootstrap_ci, paired_strata
 
 
@@ -232,6 +233,8 @@ def compare_runs(
         ra, rb = a["run"][key], b["run"][key]  # type: ignore[literal-required]
         if ra != rb:
             warnings.append(f"different {what}: {ra} vs {rb}; the same ids may hold different questions or answers")
+    warnings.extend(f"{label} is {scope.text}" for label, scope in ((label_a, scope_of_results(a)), (label_b, scope_of_results(b)))
+                    if scope.kind == "sampled")
 
     va, vb = a["verdicts"], b["verdicts"]
     shared = sorted(va.keys() & vb.keys())

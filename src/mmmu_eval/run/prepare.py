@@ -130,7 +130,9 @@ def select_items(items: Sequence[Item], config: RunConfig) -> tuple[Item, ...]:
     """Apply ``ids``, then ``sample``, then ``limit``, then ``shard``, keeping dataset order.
 
     ``--sample K`` draws K items of those ``--ids`` left (all when fewer), without replacement,
-    with ``random.Random(sample_seed)``: the same data, K and seed give the same items.
+    with ``random.Random(sample_seed)``: the same data, K and seed give the same items. With
+    ``--sample-audit`` the draw is stratified by difficulty where the audit's check says so
+    (``report.sample_design``).
 
     ``--shard K/N`` takes every N-th item starting at the K-th: item i (0-based) goes to shard
     ``(i % N) + 1``. Shards of one selection are disjoint and together hold every item, and a
@@ -140,7 +142,10 @@ def select_items(items: Sequence[Item], config: RunConfig) -> tuple[Item, ...]:
         ConfigError: an id that is not in the data (with the closest ids), or an empty selection.
     """
     selected = _with_ids(items, config)
-    if config.sample is not None:
+    if config.sample is not None and config.sample_audit is not None:
+        design = _design(selected, config)
+        selected = tuple(selected[i] for i in design.drawn)
+    elif config.sample is not None:
         selected = draw_sample(selected, config.sample, config.sample_seed or 0)
     if config.limit is not None:
         selected = selected[: config.limit]
@@ -179,10 +184,22 @@ def sample_record(items: Sequence[Item], config: RunConfig) -> dict[str, Any] | 
     """The manifest's ``sample`` block: K, the seed, and the population the items were drawn from."""
     if config.sample is None:
         return None
-    population = len(_with_ids(items, config))
-    return {"k": config.sample, "seed": config.sample_seed or 0, "population": population,
-            "drawn": min(config.sample, population),
-            "method": "uniform without replacement, random.Random(seed).sample over the items in dataset order"}
+    population = _with_ids(items, config)
+    record = {"k": config.sample, "seed": config.sample_seed or 0, "population": len(population),
+              "drawn": min(config.sample, len(population)),
+              "method": "uniform without replacement, random.Random(seed).sample over the items in dataset order"}
+    if config.sample_audit is not None:
+        record.update(_design(population, config).record)
+    return record
+
+
+def _design(population: Sequence[Item], config: RunConfig) -> Any:
+    """The stratified design of ``--sample-audit`` (``report.sample_design``; computed once per process)."""
+    from mmmu_eval.report.sample_design import design_sample
+
+    assert config.sample is not None and config.sample_audit is not None
+    return design_sample([it.id for it in population], config.sample, config.sample_seed or 0,
+                         config.sample_audit, config.benchmark)
 
 
 def build_requests(items: Sequence[Item], protocol: EvalProtocol) -> tuple[list[Request], list[Response]]:
