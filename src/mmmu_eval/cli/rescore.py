@@ -22,7 +22,7 @@ EPILOG = """examples:
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     from mmmu_eval.score.judge import PARSERS
-    from mmmu_eval.score.readers import FORMATS
+    from mmmu_eval.rescore.readers import FORMATS
 
     p = subparsers.add_parser(
         "rescore",
@@ -134,7 +134,7 @@ def run(args: argparse.Namespace) -> int:
 
 def failure_lines(doc: dict, *, official: bool) -> list[str]:
     """One line per named failure (``harness_error``, ``empty``): how many rows, how scored, an example."""
-    from mmmu_eval.score.readers.base import FAILURES
+    from mmmu_eval.score.harness_verdicts import FAILURES
 
     lines = []
     for cause, entry in (doc.get("failures") or {}).items():

@@ -27,7 +27,7 @@ from mmmu_eval.config import RunConfig, check_scoring_names
 from mmmu_eval.errors import ConfigError, StoreError
 from mmmu_eval.score.judge import default_parsers
 from mmmu_eval.score.scorer import OFFICIAL_SEED, Scoring, score_responses
-from mmmu_eval.store.manifest import Manifest
+from mmmu_eval.manifest import Manifest
 
 if TYPE_CHECKING:
     from mmmu_eval.records import Item, Response
@@ -101,7 +101,7 @@ class ScoringSpec:
 
         Raises:
             StoreError: the manifest has a ``scoring`` entry that is not a valid record, or a
-                field the manifest's checked reader refuses (``store.manifest``).
+                field the manifest's checked reader refuses (``mmmu_eval.manifest``).
         """
         record = Manifest.of(manifest)  # checked: a scoring or config that is not an object is refused
         recorded = record.scoring
