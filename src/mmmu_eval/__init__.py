@@ -50,6 +50,17 @@ if _typing.TYPE_CHECKING:
     )
     from mmmu_eval.score.scorer import Scoring, score_responses
     from mmmu_eval.suite.execute import SuiteResult, evaluate_suite, evaluate_suite_async
+    from mmmu_eval.report.compare import Comparison, DisciplineDiff, Flip, compare
+    from mmmu_eval.report.loaded_run import LoadedRun, load_run
+    from mmmu_eval.rescore.outputs import Rescored, rescore_outputs
+    from mmmu_eval.rescore.read import Rescore
+    from mmmu_eval.rescore.write import RescoredRun
+    from mmmu_eval.run.merge_run import MergedRun, merge
+    from mmmu_eval.run.outputs import SavedScoring
+    from mmmu_eval.run.report_run import RunReport, report_run
+    from mmmu_eval.run.score_run import RunScore, score_run
+    from mmmu_eval.score.spec import ScoringSpec
+    from mmmu_eval.store.rundir import RunStore
 
 # Each public name, and the module that holds it. They are imported on first use (PEP 562), so
 # ``mmmu-eval run`` loads what a run needs when it needs it, not the report and scoring code (and
@@ -67,6 +78,18 @@ _HOME = {
                      "Verdict"), "mmmu_eval.records"),
     **dict.fromkeys(("Scoring", "score_responses"), "mmmu_eval.score.scorer"),
     **dict.fromkeys(("SuiteResult", "evaluate_suite", "evaluate_suite_async"), "mmmu_eval.suite.execute"),
+    # one call per command that reads or rewrites a finished run, and the records they return
+    **dict.fromkeys(("Comparison", "DisciplineDiff", "Flip", "compare"), "mmmu_eval.report.compare"),
+    **dict.fromkeys(("LoadedRun", "load_run"), "mmmu_eval.report.loaded_run"),
+    **dict.fromkeys(("Rescored", "rescore_outputs"), "mmmu_eval.rescore.outputs"),
+    "Rescore": "mmmu_eval.rescore.read",
+    "RescoredRun": "mmmu_eval.rescore.write",
+    **dict.fromkeys(("MergedRun", "merge"), "mmmu_eval.run.merge_run"),
+    "SavedScoring": "mmmu_eval.run.outputs",
+    **dict.fromkeys(("RunReport", "report_run"), "mmmu_eval.run.report_run"),
+    **dict.fromkeys(("RunScore", "score_run"), "mmmu_eval.run.score_run"),
+    "ScoringSpec": "mmmu_eval.score.spec",
+    "RunStore": "mmmu_eval.store.rundir",
 }
 
 
@@ -87,21 +110,34 @@ __all__ = [
     "Audit",
     "Backend",
     "BackendError",
+    "Comparison",
     "ConfigError",
     "DataError",
     "Dataset",
+    "DisciplineDiff",
     "EvalProtocol",
+    "Flip",
     "GenerationSettings",
     "ImagePart",
     "ImageRef",
     "Item",
+    "LoadedRun",
+    "MergedRun",
     "MmmuEvalError",
     "Request",
+    "Rescore",
+    "Rescored",
+    "RescoredRun",
     "Response",
     "RunConfig",
     "RunPlan",
+    "RunReport",
     "RunResult",
+    "RunScore",
+    "RunStore",
+    "SavedScoring",
     "Scoring",
+    "ScoringSpec",
     "StoreError",
     "SuiteResult",
     "TextPart",
@@ -109,13 +145,19 @@ __all__ = [
     "__version__",
     "audit",
     "build_request",
+    "compare",
     "diagnose",
     "evaluate",
     "evaluate_async",
     "evaluate_suite",
     "evaluate_suite_async",
     "load_dataset",
+    "load_run",
+    "merge",
     "plan_run",
     "prompt_text",
+    "report_run",
+    "rescore_outputs",
     "score_responses",
+    "score_run",
 ]
