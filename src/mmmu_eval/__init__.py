@@ -60,7 +60,9 @@ if _typing.TYPE_CHECKING:
     from mmmu_eval.run.report_run import RunReport, report_run
     from mmmu_eval.run.score_run import RunScore, score_run
     from mmmu_eval.score.spec import ScoringSpec
-    from mmmu_eval.store.rundir import RunStore
+    from mmmu_eval.score.explain import Difference, Explanation
+    from mmmu_eval.store.manifest import Manifest
+    from mmmu_eval.score.readers.base import ForeignFile, ForeignRow, HarnessVerdict, RecordedScore
 
 # Each public name, and the module that holds it. They are imported on first use (PEP 562), so
 # ``mmmu-eval run`` loads what a run needs when it needs it, not the report and scoring code (and
@@ -89,7 +91,9 @@ _HOME = {
     **dict.fromkeys(("RunReport", "report_run"), "mmmu_eval.run.report_run"),
     **dict.fromkeys(("RunScore", "score_run"), "mmmu_eval.run.score_run"),
     "ScoringSpec": "mmmu_eval.score.spec",
-    "RunStore": "mmmu_eval.store.rundir",
+    **dict.fromkeys(("Difference", "Explanation"), "mmmu_eval.score.explain"),
+    "Manifest": "mmmu_eval.store.manifest",
+    **dict.fromkeys(("ForeignFile", "ForeignRow", "HarnessVerdict", "RecordedScore"), "mmmu_eval.score.readers.base"),
 }
 
 
@@ -114,16 +118,23 @@ __all__ = [
     "ConfigError",
     "DataError",
     "Dataset",
+    "Difference",
     "DisciplineDiff",
     "EvalProtocol",
+    "Explanation",
     "Flip",
+    "ForeignFile",
+    "ForeignRow",
     "GenerationSettings",
+    "HarnessVerdict",
     "ImagePart",
     "ImageRef",
     "Item",
     "LoadedRun",
+    "Manifest",
     "MergedRun",
     "MmmuEvalError",
+    "RecordedScore",
     "Request",
     "Rescore",
     "Rescored",
@@ -134,7 +145,6 @@ __all__ = [
     "RunReport",
     "RunResult",
     "RunScore",
-    "RunStore",
     "SavedScoring",
     "Scoring",
     "ScoringSpec",

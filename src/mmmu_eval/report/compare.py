@@ -14,7 +14,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from rich.console import Console
 from rich.markup import escape
@@ -26,9 +25,7 @@ from mmmu_eval.report.fit import print_fitted
 from mmmu_eval.report.numbers import Number, interval, pct, points
 from mmmu_eval.report.results import Results
 from mmmu_eval.report.stats import RESAMPLES, mcnemar_exact, paired_bootstrap_ci, paired_strata
-
-if TYPE_CHECKING:
-    from mmmu_eval.report.loaded_run import LoadedRun
+from mmmu_eval.report.loaded_run import LoadedRun
 
 
 @dataclass(frozen=True, slots=True)
@@ -345,25 +342,29 @@ def compare(
     """Compare two run directories item by item on the items both scored (``mmmu-eval compare``).
 
     Args:
-        run_a, run_b: run directories, or runs ``load_run`` read already (a baseline compared
-            with many is read once); results.json is rebuilt, not saved, where it is missing.
+        run_a: a run directory, or a run ``load_run`` read already (a baseline compared with
+            many is read once); results.json is rebuilt, not saved, where it is missing.
+        run_b: the run compared with it, the same way.
         labels: the names printed for the runs; None: their paths as given.
-        allow_different_protocols, allow_different_scoring: as for ``compare_runs``.
-        bootstrap, seed: paired bootstrap resamples and seed (also used to rebuild results).
+        allow_different_protocols: compare runs of different protocols (``compare_runs``).
+        allow_different_scoring: compare runs scored differently (``compare_runs``).
+        bootstrap: paired bootstrap resamples (also used to rebuild results).
+        seed: the bootstrap's seed.
 
     Returns:
         The difference (A minus B), its paired 95% interval, exact McNemar, flips, warnings.
 
     Raises:
-        StoreError: a path is not a readable run. ConfigError: the runs measure different
-        things and that was not allowed, they share no scored item, or ``bootstrap`` < 0.
+        StoreError: a path is not a readable run.
+        ConfigError: the runs measure different things and that was not allowed, they share no
+            scored item, or ``bootstrap`` is below 0.
 
     ::
 
         c = mmmu_eval.compare("runs/gpt4o-direct", "runs/gpt4o-cot", allow_different_protocols=True)
         print(c.difference, c.ci95, c.p_value, len(c.flips))
     """
-    from mmmu_eval.report.loaded_run import LoadedRun, load_run
+    from mmmu_eval.report.loaded_run import load_run
 
     if bootstrap < 0:
         raise ConfigError("--bootstrap must be 0 or more")

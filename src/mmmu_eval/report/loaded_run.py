@@ -25,10 +25,12 @@ from mmmu_eval.report.stats import RESAMPLES
 from mmmu_eval.score.answers import Answer, apply_answers, load_answer_dict
 from mmmu_eval.store.manifest import MANIFEST, Manifest
 
+# The types of the record's fields are imported at run time: typing.get_type_hints (and so the
+# public-surface test and any tool that reads the annotations) resolves them.
+from mmmu_eval.score.scorer import Scoring
+
 if TYPE_CHECKING:
-    from mmmu_eval.score.scorer import Scoring
     from mmmu_eval.score.spec import ScoringSpec
-    from mmmu_eval.store.rundir import RunStore
 
 log = logging.getLogger(__name__)
 
@@ -39,8 +41,6 @@ class LoadedRun:
 
     path: Path
     """The run directory."""
-    store: RunStore
-    """The directory, open for reading."""
     manifest: dict
     """manifest.json."""
     results: Results
@@ -136,10 +136,12 @@ def load_run(
         details: also load items, responses and scoring (the HTML item browser needs them).
         answers: an official answer dict to score against (the test split), as a file path or as
             ``load_answer_dict`` read it; forces a rebuild.
-        bootstrap, seed: interval settings when the results are rebuilt.
+        bootstrap: bootstrap resamples of the intervals when the results are rebuilt.
+        seed: the bootstrap's seed when the results are rebuilt.
 
     Raises:
-        StoreError: the directory is not a readable run. ConfigError: an unreadable answer dict.
+        StoreError: the directory is not a readable run.
+        ConfigError: an unreadable answer dict.
 
     ::
 
@@ -166,7 +168,7 @@ def load_run(
         # results.json is at hand, but a damaged responses.jsonl is refused here as by every
         # other reader (report --html, score, doctor), not hidden behind older results
         store.check_responses()
-        return LoadedRun(Path(store.path), store, manifest, stored)
+        return LoadedRun(Path(store.path), manifest, stored)
 
     responses = store.responses()
     items = run_items(manifest, responses, manifest_path=Path(store.path) / MANIFEST)
@@ -179,7 +181,7 @@ def load_run(
 
         results = build_results(scoring, items, manifest, bootstrap=bootstrap, seed=seed, responses=responses,
                                 harness=harness_section(store, manifest, items, scoring, responses))
-    return LoadedRun(Path(store.path), store, manifest, results, items, responses, scoring, rebuilt=stored is None)
+    return LoadedRun(Path(store.path), manifest, results, items, responses, scoring, rebuilt=stored is None)
 
 
 def scored_by(results: Results, spec: ScoringSpec) -> bool:

@@ -87,19 +87,27 @@ def rescore_outputs(
 
     Args:
         path: the file or folder the harness wrote.
-        format, data, revision, benchmark, split, setting, answers: what the file is and the
-            dataset its rows are joined to, as for ``rescore`` (``rescore/read.py``).
-        parsers, fallback, seed: the scoring; None parsers: as the file's own prompt asks.
+        format: one of the formats of ``rescore`` (``rescore/read.py``); ``auto`` recognises it.
+        data: the dataset the rows are joined to: ``hub``, ``sample`` or a snapshot directory.
+        revision: the hub revision to join to; None: the pinned one.
+        benchmark: what the file holds, where its rows do not say.
+        split: the MMMU split, where the rows do not say (or one split of a file with two).
+        setting: the MMMU-Pro setting, where the rows do not say.
+        answers: the official answer dict, which ``official-mmmu-eval-only`` needs.
+        parsers: parser names in order, the first the headline; None: as the file's own prompt asks.
+        fallback: ``official`` (seeded random letter for an unparseable answer) or ``none``.
+        seed: the random fallback's seed.
         json_file: also write the JSON document there.
         out: also write a run directory there (new or empty): report, compare and doctor read it.
-        html, images: with ``out``, write report.html, with the items' images embedded.
+        html: with ``out``, write report.html.
+        images: with ``out`` and ``html``, embed the items' images.
 
     Returns:
         The rescore, its document, the accuracy's interval, and the paths written.
 
     Raises:
-        ConfigError, DataError: as ``rescore`` raises them; DataError also when no row could be
-        scored, before anything is written. ConfigError: ``json_file`` cannot be written.
+        ConfigError: as ``rescore`` raises it, or ``json_file`` cannot be written.
+        DataError: as ``rescore`` raises it, or (before anything is written) no row could be scored.
         StoreError: ``out`` holds a run already, or cannot be written.
 
     ::

@@ -61,7 +61,7 @@ def merge(shards: Sequence[str | Path], out: str | Path, *, score: bool = True) 
 
     Raises:
         StoreError: the runs are not the complete, disjoint shards of one evaluation, or ``out``
-        holds something already.
+            holds something already.
 
     ::
 

@@ -21,15 +21,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from mmmu_eval.errors import ConfigError
+from mmmu_eval.report.loaded_run import LoadedRun, load_run
 from mmmu_eval.run.outputs import save_results, write_report_page, write_submission
+from mmmu_eval.score.answers import Answer
 from mmmu_eval.store.rundir import RunStore
-
-if TYPE_CHECKING:
-    from mmmu_eval.report.loaded_run import LoadedRun
-    from mmmu_eval.score.answers import Answer
 
 __all__ = ["RunReport", "report_run"]
 
@@ -83,12 +80,13 @@ def report_run(
     Args:
         run_dir: the run directory.
         html: write report.html into it.
-        images: with ``html``, embed the items' images; ``image_budget_mb`` caps them (wrong
-            answers get theirs first).
+        images: with ``html``, embed the items' images.
+        image_budget_mb: with ``html``, the most MiB of embedded images (wrong answers get theirs first).
         submission: write submission.json (EvalAI format) when the run is an MMMU test run.
         answers: an official answer dict (a path, or one ``load_answer_dict`` read) to score a
             test run against for this call; its figures are shown, never saved as results.json.
-        bootstrap, seed: interval settings when the results are rebuilt.
+        bootstrap: bootstrap resamples of the intervals when the results are rebuilt.
+        seed: the bootstrap's seed when the results are rebuilt.
 
     Returns:
         The run read back and the paths written.
@@ -102,7 +100,6 @@ def report_run(
         page = mmmu_eval.report_run("runs/test-gpt4o", submission=True)
         print(page.submission, page.submitted, page.left_out)
     """
-    from mmmu_eval.report.loaded_run import load_run
     from mmmu_eval.score.spec import ScoringSpec
 
     if image_budget_mb < 0:

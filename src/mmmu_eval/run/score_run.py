@@ -22,16 +22,14 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from mmmu_eval.records import Item, Response
+from mmmu_eval.report.results import Results
 from mmmu_eval.run.outputs import SavedScoring, save_scoring
+from mmmu_eval.score.scorer import Scoring
+from mmmu_eval.score.spec import ScoringSpec
 from mmmu_eval.store.rundir import MANIFEST, RunStore
-
-if TYPE_CHECKING:
-    from mmmu_eval.records import Item, Response
-    from mmmu_eval.report.results import Results
-    from mmmu_eval.score.scorer import Scoring
-    from mmmu_eval.score.spec import ScoringSpec
 
 __all__ = ["RunScore", "score_run"]
 
@@ -102,9 +100,9 @@ def score_run(
         The scoring, its results.json as it would be, and with ``save`` what was replaced.
 
     Raises:
-        StoreError: not a readable run directory. ConfigError: an unknown parser or fallback.
-        DataError: the run's items cannot be loaded again, or the
-        answer dict cannot be read.
+        StoreError: not a readable run directory.
+        ConfigError: an unknown parser or fallback, or an unreadable answer dict.
+        DataError: the run's items cannot be loaded again.
 
     ::
 
@@ -115,7 +113,7 @@ def score_run(
     from mmmu_eval.report.harness import harness_section
     from mmmu_eval.report.loaded_run import run_items
     from mmmu_eval.report.results import build_results, read_results
-    from mmmu_eval.score.spec import MANIFEST_KEY, ScoringSpec
+    from mmmu_eval.score.spec import MANIFEST_KEY
 
     store = RunStore.read(run_dir)
     manifest = store.manifest()
