@@ -12,6 +12,15 @@ The notebook surface, in pipeline order::
     print("\n".join(mmmu_eval.diagnose(result.run_dir, published=58.6).lines()))   # why it may differ
     found = mmmu_eval.audit(["runs/a", "runs/b", "lmms_eval_samples.jsonl"])   # the benchmark's own errors
 
+After a run, one call per command, each returning a frozen record (``score``, ``report`` and
+``rescore`` are the stage packages' names, hence ``_run`` / ``_outputs``)::
+
+    view = mmmu_eval.score_run(result.run_dir, parsers=["official", "strict"])   # a view; save=True keeps it
+    page = mmmu_eval.report_run(result.run_dir, html=True)            # report.html (submission=True: EvalAI)
+    c = mmmu_eval.compare("runs/a", "runs/b")                         # paired difference, interval, McNemar
+    merged = mmmu_eval.merge(["runs/m-1", "runs/m-2"], "runs/m")      # --shard K/N runs joined, then scored
+    found = mmmu_eval.rescore_outputs("samples_mmmu_val.jsonl", out="runs/lmms")   # another harness's file
+
     ds = mmmu_eval.load_dataset("mmmu-pro", setting="standard-10", data="sample")
     protocol = mmmu_eval.EvalProtocol.from_config(mmmu_eval.RunConfig(model="random", benchmark="mmmu-pro"))
     request = mmmu_eval.build_request(ds.items[0], protocol)
