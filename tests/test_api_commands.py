@@ -168,3 +168,15 @@ def test_the_writers_the_cli_calls_name_the_flag_when_they_cannot_write(runs, tm
         save_diagnosis(mmmu_eval.diagnose(runs / "random"), nowhere)
     written = save_diagnosis(mmmu_eval.diagnose(runs / "random"), tmp_path / "doctor.json")
     assert json.loads(written.read_text())["run"]
+
+
+def test_the_audit_writer_names_the_flag_and_writes_both_files(runs, tmp_path):
+    from mmmu_eval.itemaudit.save import save_audit
+
+    found = mmmu_eval.audit([runs / "random", runs / "frequent"], data="sample", irt=False)
+    with pytest.raises(ConfigError, match="--html .*cannot write"):
+        save_audit(found, html_file=tmp_path / "no-such-folder" / "audit.html")
+    written = save_audit(found, json_file=tmp_path / "audit.json", html_file=tmp_path / "audit.html")
+    assert [p.name for p in written] == ["audit.json", "audit.html"]
+    assert json.loads(written[0].read_text()) == json.loads(json.dumps(found.to_json()))
+    assert written[1].read_text().lower().startswith("<!doctype html>")
