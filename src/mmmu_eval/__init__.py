@@ -46,19 +46,6 @@ if _typing.TYPE_CHECKING:
     from mmmu_eval.errors import BackendError, ConfigError, DataError, MmmuEvalError, StoreError
     from mmmu_eval.prompt.protocol import EvalProtocol, build_request, prompt_text
     from mmmu_eval.doctor.diagnose import diagnose
-    from mmmu_eval.itemaudit import Audit, audit
-    from mmmu_eval.records import (
-        GenerationSettings,
-        ImagePart,
-        ImageRef,
-        Item,
-        Request,
-        Response,
-        TextPart,
-        Verdict,
-    )
-    from mmmu_eval.score.scorer import Scoring, score_responses
-    from mmmu_eval.suite.execute import SuiteResult, evaluate_suite, evaluate_suite_async
     from mmmu_eval.report.compare import Comparison, DisciplineDiff, Flip, compare
     from mmmu_eval.report.loaded_run import LoadedRun, load_run
     from mmmu_eval.rescore.outputs import Rescored, rescore_outputs
@@ -72,6 +59,19 @@ if _typing.TYPE_CHECKING:
     from mmmu_eval.score.explain import Difference, Explanation
     from mmmu_eval.store.manifest import Manifest
     from mmmu_eval.score.readers.base import ForeignFile, ForeignRow, HarnessVerdict, RecordedScore
+    from mmmu_eval.itemaudit import Audit, audit
+    from mmmu_eval.records import (
+        GenerationSettings,
+        ImagePart,
+        ImageRef,
+        Item,
+        Request,
+        Response,
+        TextPart,
+        Verdict,
+    )
+    from mmmu_eval.score.scorer import Scoring, score_responses
+    from mmmu_eval.suite.execute import SuiteResult, evaluate_suite, evaluate_suite_async
 
 # Each public name, and the module that holds it. They are imported on first use (PEP 562), so
 # ``mmmu-eval run`` loads what a run needs when it needs it, not the report and scoring code (and
@@ -82,13 +82,6 @@ _HOME = {
     "RunConfig": "mmmu_eval.config",
     **dict.fromkeys(("Dataset", "load_dataset"), "mmmu_eval.dataset.load"),
     "diagnose": "mmmu_eval.doctor.diagnose",
-    **dict.fromkeys(("Audit", "audit"), "mmmu_eval.itemaudit"),
-    **dict.fromkeys(("BackendError", "ConfigError", "DataError", "MmmuEvalError", "StoreError"), "mmmu_eval.errors"),
-    **dict.fromkeys(("EvalProtocol", "build_request", "prompt_text"), "mmmu_eval.prompt.protocol"),
-    **dict.fromkeys(("GenerationSettings", "ImagePart", "ImageRef", "Item", "Request", "Response", "TextPart",
-                     "Verdict"), "mmmu_eval.records"),
-    **dict.fromkeys(("Scoring", "score_responses"), "mmmu_eval.score.scorer"),
-    **dict.fromkeys(("SuiteResult", "evaluate_suite", "evaluate_suite_async"), "mmmu_eval.suite.execute"),
     # one call per command that reads or rewrites a finished run, and the records they return
     **dict.fromkeys(("Comparison", "DisciplineDiff", "Flip", "compare"), "mmmu_eval.report.compare"),
     **dict.fromkeys(("LoadedRun", "load_run"), "mmmu_eval.report.loaded_run"),
@@ -103,6 +96,13 @@ _HOME = {
     **dict.fromkeys(("Difference", "Explanation"), "mmmu_eval.score.explain"),
     "Manifest": "mmmu_eval.store.manifest",
     **dict.fromkeys(("ForeignFile", "ForeignRow", "HarnessVerdict", "RecordedScore"), "mmmu_eval.score.readers.base"),
+    **dict.fromkeys(("Audit", "audit"), "mmmu_eval.itemaudit"),
+    **dict.fromkeys(("BackendError", "ConfigError", "DataError", "MmmuEvalError", "StoreError"), "mmmu_eval.errors"),
+    **dict.fromkeys(("EvalProtocol", "build_request", "prompt_text"), "mmmu_eval.prompt.protocol"),
+    **dict.fromkeys(("GenerationSettings", "ImagePart", "ImageRef", "Item", "Request", "Response", "TextPart",
+                     "Verdict"), "mmmu_eval.records"),
+    **dict.fromkeys(("Scoring", "score_responses"), "mmmu_eval.score.scorer"),
+    **dict.fromkeys(("SuiteResult", "evaluate_suite", "evaluate_suite_async"), "mmmu_eval.suite.execute"),
 }
 
 
