@@ -21,16 +21,14 @@ import dataclasses
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from mmmu_eval.config import RunConfig, check_scoring_names
 from mmmu_eval.errors import ConfigError, StoreError
+from mmmu_eval.records import Item, Response  # at run time: get_type_hints resolves the signatures
 from mmmu_eval.score.judge import default_parsers
 from mmmu_eval.score.scorer import OFFICIAL_SEED, Scoring, score_responses
 from mmmu_eval.manifest import Manifest
-
-if TYPE_CHECKING:
-    from mmmu_eval.records import Item, Response
 
 #: The manifest key that holds the record.
 MANIFEST_KEY = "scoring"
