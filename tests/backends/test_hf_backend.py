@@ -309,6 +309,29 @@ async def test_a_processor_that_needs_torchvision_names_it_and_the_families_that
     assert "Gemma" not in message and "Idefics3" not in message
 
 
+def test_a_missing_package_named_only_further_down_the_chain_is_the_one_named():
+    """transformers 4.57 loading SmolVLM2 without torchvision: "Could not import module
+    'SmolVLMProcessor'", raised from the import of torchvision; likewise num2words."""
+    from mmmu_eval.backends.hf_inputs import missing_package_hint
+
+    def raised(inner: ModuleNotFoundError) -> ImportError:
+        try:
+            try:
+                raise inner
+            except ModuleNotFoundError as exc:
+                raise ModuleNotFoundError(
+                    "Could not import module 'SmolVLMProcessor'. Are this object's requirements defined correctly?"
+                ) from exc
+        except ModuleNotFoundError as outer:
+            return outer
+
+    torchvision = missing_package_hint(raised(ModuleNotFoundError("No module named 'torchvision'", name="torchvision")))
+    assert "needs torchvision, which is not installed (Could not import module 'SmolVLMProcessor')" in torchvision
+    assert "SmolVLM2" in torchvision and "on 4.x all of them but Pixtral / Mistral3" in torchvision
+    num2words = missing_package_hint(raised(ModuleNotFoundError("No module named 'num2words'", name="num2words")))
+    assert "a package that is missing (num2words)" in num2words and "torchvision" not in num2words
+
+
 async def test_inputs_the_model_does_not_take_are_dropped_before_generate(llava_dir, tmp_path):
     """transformers 4.x tokenizers return token_type_ids, which generate refuses for LLaVA;
     Gemma 3's forward names them, and keeps them."""

@@ -31,8 +31,10 @@ special tokens (``tests/fakes/tiny_models.py``): LLaVA-1.5 (llava-hf's template)
 (SmolVLM's) and Gemma 3, batched and unbatched, each image checked to reach the slot of its
 ``<image N>`` by replacing it with noise. On transformers 5 the processors of the Qwen-VL family,
 LLaVA-OneVision, InternVL, SmolVLM2 and Pixtral / Mistral3 need torchvision (their video
-processors import it); Qwen2-VL, Qwen2.5-VL, LLaVA-OneVision and SmolVLM2 have the same tests
-where it is installed (``make test-torchvision``); Qwen3-VL, InternVL and Mistral3 are untested.
+processors, Pixtral's processor itself, import it); Qwen2-VL, Qwen2.5-VL, Qwen3-VL,
+LLaVA-OneVision, InternVL (InternVL3-hf), SmolVLM2, Mistral3 (Mistral-Small-3.1) and Pixtral
+(pixtral-12b) have the same tests where it is installed (``make test-torchvision``; they also
+passed on 4.57 with torchvision, where Mistral3 and Pixtral need none).
 
     backend = HFBackend.from_settings("/models/llava", HFSettings(batch_size=4))
     async for response in backend.generate(requests): ...
