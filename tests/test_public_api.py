@@ -70,6 +70,15 @@ def test_every_type_in_a_public_signature_is_exported():
     assert not missing, "\n".join(f"{t} (from {where}) is not exported" for t, where in sorted(missing.items()))
 
 
+def test_every_type_in_the_harden_api_is_exported():
+    """The harden steps live in ``mmmu_eval.harden`` (their settings objects beside them): each
+    of our classes their signatures reach is exported there or at the top."""
+    import mmmu_eval.harden as harden
+
+    missing = public_types_not_exported(harden, [getattr(harden, n) for n in harden.__all__], also=(mmmu_eval,))
+    assert not missing, "\n".join(f"{t} (from {where}) is not exported" for t, where in sorted(missing.items()))
+
+
 def public_types_not_exported(namespace: types.ModuleType, public: list[object], *,
                               also: tuple[types.ModuleType, ...] = ()) -> dict[str, str]:
     """Our classes reached from ``public``'s signatures that neither ``namespace`` nor ``also``

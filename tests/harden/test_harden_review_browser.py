@@ -10,6 +10,7 @@ import pytest
 from fakes.fault_server import FaultServer
 from fakes.mc_set import Proposer, write_jsonl_set
 from mmmu_eval.dataset.load import load_dataset
+from mmmu_eval.harden.settings import AugmentSettings
 from mmmu_eval.harden import harden_apply, harden_augment
 
 pytestmark = [pytest.mark.slow]
@@ -24,7 +25,7 @@ def review_dir(tmp_path):
         {"id": "test_Art_3", "question": "plum: which shape?", "options": ["circle", "square", "star", "line"], "answer": "C"},
     ])
     with FaultServer(fault_rate=0.0, answer=Proposer({})) as server:
-        harden_augment(data, tmp_path / "hard", model="openai:fake-model", base_urls=[server.url])
+        harden_augment(data, tmp_path / "hard", AugmentSettings(model="openai:fake-model", base_urls=[server.url]))
     return tmp_path / "hard"
 
 
