@@ -131,7 +131,8 @@ def evaluate_suite(
     Args:
         config: a SuiteConfig; None builds one from ``overrides``.
         display: the progress view (a SuiteDisplay; default bars on stderr).
-        bootstrap, bootstrap_seed: resamples and seed of the study's intervals.
+        bootstrap: bootstrap resamples of the study's intervals.
+        bootstrap_seed: the seed of those resamples.
         **overrides: SuiteConfig fields (``settings``, ``prompts``, ``ocr``, ``mmmu``,
             ``mmmu_data``, ``mmmu_revision``, ``out``) and RunConfig fields every run shares
             (``model``, which may be a model object, ``data``, ``base_urls``, ``concurrency``,
