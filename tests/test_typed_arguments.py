@@ -22,7 +22,7 @@ from mmmu_eval.run.resolve import Unpack
 from mmmu_eval.suite.config import _PER_RUN, plan_suite
 
 #: Keys that take a friendlier form than their RunConfig field (lists, "2/8", str paths, model objects).
-LENIENT = {"model", "subjects", "ids", "base_urls", "parsers", "shard", "out", "answers"}
+LENIENT = {"model", "subjects", "ids", "base_urls", "parsers", "shard", "out", "answers", "sample_audit"}
 
 #: entry point -> (its TypedDict, its named keyword-only parameters)
 ENTRY_POINTS = {
@@ -76,6 +76,14 @@ def test_a_wrong_keyword_is_refused_naming_it(call, name, hint, tmp_path, monkey
         call()
     assert (f"did you mean {hint}?" in str(caught.value)) if hint else "did you mean" not in str(caught.value)
     assert not any(tmp_path.iterdir())  # refused before anything was written
+
+
+def test_a_path_may_be_given_as_a_string():
+    from mmmu_eval.run.resolve import resolve_config
+
+    config, _ = resolve_config(None, {"model": "random", "sample": 5, "sample_audit": "audit.json", "out": "runs/x",
+                                      "answers": "answers.json"})
+    assert (config.sample_audit, config.out, config.answers) == (Path("audit.json"), Path("runs/x"), Path("answers.json"))
 
 
 def test_plan_run_takes_the_same_keywords_as_evaluate(tmp_path):

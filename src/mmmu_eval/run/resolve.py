@@ -16,6 +16,7 @@ from typing import Any, TypedDict
 
 from mmmu_eval.backends.base import Backend
 from mmmu_eval.backends.custom import ChatFunction, Generates, as_backend, model_spec
+from mmmu_eval.run.backend_settings import backend_settings
 from mmmu_eval.config import RunConfig
 from mmmu_eval.errors import ConfigError, did_you_mean
 
@@ -44,6 +45,7 @@ class RunTemplateArgs(TypedDict, total=False):
     ids: str | Sequence[str] | None
     sample: int | None
     sample_seed: int | None
+    sample_audit: str | Path | None
     shard: str | tuple[int, int] | None
     allow_different_data: bool
     image_layout: str
@@ -117,7 +119,7 @@ def resolve_config(
             overrides[key] = tuple(overrides[key])
     if isinstance(overrides.get("shard"), str):
         overrides["shard"] = parse_shard(overrides["shard"])
-    for key in ("out", "answers"):
+    for key in ("out", "answers", "sample_audit"):
         if isinstance(overrides.get(key), str):
             overrides[key] = Path(overrides[key])
     if config is None:
@@ -130,7 +132,7 @@ def resolve_config(
         config = dataclasses.replace(config, out=Path("runs") / default_run_name(config))
     if model is None or isinstance(model, str):
         return config, config.model
-    return config, as_backend(model, concurrency=config.concurrency, max_image_pixels=config.max_image_pixels)
+    return config, as_backend(model, backend_settings(config).custom)
 
 
 def parse_shard(text: str) -> tuple[int, int]:
