@@ -17,8 +17,7 @@ from fakes.fault_server import FaultServer
 from fakes.mc_set import Proposer, write_jsonl_set
 from fakes.parquet_rows import png
 from mmmu_eval.dataset.load import load_dataset
-from mmmu_eval.harden.settings import AugmentSettings
-from mmmu_eval.harden import harden_apply, harden_augment
+from mmmu_eval.harden import AugmentSettings, harden_apply, harden_augment
 from mmmu_eval.harden.review import DECISIONS_FORMAT
 
 #: Questions with one to three images each, every image a colour of its own, so a question that

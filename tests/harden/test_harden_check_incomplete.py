@@ -12,8 +12,7 @@ import json
 from fakes.fault_server import FaultServer
 from fakes.mc_set import Proposer, write_jsonl_set
 
-from mmmu_eval.harden.settings import AugmentSettings, CheckSettings, FilterSettings
-from mmmu_eval.harden import harden_augment
+from mmmu_eval.harden import AugmentSettings, CheckSettings, FilterSettings, harden_augment
 from mmmu_eval.harden.report import render_report_html
 
 ROWS = [

@@ -16,8 +16,7 @@ from fakes.fault_server import FaultServer
 from fakes.mc_set import A_IDS, IDS, KnowsSome, write_mmmu_set
 from mmmu_eval.dataset.load import load_dataset
 from mmmu_eval.errors import ConfigError
-from mmmu_eval.harden.settings import FilterSettings
-from mmmu_eval.harden import harden_filter
+from mmmu_eval.harden import FilterSettings, harden_filter
 from mmmu_eval.harden.filter import FilterRule, decide, default_min_models, sample_per_subject
 from mmmu_eval.harden.trials import Outcome, parse_models
 from mmmu_eval.records import Item

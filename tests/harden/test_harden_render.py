@@ -16,8 +16,7 @@ import pytest
 
 from fakes.mc_set import write_jsonl_set
 from mmmu_eval.dataset.load import load_dataset
-from mmmu_eval.harden.settings import RenderSettings
-from mmmu_eval.harden import harden_render
+from mmmu_eval.harden import RenderSettings, harden_render
 from mmmu_eval.harden.page import BACKGROUNDS, Style, choose_style, latex_to_mathml, page_html
 from mmmu_eval.records import ImageRef, Item
 

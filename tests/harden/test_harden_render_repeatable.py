@@ -15,8 +15,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from fakes.mc_set import write_jsonl_set
-from mmmu_eval.harden.settings import RenderSettings
-from mmmu_eval.harden import harden_render
+from mmmu_eval.harden import RenderSettings, harden_render
 
 pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("chromium")]
 PAGES = 16

@@ -5,8 +5,7 @@ from __future__ import annotations
 
 import json
 
-from mmmu_eval.harden.settings import FilterSettings
-from mmmu_eval.harden import harden_filter
+from mmmu_eval.harden import FilterSettings, harden_filter
 
 
 def test_a_finished_filter_run_again_touches_nothing_and_says_the_same(mmmu_set, tmp_path, quiet):

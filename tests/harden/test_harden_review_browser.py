@@ -10,8 +10,7 @@ import pytest
 from fakes.fault_server import FaultServer
 from fakes.mc_set import Proposer, write_jsonl_set
 from mmmu_eval.dataset.load import load_dataset
-from mmmu_eval.harden.settings import AugmentSettings
-from mmmu_eval.harden import harden_apply, harden_augment
+from mmmu_eval.harden import AugmentSettings, harden_apply, harden_augment
 
 pytestmark = [pytest.mark.slow]
 HOSTILE = '</script><script>window.__pwned=1</script><img id="injected" src=x onerror="window.__pwned=2">'

@@ -11,8 +11,7 @@ import pytest
 from fakes.fault_server import FaultServer
 from fakes.mc_set import Proposer
 from mmmu_eval.cli.main import main
-from mmmu_eval.harden.settings import AugmentSettings, FilterSettings
-from mmmu_eval.harden import harden_augment, harden_filter
+from mmmu_eval.harden import AugmentSettings, FilterSettings, harden_augment, harden_filter
 from mmmu_eval.harden.review import DECISIONS_FORMAT
 
 

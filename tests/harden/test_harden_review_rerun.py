@@ -11,8 +11,7 @@ import json
 
 from fakes.fault_server import FaultServer
 from fakes.mc_set import Proposer, write_jsonl_set
-from mmmu_eval.harden.settings import AugmentSettings
-from mmmu_eval.harden import harden_apply, harden_augment
+from mmmu_eval.harden import AugmentSettings, harden_apply, harden_augment
 from mmmu_eval.harden.review import DECISIONS_FORMAT
 
 ROWS = [

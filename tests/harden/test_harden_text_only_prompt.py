@@ -14,8 +14,7 @@ import threading
 
 from fakes.fault_server import FaultServer
 from fakes.mc_set import user_text, write_jsonl_set
-from mmmu_eval.harden.settings import FilterSettings
-from mmmu_eval.harden import harden_filter
+from mmmu_eval.harden import FilterSettings, harden_filter
 from mmmu_eval.harden.source import read_source
 from mmmu_eval.prompt.mmmu_pro import display_prompt
 
