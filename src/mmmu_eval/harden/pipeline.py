@@ -46,8 +46,9 @@ async def harden_all_async(
 ) -> StepResult:
     """The three steps in order, each with its own settings (``settings.py``).
 
-    ``seed``, ``run_settings`` and ``source`` are every step's. Augment's model asks the
-    filter's ``base_urls`` when its own ``base_urls`` is None.
+    ``seed`` is every step's and ``run_settings`` every model request's (filter and augment);
+    ``source`` says which questions of ``data`` the filter reads (the later steps read its
+    output). Augment's model asks the filter's ``base_urls`` when its own ``base_urls`` is None.
 
     Returns:
         The StepResult of the last step that ran, as step ``all``, with every step's problems
