@@ -73,6 +73,21 @@ if _typing.TYPE_CHECKING:
     )
     from mmmu_eval.score.scorer import Scoring, score_responses
     from mmmu_eval.suite.execute import SuiteResult, evaluate_suite, evaluate_suite_async
+    from mmmu_eval.backends.custom import ChatFunction, Generates
+    from mmmu_eval.doctor.diagnose import Diagnosis, SuiteDiagnosis
+    from mmmu_eval.doctor.effects import Effect
+    from mmmu_eval.itemaudit.added import AddedOption
+    from mmmu_eval.itemaudit.sources import Answer, RunAnswers
+    from mmmu_eval.itemaudit.stats import ItemStats
+    from mmmu_eval.itemaudit.structural import Problem
+    from mmmu_eval.itemaudit.suspects import Agreement, Suspect, Vote
+    from mmmu_eval.report.causes import Cause
+    from mmmu_eval.report.results_schema import Results
+    from mmmu_eval.run.progress import Display
+    from mmmu_eval.run.resolve import RunConfigArgs
+    from mmmu_eval.score.aggregate import Aggregate, Tally
+    from mmmu_eval.suite.config import SuiteConfig, SuiteConfigArgs, SuiteRun
+    from mmmu_eval.suite.progress import SuiteDisplay
 
 # Each public name, and the module that holds it. They are imported on first use (PEP 562), so
 # ``mmmu-eval run`` loads what a run needs when it needs it, not the report and scoring code (and
@@ -105,6 +120,22 @@ _HOME = {
                      "Verdict"), "mmmu_eval.records"),
     **dict.fromkeys(("Scoring", "score_responses"), "mmmu_eval.score.scorer"),
     **dict.fromkeys(("SuiteResult", "evaluate_suite", "evaluate_suite_async"), "mmmu_eval.suite.execute"),
+    # the types the functions above take and return (tests/test_public_api.py finds each one)
+    **dict.fromkeys(("ChatFunction", "Generates"), "mmmu_eval.backends.custom"),
+    **dict.fromkeys(("Diagnosis", "SuiteDiagnosis"), "mmmu_eval.doctor.diagnose"),
+    "Effect": "mmmu_eval.doctor.effects",
+    "AddedOption": "mmmu_eval.itemaudit.added",
+    **dict.fromkeys(("Answer", "RunAnswers"), "mmmu_eval.itemaudit.sources"),
+    "ItemStats": "mmmu_eval.itemaudit.stats",
+    "Problem": "mmmu_eval.itemaudit.structural",
+    **dict.fromkeys(("Agreement", "Suspect", "Vote"), "mmmu_eval.itemaudit.suspects"),
+    "Cause": "mmmu_eval.report.causes",
+    "Results": "mmmu_eval.report.results_schema",
+    "Display": "mmmu_eval.run.progress",
+    "RunConfigArgs": "mmmu_eval.run.resolve",
+    **dict.fromkeys(("Aggregate", "Tally"), "mmmu_eval.score.aggregate"),
+    **dict.fromkeys(("SuiteConfig", "SuiteConfigArgs", "SuiteRun"), "mmmu_eval.suite.config"),
+    "SuiteDisplay": "mmmu_eval.suite.progress",
 }
 
 
@@ -118,40 +149,55 @@ def __getattr__(name: str) -> object:
 
 
 def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(__all__))
+    return sorted(set(globals()) | set(_HOME))
 
 
 __all__ = [
+    "AddedOption",
+    "Aggregate",
+    "Agreement",
+    "Answer",
     "Audit",
     "Backend",
     "BackendError",
+    "Cause",
+    "ChatFunction",
     "Comparison",
     "ConfigError",
     "DataError",
     "Dataset",
+    "Diagnosis",
     "Difference",
     "DisciplineDiff",
+    "Display",
+    "Effect",
     "EvalProtocol",
     "Explanation",
     "Flip",
     "ForeignFile",
     "ForeignRow",
+    "Generates",
     "GenerationSettings",
     "HarnessVerdict",
     "ImagePart",
     "ImageRef",
     "Item",
+    "ItemStats",
     "LoadedRun",
     "Manifest",
     "MergedRun",
     "MmmuEvalError",
+    "Problem",
     "RecordedScore",
     "Request",
     "Rescore",
     "Rescored",
     "RescoredRun",
     "Response",
+    "Results",
+    "RunAnswers",
     "RunConfig",
+    "RunConfigArgs",
     "RunPlan",
     "RunReport",
     "RunResult",
@@ -160,9 +206,17 @@ __all__ = [
     "Scoring",
     "ScoringSpec",
     "StoreError",
+    "SuiteConfig",
+    "SuiteConfigArgs",
+    "SuiteDiagnosis",
+    "SuiteDisplay",
     "SuiteResult",
+    "SuiteRun",
+    "Suspect",
+    "Tally",
     "TextPart",
     "Verdict",
+    "Vote",
     "__version__",
     "audit",
     "build_request",
