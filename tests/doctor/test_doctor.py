@@ -93,7 +93,7 @@ def test_a_published_value_inside_the_interval_and_the_causes_that_cover_the_gap
 
 def test_causes_over_the_same_items_are_counted_once_toward_a_gap(faulty_run):
     """Without sampling and prompt, truncated (3 wrong) and unparsed (1 wrong) are disjoint; 33.3 + 11.1 > 40."""
-    from mmmu_eval.doctor.diagnose import _against
+    from mmmu_eval.report.diagnosis import _against
 
     d = diagnose(faulty_run)
     rest = [c for c in d.causes if c.cause not in ("sampling", "prompt", "coverage")]

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from fractions import Fraction
 from typing import Any, Protocol
 
-from mmmu_eval.doctor.effects import Effect
+from mmmu_eval.report.effects import Effect
 from mmmu_eval.report.causes import Cause, cause_line
 from mmmu_eval.report.numbers import fixed, pct
 
