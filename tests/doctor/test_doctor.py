@@ -184,17 +184,29 @@ def test_a_suite_gets_its_table1_row_and_one_section_per_run(tmp_path, capsys):
 
 
 def test_report_html_carries_the_same_causes(faulty_run, capsys):
-    """The page a user shares lists each cause with its items, bound and first ids, in the command's order."""
+    """The page a user shares lists each cause with its items, expected effect and bound (labelled
+    a bound) and first ids, in the command's order, from the command's own diagnosis."""
     import re
+    from html import unescape
+
+    from mmmu_eval.report.diagnosis_lines import effect_text
 
     assert main(["report", str(faulty_run), "--html", "--no-images"]) == 0
     page = (faulty_run / "report.html").read_text()
     section = page[page.index('<section id="doctor"'):]
     section = section[: section.index("</section>")]
-    rows = re.findall(r'<tr><td>([a-z]+)</td><td class="n">(\d+)</td><td class="n">([+\-\d.]+)</td>', section)
-    assert rows == [(c.cause, str(c.items), f"{c.points:+.2f}") for c in diagnose(faulty_run).causes]
-    assert ("truncated", "3", "+33.33") in rows and ("unparsed", "4", "+11.11") in rows
+    rows = re.findall(r'<tr data-cause="[a-z]+"><td>([a-z]+)</td><td class="n">(\d+)</td><td>([^<]*)</td>'
+                      r'<td class="n">([+\-\d.]+) \(a bound\)</td>', section)
+    d = diagnose(faulty_run)
+    effects = {e.cause: e for e in d.effects}
+    assert [(c, n, unescape(e), b) for c, n, e, b in rows] == [
+        (c.cause, str(c.items), effect_text(effects[c.cause]), f"{c.points:+.2f}") for c in d.causes]
+    # by hand: the 3 cut answers (all wrong) at the 5/6 the 6 finished answers scored, over 9 scored items;
+    # range 2.5 +- 1.96 * sqrt(3 * 5/6 * 1/6) items, clipped at the bound of 3
+    assert ("truncated", "3", "expected +27.78 points (plausible +13.72 to +33.33)", "+33.33") in rows
+    assert ("unparsed", "4", "expected -19.07 points (plausible -33.33 to +0.64)", "+11.11") in rows
     assert "dev_Design_1, dev_Economics_1" in section and "limit 64 tokens, 1 used it all" in section
+    assert "how: 3 answers at the run&#x27;s accuracy on the answers that finished" in section
 
 
 def test_the_suite_report_lists_each_run_s_causes(tmp_path):
@@ -204,8 +216,9 @@ def test_the_suite_report_lists_each_run_s_causes(tmp_path):
     page = (suite.suite_dir / "report.html").read_text()
     section = page[page.index('<section id="doctor"'):]
     section = section[: section.index("</section>")]
-    assert '<tr><td>standard-10-direct</td><td>coverage</td><td class="n">1706</td>' in section
-    assert section.count("<td>coverage</td>") == 7
+    std10 = section[section.index("<h3>standard-10-direct</h3>"):]
+    assert std10.index('<tr data-cause="coverage"><td>coverage</td><td class="n">1706</td>') < std10.index("<h3>", 4)
+    assert section.count('<td>coverage</td>') == 7 and section.count('class="doctor-run"') == 7
 
 
 def test_a_harness_judge_and_its_parser_are_separate_causes(vlmevalkit_run):

@@ -37,6 +37,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--no-images", action="store_true", help="with --html: embed no images (a small file)")
     p.add_argument("--image-budget-mb", type=int, default=64, metavar="MB",
                    help="with --html: most MiB of embedded images; wrong answers get theirs first (default 64)")
+    p.add_argument("--published", metavar="VALUE_OR_MODEL",
+                   help="with --html: set the page's doctor section against this published figure, in percent "
+                        "or a model's name (default: the published row of exactly the run's model name)")
     p.add_argument("--json", action="store_true", help="print results.json to stdout instead of tables")
     p.add_argument("--official-table", action="store_true", help="print only the official table, as plain text")
     p.add_argument("--answers", metavar="FILE",
@@ -105,7 +108,7 @@ def run(args: argparse.Namespace) -> int:
                 one.results, one.items, one.responses, one.scoring, one.manifest,
                 prompts=prompts_for(one.items, one.manifest, run_dir=one.path),
                 images=not args.no_images, image_budget=args.image_budget_mb * 1024 * 1024,
-                harness=one.results.get("harness"),
+                harness=one.results.get("harness"), published=args.published,
             )
             err.print(f"wrote {escape(str(out.write_stream('report.html', page)))}")
         if args.submission:

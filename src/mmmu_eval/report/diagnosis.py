@@ -26,7 +26,7 @@ from mmmu_eval.report.effects import PRIORITY, Effect, combine, run_effects
 from mmmu_eval.report.failures import failure_kinds
 from mmmu_eval.report.numbers import percent, points, rounded
 from mmmu_eval.report.outside import compared_line, outside_effects, run_model_name
-from mmmu_eval.report.published import Published, find_published, score_key, sources
+from mmmu_eval.report.published import Published, find_published, per_prompt, score_key, sources
 from mmmu_eval.report.scope import scope_of_results
 from mmmu_eval.score.scorer import Scoring
 
@@ -85,12 +85,15 @@ def named_row(results: Mapping[str, Any]) -> Published | None:
     name = run_model_name(run.get("model"))
     if not name:
         return None
-    try:
-        row = find_published(name, score_key(results["benchmark"], results.get("split"), results.get("setting")),
-                             exact=True)
-    except ConfigError:
-        return None
-    return row if not row.baseline else None
+    official = per_prompt(name)  # an official output file's model: its Table 1 row, as that summary pairs them
+    key = score_key(results["benchmark"], results.get("split"), results.get("setting"))
+    for wanted in ([official["table1"]] if official else []) + [name]:
+        try:
+            row = find_published(wanted, key, exact=True)
+        except ConfigError:
+            continue
+        return row if not row.baseline else None
+    return None
 
 
 def _number(value: object) -> float | None:
