@@ -125,6 +125,12 @@ def test_the_qwen_vl_official_outputs_against_the_leaderboard(fidelity_runs):
     p = d.published
     assert p["value"] == 35.9 and "leaderboard" in p["source"] and p["inside_interval"] is True
     assert p["gap"] == round(35.9 - 100 * 325 / 900, 4) and p["covered_by"] == ["unparsed"] and p["covered"]
+    # the official parse-and-eval rows keep no question and no image: how many had several images is
+    # not known, and the doctor says why instead of a bare null
+    kinds = d.failures["no_letter"]
+    assert kinds["count"] == 48 and kinds["multi_image"] is None
+    assert "keeps neither the question text nor the images of 48 of these items" in kinds["multi_image_unknown"]
+    assert "no_letter 48, how many with several images not known (the run keeps neither" in "\n".join(d.lines())
 
 
 def test_gpt4o_mmmu_pro_outputs_against_table1(fidelity_runs):
