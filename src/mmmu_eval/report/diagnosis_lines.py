@@ -29,7 +29,7 @@ class Diagnosis(Protocol):
     failures: dict[str, Any]
 
 __all__ = ["MEANINGFUL", "diagnosis_lines", "effect_text", "failure_text", "not_like_for_like", "published_head",
-           "remainder_sentence", "shown_causes", "together_text", "main_cause_text", "unparsed_line", "worst_case_text"]
+           "remainder_sentence", "row_text", "shown_causes", "together_text", "main_cause_text", "unparsed_line", "worst_case_text"]
 
 #: The share of answers that must hold a box (or an ``Answer:`` line) before the boxed (strict)
 #: parser's figure is shown: below it the figure measures the prompt, not the parser.
@@ -183,6 +183,23 @@ def worst_case_text(p: dict[str, Any]) -> str | None:
     return f"worst case (a bound, not an estimate): {names} {verb} the gap if every item they concern flipped"
 
 
+def row_text(row: dict[str, Any]) -> str:
+    """The published row's source and what it says of its protocol (``published.row``)."""
+    parts = [f"source of {row['model']}: {row['title']} ({row['url']})"]
+    if row.get("protocol"):
+        parts.append(f"protocol: {row['protocol']}")
+    if row.get("snapshot"):
+        parts.append(f"model version {row['snapshot']}")
+    if row.get("date"):
+        parts.append(f"listed {row['date']}")
+    reported = {k: v for k, v in (row.get("reported_by") or {}).items() if v}
+    if reported:
+        parts.append("reported by " + ", ".join(f"{v} ({k})" for k, v in reported.items()))
+    if row.get("link"):
+        parts.append(f"model's page {row['link']}")
+    return "; ".join(parts)
+
+
 def _published_lines(d: Diagnosis, p: dict[str, Any], scope: dict[str, Any]) -> list[str]:
     out = []
     warning = not_like_for_like(scope)
@@ -191,6 +208,8 @@ def _published_lines(d: Diagnosis, p: dict[str, Any], scope: dict[str, Any]) -> 
     out.append(published_head(p))
     if p.get("compared"):
         out.append(f"  {p['compared']}")
+    if p.get("row"):
+        out.append(f"  {row_text(p['row'])}")
     for e in d.effects:
         if e.where == "published":
             out.append(f"  {e.cause:<10} (outside the run) {effect_text(e)}: {e.basis}")

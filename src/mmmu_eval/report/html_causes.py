@@ -24,8 +24,8 @@ from mmmu_eval.records import Item, Response
 from mmmu_eval.report.causes import cause_line
 from mmmu_eval.report.diagnosis import Diagnosis, diagnosis_of, named_row, published_row
 from mmmu_eval.report.diagnosis_lines import (
-    effect_text, failure_text, main_cause_text, not_like_for_like, published_head, remainder_sentence, shown_causes,
-    together_text, unparsed_line, worst_case_text,
+    effect_text, failure_text, main_cause_text, not_like_for_like, published_head, remainder_sentence, row_text,
+    shown_causes, together_text, unparsed_line, worst_case_text,
 )
 from mmmu_eval.report.effects import combine
 from mmmu_eval.report.numbers import fixed
@@ -140,25 +140,8 @@ def _published(d: Diagnosis) -> str:
         out.append(f'<p id="doctor-worst">{escape(worst)}</p>')
     row = p.get("row")
     if row:
-        out.append(f'<p class="src" id="doctor-row">{escape(_row_text(row))}</p>')
+        out.append(f'<p class="src" id="doctor-row">{escape(row_text(row))}</p>')
     return "".join(out)
-
-
-def _row_text(row: Mapping[str, Any]) -> str:
-    """The published row's source and what it says of its protocol."""
-    parts = [f"{row['model']}: {row['title']} ({row['url']})"]
-    if row.get("protocol"):
-        parts.append(f"protocol: {row['protocol']}")
-    if row.get("snapshot"):
-        parts.append(f"model version {row['snapshot']}")
-    if row.get("date"):
-        parts.append(f"listed {row['date']}")
-    reported = {k: v for k, v in (row.get("reported_by") or {}).items() if v}
-    if reported:
-        parts.append("reported by " + ", ".join(f"{v} ({k})" for k, v in reported.items()))
-    if row.get("link"):
-        parts.append(f"model's page {row['link']}")
-    return "; ".join(parts)
 
 
 def diagnosis_html(d: Diagnosis, *, table_id: str = "doctor-table") -> str:
