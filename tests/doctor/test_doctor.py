@@ -189,6 +189,22 @@ def test_a_suite_gets_its_table1_row_and_one_section_per_run(tmp_path, capsys):
     assert "Table 1 row" in capsys.readouterr().out
 
 
+def test_a_suite_of_a_2025_model_is_set_against_its_leaderboard_row(tmp_path, capsys):
+    """Claude Opus 4.5 is not in Table 1: the suite's row is set against the leaderboard's figures it lists
+    (MMMU-Pro overall 73.9, MMMU validation 80.7), with their source; its MMMU validation run against 80.7."""
+    from mmmu_eval import evaluate_suite
+
+    suite = evaluate_suite(model="frequent", data="sample", out=tmp_path / "suite", html=False)
+    d = diagnose(suite.suite_dir, published="Claude Opus 4.5")
+    assert d.table1["published"]["model"] == "Claude Opus 4.5"
+    assert d.table1["published"]["scores"] == {"overall": 73.9, "mmmu_val": 80.7}
+    assert "MMMU leaderboard data" in d.table1["published"]["source"]
+    val = next(r for r in d.runs if r.run.endswith("mmmu-validation-direct"))
+    assert val.published["value"] == 80.7
+    assert all(r.published is None for r in d.runs if not r.run.endswith("mmmu-validation-direct"))
+    assert "published (Claude Opus 4.5, MMMU leaderboard data" in "\n".join(d.lines())
+
+
 def test_report_html_carries_the_same_causes(faulty_run, capsys):
     """The page a user shares lists each cause with its items, expected effect and bound (labelled
     a bound) and first ids, in the command's order, from the command's own diagnosis."""

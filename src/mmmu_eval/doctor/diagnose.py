@@ -36,7 +36,7 @@ from mmmu_eval.errors import ConfigError, StoreError
 from mmmu_eval.report.diagnosis import Diagnosis, _number, diagnosis_of, published_row
 from mmmu_eval.report.effects import combine
 from mmmu_eval.report.numbers import fixed
-from mmmu_eval.report.published import table1_rows
+from mmmu_eval.report.published import TABLE1_KEYS, find_published, leaderboard_source, sources, table1_rows
 from mmmu_eval.store.manifest import MANIFEST
 
 __all__ = ["Diagnosis", "SuiteDiagnosis", "diagnose", "published_value"]
@@ -85,7 +85,8 @@ class SuiteDiagnosis:
         out = [f"{self.suite}: Table 1 row {cells}"]
         if row.get("published") is not None:
             theirs = ", ".join(f"{k} {fixed(v)}" for k, v in row["published"]["scores"].items())
-            out.append(f"published ({row['published']['model']}): {theirs}")
+            source = row["published"].get("source")
+            out.append(f"published ({row['published']['model']}{', ' + source if source else ''}): {theirs}")
         for run in self.runs:
             out.append("")
             out.extend(run.lines())
@@ -106,6 +107,8 @@ def _suite(suite_dir: Path, published: str | float | None) -> SuiteDiagnosis:
         rows = [r for r in table1_rows() if name == r.model.lower()] or [r for r in table1_rows() if name in r.model.lower()]
         if rows:
             row["published"] = {"model": rows[0].model, "scores": rows[0].scores}
+        else:  # today's models: the leaderboard's figures of the same columns, where its row gives them
+            row["published"] = _leaderboard_row(str(published))
     records = [r for r in suite_records(suite_dir, model=summary.get("model")) if r.results is not None]
     # each run alone first: its figure and its in-run effects together, to size best_of against its twin
     alone = {r.path: diagnose_run(r.path) for r in records} if published is not None else {}
@@ -119,6 +122,25 @@ def _suite(suite_dir: Path, published: str | float | None) -> SuiteDiagnosis:
                 value = None  # the model has no published figure for this run's variant
         runs.append(diagnose_run(record.path, published=value, other=_twin(record, records, alone)))
     return SuiteDiagnosis(str(suite_dir), row, tuple(runs))
+
+
+def _leaderboard_row(name: str) -> dict[str, Any] | None:
+    """A Table 1-shaped row from the MMMU leaderboard (its overall, Standard, Vision and MMMU
+    validation figures, where listed), for a model the papers' table lacks; None when not listed."""
+    scores: dict[str, float] = {}
+    model = None
+    for column, key in TABLE1_KEYS.items():
+        try:
+            found = find_published(name, key)
+        except ConfigError:
+            continue
+        if found.source != leaderboard_source() or (model is not None and found.model != model):
+            continue
+        model = found.model
+        scores[column] = found.percent
+    if model is None:
+        return None
+    return {"model": model, "scores": scores, "source": sources()[leaderboard_source()].title}
 
 
 def _twin(record: Any, records: Sequence[Any], alone: Mapping[Any, Diagnosis]) -> dict[str, Any] | None:

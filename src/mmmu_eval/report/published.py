@@ -101,6 +101,11 @@ def leaderboard_for(key: str) -> list[Published]:
     return sorted(rows, key=lambda p: -p.percent)
 
 
+def leaderboard_source() -> str:
+    """The source key of the official MMMU leaderboard's rows (``published.json`` ``leaderboard``)."""
+    return str(_data()["leaderboard"]["source"])
+
+
 def name_key(name: str) -> str:
     """A model name as matched: case, spaces, hyphens and underscores ignored (``Qwen2.5-VL-72B``
     finds the leaderboard's ``Qwen2.5-VL 72B``); dots kept (``llava1.5`` is not ``llava15``).
