@@ -1,4 +1,5 @@
-"""The doctor's terminal report, every sentence checkable against the run's files.
+"""The doctor's sentences, every one checkable against the run's files: the terminal report
+(``diagnosis_lines``) and the pieces the report page shows (``html_causes``), so both say the same.
 
 Order: the figure; each cause found in the run with its expected effect, plausible range and
 worst case (labelled a bound); the named failures among the unparsed answers; then, against a
@@ -18,7 +19,7 @@ from mmmu_eval.report.numbers import fixed, pct
 
 
 class Diagnosis(Protocol):
-    """What the lines read of a ``doctor.diagnose.Diagnosis`` (a protocol, so the two modules
+    """What the lines read of a ``report.diagnosis.Diagnosis`` (a protocol, so the two modules
     do not import each other)."""
 
     run: str
