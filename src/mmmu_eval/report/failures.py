@@ -58,7 +58,8 @@ def _image_count(item: Item, setting: str | None) -> int | None:
         return 1
     if not item.images and not item.question:
         return None
-    tokens = set(re.findall(r"<image (\d+)>", " ".join((item.question, *item.options))))
+    # str(): an official file's malformed options can be a nested list (validation_Accounting_29)
+    tokens = set(re.findall(r"<image (\d+)>", " ".join(str(text) for text in (item.question, *item.options))))
     return max(len(item.images), len(tokens))
 
 
