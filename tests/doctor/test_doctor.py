@@ -155,7 +155,7 @@ def test_the_cli_prints_the_causes_and_writes_the_json_schema(faulty_run, tmp_pa
     assert "worst case (a bound, not an estimate): sampling could reach the gap" in printed
     assert "points are not explained by anything recorded in this run" in printed
     data = json.loads(out.read_text())
-    assert set(data) == {"run", "figure", "causes", "effects", "failures", "published"}
+    assert set(data) == {"run", "figure", "causes", "effects", "failures", "together", "published"}
     assert all(set(c) == {"cause", "items", "points", "detail", "examples"} for c in data["causes"])
     assert {"value", "source", "inside_interval", "gap"} <= set(data["published"])
     assert [c["points"] for c in data["causes"]] == sorted((c["points"] for c in data["causes"]), reverse=True)
@@ -229,6 +229,10 @@ def test_report_html_carries_the_same_causes(faulty_run, capsys):
     assert ("unparsed", "4", "expected -19.07 points (plausible -33.33 to +0.64)", "+11.11") in rows
     assert "dev_Design_1, dev_Economics_1" in section and "limit 64 tokens, 1 used it all" in section
     assert "how: 3 answers at the run&#x27;s accuracy on the answers that finished" in section
+    # no published figure: the run's causes together, each item once; by hand (3 * 5/6 + 1.2833 - 3) / 9 items
+    together = re.search(r'<p id="doctor-together">([^<]*)</p>', section).group(1)
+    assert together.startswith("together, each item counted once (7 items): expected +8.70 points")
+    assert together in "\n".join(d.lines()) and d.to_json()["together"]["union_items"] == 7
 
 
 def test_the_suite_report_lists_each_run_s_causes(tmp_path):

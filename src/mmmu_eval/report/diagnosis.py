@@ -45,11 +45,15 @@ class Diagnosis:
     """The expected effect of each cause in the run, then of each cause outside it (``report.effects``)."""
     failures: dict[str, Any] = field(default_factory=dict)
     """Named failure kinds among the unparsed answers (``report.failures``)."""
+    together: dict[str, Any] | None = None
+    """The causes found in the run together, each item counted once (``effects.combine``): what
+    the run's own causes may move, published figure or not."""
 
     def to_json(self) -> dict[str, Any]:
         """The ``--json`` document (docs/doctor.md)."""
         return {"run": self.run, "figure": dict(self.figure), "causes": [c.to_json() for c in self.causes],
                 "effects": [e.to_json() for e in self.effects], "failures": dict(self.failures),
+                "together": None if self.together is None else dict(self.together),
                 "published": None if self.published is None else dict(self.published)}
 
     def lines(self) -> list[str]:
@@ -174,6 +178,7 @@ def diagnosis_of(
     causes = tuple(find_causes(results, manifest, items, responses, scoring))
     effects = run_effects(causes, items, responses, scoring, results)
     failures = failure_kinds(items, responses, scoring, results)
+    together = {k: (rounded(v, 4) if isinstance(v, float) else v) for k, v in combine(effects, figure["n"]).items()}
     against = None
     if published is not None:
         value, source, row = published_row(published, figure["benchmark"], figure["split"], figure["setting"])
@@ -192,7 +197,7 @@ def diagnosis_of(
             against.update(_explained(against["gap"], effects, figure["n"]))
             if row is not None and src is not None:
                 against["row"] = _row_notes(row, src)
-    return Diagnosis(run, figure, causes, against, tuple(effects), failures)
+    return Diagnosis(run, figure, causes, against, tuple(effects), failures, together)
 
 
 def _row_notes(row: Published, src: Any) -> dict[str, Any]:

@@ -28,9 +28,10 @@ class Diagnosis(Protocol):
     published: dict[str, Any] | None
     effects: Sequence[Effect]
     failures: dict[str, Any]
+    together: dict[str, Any] | None
 
 __all__ = ["MEANINGFUL", "diagnosis_lines", "effect_text", "failure_text", "not_like_for_like", "published_head",
-           "remainder_sentence", "row_text", "shown_causes", "together_text", "main_cause_text", "unparsed_line", "worst_case_text"]
+           "remainder_sentence", "row_text", "run_together_text", "shown_causes", "together_text", "main_cause_text", "unparsed_line", "worst_case_text"]
 
 #: The share of answers that must hold a box (or an ``Answer:`` line) before the boxed (strict)
 #: parser's figure is shown: below it the figure measures the prompt, not the parser.
@@ -119,6 +120,9 @@ def diagnosis_lines(d: Diagnosis) -> list[str]:
         kinds = [f"{failure_text(k, v)} (e.g. {', '.join(v['first'][:3])})" for k, v in d.failures.items() if k != "runaway_how"]
         out.append("  unparsed answers by kind: " + "; ".join(kinds))
     p = d.published
+    alone = run_together_text(d)
+    if alone is not None:
+        out.append("  " + alone)
     if p is not None and p.get("refused"):
         out.append(f"published figure not set beside this run: {p['refused']}")
     elif p is not None:
@@ -165,6 +169,15 @@ def together_text(explained: dict[str, Any]) -> str:
     return (f"together, each item counted once ({explained['union_items']} items): "
             f"expected {fixed(explained['expected'], 2, signed=True)} points "
             f"(plausible {fixed(explained['low'], 2, signed=True)} to {fixed(explained['high'], 2, signed=True)})")
+
+
+def run_together_text(d: Diagnosis) -> str | None:
+    """Without a published figure: the run's causes together, when two or more of them are sized
+    (with one, it is that cause's own line)."""
+    if d.published is not None or not d.together:
+        return None
+    sized = [e for e in d.effects if e.where == "run" and (e.deltas or e.expected)]
+    return together_text(d.together) if len(sized) > 1 else None
 
 
 def main_cause_text(p: dict[str, Any]) -> str | None:

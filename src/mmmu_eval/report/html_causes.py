@@ -25,9 +25,8 @@ from mmmu_eval.report.causes import cause_line
 from mmmu_eval.report.diagnosis import Diagnosis, diagnosis_of, named_row, published_row
 from mmmu_eval.report.diagnosis_lines import (
     effect_text, failure_text, main_cause_text, not_like_for_like, published_head, remainder_sentence, row_text,
-    shown_causes, together_text, unparsed_line, worst_case_text,
+    run_together_text, shown_causes, together_text, unparsed_line, worst_case_text,
 )
-from mmmu_eval.report.effects import combine
 from mmmu_eval.report.numbers import fixed
 from mmmu_eval.score.scorer import Scoring
 
@@ -108,10 +107,8 @@ def _failures(d: Diagnosis) -> str:
 def _published(d: Diagnosis) -> str:
     p = d.published
     if p is None:
-        together = combine([e for e in d.effects if e.where == "run"], d.figure["n"] or 1)
-        if not together["union_items"] and not any(e.expected for e in d.effects):
-            return ""
-        return f'<p id="doctor-together">{escape(together_text(together))}</p>'
+        alone = run_together_text(d)
+        return "" if alone is None else f'<p id="doctor-together">{escape(alone)}</p>'
     if p.get("refused"):
         return f'<p class="warn" id="doctor-published">published figure not set beside this run: {escape(p["refused"])}</p>'
     out = []
