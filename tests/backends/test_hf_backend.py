@@ -8,7 +8,9 @@ from fakes.tiny_models import build_tiny_idefics3, build_tiny_llava, mmmu_like_r
 from mmmu_eval.backends.base import Backend
 from mmmu_eval.backends.local_chat import chat_messages, resolve_sampling
 from mmmu_eval.backends.hf_transformers import HFBackend
+from mmmu_eval.backends.settings import HFSettings
 from mmmu_eval.config import RunConfig
+from mmmu_eval.run.backend_settings import backend_settings
 from mmmu_eval.errors import ConfigError
 from mmmu_eval.records import GenerationSettings, ImagePart, ImageRef, Request, TextPart
 
@@ -190,16 +192,16 @@ def test_bad_settings_name_their_flag(kwargs, flag):
         HFBackend("x", **kwargs)
 
 
-def test_from_config_reads_the_run_configuration_and_describes_itself():
+def test_from_settings_reads_the_run_configuration_and_describes_itself():
     config = RunConfig(model="hf:/m", batch_size=3, dtype="float32", device="cpu", trust_remote_code=True)
-    backend = HFBackend.from_config("/m", config, [])
+    backend = HFBackend.from_settings("/m", backend_settings(config).hf)
     assert isinstance(backend, Backend)
     assert backend.spec == "hf:/m"
     described = backend.describe()
     assert {k: described[k] for k in ("backend", "model", "batch_size", "dtype", "device", "trust_remote_code")} == {
         "backend": "hf", "model": "/m", "batch_size": 3, "dtype": "float32", "device": "cpu", "trust_remote_code": True,
     }
-    assert HFBackend.from_config("/m", RunConfig(model="hf:/m"), []).batch_size == 8
+    assert HFBackend.from_settings("/m", HFSettings()).batch_size == 8
 
 
 def test_batches_sort_by_image_count_then_length_and_never_mix_generation_settings():

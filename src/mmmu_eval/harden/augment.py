@@ -25,6 +25,7 @@ from typing import Any, Sequence
 
 from mmmu_eval.aio import run_coroutine
 from mmmu_eval.backends.registry import make_backend
+from mmmu_eval.run.backend_settings import backend_settings
 from mmmu_eval.config import RunConfig
 from mmmu_eval.errors import ConfigError
 from mmmu_eval.harden.outdir import StepResult, config_entry, one_writer, open_out, settle_later_steps
@@ -129,7 +130,7 @@ async def harden_augment_async(
         store_path = out / "runs" / "augment"
         manifest = _manifest(config, source, settings, [i for i in needs])
         RunStore.check(store_path, manifest, resume=(store_path / MANIFEST).exists())
-        backend = make_backend(model, config, ())
+        backend = make_backend(model, backend_settings(config))
         try:
             store = RunStore.open(store_path, {**manifest, "backend": backend.describe()}, resume=(store_path / MANIFEST).exists())
             results = await propose(source.items, needs, backend, store, settings, display=display)

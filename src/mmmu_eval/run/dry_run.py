@@ -204,6 +204,7 @@ def plan_run(config: RunConfig) -> RunPlan:
         ConfigError, DataError: as ``evaluate`` would raise them before its first request.
     """
     from mmmu_eval.backends.openai_servers import endpoint_urls
+    from mmmu_eval.run.backend_settings import backend_settings
     from mmmu_eval.backends.openai_body import encode_body, preflight_probe
     from mmmu_eval.backends.registry import parse_spec
 
@@ -240,7 +241,7 @@ def plan_run(config: RunConfig) -> RunPlan:
     pending = requests_to_ask(requests, dict.fromkeys(answered))
     sends_probe = http and preflight_needed(pending)
     probe, widest = preflight_probe(name, pending) if sends_probe else (b"", None)
-    probes = len(endpoint_urls(config)) if sends_probe else 0
+    probes = len(endpoint_urls(backend_settings(config).openai)) if sends_probe else 0
     loose = loose_images_record(items, protocol)
     return RunPlan(
         run_dir=Path(str(config.out)),

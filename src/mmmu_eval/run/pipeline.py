@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 from mmmu_eval.atomic import holds_anything
 from mmmu_eval.backends.base import PREFLIGHT_SENT, Backend
 from mmmu_eval.backends.registry import make_backend, make_backend_before_data
+from mmmu_eval.run.backend_settings import backend_settings
 from mmmu_eval.clock import utc_now
 from mmmu_eval.config import RunConfig
 from mmmu_eval.aio import run_coroutine
@@ -138,7 +139,7 @@ async def _evaluate_held(config: RunConfig, model: str | Backend, display: Displ
 
     # A new run has nothing to refuse, so an API client asks for the model list now and reads
     # the data while the answer comes; a local model loads only after the protocol check.
-    backend = make_backend_before_data(model, config) if not holds_anything(Path(config.out or ".")) else None
+    backend = make_backend_before_data(model, backend_settings(config)) if not holds_anything(Path(config.out or ".")) else None
     try:
         if backend is not None:
             backend.contact()
@@ -150,7 +151,7 @@ async def _evaluate_held(config: RunConfig, model: str | Backend, display: Displ
         answered = answered_before(config.out)
         pending = requests_to_ask(requests, answered)
         if backend is None and (pending or not answered):  # a finished run loads no model, reaches no server
-            backend = make_backend(model, config, items)
+            backend = make_backend(model, backend_settings(config, fixed_answers=prepared.fixed_answers))
         probes: list[dict[str, Any]] = []
         if backend is not None and preflight_needed(pending):
             noting = PREFLIGHT_SENT.set(probes)

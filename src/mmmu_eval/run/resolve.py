@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from mmmu_eval.backends.custom import as_backend, model_spec
+from mmmu_eval.run.backend_settings import backend_settings
 from mmmu_eval.config import RunConfig
 from mmmu_eval.errors import ConfigError, did_you_mean
 
@@ -57,7 +58,7 @@ def resolve_config(config: RunConfig | None, overrides: Mapping[str, Any]) -> tu
         config = dataclasses.replace(config, out=Path("runs") / default_run_name(config))
     if model is None or isinstance(model, str):
         return config, config.model
-    return config, as_backend(model, concurrency=config.concurrency, max_image_pixels=config.max_image_pixels)
+    return config, as_backend(model, backend_settings(config).custom)
 
 
 def parse_shard(text: str) -> tuple[int, int]:

@@ -29,6 +29,7 @@ from typing import Any
 
 from mmmu_eval.run.pipeline import RunResult, evaluate_async
 from mmmu_eval.backends.registry import make_backend
+from mmmu_eval.run.backend_settings import backend_settings
 from mmmu_eval.clock import utc_now
 from mmmu_eval.atomic import remove_leftovers
 from mmmu_eval.aio import run_coroutine
@@ -178,7 +179,7 @@ async def _suite_held(config: SuiteConfig, model: Any, display: SuiteDisplay, re
     before = suite_file_before(config.out)
     open_suite(config, runs)  # refuses a changed protocol in any run before a model loads
     sharing = backend_sharing(model)
-    shared = None if sharing == "per-run" else make_backend(model, config.run)
+    shared = None if sharing == "per-run" else make_backend(model, backend_settings(config.run))
     log.info("%s: %d runs of %s (%s)", config.out, len(runs), config.run.model, sharing)
     results: dict[str, RunResult] = {}
     failures: dict[str, MmmuEvalError] = {}
