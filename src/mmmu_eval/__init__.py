@@ -74,8 +74,9 @@ if _typing.TYPE_CHECKING:
     from mmmu_eval.score.scorer import Scoring, score_responses
     from mmmu_eval.suite.execute import SuiteResult, evaluate_suite, evaluate_suite_async
     from mmmu_eval.backends.custom import ChatFunction, Generates
-    from mmmu_eval.doctor.diagnose import Diagnosis, SuiteDiagnosis
-    from mmmu_eval.doctor.effects import Effect
+    from mmmu_eval.doctor.diagnose import SuiteDiagnosis
+    from mmmu_eval.report.diagnosis import Diagnosis
+    from mmmu_eval.report.effects import Effect
     from mmmu_eval.itemaudit.added import AddedOption
     from mmmu_eval.itemaudit.sources import Answer, RunAnswers
     from mmmu_eval.itemaudit.stats import ItemStats
@@ -122,8 +123,9 @@ _HOME = {
     **dict.fromkeys(("SuiteResult", "evaluate_suite", "evaluate_suite_async"), "mmmu_eval.suite.execute"),
     # the types the functions above take and return (tests/test_public_api.py finds each one)
     **dict.fromkeys(("ChatFunction", "Generates"), "mmmu_eval.backends.custom"),
-    **dict.fromkeys(("Diagnosis", "SuiteDiagnosis"), "mmmu_eval.doctor.diagnose"),
-    "Effect": "mmmu_eval.doctor.effects",
+    "SuiteDiagnosis": "mmmu_eval.doctor.diagnose",
+    "Diagnosis": "mmmu_eval.report.diagnosis",
+    "Effect": "mmmu_eval.report.effects",
     "AddedOption": "mmmu_eval.itemaudit.added",
     **dict.fromkeys(("Answer", "RunAnswers"), "mmmu_eval.itemaudit.sources"),
     "ItemStats": "mmmu_eval.itemaudit.stats",

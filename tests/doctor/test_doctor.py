@@ -93,7 +93,7 @@ def test_a_published_value_inside_the_interval_and_the_causes_that_cover_the_gap
 
 def test_causes_over_the_same_items_are_counted_once_toward_a_gap(faulty_run):
     """Without sampling and prompt, truncated (3 wrong) and unparsed (1 wrong) are disjoint; 33.3 + 11.1 > 40."""
-    from mmmu_eval.doctor.diagnose import _against
+    from mmmu_eval.report.diagnosis import _against
 
     d = diagnose(faulty_run)
     rest = [c for c in d.causes if c.cause not in ("sampling", "prompt", "coverage")]
@@ -125,6 +125,12 @@ def test_the_qwen_vl_official_outputs_against_the_leaderboard(fidelity_runs):
     p = d.published
     assert p["value"] == 35.9 and "leaderboard" in p["source"] and p["inside_interval"] is True
     assert p["gap"] == round(35.9 - 100 * 325 / 900, 4) and p["covered_by"] == ["unparsed"] and p["covered"]
+    # the official parse-and-eval rows keep no question and no image: how many had several images is
+    # not known, and the doctor says why instead of a bare null
+    kinds = d.failures["no_letter"]
+    assert kinds["count"] == 48 and kinds["multi_image"] is None
+    assert "keeps neither the question text nor the images of 48 of these items" in kinds["multi_image_unknown"]
+    assert "no_letter 48, how many with several images not known (the run keeps neither" in "\n".join(d.lines())
 
 
 def test_gpt4o_mmmu_pro_outputs_against_table1(fidelity_runs):
@@ -149,7 +155,7 @@ def test_the_cli_prints_the_causes_and_writes_the_json_schema(faulty_run, tmp_pa
     assert "worst case (a bound, not an estimate): sampling could reach the gap" in printed
     assert "points are not explained by anything recorded in this run" in printed
     data = json.loads(out.read_text())
-    assert set(data) == {"run", "figure", "causes", "effects", "failures", "published"}
+    assert set(data) == {"run", "figure", "causes", "effects", "failures", "together", "published"}
     assert all(set(c) == {"cause", "items", "points", "detail", "examples"} for c in data["causes"])
     assert {"value", "source", "inside_interval", "gap"} <= set(data["published"])
     assert [c["points"] for c in data["causes"]] == sorted((c["points"] for c in data["causes"]), reverse=True)
@@ -183,18 +189,50 @@ def test_a_suite_gets_its_table1_row_and_one_section_per_run(tmp_path, capsys):
     assert "Table 1 row" in capsys.readouterr().out
 
 
+def test_a_suite_of_a_2025_model_is_set_against_its_leaderboard_row(tmp_path, capsys):
+    """Claude Opus 4.5 is not in Table 1: the suite's row is set against the leaderboard's figures it lists
+    (MMMU-Pro overall 73.9, MMMU validation 80.7), with their source; its MMMU validation run against 80.7."""
+    from mmmu_eval import evaluate_suite
+
+    suite = evaluate_suite(model="frequent", data="sample", out=tmp_path / "suite", html=False)
+    d = diagnose(suite.suite_dir, published="Claude Opus 4.5")
+    assert d.table1["published"]["model"] == "Claude Opus 4.5"
+    assert d.table1["published"]["scores"] == {"overall": 73.9, "mmmu_val": 80.7}
+    assert "MMMU leaderboard data" in d.table1["published"]["source"]
+    val = next(r for r in d.runs if r.run.endswith("mmmu-validation-direct"))
+    assert val.published["value"] == 80.7
+    assert all(r.published is None for r in d.runs if not r.run.endswith("mmmu-validation-direct"))
+    assert "published (Claude Opus 4.5, MMMU leaderboard data" in "\n".join(d.lines())
+
+
 def test_report_html_carries_the_same_causes(faulty_run, capsys):
-    """The page a user shares lists each cause with its items, bound and first ids, in the command's order."""
+    """The page a user shares lists each cause with its items, expected effect and bound (labelled
+    a bound) and first ids, in the command's order, from the command's own diagnosis."""
     import re
+    from html import unescape
+
+    from mmmu_eval.report.diagnosis_lines import effect_text
 
     assert main(["report", str(faulty_run), "--html", "--no-images"]) == 0
     page = (faulty_run / "report.html").read_text()
     section = page[page.index('<section id="doctor"'):]
     section = section[: section.index("</section>")]
-    rows = re.findall(r'<tr><td>([a-z]+)</td><td class="n">(\d+)</td><td class="n">([+\-\d.]+)</td>', section)
-    assert rows == [(c.cause, str(c.items), f"{c.points:+.2f}") for c in diagnose(faulty_run).causes]
-    assert ("truncated", "3", "+33.33") in rows and ("unparsed", "4", "+11.11") in rows
+    rows = re.findall(r'<tr data-cause="[a-z]+"><td>([a-z]+)</td><td class="n">(\d+)</td><td>([^<]*)</td>'
+                      r'<td class="n">([+\-\d.]+) \(a bound\)</td>', section)
+    d = diagnose(faulty_run)
+    effects = {e.cause: e for e in d.effects}
+    assert [(c, n, unescape(e), b) for c, n, e, b in rows] == [
+        (c.cause, str(c.items), effect_text(effects[c.cause]), f"{c.points:+.2f}") for c in d.causes]
+    # by hand: the 3 cut answers (all wrong) at the 5/6 the 6 finished answers scored, over 9 scored items;
+    # range 2.5 +- 1.96 * sqrt(3 * 5/6 * 1/6) items, clipped at the bound of 3
+    assert ("truncated", "3", "expected +27.78 points (plausible +13.72 to +33.33)", "+33.33") in rows
+    assert ("unparsed", "4", "expected -19.07 points (plausible -33.33 to +0.64)", "+11.11") in rows
     assert "dev_Design_1, dev_Economics_1" in section and "limit 64 tokens, 1 used it all" in section
+    assert "how: 3 answers at the run&#x27;s accuracy on the answers that finished" in section
+    # no published figure: the run's causes together, each item once; by hand (3 * 5/6 + 1.2833 - 3) / 9 items
+    together = re.search(r'<p id="doctor-together">([^<]*)</p>', section).group(1)
+    assert together.startswith("together, each item counted once (7 items): expected +8.70 points")
+    assert together in "\n".join(d.lines()) and d.to_json()["together"]["union_items"] == 7
 
 
 def test_the_suite_report_lists_each_run_s_causes(tmp_path):
@@ -204,8 +242,9 @@ def test_the_suite_report_lists_each_run_s_causes(tmp_path):
     page = (suite.suite_dir / "report.html").read_text()
     section = page[page.index('<section id="doctor"'):]
     section = section[: section.index("</section>")]
-    assert '<tr><td>standard-10-direct</td><td>coverage</td><td class="n">1706</td>' in section
-    assert section.count("<td>coverage</td>") == 7
+    std10 = section[section.index("<h3>standard-10-direct</h3>"):]
+    assert std10.index('<tr data-cause="coverage"><td>coverage</td><td class="n">1706</td>') < std10.index("<h3>", 4)
+    assert section.count('<td>coverage</td>') == 7 and section.count('class="doctor-run"') == 7
 
 
 def test_a_harness_judge_and_its_parser_are_separate_causes(vlmevalkit_run):

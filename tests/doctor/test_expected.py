@@ -89,12 +89,17 @@ def test_the_remainder_sentence_against_a_number(paper_runs):
 
 
 def test_named_failure_kinds_within_unparsed(paper_runs):
-    internvl = diagnose(paper_runs / "InternVL2-40B_direct_Standard(10opts)").failures
-    # a rescored file's items keep no question text: how many were multi-image is not known from the run
-    assert internvl == {"empty": {"count": 101, "first": internvl["empty"]["first"], "multi_image": None}}
+    d = diagnose(paper_runs / "InternVL2-40B_direct_Standard(10opts)")
+    internvl = d.failures
+    # the file keeps each question: 96 of the 101 empty answers were to items with several <image N>
+    # (counted by hand from the file's image_1 ... image_7 fields, which agree)
+    assert internvl == {"empty": {"count": 101, "first": internvl["empty"]["first"], "multi_image": 96}}
     assert internvl["empty"]["first"][0] == "test_Psychology_35"
+    assert "empty 101, 96 of them with several images" in "\n".join(d.lines())
     gemini = diagnose(paper_runs / "gemini-1.5-pro-exp-0801_direct_Vision").failures
     assert gemini["harness_error"]["count"] == 8 and gemini["no_letter"]["count"] == 7
+    # the vision setting: every item was one screenshot, whatever its original question held
+    assert gemini["harness_error"]["multi_image"] == 0 and gemini["no_letter"]["multi_image"] == 0
     llava = diagnose(paper_runs / "llava-onevision-qwen2-72b-vo-hf_cot_Standard(10opts)").failures
     # the 18,455-character answer that repeats "Therefore, the answer is not given in the options."
     assert "test_Energy_and_Power_220" in llava["runaway"]["first"]

@@ -40,6 +40,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--no-images", action="store_true", help="with --html: embed no images (a small file)")
     p.add_argument("--image-budget-mb", type=int, default=64, metavar="MB",
                    help="with --html: most MiB of embedded images; wrong answers get theirs first (default 64)")
+    p.add_argument("--published", metavar="VALUE_OR_MODEL",
+                   help="with --html: set the page's doctor section against this published figure, in percent "
+                        "or a model's name (default: the published row of exactly the run's model name)")
     p.add_argument("--json", action="store_true", help="print results.json to stdout instead of tables")
     p.add_argument("--official-table", action="store_true", help="print only the official table, as plain text")
     p.add_argument("--answers", metavar="FILE",
@@ -84,7 +87,8 @@ def run(args: argparse.Namespace) -> int:
         # The files (a rebuilt results.json, report.html, submission.json) are written by
         # report_run through run/outputs.py, under its one rule for results.json.
         page = report_run(path, html=args.html, images=not args.no_images, image_budget_mb=args.image_budget_mb,
-                          submission=args.submission, answers=answers, bootstrap=args.bootstrap, seed=args.seed)
+                          submission=args.submission, answers=answers, bootstrap=args.bootstrap, seed=args.seed,
+                          published=args.published)
         one = page.run
         loaded.append(one)
         if page.saved_results is not None:

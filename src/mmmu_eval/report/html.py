@@ -38,6 +38,8 @@ from mmmu_eval.report.html_sections import expert_section, mark_loose_images, us
 from mmmu_eval.report.caveats import fallback_warning, how_to_score, unparsed, void
 from mmmu_eval.report.numbers import interval, pct
 from mmmu_eval.report.page import IMAGE_BUDGET, asset, head, script_json
+from mmmu_eval.report.html_published import leaderboard_panel
+from mmmu_eval.report.outside import run_model_name
 from mmmu_eval.report.published import published_for, score_key, sources
 from mmmu_eval.report.results import Results, Row
 from mmmu_eval.report.sampled import sample_lines
@@ -121,11 +123,13 @@ def _published_section(results: Results) -> str:
     key = score_key(results["benchmark"], results["split"], results["setting"])
     published = published_for(key)
     scope = scope_of_results(results)
+    # today's models by name: a look-up, shown whatever the run is
+    lookup = leaderboard_panel(key, run_model_name(results["run"]["model"]))
     if void(results) or scope.kind == "sample":
         why = ("This run has no gold answers, so it has no accuracy to place among them."
                if void(results) else f"This run is on the {scope.text}: no published figure applies.")
         return (f'<section id="published"><h2>Among published results</h2><p class="src" id="published-note">'
-                f"{escape(why)}</p></section>")
+                f"{escape(why)}</p>" + (f'<div class="panel">{lookup}</div>' if lookup else "") + "</section>")
     if not published:
         return (
             '<section id="published"><h2>Among published results</h2><p class="src">No published '
@@ -161,7 +165,7 @@ def _published_section(results: Results) -> str:
     return (
         f'<section id="published"><h2>Among published results <span class="src">({escape(key)})</span></h2>'
         f'<div class="panel">{caveat}{bar_chart(bars, title="Published accuracies and this run", label_width=270, row=19)}'
-        f'{pro_note}<ol class="src" style="list-style:none;padding:0">{notes}</ol></div></section>'
+        f'{pro_note}<ol class="src" style="list-style:none;padding:0">{notes}</ol>{lookup}</div></section>'
     )
 
 
@@ -280,6 +284,7 @@ def render_html(
     images: bool = True,
     image_budget: int = IMAGE_BUDGET,
     harness: Mapping | None = None,
+    published: str | float | None = None,
 ) -> str:
     """The whole report page as one string (``html_chunks`` joined).
 
@@ -291,7 +296,7 @@ def render_html(
         html = render_html(results, items, responses, scoring, manifest, prompts={})
     """
     return "".join(html_chunks(results, items, responses, scoring, manifest, prompts=prompts,
-                               images=images, image_budget=image_budget, harness=harness))
+                               images=images, image_budget=image_budget, harness=harness, published=published))
 
 
 def html_chunks(
@@ -305,6 +310,7 @@ def html_chunks(
     images: bool = True,
     image_budget: int = IMAGE_BUDGET,
     harness: Mapping | None = None,
+    published: str | float | None = None,
 ) -> Iterator[str]:
     """The report page in pieces, in order: the page up to the item data, one piece per item, the rest.
 
@@ -319,17 +325,24 @@ def html_chunks(
         images: embed the items' images (False: ``--no-images``).
         image_budget: most bytes of embedded images.
         harness: a rescored run's ``harness`` section of results.json (``html_harness.py``).
+        published: a published figure (percent) or model name the doctor's section sets the run
+            against (``report --published``); None: the row of exactly the run's model name, if any.
+
+    Raises:
+        ConfigError: ``published`` names no model published for the run's benchmark variant
+            (raised before the first piece, so nothing is written).
 
     As ``run/outputs.py`` writes it (a sketch)::
 
         store.write_stream("report.html", html_chunks(results, items, responses, scoring, manifest, prompts={}))
     """
+    doctor = doctor_section(results, manifest, items, responses, scoring, published=published)
     rows = item_rows(items, responses, scoring, prompts, images=images, image_budget=image_budget, embed=False)
     mark_loose_images(rows, items, manifest)
     if harness:
         annotate_rows(rows, harness)
     script = asset("browser.js") + asset("report.js")
-    yield _page_start(results, rows, manifest, script, harness, doctor_section(results, manifest, items, responses, scoring))
+    yield _page_start(results, rows, manifest, script, harness, doctor)
     yield '<script type="application/json" id="items-data">['
     for i, row in enumerate(rows):
         # The page holds script_json(rows); a list's JSON is its rows' JSON joined by commas, and

@@ -12,10 +12,12 @@ percent as published.
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 from importlib import resources
 
+from mmmu_eval.errors import ConfigError
 from mmmu_eval.report.numbers import fixed, interval, pct
 
 
@@ -48,6 +50,9 @@ class Published:
     """Accuracy in percent, as published."""
     snapshot: str | None = None
     """The model version the figure is of, where the source names one (``gpt-4o-2024-05-13``)."""
+    details: dict = field(default_factory=dict, compare=False, hash=False)
+    """What a leaderboard row says of itself beside its figure: ``date``, ``kind``, ``size``,
+    ``link``, ``reported_by`` (who ran it, per benchmark); empty for the papers' rows."""
 
 
 def score_key(benchmark: str, split: str | None, setting: str | None) -> str:
@@ -90,8 +95,57 @@ def leaderboard_for(key: str) -> list[Published]:
     ['Chance Vision 1.5', 'GPT-4o (0513)']
     """
     block = _data()["leaderboard"]
-    rows = [Published(r["model"], block["source"], False, float(r["scores"][key])) for r in block["rows"] if key in r["scores"]]
+    rows = [Published(r["model"], block["source"], False, float(r["scores"][key]), None,
+                      {k: r[k] for k in ("date", "kind", "size", "link", "reported_by") if r.get(k) not in (None, "", "-")})
+            for r in block["rows"] if key in r["scores"]]
     return sorted(rows, key=lambda p: -p.percent)
+
+
+def leaderboard_source() -> str:
+    """The source key of the official MMMU leaderboard's rows (``published.json`` ``leaderboard``)."""
+    return str(_data()["leaderboard"]["source"])
+
+
+def name_key(name: str) -> str:
+    """A model name as matched: case, spaces, hyphens and underscores ignored (``Qwen2.5-VL-72B``
+    finds the leaderboard's ``Qwen2.5-VL 72B``); dots kept (``llava1.5`` is not ``llava15``).
+
+    >>> name_key("Qwen2.5-VL 72B") == name_key("qwen2.5_vl-72b")
+    True
+    """
+    return re.sub(r"[\s_\-\u2010-\u2014]+", "", name.strip().lower())
+
+
+def find_published(name: str, key: str, *, exact: bool = False) -> Published:
+    """A model's published row for one key, by name: matched exactly (``name_key``), else as a
+    unique part of a published name (not with ``exact``); first in the papers' tables, then in
+    the official MMMU leaderboard's rows (today's models, as their reporters gave them).
+
+    >>> row = find_published("claude opus 4.5", "mmmu-pro/overall")
+    >>> row.model, row.percent, row.source, row.details["reported_by"]
+    ('Claude Opus 4.5', 73.9, 'mmmu-leaderboard-2026', {'mmmu/validation': 'author', 'mmmu-pro': 'author'})
+
+    Raises:
+        ConfigError: no model of that name (or several) is published for ``key``.
+    """
+    wanted = name_key(name)
+    for rows in (published_for(key), leaderboard_for(key)):
+        same = [r for r in rows if name_key(r.model) == wanted]
+        found = same or ([] if exact else [r for r in rows if wanted and wanted in name_key(r.model)])
+        if len({r.model for r in found}) > 1 and not same:
+            raise ConfigError(f"--published {name!r} matches several models published for {key}: "
+                              + ", ".join(sorted({r.model for r in found})))
+        if found:
+            return found[0]
+    elsewhere = sorted({k for e in (*_data()["entries"], *_data()["leaderboard"]["rows"])
+                        if name_key(e["model"]) == wanted for k in e["scores"]})
+    if elsewhere:
+        raise ConfigError(f"--published {name!r} has no published figure for {key}; it has one for "
+                          + ", ".join(elsewhere))
+    known = ", ".join(r.model for r in published_for(key)) or "none"
+    others = len(leaderboard_for(key))
+    raise ConfigError(f"--published {name!r}: no model of that name is published for {key} (published: {known}"
+                      + (f"; and {others} rows of the MMMU leaderboard, none of that name)" if others else ")"))
 
 
 def per_prompt(model: str) -> dict | None:

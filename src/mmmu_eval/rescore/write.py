@@ -111,6 +111,27 @@ def _scoring_of(result: Rescore, spec: ScoringSpec, stored: Mapping[str, Respons
     return result.scoring if stored == scored else spec.score(result.items, stored)
 
 
+#: The endings a harness's output file is named with; only these are taken off a file's name.
+KNOWN_ENDINGS = (".jsonl", ".json", ".xlsx", ".eval", ".csv", ".tsv")
+
+
+def file_model_name(path: str | Path) -> str:
+    """The run's model name read from a harness file's (or folder's) name: only a known ending
+    taken off, never at the first dot, so ``llava1.5_13b`` stays whole (``Path.stem`` keeps
+    ``llava1``).
+
+    >>> file_model_name("eval/example_outputs/llava1.5_13b_val.json"), file_model_name("outputs/llava1.5_13b")
+    ('llava1.5_13b_val', 'llava1.5_13b')
+    """
+    name = Path(path).name
+    if Path(path).is_dir():
+        return name
+    for ending in KNOWN_ENDINGS:
+        if name.lower().endswith(ending) and len(name) > len(ending):
+            return name[: -len(ending)]
+    return name
+
+
 def rescored_manifest(result: Rescore, spec: ScoringSpec) -> dict[str, Any]:
     """What manifest.json says about a rescored run."""
     first = result.items[0] if result.items else None
@@ -118,7 +139,7 @@ def rescored_manifest(result: Rescore, spec: ScoringSpec) -> dict[str, Any]:
     split = first.split if first and benchmark == "mmmu" else ("test" if benchmark == "mmmu-pro" else None)
     setting = first.setting if first else None
     source = result.source
-    model = (source.model if source and source.model else None) or Path(result.path).stem
+    model = (source.model if source and source.model else None) or file_model_name(result.path)
     mode = source.prompt_mode if source else None
     dataset = result.dataset
     if dataset is None:  # an official format: the items are the file's

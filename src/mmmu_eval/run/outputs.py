@@ -185,15 +185,17 @@ def write_report_page(
     *,
     images: bool = True,
     image_budget: int | None = None,
+    published: str | float | None = None,
 ) -> Path:
-    """report.html for a run read back (``write_outputs`` writes it at the end of a run)."""
+    """report.html for a run read back (``write_outputs`` writes it at the end of a run);
+    ``published``: what its doctor section sets the run against (``report.html.html_chunks``)."""
     from mmmu_eval.report.html import html_chunks
     from mmmu_eval.report.loaded_run import prompts_for
 
     budget = {} if image_budget is None else {"image_budget": image_budget}
     page = html_chunks(results, items, responses, scoring, manifest,
                        prompts=prompts_for(items, manifest, run_dir=store.path), images=images,
-                       harness=results.get("harness"), **budget)
+                       harness=results.get("harness"), published=published, **budget)
     return store.write_stream("report.html", page)
 
 

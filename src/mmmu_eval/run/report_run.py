@@ -74,6 +74,7 @@ def report_run(
     answers: str | Path | Mapping[str, Answer] | None = None,
     bootstrap: int = 1000,
     seed: int = 0,
+    published: str | float | None = None,
 ) -> RunReport:
     """Read a run's results (rebuilt and saved when missing) and write its report files.
 
@@ -87,13 +88,16 @@ def report_run(
             test run against for this call; its figures are shown, never saved as results.json.
         bootstrap: bootstrap resamples of the intervals when the results are rebuilt.
         seed: the bootstrap's seed when the results are rebuilt.
+        published: with ``html``, the published figure (percent) or model name the page's doctor
+            section sets the run against; None: the row of exactly the run's model name, if any.
 
     Returns:
         The run read back and the paths written.
 
     Raises:
         StoreError: not a readable run directory, or it cannot be written.
-        ConfigError: a negative image budget, or an unreadable answer dict.
+        ConfigError: a negative image budget, an unreadable answer dict, or a ``published`` name
+            matching no published model (report.html is then left as it was).
 
     ::
 
@@ -116,7 +120,7 @@ def report_run(
     if html:
         assert one.items is not None and one.responses is not None and one.scoring is not None
         page = write_report_page(out, one.results, one.items, one.responses, one.scoring, one.manifest,
-                                 images=images, image_budget=image_budget_mb * 1024 * 1024)
+                                 images=images, image_budget=image_budget_mb * 1024 * 1024, published=published)
     if submission:
         assert one.scoring is not None and one.items is not None
         written = write_submission(out, one.results, one.scoring, one.items)

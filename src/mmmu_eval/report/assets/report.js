@@ -106,3 +106,24 @@
   view.on("f-search", "input", function (t) { state.query = t.value.trim().toLowerCase(); state.page = 0; });
   view.render();
 })();
+
+// The leaderboard's rows filtered by name as typed (case, spaces, hyphens and underscores ignored,
+// as `mmmu-eval doctor --published NAME` matches them); html_published.py writes the table.
+(function () {
+  "use strict";
+  var box = document.getElementById("lb-search");
+  if (!box) return;
+  var rows = Array.prototype.slice.call(document.querySelectorAll("#leaderboard-table tbody tr"));
+  var count = document.getElementById("lb-count");
+  function key(text) { return text.toLowerCase().replace(/[\s_\-\u2010-\u2014]+/g, ""); }
+  box.addEventListener("input", function () {
+    var q = key(box.value.trim());
+    var shown = 0;
+    rows.forEach(function (tr) {
+      var keep = !q || key(tr.getAttribute("data-name") || "").indexOf(q) >= 0;
+      tr.hidden = !keep;
+      if (keep) shown += 1;
+    });
+    count.textContent = q ? shown + " of " + rows.length + " rows" : "";
+  });
+})();

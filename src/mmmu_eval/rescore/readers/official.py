@@ -208,8 +208,11 @@ def _read_pro_file(file: Path, setting: str | None) -> Official:
         if not isinstance(gold, str):
             problems.append(f"{where} ({item_id}): {answer_key} {gold!r} is not a letter; it can never equal a prediction")
             gold = ()
+        # the question text as the file holds it (its <image N> tokens tell how many images the item
+        # was asked with); not for the vision setting, whose model saw the question only in a screenshot
+        question = row.get("question") if isinstance(row.get("question"), str) and typed != "vision" else ""
         items.append(_item(item_id, "mmmu-pro", subject, options, gold, True,
-                           _img_types(row.get("img_type")), row.get("topic_difficulty"), typed))
+                           _img_types(row.get("img_type")), row.get("topic_difficulty"), typed, question))
         responses[item_id] = _response(item_id, row, where, problems, dict_as_empty=True)
         if "if_right" in row:
             # evaluate.py rewrites its input with its own verdict; its fallbacks were unseeded.
@@ -323,7 +326,7 @@ def _img_types(value: object) -> tuple[str, ...]:
 
 
 def _item(item_id: str, benchmark: str, subject: str, options: tuple, gold: object, mc: bool,
-          img_type: tuple[str, ...], difficulty: object, setting: str | None = None) -> Item:
+          img_type: tuple[str, ...], difficulty: object, setting: str | None = None, question: str = "") -> Item:
     return Item(
         id=item_id,
         benchmark=benchmark,  # type: ignore[arg-type]
@@ -331,7 +334,7 @@ def _item(item_id: str, benchmark: str, subject: str, options: tuple, gold: obje
         setting=setting,  # type: ignore[arg-type]
         subject=subject,
         discipline=_DISCIPLINE_OF.get(subject, "Unknown"),
-        question="",
+        question=question,
         options=options,
         answer=gold,  # type: ignore[arg-type]
         question_type="multiple-choice" if mc else "open",

@@ -24,7 +24,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from mmmu_eval.doctor.effects import Effect
+from mmmu_eval.report.effects import Effect
 from mmmu_eval.records import Item
 from mmmu_eval.report.numbers import fixed
 from mmmu_eval.report.published import Published, Source, per_prompt, revisions

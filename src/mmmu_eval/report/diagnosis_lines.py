@@ -1,4 +1,5 @@
-"""The doctor's terminal report, every sentence checkable against the run's files.
+"""The doctor's sentences, every one checkable against the run's files: the terminal report
+(``diagnosis_lines``) and the pieces the report page shows (``html_causes``), so both say the same.
 
 Order: the figure; each cause found in the run with its expected effect, plausible range and
 worst case (labelled a bound); the named failures among the unparsed answers; then, against a
@@ -12,13 +13,13 @@ from collections.abc import Sequence
 from fractions import Fraction
 from typing import Any, Protocol
 
-from mmmu_eval.doctor.effects import Effect
+from mmmu_eval.report.effects import Effect
 from mmmu_eval.report.causes import Cause, cause_line
 from mmmu_eval.report.numbers import fixed, pct
 
 
 class Diagnosis(Protocol):
-    """What the lines read of a ``doctor.diagnose.Diagnosis`` (a protocol, so the two modules
+    """What the lines read of a ``report.diagnosis.Diagnosis`` (a protocol, so the two modules
     do not import each other)."""
 
     run: str
@@ -27,8 +28,10 @@ class Diagnosis(Protocol):
     published: dict[str, Any] | None
     effects: Sequence[Effect]
     failures: dict[str, Any]
+    together: dict[str, Any] | None
 
-__all__ = ["MEANINGFUL", "diagnosis_lines", "effect_text", "remainder_sentence"]
+__all__ = ["MEANINGFUL", "diagnosis_lines", "effect_text", "failure_text", "not_like_for_like", "published_head",
+           "remainder_sentence", "row_text", "run_together_text", "shown_causes", "together_text", "main_cause_text", "unparsed_line", "worst_case_text"]
 
 #: The share of answers that must hold a box (or an ``Answer:`` line) before the boxed (strict)
 #: parser's figure is shown: below it the figure measures the prompt, not the parser.
@@ -45,7 +48,7 @@ def effect_text(e: Effect) -> str:
     return text
 
 
-def _unparsed_line(c: Cause, has_options: bool) -> str:
+def unparsed_line(c: Cause, has_options: bool) -> str:
     """The unparsed cause in words; other parsers' figures only where they mean something."""
     d = c.detail
     parts = [f"{d['fallbacks']} {d['parser']} fallbacks, {d['fallback_hits']} of them lucky "
@@ -66,7 +69,7 @@ def _unparsed_line(c: Cause, has_options: bool) -> str:
 def _silent(c: Cause, has_options: bool) -> bool:
     """An unparsed cause with no fallback whose only content was other parsers' figures that say
     nothing here (no boxes, no Answer: lines, no options): not printed."""
-    return c.cause == "unparsed" and c.items == 0 and ";" not in _unparsed_line(c, has_options)
+    return c.cause == "unparsed" and c.items == 0 and ";" not in unparsed_line(c, has_options)
 
 
 def remainder_sentence(gap: float, remainder: float, unsized: list[str]) -> str:
@@ -100,25 +103,26 @@ def diagnosis_lines(d: Diagnosis) -> list[str]:
     out = [f"{d.run}: {f['model']} on {where}: {accuracy}% ({f['correct']}/{f['n']}), "
            f"95% CI [{fixed(f['ci95'][0], 2)}, {fixed(f['ci95'][1], 2)}]" + (f"; {scope['text']}" if scope else "")]
     effects = {e.cause: e for e in d.effects if e.where == "run"}
-    if not d.causes:
-        out.append("no cause found in the run that could move the figure")
-    shown = [c for c in d.causes if not _silent(c, bool(f.get("has_options", True)))]
-    if d.causes and not shown:
+    shown = shown_causes(d)
+    if not shown:
         out.append("no cause found in the run that could move the figure")
     for c in shown:
         e = effects.get(c.cause)
         size = effect_text(e) if e is not None else ""
         bound = e.bound if e is not None and e.bound is not None else c.points
         out.append(f"  {c.cause:<10} {c.items:>5} items  {size}; worst case {fixed(bound, 2, signed=True)} (a bound)")
-        out.append(f"  {'':<10} {_unparsed_line(c, bool(f.get('has_options', True))) if c.cause == 'unparsed' else cause_line(c)}")
+        out.append(f"  {'':<10} {unparsed_line(c, bool(f.get('has_options', True))) if c.cause == 'unparsed' else cause_line(c)}")
         if e is not None and e.expected is not None:
             out.append(f"  {'':<10} how: {e.basis}")
         if c.examples:
             out.append(f"  {'':<10} e.g. {', '.join(c.examples)}")
     if d.failures:
-        kinds = [f"{k} {v['count']} (e.g. {', '.join(v['first'][:3])})" for k, v in d.failures.items() if k != "runaway_how"]
+        kinds = [f"{failure_text(k, v)} (e.g. {', '.join(v['first'][:3])})" for k, v in d.failures.items() if k != "runaway_how"]
         out.append("  unparsed answers by kind: " + "; ".join(kinds))
     p = d.published
+    alone = run_together_text(d)
+    if alone is not None:
+        out.append("  " + alone)
     if p is not None and p.get("refused"):
         out.append(f"published figure not set beside this run: {p['refused']}")
     elif p is not None:
@@ -126,34 +130,111 @@ def diagnosis_lines(d: Diagnosis) -> list[str]:
     return out
 
 
+def shown_causes(d: Diagnosis) -> list[Cause]:
+    """The causes printed: an unparsed cause that only carries other parsers' silent figures is not."""
+    return [c for c in d.causes if not _silent(c, bool(d.figure.get("has_options", True)))]
+
+
+def failure_text(kind: str, v: dict[str, Any]) -> str:
+    """``empty 101, 96 of them on items with several images``; says so when the run cannot tell."""
+    text = f"{kind} {v['count']}"
+    multi = v.get("multi_image")
+    if multi is not None:
+        text += f", {multi} of them with several images"
+    elif v.get("multi_image_unknown"):
+        text += f", how many with several images not known ({v['multi_image_unknown']})"
+    return text
+
+
+def not_like_for_like(scope: dict[str, Any]) -> str | None:
+    """The line that warns a comparison is not on the published figure's items."""
+    if scope.get("kind") == "sample":
+        return ("not like for like: the run is on the bundled sample, synthetic items, not the benchmark; "
+                "the comparison below shows the method only")
+    if scope and scope.get("kind") != "full":
+        return (f"not like for like: this run is on a {scope['text']}; published figures are on the "
+                f"full {scope.get('split', 'split')}")
+    return None
+
+
+def published_head(p: dict[str, Any]) -> str:
+    """``published 41.90% (source): outside the run's 95% interval; gap +4.56 points``."""
+    inside = "inside" if p["inside_interval"] else "outside"
+    return (f"published {fixed(p['value'], 2)}% ({p['source']}): {inside} the run's 95% interval; "
+            f"gap {fixed(p['gap'], 2, signed=True)} points")
+
+
+def together_text(explained: dict[str, Any]) -> str:
+    """Every effect combined, each item counted once."""
+    return (f"together, each item counted once ({explained['union_items']} items): "
+            f"expected {fixed(explained['expected'], 2, signed=True)} points "
+            f"(plausible {fixed(explained['low'], 2, signed=True)} to {fixed(explained['high'], 2, signed=True)})")
+
+
+def run_together_text(d: Diagnosis) -> str | None:
+    """Without a published figure: the run's causes together, when two or more of them are sized
+    (with one, it is that cause's own line)."""
+    if d.published is not None or not d.together:
+        return None
+    sized = [e for e in d.effects if e.where == "run" and (e.deltas or e.expected)]
+    return together_text(d.together) if len(sized) > 1 else None
+
+
+def main_cause_text(p: dict[str, Any]) -> str | None:
+    main = p.get("main_cause")
+    if main is None:
+        return None
+    return (f"main cause: {main['cause']}, expected {fixed(main['expected'], 2, signed=True)} of the "
+            f"{fixed(p['gap'], 2, signed=True)}-point gap")
+
+
+def worst_case_text(p: dict[str, Any]) -> str | None:
+    """The worst-case reach, labelled a bound."""
+    if not p.get("covered_by"):
+        return None
+    names = ", ".join(p["covered_by"])
+    verb = "could reach" if p["covered"] else f"reach at most {fixed(p['coverable'], 2)} points of"
+    return f"worst case (a bound, not an estimate): {names} {verb} the gap if every item they concern flipped"
+
+
+def row_text(row: dict[str, Any]) -> str:
+    """The published row's source and what it says of its protocol (``published.row``)."""
+    parts = [f"source of {row['model']}: {row['title']} ({row['url']})"]
+    if row.get("protocol"):
+        parts.append(f"protocol: {row['protocol']}")
+    if row.get("snapshot"):
+        parts.append(f"model version {row['snapshot']}")
+    if row.get("date"):
+        parts.append(f"listed {row['date']}")
+    reported = {k: v for k, v in (row.get("reported_by") or {}).items() if v}
+    if reported:
+        parts.append("reported by " + ", ".join(f"{v} ({k})" for k, v in reported.items()))
+    if row.get("link"):
+        parts.append(f"model's page {row['link']}")
+    return "; ".join(parts)
+
+
 def _published_lines(d: Diagnosis, p: dict[str, Any], scope: dict[str, Any]) -> list[str]:
     out = []
-    if scope.get("kind") == "sample":
-        out.append("not like for like: the run is on the bundled sample, synthetic items, not the benchmark; "
-                   "the comparison below shows the method only")
-    elif scope and scope.get("kind") != "full":
-        out.append(f"not like for like: this run is on a {scope['text']}; published figures are on the "
-                   f"full {scope.get('split', 'split')}")
-    inside = "inside" if p["inside_interval"] else "outside"
-    out.append(f"published {fixed(p['value'], 2)}% ({p['source']}): {inside} the run's 95% interval; "
-               f"gap {fixed(p['gap'], 2, signed=True)} points")
+    warning = not_like_for_like(scope)
+    if warning:
+        out.append(warning)
+    out.append(published_head(p))
     if p.get("compared"):
         out.append(f"  {p['compared']}")
+    if p.get("row"):
+        out.append(f"  {row_text(p['row'])}")
     for e in d.effects:
         if e.where == "published":
             out.append(f"  {e.cause:<10} (outside the run) {effect_text(e)}: {e.basis}")
     explained = p.get("explained")
     if explained is not None:
-        out.append(f"  together, each item counted once ({explained['union_items']} items): "
-                   f"expected {fixed(explained['expected'], 2, signed=True)} points "
-                   f"(plausible {fixed(explained['low'], 2, signed=True)} to {fixed(explained['high'], 2, signed=True)})")
-        main = p.get("main_cause")
+        out.append("  " + together_text(explained))
+        main = main_cause_text(p)
         if main is not None:
-            out.append(f"  main cause: {main['cause']}, expected {fixed(main['expected'], 2, signed=True)} of the "
-                       f"{fixed(p['gap'], 2, signed=True)}-point gap")
+            out.append("  " + main)
         out.append("  " + remainder_sentence(p["gap"], p["remainder"], explained["unsized"]))
-    if p["covered_by"]:
-        names = ", ".join(p["covered_by"])
-        verb = "could reach" if p["covered"] else f"reach at most {fixed(p['coverable'], 2)} points of"
-        out.append(f"  worst case (a bound, not an estimate): {names} {verb} the gap if every item they concern flipped")
+    worst = worst_case_text(p)
+    if worst is not None:
+        out.append("  " + worst)
     return out

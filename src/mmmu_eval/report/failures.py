@@ -49,24 +49,38 @@ def _runaway(r: Response) -> str | None:
     return None
 
 
-def _image_count(item: Item) -> int | None:
-    """How many images the item has: its image references, or the distinct ``<image N>`` tokens of
-    its text; None when the run kept neither (a rescored file's items carry no question text)."""
+def _image_count(item: Item, setting: str | None) -> int | None:
+    """How many images the item was asked with: one screenshot in MMMU-Pro's vision setting; else
+    its image references, or the distinct ``<image N>`` tokens of its text (a rescored official
+    MMMU-Pro file keeps the question); None when the run kept neither (a rescored file of a format
+    without the question, not joined to the dataset)."""
+    if setting == "vision":
+        return 1
     if not item.images and not item.question:
         return None
-    tokens = set(re.findall(r"<image (\d+)>", " ".join((item.question, *item.options))))
+    # str(): an official file's malformed options can be a nested list (validation_Accounting_29)
+    tokens = set(re.findall(r"<image (\d+)>", " ".join(str(text) for text in (item.question, *item.options))))
     return max(len(item.images), len(tokens))
 
 
-def _multi(ids: list[str], images: Mapping[str, int | None]) -> int | None:
+def _multi(ids: list[str], images: Mapping[str, int | None]) -> dict[str, Any]:
+    """``multi_image``: how many were asked with several images; when some counts cannot be
+    known, None and ``multi_image_unknown`` saying why (never a bare null)."""
     counts = [images[i] for i in ids]
-    return None if any(c is None for c in counts) else sum(1 for c in counts if c is not None and c > 1)
+    unknown = sum(1 for c in counts if c is None)
+    if not unknown:
+        return {"multi_image": sum(1 for c in counts if c is not None and c > 1)}
+    return {"multi_image": None,
+            "multi_image_unknown": f"the run keeps neither the question text nor the images of {unknown} of these "
+                                   "items (a rescored file without the question; rescore it with --data to join "
+                                   "the dataset's items)"}
 
 
 def failure_kinds(
     items: Sequence[Item], responses: Mapping[str, Response], scoring: Scoring, results: Mapping[str, Any]
 ) -> dict[str, Any]:
-    """Kind -> ``{"count", "first", "multi_image"}`` (None: not known from the run) over the headline parser's fallbacks (dataset order), and
+    """Kind -> ``{"count", "first", "multi_image"}`` over the headline parser's fallbacks (dataset
+    order; ``multi_image`` None with ``multi_image_unknown`` saying why when the run cannot tell), and
     ``runaway_how`` (repetition / cut counts); kinds with no item are left out."""
     verdicts = scoring.verdicts[scoring.parsers[0]]
     harness = results.get("harness") if isinstance(results.get("harness"), Mapping) else {}
@@ -91,9 +105,9 @@ def failure_kinds(
         else:
             kind = "no_letter"
         found[kind].append(item.id)
-    images = {it.id: _image_count(it) for it in items}
+    images = {it.id: _image_count(it, results.get("setting")) for it in items}
     # multi_image: how many of them were asked with more than one image (where failures gather)
-    out: dict[str, Any] = {k: {"count": len(v), "first": v[:FIRST], "multi_image": _multi(v, images)}
+    out: dict[str, Any] = {k: {"count": len(v), "first": v[:FIRST], **_multi(v, images)}
                            for k, v in found.items() if v}
     if how["repetition"] or how["cut"]:
         out["runaway_how"] = how
