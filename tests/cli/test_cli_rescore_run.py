@@ -109,6 +109,21 @@ def test_official_files_keep_their_items_in_the_run(tmp_path, capsys):
     assert json.loads(capsys.readouterr().out)["overall"]["correct"] == 2
 
 
+#: The official repository's own MMMU-Pro outputs, as published (../shared/fidelity/mmmu-pro).
+OFFICIAL_PRO = Path(__file__).resolve().parents[2].parent / "shared" / "fidelity" / "mmmu-pro"
+
+
+def test_an_official_file_with_a_nested_option_list_is_rescored_with_its_page(tmp_path, capsys):
+    """validation_Accounting_29's options are a list inside the list: the page's loose-image check
+    read them as text and stopped the command with a traceback after everything was scored."""
+    source = OFFICIAL_PRO / "gpt-4o_standard(10 options)_cot.jsonl"
+    run = tmp_path / "runs" / "gpt-4o"
+    assert main(["rescore", str(source), "--out", str(run)]) == 0
+    out = capsys.readouterr().out
+    assert "validation_Accounting_29): malformed options" in out
+    assert (run / "report.html").is_file()
+
+
 @pytest.mark.slow
 def test_item_browser_shows_the_differing_items_with_their_cause(rescored, chromium):
     run, _ = rescored

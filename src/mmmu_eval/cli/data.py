@@ -18,7 +18,7 @@ from typing import TextIO
 from mmmu_eval.config import IMAGE_LAYOUTS, MMMU_SPLITS, PRO_SETTINGS, PROMPT_MODES, UNREFERENCED_IMAGES, help_of
 from mmmu_eval.errors import ConfigError, DataError
 from mmmu_eval.prompt import EvalProtocol, build_request, prompt_text
-from mmmu_eval.prompt.layout import loose_images, token_numbers
+from mmmu_eval.prompt.layout import loose_images, question_and_options, token_numbers
 from mmmu_eval.records import ImagePart, ImageRef, Item, Request
 
 LIST_EXAMPLES = """examples:
@@ -172,7 +172,7 @@ def _row(item: Item) -> dict[str, object]:
         "options": len(item.options),
         "images": len(item.images),
         # A vision item's prompt has no tokens: its one screenshot is the whole question.
-        "tokens": [] if item.setting == "vision" else token_numbers("\n".join((item.question, *item.options))),
+        "tokens": [] if item.setting == "vision" else token_numbers(question_and_options(item)),
     }
 
 

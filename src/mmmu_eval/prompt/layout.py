@@ -91,6 +91,15 @@ def unreferenced_images(item: Item, text: str) -> tuple[ImageRef, ...]:
     return tuple(ref for ref in item.images if ref.number not in used)
 
 
+def question_and_options(item: Item) -> str:
+    """The text whose ``<image N>`` tokens place an item's images: its question, then each option.
+
+    Each option goes through ``str``: an official output file may carry an option that is itself a
+    list (``validation_Accounting_29`` in the 2024 MMMU-Pro files), and its tokens still count.
+    """
+    return "\n".join((item.question, *(str(option) for option in item.options)))
+
+
 def loose_images(item: Item) -> tuple[ImageRef, ...]:
     """The item's images that no token of its question or options refers to, in field order.
 
@@ -98,7 +107,7 @@ def loose_images(item: Item) -> tuple[ImageRef, ...]:
     """
     if item.setting == "vision":
         return ()
-    return unreferenced_images(item, "\n".join((item.question, *item.options)))
+    return unreferenced_images(item, question_and_options(item))
 
 
 def arrange(

@@ -15,11 +15,11 @@ Each unparsed (random-fallback) item gets the first kind that fits:
 
 from __future__ import annotations
 
-import re
 import zlib
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from mmmu_eval.prompt.layout import question_and_options, token_numbers
 from mmmu_eval.records import Item, Response, is_refusal
 from mmmu_eval.score.scorer import Scoring
 
@@ -58,8 +58,7 @@ def _image_count(item: Item, setting: str | None) -> int | None:
         return 1
     if not item.images and not item.question:
         return None
-    # str(): an official file's malformed options can be a nested list (validation_Accounting_29)
-    tokens = set(re.findall(r"<image (\d+)>", " ".join(str(text) for text in (item.question, *item.options))))
+    tokens = set(token_numbers(question_and_options(item)))
     return max(len(item.images), len(tokens))
 
 
