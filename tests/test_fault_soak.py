@@ -22,6 +22,7 @@ import json
 import subprocess
 import sys
 from collections import Counter
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Callable
 
@@ -60,22 +61,26 @@ def finish(command: list[str], *, sessions: int = 1) -> str:
 def soak(command: Callable[[str, Path], list[str]], tmp_path: Path, *, hold_after: int,
          answer: Callable[[dict], str] | None = None, hostile_answers: bool = True,
          faults: tuple[str, ...] = FAULTS + HOSTILE_FAULTS) -> tuple[Path, Path, Counter]:
-    """A clean run, then a faulty one killed part way and finished by the same command; both
-    outputs, and what the faulty server sent (``FaultServer.stats``)."""
+    """A clean run, and beside it a faulty one killed part way and finished by the same command;
+    both outputs, and what the faulty server sent (``FaultServer.stats``).
+
+    The clean run goes on in a thread while the faulty one runs: they share nothing but the
+    answer function, and the faulty one spends most of its time waiting (back-off, held requests)."""
     clean, soaked = tmp_path / "clean", tmp_path / "soaked"
     answers = HOSTILE_ANSWERS if hostile_answers else {}
-    with FaultServer(fault_rate=0.0, answer=answer, **answers) as server:
-        finish(command(server.url, clean))
-    with FaultServer(**{**FAULTY, "faults": faults}, answer=answer, hold_after=hold_after, **answers) as server:
-        _, stderr = signal_when(command(server.url, soaked), lambda: server.holding > 0,
-                                what=f"a request held after the first {hold_after}", timeout=180)
-        assert "Traceback" not in stderr, stderr[-3000:]
-        server.release()
-        # One more session finishes it: every fault clears within --max-attempts. (Two CI runs saw
-        # a suite's run refused in every later session: killed while writing its first manifest,
-        # its directory held only the temporary file. tests/store/test_killed_first_write.py.)
-        finish(command(server.url, soaked))
-        assert sum(server.stats[k] for k in server.stats if k != "answered") > 0, "faults were sent"
+    with FaultServer(fault_rate=0.0, answer=answer, **answers) as clean_server, ThreadPoolExecutor(1) as beside:
+        clean_done = beside.submit(finish, command(clean_server.url, clean))
+        with FaultServer(**{**FAULTY, "faults": faults}, answer=answer, hold_after=hold_after, **answers) as server:
+            _, stderr = signal_when(command(server.url, soaked), lambda: server.holding > 0,
+                                    what=f"a request held after the first {hold_after}", timeout=180)
+            assert "Traceback" not in stderr, stderr[-3000:]
+            server.release()
+            # One more session finishes it: every fault clears within --max-attempts. (Two CI runs saw
+            # a suite's run refused in every later session: killed while writing its first manifest,
+            # its directory held only the temporary file. tests/store/test_killed_first_write.py.)
+            finish(command(server.url, soaked))
+            assert sum(server.stats[k] for k in server.stats if k != "answered") > 0, "faults were sent"
+        clean_done.result()
     return clean, soaked, server.stats
 
 
