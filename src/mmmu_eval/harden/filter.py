@@ -25,7 +25,7 @@ import random
 from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Awaitable, Callable, Sequence
 
 from mmmu_eval.aio import run_coroutine
 from mmmu_eval.errors import ConfigError
@@ -34,7 +34,7 @@ from mmmu_eval.harden.problems import Problem
 from mmmu_eval.harden.record import RECORD, versions
 from mmmu_eval.harden.report import REPORT, write_report
 from mmmu_eval.harden.source import content_digest, read_source
-from mmmu_eval.harden.trials import Model, Outcome, TrialSettings, parse_models, run_trials, trials_finished
+from mmmu_eval.harden.trials import Model, Outcome, TrialRuns, TrialSettings, parse_models, run_trials, trials_finished
 from mmmu_eval.harden.writer import config_file, standard_row, write_config
 from mmmu_eval.run.progress import Display
 from mmmu_eval.records import Item
@@ -43,6 +43,9 @@ __all__ = ["FilterRule", "decide", "default_min_models", "harden_filter", "harde
 
 #: The paper's sample size per subject.
 PER_SUBJECT = 60
+
+#: ``run_trials``'s signature: (staging set, setting, models, settings, runs root, display=) -> TrialRuns.
+TrialRunner = Callable[..., Awaitable[TrialRuns]]
 
 
 def default_min_models(n_models: int) -> int:
@@ -142,6 +145,7 @@ async def harden_filter_async(
     limit: int | None = None,
     default_subject: str | None = None,
     display: Display | None = None,
+    trial_runner: TrialRunner | None = None,
 ) -> StepResult:
     """Filter ``data`` into ``out``; see the module doc. The synchronous face is ``harden_filter``.
 
@@ -155,6 +159,8 @@ async def harden_filter_async(
         run_settings: further RunConfig fields for every trial (concurrency, max_attempts ...).
         split, subjects, limit, default_subject: what to read of ``data``.
         display: progress over all trials (default a bar on stderr).
+        trial_runner: asks the trials (default ``trials.run_trials``, with its arguments); under
+            torchrun, rank 0's asks every rank's shard and merges them first (``harden/ranks.py``).
 
     Returns:
         The StepResult; ``exit_status`` 1 when trials remain or items were left out.
@@ -205,7 +211,7 @@ async def harden_filter_async(
     record.set_left_out("input", input_problems)
     record.save(out)
 
-    runs = await run_trials(staging, "standard-4", chosen, settings, out / "runs" / "filter", display=display)
+    runs = await (trial_runner or run_trials)(staging, "standard-4", chosen, settings, out / "runs" / "filter", display=display)
     section["runs"] = [dict(r, path=str(Path(r["path"]).relative_to(out))) for r in runs.runs]
     if runs.unasked:
         section.update(status="incomplete", unasked_trials=runs.unasked)
