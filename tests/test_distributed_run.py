@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 from fakes.fault_server import FaultServer
-from fakes.ranks import rank_env, start_rank, without_times
+from fakes.ranks import assert_same_run, rank_env, start_rank, without_times
 from fakes.served_model import free_port
 
 from mmmu_eval.errors import ConfigError
@@ -53,17 +53,11 @@ def test_two_torchrun_ranks_equal_one_process_item_for_item_and_resume_asks_only
     done = _torchrun([*common, "--out", str(tmp_path / "two")])
     assert done.returncode == 0, done.stderr[-3000:]
 
-    one, two = RunStore.read(tmp_path / "one"), RunStore.read(tmp_path / "two")
+    one = RunStore.read(tmp_path / "one")
     # Both ranks answered (shards 1/2 and 2/2 under DIR/ranks), and DIR holds the whole run, in order.
     shard_ids = [list(RunStore.read(tmp_path / "two" / "ranks" / f"rank-{k}-of-2").responses()) for k in (1, 2)]
     assert sorted(map(len, shard_ids)) == [2, 3]
-    assert list(two.responses()) == two.manifest()["item_ids"] == one.manifest()["item_ids"]  # merged in dataset order
-    assert ({i: (r.status, r.text) for i, r in two.responses().items()}
-            == {i: (r.status, r.text) for i, r in one.responses().items()})
-    assert (tmp_path / "two" / "predictions.jsonl").read_text() == (tmp_path / "one" / "predictions.jsonl").read_text()
-    results = [json.loads((tmp_path / d / "results.json").read_text()) for d in ("one", "two")]
-    assert without_times(results[1]) == without_times(results[0])
-    assert two.manifest()["status"] == "complete" and two.manifest().get("shard") is None
+    assert_same_run(tmp_path / "one", tmp_path / "two")
     # Rank 0 alone printed the headline; each rank printed its own progress.
     assert done.stdout.count("run directory:") == 1
     assert "rank 0/2: done" in done.stderr and "rank 1/2: done" in done.stderr
@@ -152,6 +146,48 @@ def test_launch_from_the_launchers_variables():
         Launch.from_env({"RANK": "8", "WORLD_SIZE": "8"})
     with pytest.raises(ConfigError, match="whole numbers"):
         Launch.from_env({"RANK": "x", "WORLD_SIZE": "2"})
+
+
+def test_launch_from_the_mpi_variables_accelerate_cpu_ranks_get():
+    """`accelerate launch --cpu` over several processes goes through mpirun: no RANK, the MPI's own names."""
+    openmpi = {"OMPI_COMM_WORLD_RANK": "3", "OMPI_COMM_WORLD_SIZE": "4", "OMPI_COMM_WORLD_LOCAL_RANK": "1",
+               "OMPI_COMM_WORLD_LOCAL_SIZE": "2", "MASTER_ADDR": "10.0.0.1", "MASTER_PORT": "29500"}
+    assert Launch.from_env(openmpi) == Launch(3, 4, 1, 2)
+    assert Launch.from_env({"PMI_RANK": "1", "PMI_SIZE": "2", "MPI_LOCALRANKID": "1", "MPI_LOCALNRANKS": "2"}) == Launch(1, 2, 1, 2)
+    assert Launch.from_env({"MV2_COMM_WORLD_RANK": "0", "MV2_COMM_WORLD_SIZE": "2"}) == Launch(0, 2, 0, 2)
+    # torchrun's names win where both are set (torchrun started inside an MPI allocation).
+    assert Launch.from_env({**openmpi, "RANK": "0", "WORLD_SIZE": "2", "LOCAL_RANK": "0"}).world_size == 2
+    with pytest.raises(ConfigError, match="OMPI_COMM_WORLD_RANK=4, OMPI_COMM_WORLD_SIZE=4"):
+        Launch.from_env({"OMPI_COMM_WORLD_RANK": "4", "OMPI_COMM_WORLD_SIZE": "4"})
+
+
+def test_a_ranks_gpu_is_its_local_rank_and_its_shard_its_global_rank(monkeypatch, hf_extra):
+    """Rank 1 of 2 on the second node (one process per node): cuda:0 there, shard 2/2, rank-2-of-2."""
+    import torch
+
+    from mmmu_eval.config import RunConfig
+    from mmmu_eval.run.ranks import rank_device, rank_dir
+
+    chosen = []
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    monkeypatch.setattr(torch.cuda, "device_count", lambda: 1)
+    monkeypatch.setattr(torch.cuda, "set_device", chosen.append)
+    second_node = Launch.from_env({"RANK": "1", "WORLD_SIZE": "2", "LOCAL_RANK": "0", "LOCAL_WORLD_SIZE": "1"})
+    assert rank_device(RunConfig(model="hf:/models/m"), second_node) == "cuda" and chosen == [0]
+    assert second_node.shard == (2, 2) and rank_dir(Path("out"), second_node.rank, 2) == Path("out/ranks/rank-2-of-2")
+    with pytest.raises(ConfigError, match="LOCAL_RANK 1 but torch sees 1 GPU"):
+        rank_device(RunConfig(model="hf:/models/m"), Launch(1, 2, 1, 2))
+    assert rank_device(RunConfig(model="hf:/models/m", device="cpu"), second_node) == "cpu"
+
+
+def test_what_rank_0_announces_reaches_the_others_and_its_failure_stops_their_wait(hf_extra):
+    (zero, one), _ = _pair()
+    zero.announce("plan", '{"trials": 2}')
+    assert one.wait_for("plan", poll=0) == '{"trials": 2}'
+    (zero, one), _ = _pair()
+    zero.post("failed", "--data: no usable item")
+    with pytest.raises(RankError, match="rank 0 of 2 failed: --data: no usable item"):
+        one.wait_for("plan", poll=0)
 
 
 class _Clock:

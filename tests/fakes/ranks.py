@@ -53,3 +53,22 @@ def start_rank(rank: int, world_size: int, port: int, command: list[str]) -> sub
                    MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port))
     return subprocess.Popen([sys.executable, "-m", "mmmu_eval", *command], env=env, text=True,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+
+
+def assert_same_run(one: Path, merged: Path, *, ranks: int = 2) -> None:
+    """``merged``, a run merged from ``ranks`` shards, equals the one-process run ``one`` item for
+    item: answers, predictions, results.json but for times; in dataset order, each shard by rank."""
+    import json
+
+    from mmmu_eval.store.rundir import RunStore
+
+    a, b = RunStore.read(one), RunStore.read(merged)
+    assert list(b.responses()) == b.manifest()["item_ids"] == a.manifest()["item_ids"]  # merged in dataset order
+    assert {i: (r.status, r.text) for i, r in b.responses().items()} == {i: (r.status, r.text) for i, r in a.responses().items()}
+    assert (merged / "predictions.jsonl").read_text() == (one / "predictions.jsonl").read_text()
+    results = [json.loads((d / "results.json").read_text()) for d in (one, merged)]
+    assert without_times(results[1]) == without_times(results[0])
+    assert b.manifest()["status"] == "complete" and b.manifest().get("shard") is None
+    shards = [RunStore.read(merged / "ranks" / f"rank-{k}-of-{ranks}") for k in range(1, ranks + 1)]
+    assert [s.manifest()["shard"] for s in shards] == [[k, ranks] for k in range(1, ranks + 1)]
+    assert sum(len(s.responses()) for s in shards) == len(a.responses())
