@@ -64,24 +64,41 @@ def _same_output(one: Path, two: Path) -> None:
         assert without_times(results[1]) == without_times(results[0])
 
 
-def test_two_ranks_filter_as_one_process_and_a_failed_rank_is_named_and_resumed(tiny_llava, tmp_path):
-    one, two = tmp_path / "one", tmp_path / "two"
-    single = _filter(tiny_llava, one)
+@pytest.fixture(scope="module")
+def filtered(tiny_llava, tmp_path_factory) -> tuple[Path, Path, subprocess.CompletedProcess[str]]:
+    """The filter of one process, the filter of two torchrun ranks, and what the ranks printed."""
+    root = tmp_path_factory.mktemp("filtered")
+    single = _filter(tiny_llava, root / "one")
     assert single.returncode == 0, single.stderr[-3000:]
+    done = _filter(tiny_llava, root / "two", ranks=2)
+    assert done.returncode == 0, done.stderr[-3000:]
+    return root / "one", root / "two", done
+
+
+def test_two_ranks_filter_as_one_process_and_a_finished_filter_asks_nothing(tiny_llava, filtered):
+    one, two, done = filtered
     record = json.loads((one / "harden.json").read_text())
     assert record["steps"]["filter"]["counts"]["asked"] == 6 and record["steps"]["filter"]["status"] == "complete"
-
-    done = _filter(tiny_llava, two, ranks=2)
-    assert done.returncode == 0, done.stderr[-3000:]
     _same_output(one, two)
-    trial = next((two / "runs" / "filter").glob("m2-*/trial-02")).relative_to(two)
     # Each rank asked its own shard (3 of the 6 questions) of every trial; rank 0 alone printed the report.
-    for k in (1, 2):
-        shard = RunStore.read(two / "ranks" / f"rank-{k}-of-2" / trial)
-        assert len(shard.responses()) == 3 and shard.manifest()["shard"] == [k, 2]
+    for trial in (two / "runs" / "filter").glob("*/trial-*"):
+        for k in (1, 2):
+            shard = RunStore.read(two / "ranks" / f"rank-{k}-of-2" / trial.relative_to(two))
+            assert len(shard.responses()) == 3 and shard.manifest()["shard"] == [k, 2]
     assert done.stdout.count("filter: complete") == 1
     assert "rank 0/2: done" in done.stderr and "rank 1/2: done" in done.stderr
 
+    # Finished: the same command again asks nothing on any rank and changes nothing.
+    before = {p: p.read_bytes() for p in two.rglob("*") if p.is_file()}
+    rest = _filter(tiny_llava, two, ranks=2)
+    assert rest.returncode == 0, rest.stderr[-3000:]
+    assert "rank 1/2: done" not in rest.stderr and rest.stdout.count("filter: complete") == 1
+    assert {p: p.read_bytes() for p in before} == before
+
+
+def test_a_failed_rank_is_named_and_the_same_command_asks_only_its_shard(tiny_llava, filtered):
+    one, two, _ = filtered
+    trial = next((two / "runs" / "filter").glob("m2-*/trial-02")).relative_to(two)
     # A session that ended before rank 0 merged one trial, with rank 1's shard of it damaged:
     # rank 1 fails on it, and rank 0 stops naming rank 1 and its error instead of waiting (the
     # ranks started by hand, so that no torchrun agent stops rank 0 first).
@@ -90,13 +107,13 @@ def test_two_ranks_filter_as_one_process_and_a_failed_rank_is_named_and_resumed(
     shutil.rmtree(two / trial)
     port = free_port()
     ranks = [start_rank(r, 2, port, [*_args(tiny_llava, two), "--rank-timeout", "600"]) for r in (0, 1)]
-    outputs = [r.communicate(timeout=300) for r in ranks]
+    outputs = [r.communicate(timeout=240) for r in ranks]
     assert [r.returncode for r in ranks] == [1, 1]
     assert "rank 1 of 2 failed:" in outputs[0][1] and "manifest.json: cannot be read" in outputs[0][1], outputs[0][1][-3000:]
     assert not (two / trial).exists()  # nothing merged from a partial set
 
     # Without the damaged shard, the same command asks rank 1's 3 answers of that trial again,
-    # and nothing else (rank 0's shards are finished: no line added), then merges and filters.
+    # and nothing else (every other shard is finished: no line added), then merges and filters.
     shutil.rmtree(shard)
     before = {p: p.read_text() for p in (two / "ranks").rglob("responses.jsonl")}
     again = _filter(tiny_llava, two, ranks=2)
@@ -104,12 +121,6 @@ def test_two_ranks_filter_as_one_process_and_a_failed_rank_is_named_and_resumed(
     assert {p: p.read_text() for p in before} == before
     assert len(RunStore.read(shard).responses()) == 3
     _same_output(one, two)
-
-    # Finished: the same command again asks nothing on any rank and changes nothing.
-    record = (two / "harden.json").read_text()
-    rest = _filter(tiny_llava, two, ranks=2)
-    assert rest.returncode == 0, rest.stderr[-3000:]
-    assert (two / "harden.json").read_text() == record and "rank 1/2: done" not in rest.stderr
 
 
 def test_a_filter_of_one_process_is_not_continued_by_ranks(tiny_llava, tmp_path):
