@@ -39,6 +39,8 @@ __all__ = ["harden_filter_ranks"]
 
 #: The announcement the other ranks wait for: the trial plan, or null when nothing is to be asked.
 _PLAN = "harden-filter-plan"
+#: The run settings that say where a rank's local model goes (``rank_device``, ``pin_vllm_devices``).
+_DEVICE_FIELDS = ("device", "tensor_parallel_size", "pipeline_parallel_size")
 
 
 def harden_filter_ranks(data: str | Path, out: str | Path, launch: Launch, *, timeout: float = DEFAULT_TIMEOUT_S,
@@ -129,9 +131,6 @@ async def _ask_shard_async(staging: Path, setting: str, models: Sequence[Model],
         pin_vllm_devices(vllm, launch)
     mine = dataclasses.replace(settings, run={**run, "shard": launch.shard, **({"device": device} if device else {})})
     await run_trials(Path(staging), setting, models, mine, root, display=RankDisplay(launch))
-
-
-_DEVICE_FIELDS = ("device", "tensor_parallel_size", "pipeline_parallel_size")
 
 
 def _models(entries: Sequence[dict[str, Any]]) -> tuple[Model, ...]:
