@@ -106,10 +106,11 @@ $(TF4_VENV)/.installed: pyproject.toml
 	$(TF4_VENV)/bin/python -m pip install -q 'transformers>=4.57,<4.58' -e '.[test-tools,hf]'
 	touch $@
 
-# The families whose processors need torchvision (Qwen2-VL, Qwen2.5-VL, LLaVA-OneVision, SmolVLM2,
-# which also needs num2words: marker `torchvision`), which has no build beside the CPU torch
-# 2.13.0: not part of `make test`. Their own venv (.venv-tv) holds torch 2.14.1 and torchvision
-# 0.29.1, CUDA builds: 6.1 GB, 3.5 min to install here (local wheels), 30 s of tests.
+# The families whose processors need torchvision (Qwen2-VL, Qwen2.5-VL, Qwen3-VL, LLaVA-OneVision,
+# InternVL, Mistral3, Pixtral, SmolVLM2, which also needs num2words: marker `torchvision`), which
+# has no build beside the CPU torch 2.13.0: not part of `make test`. Their own venv (.venv-tv) holds
+# torch 2.14.1 and torchvision 0.29.1, CUDA builds: 6.1 GB, 3.5 to 10 min to install here (local
+# wheels), 1 to 3 min of tests (24) on two shared cores.
 TV_VENV ?= .venv-tv
 .PHONY: test-torchvision
 test-torchvision: $(TV_VENV)/.installed

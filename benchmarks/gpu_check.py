@@ -91,8 +91,9 @@ def build_model(directory: Path) -> Path:
 async def drive(spec: str, config: RunConfig, requests: list[Request], batches: list[int]) -> list[Timed]:
     """Preflight once (the engine loads), then one generate() pass per batch size."""
     from mmmu_eval.backends.registry import make_backend
+    from mmmu_eval.run.backend_settings import backend_settings
 
-    backend = make_backend(spec, config, [])
+    backend = make_backend(spec, backend_settings(config))
     kind = spec.split(":", 1)[0]
     try:
         started = time.perf_counter()

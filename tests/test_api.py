@@ -256,11 +256,12 @@ async def test_the_openai_backends_manifest_entry_holds_no_key(monkeypatch):
     from mmmu_eval.run.prepare import load_items, run_manifest
     from mmmu_eval.backends.registry import make_backend
     from mmmu_eval.prompt.protocol import EvalProtocol
+    from mmmu_eval.run.backend_settings import backend_settings
 
     monkeypatch.setenv("OPENAI_API_KEY", "sk-live-abcdef0123456789")
     config = RunConfig(model="openai:gpt-x", base_urls=("https://user:pw@api.example.com/v1",), data="sample", split="dev")
     dataset = load_items(config)
-    backend = make_backend(config.model, config, dataset.items)
+    backend = make_backend(config.model, backend_settings(config))
     try:
         manifest = with_backend(run_manifest(config, EvalProtocol.from_config(config), dataset, dataset.items), backend, config)
     finally:

@@ -1,67 +1,106 @@
-"""The import graph follows the layers of docs/design.md: no package imports one above it, and no
-module imports itself round a circle. Read from the source with ``ast``, not by importing it.
+"""The import graph follows the layers of docs/design.md: no package imports one the table there
+does not allow, no import takes an edge it names as never allowed, and no module imports itself
+round a circle. Read from the source with ``ast``, not by importing it.
 
-Every import counts: at the top of a module, inside a function (a deferred import is still a
-dependency: it only moves the failure to the first call) and under ``TYPE_CHECKING`` (the
-annotation names the other package's type). A new edge between packages is a design decision:
-add it to ``ALLOWED`` here, and to the map in docs/design.md, in the same change.
+The table is read from docs/design.md (the block under ``<!-- layers: ... -->``), so the page a
+newcomer reads and the rule this test holds are one text. Every import counts: at the top of a
+module, inside a function (a deferred import is still a dependency: it only moves the failure to
+the first call), under ``TYPE_CHECKING`` (the annotation names the other package's type), and
+``importlib.import_module("mmmu_eval...")`` / ``__import__("mmmu_eval...")`` with the module
+named in a string (an f-string counts for its fixed dotted head).
 """
 
 from __future__ import annotations
 
 import ast
+import importlib.util
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
-SRC = Path(__file__).resolve().parent.parent / "src"
+ROOT = Path(__file__).resolve().parent.parent
+SRC = ROOT / "src"
+DESIGN = ROOT / "docs" / "design.md"
 PACKAGE = "mmmu_eval"
-
-# The layers, lowest first. A package may import its own modules and those of the packages
-# listed for it, nothing else; each row lists only what is below it.
-_VOCABULARY = {"errors", "version", "atomic", "writer_lock", "clock", "aio", "records", "config"}  # layer 0: what every stage uses
-_STAGES = ("dataset", "prompt", "backends", "store", "score", "report")  # layers 1-6, in pipeline order
+#: The comment that stands right above the table's fenced block in docs/design.md.
+TABLE_MARK = "<!-- layers: read by tests/test_layers.py -->"
 
 
-def _below(stage: str) -> frozenset[str]:
-    return frozenset(_VOCABULARY | set(_STAGES[: _STAGES.index(stage)]))
+@dataclass(frozen=True)
+class Layers:
+    """The table of docs/design.md: each package's layer, what it may import, what it never may."""
+
+    layer: dict[str, int]
+    allowed: dict[str, frozenset[str]]
+    never: dict[tuple[str, str], str]
+    """(importer, imported) -> why that edge stays closed."""
 
 
+def table_text(page: str) -> str:
+    """The fenced block right under ``TABLE_MARK``."""
+    if TABLE_MARK not in page:
+        raise ValueError(f"docs/design.md has no {TABLE_MARK!r} above the layers table")
+    after = page.split(TABLE_MARK, 1)[1].lstrip("\n")
+    match = re.match(r"```[a-z]*\n(.*?)\n```", after, re.S)
+    if match is None:
+        raise ValueError("the layers comment in docs/design.md is not followed by a fenced block")
+    return match.group(1)
+
+
+def parse_layers(text: str) -> Layers:
+    """Rows ``LAYER PACKAGE TARGETS...`` (``Ln``, ``Ln-Lm``, ``-``) and ``never IMPORTER TARGETS... -- WHY``.
+
+    Raises:
+        ValueError: a row that is neither, naming it; a target that is no package of the table.
+    """
+    layer: dict[str, int] = {}
+    wanted: dict[str, list[str]] = {}
+    never: dict[tuple[str, str], str] = {}
+    for number, line in enumerate(text.splitlines(), start=1):
+        line = line.strip()
+        if not line or line.startswith("#"):
+            continue
+        parts = line.split()
+        if parts[0] == "never":
+            edges, _, why = line.partition(" -- ")
+            names = edges.split()[1:]
+            if len(names) < 2 or not why.strip():
+                raise ValueError(f"layers table, line {number}: {line!r} is not 'never IMPORTER TARGETS -- WHY'")
+            for target in names[1:]:
+                never[(names[0], target)] = why.strip()
+            continue
+        if len(parts) < 3 or not parts[0].isdigit():
+            raise ValueError(f"layers table, line {number}: {line!r} is not 'LAYER PACKAGE TARGETS' nor a 'never' row")
+        layer[parts[1]] = int(parts[0])
+        wanted[parts[1]] = [] if parts[2:] == ["-"] else parts[2:]
+    allowed: dict[str, frozenset[str]] = {}
+    for package, targets in wanted.items():
+        out: set[str] = set()
+        for target in targets:
+            span = re.fullmatch(r"L(\d)(?:-L(\d))?", target)
+            if span:
+                low, high = int(span.group(1)), int(span.group(2) or span.group(1))
+                out |= {p for p, n in layer.items() if low <= n <= high and p != package}
+            elif target in layer:
+                out.add(target)
+            else:
+                raise ValueError(f"layers table: {package} may import {target!r}, which has no row")
+        allowed[package] = frozenset(out)
+    for importer, target in never:
+        if importer not in layer or target not in layer:
+            raise ValueError(f"layers table: 'never {importer} {target}' names a package with no row")
+        if target in wanted[importer]:
+            raise ValueError(f"layers table: {importer}'s row names {target}, which a never row closes")
+    # a never row closes its edge whatever a layer range (``L0``) in the importer's row opens
+    allowed = {p: frozenset(t for t in targets if (p, t) not in never) for p, targets in allowed.items()}
+    return Layers(layer, allowed, never)
+
+
+LAYERS = parse_layers(table_text(DESIGN.read_text(encoding="utf-8")))
 #: package (or layer-0 module) -> the packages and layer-0 modules it may import.
-ALLOWED: dict[str, frozenset[str]] = {
-    # layer 0: the errors, the version, the one whole-file write, the one time stamp and the one
-    # way a synchronous entry point runs a coroutine (aio) import
-    # nothing of ours; records may use the errors; config both
-    "errors": frozenset(),
-    "version": frozenset(),
-    "atomic": frozenset(),
-    "writer_lock": frozenset({"errors", "atomic"}),
-    "clock": frozenset(),
-    "aio": frozenset(),
-    "records": frozenset({"errors"}),
-    "config": frozenset({"errors", "records", "version"}),
-    # layers 1-6: the stages, each on the ones before it
-    **{stage: _below(stage) for stage in _STAGES},
-    # layer 7: the orchestration of one run, over every stage
-    "run": _below("report") | {"report"},
-    # layer 8: the users of the stages. Each may use the run; none uses another, except
-    # that the doctor reads a suite back (``mmmu-eval doctor SUITE_DIR``).
-    "rescore": _below("report") | {"report", "run"},
-    "suite": _below("report") | {"report", "run"},
-    "harden": _below("report") | {"report", "run"},
-    "doctor": _below("report") | {"report", "run", "suite"},
-    # the benchmark's audit reads runs (report.loaded_run) and other harnesses' files (rescore)
-    "itemaudit": _below("report") | {"report", "run", "rescore"},
-    # the RL environment: items and prompts in, the score stage's verdict out; never a backend,
-    # a run directory, a report or a run (a trainer's process holds none of them)
-    "environments": frozenset(_VOCABULARY | {"dataset", "prompt", "score"}),
-    # layer 9: the command line and the package root, over everything
-    "cli": _below("report") | {"report", "run", "rescore", "suite", "harden", "doctor", "environments", "itemaudit"},
-    "__init__": _below("report") | {"report", "run", "rescore", "suite", "harden", "doctor", "environments",
-                                    "itemaudit", "cli"},
-    "__main__": frozenset({"cli"}),
-}
+ALLOWED: dict[str, frozenset[str]] = LAYERS.allowed
 
 
 @dataclass(frozen=True)
@@ -106,6 +145,41 @@ def _resolve(module: str, is_package: bool, node: ast.ImportFrom) -> str:
     return ".".join(base + ([node.module] if node.module else []))
 
 
+#: The calls that import a module named by a string: ``importlib.import_module``, ``__import__``.
+_IMPORT_CALLS = ("import_module", "__import__")
+
+
+def named_import(call: ast.Call) -> str | None:
+    """The module an ``importlib.import_module(...)`` / ``__import__(...)`` call names, or None.
+
+    A string literal is the module (a relative one resolved against a literal ``package=``); an
+    f-string names the package its fixed head spells (``f"mmmu_eval.cli.{name}"``: ``mmmu_eval.cli``).
+    A name held in a variable cannot be read here and is left to the registry tables that hold it.
+    """
+    func = call.func
+    called = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else None
+    if called not in _IMPORT_CALLS or not call.args:
+        return None
+    first = call.args[0]
+    if isinstance(first, ast.Constant) and isinstance(first.value, str):
+        name = first.value
+    elif isinstance(first, ast.JoinedStr):
+        head = ""
+        for part in first.values:
+            if not (isinstance(part, ast.Constant) and isinstance(part.value, str)):
+                break
+            head += part.value
+        name = head.rpartition(".")[0] if "." in head else ""
+    else:
+        return None
+    if name.startswith("."):
+        package = next((k.value for k in call.keywords if k.arg == "package"), None)
+        if not (isinstance(package, ast.Constant) and isinstance(package.value, str)):
+            return None
+        name = importlib.util.resolve_name(name, package.value)
+    return name or None
+
+
 def imports_of(module: str, path: Path) -> list[Import]:
     """Every import of our package in one module, wherever it stands in the file."""
     tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
@@ -127,6 +201,11 @@ def imports_of(module: str, path: Path) -> list[Import]:
                 if target == PACKAGE or target.startswith(PACKAGE + "."):
                     found.append(Import(module, node.lineno, target, text, deferred))
             return
+        if isinstance(node, ast.Call):
+            named = named_import(node)
+            if named is not None and (named == PACKAGE or named.startswith(PACKAGE + ".")):
+                text = " ".join((ast.get_source_segment(source, node) or "").split())
+                found.append(Import(module, node.lineno, named, text, deferred))
         inner = deferred or isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda))
         if isinstance(node, ast.If) and _is_type_checking(node.test):
             for child in node.body:
@@ -154,6 +233,16 @@ def upward_imports(imports: list[Import]) -> list[Import]:
         source, target = package_of(imp.module), package_of(imp.target)
         if source != target and target not in ALLOWED[source]:
             bad.append(imp)
+    return bad
+
+
+def forbidden_imports(imports: list[Import]) -> list[tuple[Import, str]]:
+    """The imports that take an edge the table names as never allowed, each with the table's reason."""
+    bad = []
+    for imp in imports:
+        why = LAYERS.never.get((package_of(imp.module), package_of(imp.target)))
+        if why is not None:
+            bad.append((imp, why))
     return bad
 
 
@@ -198,8 +287,14 @@ def test_every_package_has_a_row():
 
 def test_no_package_imports_one_above_it():
     bad = upward_imports(ALL_IMPORTS)
-    assert not bad, "imports that break the layers (see ALLOWED):\n" + "\n".join(
+    assert not bad, "imports that break the layers (docs/design.md, Layers):\n" + "\n".join(
         f"  {imp}  [{package_of(imp.module)} may not import {package_of(imp.target)}]" for imp in bad)
+
+
+def test_no_import_takes_an_edge_that_stays_closed():
+    bad = forbidden_imports(ALL_IMPORTS)
+    assert not bad, "imports the layers table names as never allowed:\n" + "\n".join(
+        f"  {imp}  [never {package_of(imp.module)} -> {package_of(imp.target)}: {why}]" for imp, why in bad)
 
 
 def test_no_module_imports_itself_round_a_circle():
@@ -210,10 +305,48 @@ def test_no_module_imports_itself_round_a_circle():
 
 def test_the_table_is_layered():
     """The table itself has no circle: were two packages allowed to import each other, the test
-    above could not keep their modules apart."""
+    above could not keep their modules apart. Each row reaches only its own layer or below, and
+    an edge a ``never`` row closes is closed even where a range (``L0``) would open it."""
     for package, allowed in ALLOWED.items():
         for other in allowed:
             assert package not in ALLOWED[other], f"{package} and {other} may import each other"
+            assert LAYERS.layer[other] <= LAYERS.layer[package], f"{package} (L{LAYERS.layer[package]}) may import {other} (L{LAYERS.layer[other]}), above it"
+            assert (package, other) not in LAYERS.never, f"{package} may import {other}, which a never row closes"
+    assert "config" not in ALLOWED["backends"] and "records" in ALLOWED["backends"]
+
+
+def test_the_table_says_what_the_design_promises():
+    """The edges the design names: the score stage is pure, the RL environment light."""
+    assert not ALLOWED["score"] & {"store", "backends", "report", "run"}
+    assert ALLOWED["environments"] == {"errors", "version", "atomic", "clock", "aio", "writer_lock", "records", "config",
+                                       "manifest", "dataset", "prompt", "score"}
+    assert ALLOWED["run"] >= {"dataset", "prompt", "backends", "store", "score", "report"}
+    assert ALLOWED["__main__"] == {"cli"}
+
+
+@pytest.mark.parametrize("row, problem", [
+    ("0 errors", "is not 'LAYER PACKAGE TARGETS'"),
+    ("store 4 L0", "is not 'LAYER PACKAGE TARGETS'"),
+    ("3 backends L0 nowhere", "'nowhere', which has no row"),
+    ("never score store", "is not 'never IMPORTER TARGETS -- WHY'"),
+    ("never score nowhere -- why", "names a package with no row"),
+    ("1  dataset  L0\n6  report  L0 dataset\nnever  report  dataset  -- why", "report's row names dataset, which a never row closes"),
+])
+def test_a_bad_row_of_the_table_is_named(row, problem):
+    with pytest.raises(ValueError, match=re.escape(problem)):
+        parse_layers("0  errors  -\n0  records  errors\n4  store  L0\n5  score  L0\n" + row)
+
+
+def test_the_table_is_read_from_the_design_page():
+    page = DESIGN.read_text(encoding="utf-8")
+    assert table_text(page).splitlines()[0].startswith("#")
+    with pytest.raises(ValueError, match="no '<!-- layers"):
+        table_text(page.replace(TABLE_MARK, ""))
+    text = "0  errors  -\n1  dataset  L0\n2  prompt  L0-L1\n3  report  L0 prompt\nnever  report  dataset  -- because\n"
+    layers = parse_layers(text)
+    assert layers.allowed == {"errors": frozenset(), "dataset": {"errors"}, "prompt": {"errors", "dataset"},
+                              "report": {"errors", "prompt"}}
+    assert layers.never == {("report", "dataset"): "because"}
 
 
 def test_the_shims_only_rename_an_environment():
@@ -249,6 +382,26 @@ def test_an_upward_import_is_found_wherever_it_stands(tmp_path, text, deferred):
     assert [(b.module, b.target, b.deferred) for b in bad] == [
         ("mmmu_eval.score.example", "mmmu_eval.report.results", deferred)]
     assert "mmmu_eval.score.example (line " in str(bad[0]) and "report" in str(bad[0])
+
+
+@pytest.mark.parametrize("text, target", [
+    ("import importlib\ndef f():\n    return importlib.import_module('mmmu_eval.store.rundir')\n", "mmmu_eval.store.rundir"),
+    ("from importlib import import_module\nX = import_module('mmmu_eval.store')\n", "mmmu_eval.store"),
+    ("import importlib\nX = importlib.import_module('.rundir', package='mmmu_eval.store')\n", "mmmu_eval.store.rundir"),
+    ("def f(name):\n    return __import__(f'mmmu_eval.store.{name}')\n", "mmmu_eval.store"),
+    ("import builtins\nX = builtins.__import__('mmmu_eval.store.rundir', fromlist=['RunStore'])\n", "mmmu_eval.store.rundir"),
+])
+def test_an_import_by_name_is_found(tmp_path, text, target):
+    """``importlib`` and ``__import__`` with our module named in a string count as imports."""
+    imports = _scan(tmp_path, {"mmmu_eval.score.example": text})
+    assert [i.target for i in upward_imports(imports)] == [target]
+    assert [i.target for i, _ in forbidden_imports(imports)] == [target]
+
+
+def test_an_import_by_name_of_another_package_is_not_ours(tmp_path):
+    imports = _scan(tmp_path, {"mmmu_eval.score.example": (
+        "import importlib\nX = importlib.import_module('json')\nY = importlib.import_module(NAME)\n")})
+    assert imports == []
 
 
 def test_the_package_root_is_the_top():

@@ -44,7 +44,7 @@ def pages(tmp_path_factory):
     from fakes.mc_set import Proposer, write_jsonl_set
     from mmmu_eval import evaluate
     from mmmu_eval.cli.main import main
-    from mmmu_eval.harden import harden_augment
+    from mmmu_eval.harden import AugmentSettings, harden_augment
     from mmmu_eval.run.progress import NullDisplay
     from mmmu_eval.report.html import render_html
     from mmmu_eval.report.loaded_run import load_run, prompts_for
@@ -78,7 +78,7 @@ def pages(tmp_path_factory):
          "answer": "A"},
     ])
     with FaultServer(fault_rate=0.0, answer=Proposer({})) as server:
-        harden_augment(data, root / "hard", model="openai:fake-model", base_urls=[server.url])
+        harden_augment(data, root / "hard", AugmentSettings(model="openai:fake-model", base_urls=[server.url]))
     audit_page = root / "audit.html"
     pro_2024 = sorted(p for p in FIDELITY_2024.glob("*.jsonl") if "gpt-4o" in p.name or "gemini" in p.name
                       or "InternVL2-40B" in p.name)

@@ -17,6 +17,7 @@ import pytest
 
 from mmmu_eval.prompt.images import tiny_png
 from mmmu_eval.backends.openai_api import OpenAIBackend
+from mmmu_eval.backends.settings import OpenAISettings
 from mmmu_eval.config import RunConfig
 from mmmu_eval.errors import ConfigError
 from mmmu_eval.records import GenerationSettings, ImagePart, ImageRef, Request, TextPart
@@ -71,10 +72,10 @@ async def test_preflight_names_the_models_the_server_has(served):
         await backend.aclose()
 
 
-def test_from_config_needs_no_key_for_a_local_server(served, monkeypatch):
+def test_from_settings_needs_no_key_for_a_local_server(served, monkeypatch):
     model, url = served
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
-    backend = OpenAIBackend.from_config(model, RunConfig(model=f"openai:{model}", base_urls=(url,)), [])
+    backend = OpenAIBackend.from_settings(model, OpenAISettings(base_urls=(url,)))
     assert backend.describe()["base_urls"] == [url]
 
 

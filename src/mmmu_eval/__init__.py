@@ -12,6 +12,15 @@ The notebook surface, in pipeline order::
     print("\n".join(mmmu_eval.diagnose(result.run_dir, published=58.6).lines()))   # why it may differ
     found = mmmu_eval.audit(["runs/a", "runs/b", "lmms_eval_samples.jsonl"])   # the benchmark's own errors
 
+After a run, one call per command, each returning a frozen record (``score``, ``report`` and
+``rescore`` are the stage packages' names, hence ``_run`` / ``_outputs``)::
+
+    view = mmmu_eval.score_run(result.run_dir, parsers=["official", "strict"])   # a view; save=True keeps it
+    page = mmmu_eval.report_run(result.run_dir, html=True)            # report.html (submission=True: EvalAI)
+    c = mmmu_eval.compare("runs/a", "runs/b")                         # paired difference, interval, McNemar
+    merged = mmmu_eval.merge(["runs/m-1", "runs/m-2"], "runs/m")      # --shard K/N runs joined, then scored
+    found = mmmu_eval.rescore_outputs("samples_mmmu_val.jsonl", out="runs/lmms")   # another harness's file
+
     ds = mmmu_eval.load_dataset("mmmu-pro", setting="standard-10", data="sample")
     protocol = mmmu_eval.EvalProtocol.from_config(mmmu_eval.RunConfig(model="random", benchmark="mmmu-pro"))
     request = mmmu_eval.build_request(ds.items[0], protocol)
@@ -37,6 +46,20 @@ if _typing.TYPE_CHECKING:
     from mmmu_eval.errors import BackendError, ConfigError, DataError, MmmuEvalError, StoreError
     from mmmu_eval.prompt.protocol import EvalProtocol, build_request, prompt_text
     from mmmu_eval.doctor.diagnose import diagnose
+    from mmmu_eval.report.compare import Comparison, DisciplineDiff, Flip, compare
+    from mmmu_eval.report.loaded_run import LoadedRun, load_run
+    from mmmu_eval.rescore.outputs import Rescored, rescore_outputs
+    from mmmu_eval.rescore.read import Rescore
+    from mmmu_eval.rescore.write import RescoredRun
+    from mmmu_eval.run.merge_run import MergedRun, merge
+    from mmmu_eval.run.outputs import SavedScoring
+    from mmmu_eval.run.report_run import RunReport, report_run
+    from mmmu_eval.run.score_run import RunScore, score_run
+    from mmmu_eval.score.spec import ScoringSpec
+    from mmmu_eval.score.explain import Difference, Explanation
+    from mmmu_eval.store.manifest import Manifest
+    from mmmu_eval.rescore.readers.base import ForeignFile, ForeignRow
+    from mmmu_eval.score.harness_verdicts import HarnessVerdict, RecordedScore
     from mmmu_eval.itemaudit import Audit, audit
     from mmmu_eval.records import (
         GenerationSettings,
@@ -50,6 +73,21 @@ if _typing.TYPE_CHECKING:
     )
     from mmmu_eval.score.scorer import Scoring, score_responses
     from mmmu_eval.suite.execute import SuiteResult, evaluate_suite, evaluate_suite_async
+    from mmmu_eval.backends.custom import ChatFunction, Generates
+    from mmmu_eval.doctor.diagnose import Diagnosis, SuiteDiagnosis
+    from mmmu_eval.doctor.effects import Effect
+    from mmmu_eval.itemaudit.added import AddedOption
+    from mmmu_eval.itemaudit.sources import Answer, RunAnswers
+    from mmmu_eval.itemaudit.stats import ItemStats
+    from mmmu_eval.itemaudit.structural import Problem
+    from mmmu_eval.itemaudit.suspects import Agreement, Suspect, Vote
+    from mmmu_eval.report.causes import Cause
+    from mmmu_eval.report.results_schema import Results
+    from mmmu_eval.run.progress import Display
+    from mmmu_eval.run.resolve import RunConfigArgs
+    from mmmu_eval.score.aggregate import Aggregate, Tally
+    from mmmu_eval.suite.config import SuiteConfig, SuiteConfigArgs, SuiteRun
+    from mmmu_eval.suite.progress import SuiteDisplay
 
 # Each public name, and the module that holds it. They are imported on first use (PEP 562), so
 # ``mmmu-eval run`` loads what a run needs when it needs it, not the report and scoring code (and
@@ -60,6 +98,21 @@ _HOME = {
     "RunConfig": "mmmu_eval.config",
     **dict.fromkeys(("Dataset", "load_dataset"), "mmmu_eval.dataset.load"),
     "diagnose": "mmmu_eval.doctor.diagnose",
+    # one call per command that reads or rewrites a finished run, and the records they return
+    **dict.fromkeys(("Comparison", "DisciplineDiff", "Flip", "compare"), "mmmu_eval.report.compare"),
+    **dict.fromkeys(("LoadedRun", "load_run"), "mmmu_eval.report.loaded_run"),
+    **dict.fromkeys(("Rescored", "rescore_outputs"), "mmmu_eval.rescore.outputs"),
+    "Rescore": "mmmu_eval.rescore.read",
+    "RescoredRun": "mmmu_eval.rescore.write",
+    **dict.fromkeys(("MergedRun", "merge"), "mmmu_eval.run.merge_run"),
+    "SavedScoring": "mmmu_eval.run.outputs",
+    **dict.fromkeys(("RunReport", "report_run"), "mmmu_eval.run.report_run"),
+    **dict.fromkeys(("RunScore", "score_run"), "mmmu_eval.run.score_run"),
+    "ScoringSpec": "mmmu_eval.score.spec",
+    **dict.fromkeys(("Difference", "Explanation"), "mmmu_eval.score.explain"),
+    "Manifest": "mmmu_eval.store.manifest",
+    **dict.fromkeys(("ForeignFile", "ForeignRow"), "mmmu_eval.rescore.readers.base"),
+    **dict.fromkeys(("HarnessVerdict", "RecordedScore"), "mmmu_eval.score.harness_verdicts"),
     **dict.fromkeys(("Audit", "audit"), "mmmu_eval.itemaudit"),
     **dict.fromkeys(("BackendError", "ConfigError", "DataError", "MmmuEvalError", "StoreError"), "mmmu_eval.errors"),
     **dict.fromkeys(("EvalProtocol", "build_request", "prompt_text"), "mmmu_eval.prompt.protocol"),
@@ -67,6 +120,22 @@ _HOME = {
                      "Verdict"), "mmmu_eval.records"),
     **dict.fromkeys(("Scoring", "score_responses"), "mmmu_eval.score.scorer"),
     **dict.fromkeys(("SuiteResult", "evaluate_suite", "evaluate_suite_async"), "mmmu_eval.suite.execute"),
+    # the types the functions above take and return (tests/test_public_api.py finds each one)
+    **dict.fromkeys(("ChatFunction", "Generates"), "mmmu_eval.backends.custom"),
+    **dict.fromkeys(("Diagnosis", "SuiteDiagnosis"), "mmmu_eval.doctor.diagnose"),
+    "Effect": "mmmu_eval.doctor.effects",
+    "AddedOption": "mmmu_eval.itemaudit.added",
+    **dict.fromkeys(("Answer", "RunAnswers"), "mmmu_eval.itemaudit.sources"),
+    "ItemStats": "mmmu_eval.itemaudit.stats",
+    "Problem": "mmmu_eval.itemaudit.structural",
+    **dict.fromkeys(("Agreement", "Suspect", "Vote"), "mmmu_eval.itemaudit.suspects"),
+    "Cause": "mmmu_eval.report.causes",
+    "Results": "mmmu_eval.report.results_schema",
+    "Display": "mmmu_eval.run.progress",
+    "RunConfigArgs": "mmmu_eval.run.resolve",
+    **dict.fromkeys(("Aggregate", "Tally"), "mmmu_eval.score.aggregate"),
+    **dict.fromkeys(("SuiteConfig", "SuiteConfigArgs", "SuiteRun"), "mmmu_eval.suite.config"),
+    "SuiteDisplay": "mmmu_eval.suite.progress",
 }
 
 
@@ -80,42 +149,90 @@ def __getattr__(name: str) -> object:
 
 
 def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(__all__))
+    return sorted(set(globals()) | set(_HOME))
 
 
 __all__ = [
+    "AddedOption",
+    "Aggregate",
+    "Agreement",
+    "Answer",
     "Audit",
     "Backend",
     "BackendError",
+    "Cause",
+    "ChatFunction",
+    "Comparison",
     "ConfigError",
     "DataError",
     "Dataset",
+    "Diagnosis",
+    "Difference",
+    "DisciplineDiff",
+    "Display",
+    "Effect",
     "EvalProtocol",
+    "Explanation",
+    "Flip",
+    "ForeignFile",
+    "ForeignRow",
+    "Generates",
     "GenerationSettings",
+    "HarnessVerdict",
     "ImagePart",
     "ImageRef",
     "Item",
+    "ItemStats",
+    "LoadedRun",
+    "Manifest",
+    "MergedRun",
     "MmmuEvalError",
+    "Problem",
+    "RecordedScore",
     "Request",
+    "Rescore",
+    "Rescored",
+    "RescoredRun",
     "Response",
+    "Results",
+    "RunAnswers",
     "RunConfig",
+    "RunConfigArgs",
     "RunPlan",
+    "RunReport",
     "RunResult",
+    "RunScore",
+    "SavedScoring",
     "Scoring",
+    "ScoringSpec",
     "StoreError",
+    "SuiteConfig",
+    "SuiteConfigArgs",
+    "SuiteDiagnosis",
+    "SuiteDisplay",
     "SuiteResult",
+    "SuiteRun",
+    "Suspect",
+    "Tally",
     "TextPart",
     "Verdict",
+    "Vote",
     "__version__",
     "audit",
     "build_request",
+    "compare",
     "diagnose",
     "evaluate",
     "evaluate_async",
     "evaluate_suite",
     "evaluate_suite_async",
     "load_dataset",
+    "load_run",
+    "merge",
     "plan_run",
     "prompt_text",
+    "report_run",
+    "rescore_outputs",
     "score_responses",
+    "score_run",
 ]

@@ -108,6 +108,7 @@ class RunConfig:
     ids: tuple[str, ...] | None = field(default=None, metadata={"help": "keep only these item ids"})
     sample: int | None = field(default=None, metadata={"help": "a seeded random sample of K items (after --subjects and --ids, before --limit and --shard); recorded in the manifest, reported with an exact interval for the full score"})
     sample_seed: int | None = field(default=None, metadata={"help": "seed of --sample (default 0)"})
+    sample_audit: Path | None = field(default=None, metadata={"help": "with --sample: an audit's JSON (mmmu-eval audit --json) whose runs' answers stratify the sample by item difficulty and add a 2PL estimate of the full score, each only where the audit's hold-one-model-out check shows it beats uniform sampling (the check is recorded and printed)"})
     shard: tuple[int, int] | None = field(default=None, metadata={"help": "(K, N): run the K-th of N deterministic slices (1-based)"})
     out: Path | None = field(default=None, metadata={"help": "run directory; None picks runs/<benchmark>-<model>-<time>"})
     resume: bool = field(default=False, metadata={"help": "continue the run in `out`, re-running only missing and failed items"})
@@ -178,6 +179,8 @@ class RunConfig:
             k, n = self.shard
             if not (n >= 1 and 1 <= k <= n):
                 raise ConfigError(f"--shard {k}/{n}: need 1 <= K <= N")
+        if self.sample_audit is not None and self.sample is None:
+            raise ConfigError("--sample-audit applies to a sampled run: add --sample K")
         self._check_numbers()
         # unknown parsers or fallback policy stop the run before a request (the scoring record,
         # ``ScoringSpec.from_config``, checks them the same way)

@@ -1,10 +1,16 @@
-"""random, frequent and text-only: what each answers, and that it is reproducible."""
+"""random, frequent and text-only: what each answers, and that it is reproducible.
+
+``frequent`` is handed its answers (``run/prepare.frequent_answers``), never the items: the
+ranking tests go through that function, the backend tests through what it hands over."""
 
 import pytest
 
-from mmmu_eval.backends.baselines import FrequentBackend, RandomBackend, TextOnlyBackend, frequent_answers
+from mmmu_eval.backends.baselines import FrequentBackend, RandomBackend, TextOnlyBackend
 from mmmu_eval.backends.registry import make_backend
+from mmmu_eval.backends.settings import BackendSettings, BaselineSettings, FixedAnswers
 from mmmu_eval.config import RunConfig
+from mmmu_eval.run.backend_settings import backend_settings
+from mmmu_eval.run.prepare import frequent_answers
 from mmmu_eval.errors import ConfigError
 from mmmu_eval.records import ImagePart, ImageRef, Item, Request, TextPart
 
@@ -54,32 +60,49 @@ async def test_random_answers_open_questions_with_nothing_to_match():
 
 
 def test_random_takes_its_seed_from_the_config_default_zero():
-    assert make_backend("random", RunConfig(model="random")).seed == 0
-    assert make_backend("random", RunConfig(model="random", seed=5)).seed == 5
+    assert make_backend("random", backend_settings(RunConfig(model="random"))).seed == 0
+    assert make_backend("random", backend_settings(RunConfig(model="random", seed=5))).seed == 5
 
 
 def test_frequent_ranks_gold_letters_by_count_then_letter():
     items = [item(1, "C"), item(2, "C"), item(3, "A"), item(4, "B"), item(5, "A"), item(6, "D"),
              item(7, "C"), item(8, ("7",), (), "open"), item(9, "9", (), "open"), item(10, ("7", "seven"), (), "open")]
     # C: 3, A: 2, B: 1, D: 1 (B before D: tie goes to the earlier letter); open "7" twice, "9" once
-    assert frequent_answers(items) == (("C", "A", "B", "D"), "7")
+    fixed = frequent_answers(items + [item(11, None)], [])
+    assert (fixed.letter_ranking, fixed.open_answer, fixed.computed_from_items) == (("C", "A", "B", "D"), "7", 10)
 
 
 async def test_frequent_answers_the_top_letter_an_item_offers():
     items = [item(1, "C"), item(2, "C"), item(3, "B")]
-    backend = FrequentBackend.from_config("", RunConfig(model="frequent"), items)
-    got = await answers(backend, [request(1), request(2, "AB"), request(3, "A"), request(4, ())])
+    requests = [request(1), request(2, "AB"), request(3, "A"), request(4, ())]
+    fixed = frequent_answers(items, requests)
+    assert dict(fixed.by_item) == {"dev_Art_1": "C", "dev_Art_2": "B", "dev_Art_3": "A", "dev_Art_4": ""}
+    backend = FrequentBackend.from_settings("", BaselineSettings(fixed_answers=fixed))
+    got = await answers(backend, requests)
     assert got == [("dev_Art_1", "C"), ("dev_Art_2", "B"), ("dev_Art_3", "A"), ("dev_Art_4", "")]
-    assert backend.describe()["answer"] == "C"
+    assert backend.describe() == {"backend": "frequent", "letter_ranking": ["C", "B"], "answer": "C",
+                                  "open_answer": None, "computed_from_items": 3}
+
+
+async def test_frequent_gives_the_answers_it_was_handed_and_names_an_item_it_has_none_for():
+    """The backend holds answers, not items: an item outside them is that item's error, not a guess."""
+    backend = FrequentBackend(FixedAnswers({"dev_Art_1": "D"}, ("D",), None, 1))
+    got = [(r.item_id, r.status, r.text) async for r in backend.generate([request(1), request(2)])]
+    assert got[0] == ("dev_Art_1", "ok", "D")
+    assert got[1][:2] == ("dev_Art_2", "error")
+    assert "no answer fixed for this item" in [r async for r in backend.generate([request(2)])][0].error
 
 
 def test_frequent_refuses_items_without_gold_answers():
+    assert frequent_answers([item(1, None)], [request(1)]) is None
     with pytest.raises(ConfigError, match="needs gold answers"):
-        FrequentBackend.from_config("", RunConfig(model="frequent"), [item(1, None)])
+        FrequentBackend.from_settings("", BaselineSettings())
+    with pytest.raises(ConfigError, match="needs gold answers"):
+        make_backend("frequent", backend_settings(RunConfig(model="frequent")))
 
 
 def test_ties_among_open_answers_go_to_the_first_met():
-    assert frequent_answers([item(1, "x", (), "open"), item(2, "y", (), "open")])[1] == "x"
+    assert frequent_answers([item(1, "x", (), "open"), item(2, "y", (), "open")], []).open_answer == "x"
 
 
 async def test_text_only_strips_every_image_and_keeps_the_text():
@@ -100,9 +123,10 @@ async def test_text_only_strips_every_image_and_keeps_the_text():
 
 
 def test_text_only_wraps_any_registered_spec_once():
-    backend = make_backend("text-only:frequent", RunConfig(model="text-only:frequent"), [item(1, "A")])
-    assert isinstance(backend.inner, FrequentBackend)
+    fixed = frequent_answers([item(1, "A")], [request(1)])
+    backend = make_backend("text-only:frequent", BackendSettings(baseline=BaselineSettings(fixed_answers=fixed)))
+    assert isinstance(backend.inner, FrequentBackend) and backend.inner.answers is fixed
     with pytest.raises(ConfigError, match="already withheld"):
-        make_backend("text-only:text-only:random", RunConfig(model="text-only:text-only:random"))
+        make_backend("text-only:text-only:random")
     with pytest.raises(ConfigError, match="needs the spec"):
-        make_backend("text-only:", RunConfig(model="text-only:"))
+        make_backend("text-only:")

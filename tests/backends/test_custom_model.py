@@ -16,12 +16,14 @@ import pytest
 import mmmu_eval
 from mmmu_eval.backends.custom import as_backend, model_spec
 from mmmu_eval.backends.openai_api import OpenAIBackend
-from mmmu_eval.backends.registry import ENTRY_POINT_GROUP, parse_spec
+from mmmu_eval.backends.registry import ENTRY_POINT_GROUP, make_backend, parse_spec
+from mmmu_eval.backends.settings import CustomSettings
 from mmmu_eval.config import RunConfig
 from mmmu_eval.dataset.load import load_dataset
 from mmmu_eval.errors import ConfigError
 from mmmu_eval.prompt.protocol import EvalProtocol, build_request
 from mmmu_eval.records import Response
+from mmmu_eval.run.backend_settings import backend_settings
 
 PRO_VISION = {"benchmark": "mmmu-pro", "setting": "vision", "data": "sample"}
 
@@ -167,14 +169,14 @@ def echo(name):
 
 
 class Fixed:
-    """A class with from_config, as the built-in backends."""
+    """A class with from_settings, as the built-in backends: given a CustomSettings."""
 
-    def __init__(self, letter):
-        self.spec, self.letter = f"fixed:{letter}", letter
+    def __init__(self, letter, settings=None):
+        self.spec, self.letter, self.settings = f"fixed:{letter}", letter, settings
 
     @classmethod
-    def from_config(cls, name, config, items=()):
-        return cls(name or "A")
+    def from_settings(cls, name, settings):
+        return cls(name or "A", settings)
 
     async def preflight(self, requests):
         return None
@@ -187,7 +189,16 @@ class Fixed:
         return None
 
     def describe(self):
-        return {"backend": "fixed", "letter": self.letter}
+        return {"backend": "fixed", "letter": self.letter, "settings": type(self.settings).__name__,
+                "concurrency": self.settings.concurrency, "seed": self.settings.seed}
+
+
+class Legacy:
+    """A class with the hook before settings records: from_config(name, config, items)."""
+
+    @classmethod
+    def from_config(cls, name, config, items=()):
+        raise AssertionError("never called")
 '''
 
 
@@ -200,6 +211,7 @@ def plugin_path(tmp_path):
     (info / "METADATA").write_text("Metadata-Version: 2.1\nName: mmmu-eval-echo-plugin\nVersion: 0.1\n")
     (info / "entry_points.txt").write_text(
         f"[{ENTRY_POINT_GROUP}]\necho = mmmu_eval_echo_plugin:echo\nfixed = mmmu_eval_echo_plugin:Fixed\n"
+        "legacy = mmmu_eval_echo_plugin:Legacy\n"
         "openai = mmmu_eval_echo_plugin:echo\n"
     )
     return site
@@ -210,6 +222,18 @@ def test_an_installed_plugin_is_found_by_its_entry_point(plugin_path, monkeypatc
     entry, name = parse_spec("echo:C")
     assert (entry.module, entry.cls, name) == ("mmmu_eval_echo_plugin", "echo", "C")
     assert parse_spec("openai:gpt-4o")[0].module == "mmmu_eval.backends.openai_api", "a plug-in never shadows a built-in"
+
+
+def test_a_plugin_class_is_given_the_documented_custom_settings_and_nothing_else(plugin_path, monkeypatch):
+    """What a third-party backend receives (docs/guides/custom-model.md): a CustomSettings built
+    from the run's flags; never the run's configuration, never its items."""
+    monkeypatch.syspath_prepend(str(plugin_path))
+    settings = backend_settings(RunConfig(model="fixed:D", concurrency=3, seed=7, price_input=2.0))
+    backend = make_backend("fixed:D", settings)
+    assert backend.settings is settings.custom and isinstance(backend.settings, CustomSettings)
+    assert backend.describe() == {"backend": "fixed", "letter": "D", "settings": "CustomSettings", "concurrency": 3, "seed": 7}
+    with pytest.raises(ConfigError, match=r"from_config\(name, config, items\).*from_settings\(name, settings\)"):
+        make_backend("legacy:x", settings)
 
 
 @pytest.mark.slow

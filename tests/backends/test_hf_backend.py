@@ -8,7 +8,9 @@ from fakes.tiny_models import build_tiny_idefics3, build_tiny_llava, mmmu_like_r
 from mmmu_eval.backends.base import Backend
 from mmmu_eval.backends.local_chat import chat_messages, resolve_sampling
 from mmmu_eval.backends.hf_transformers import HFBackend
+from mmmu_eval.backends.settings import HFSettings
 from mmmu_eval.config import RunConfig
+from mmmu_eval.run.backend_settings import backend_settings
 from mmmu_eval.errors import ConfigError
 from mmmu_eval.records import GenerationSettings, ImagePart, ImageRef, Request, TextPart
 
@@ -190,16 +192,16 @@ def test_bad_settings_name_their_flag(kwargs, flag):
         HFBackend("x", **kwargs)
 
 
-def test_from_config_reads_the_run_configuration_and_describes_itself():
+def test_from_settings_reads_the_run_configuration_and_describes_itself():
     config = RunConfig(model="hf:/m", batch_size=3, dtype="float32", device="cpu", trust_remote_code=True)
-    backend = HFBackend.from_config("/m", config, [])
+    backend = HFBackend.from_settings("/m", backend_settings(config).hf)
     assert isinstance(backend, Backend)
     assert backend.spec == "hf:/m"
     described = backend.describe()
     assert {k: described[k] for k in ("backend", "model", "batch_size", "dtype", "device", "trust_remote_code")} == {
         "backend": "hf", "model": "/m", "batch_size": 3, "dtype": "float32", "device": "cpu", "trust_remote_code": True,
     }
-    assert HFBackend.from_config("/m", RunConfig(model="hf:/m"), []).batch_size == 8
+    assert HFBackend.from_settings("/m", HFSettings()).batch_size == 8
 
 
 def test_batches_sort_by_image_count_then_length_and_never_mix_generation_settings():
@@ -305,6 +307,29 @@ async def test_a_processor_that_needs_torchvision_names_it_and_the_families_that
     for family in ("Qwen-VL family", "LLaVA-OneVision", "InternVL", "SmolVLM2", "Pixtral"):
         assert family in message
     assert "Gemma" not in message and "Idefics3" not in message
+
+
+def test_a_missing_package_named_only_further_down_the_chain_is_the_one_named():
+    """transformers 4.57 loading SmolVLM2 without torchvision: "Could not import module
+    'SmolVLMProcessor'", raised from the import of torchvision; likewise num2words."""
+    from mmmu_eval.backends.hf_inputs import missing_package_hint
+
+    def raised(inner: ModuleNotFoundError) -> ImportError:
+        try:
+            try:
+                raise inner
+            except ModuleNotFoundError as exc:
+                raise ModuleNotFoundError(
+                    "Could not import module 'SmolVLMProcessor'. Are this object's requirements defined correctly?"
+                ) from exc
+        except ModuleNotFoundError as outer:
+            return outer
+
+    torchvision = missing_package_hint(raised(ModuleNotFoundError("No module named 'torchvision'", name="torchvision")))
+    assert "needs torchvision, which is not installed (Could not import module 'SmolVLMProcessor')" in torchvision
+    assert "SmolVLM2" in torchvision and "on 4.x all of them but Pixtral / Mistral3" in torchvision
+    num2words = missing_package_hint(raised(ModuleNotFoundError("No module named 'num2words'", name="num2words")))
+    assert "a package that is missing (num2words)" in num2words and "torchvision" not in num2words
 
 
 async def test_inputs_the_model_does_not_take_are_dropped_before_generate(llava_dir, tmp_path):

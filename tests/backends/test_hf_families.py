@@ -2,8 +2,11 @@
 chat template and special tokens (tests/fakes/chat_templates): LLaVA-1.5 (llava-hf's template
 writes every image first), Idefics3 (SmolVLM-Instruct's) and Gemma 3 (gemma-3-it's) need no
 torchvision and run on transformers 4.x and 5.x (``make test`` runs them under 4.57 too);
-Qwen2-VL, Qwen2.5-VL, LLaVA-OneVision (images first too) and SmolVLM2 need torchvision, and run where it is installed
-(``make test-torchvision``, marker ``torchvision``).
+Qwen2-VL, Qwen2.5-VL, Qwen3-VL, LLaVA-OneVision (images first too), InternVL (InternVL3-hf's
+template), SmolVLM2, Mistral3 (Mistral-Small-3.1's template) and Pixtral (LLaVA, pixtral-12b's template) need
+torchvision on transformers 5, and run where it is installed (``make test-torchvision``, marker
+``torchvision``). On 4.x their Pixtral processor needs no torchvision, so the 4.57 session runs
+Mistral3 and Pixtral; the others skip there.
 
 For each: every item answered; batch sizes 1, 4 and 8 give the same greedy text; each image
 reaches the slot of its ``<image N>`` (replace one image with noise, and exactly the embeddings
@@ -26,11 +29,17 @@ pytestmark = [pytest.mark.hf, pytest.mark.usefixtures("hf_extra")]
 BUILDERS = {"llava-1.5": build_tiny_llava, "idefics3": build_tiny_idefics3, "gemma3": build_tiny_gemma3}
 # Families whose processors need torchvision: run by `make test-torchvision` (marker torchvision).
 NEED_TORCHVISION = {"qwen2-vl": ("build_tiny_qwen2_vl", {}), "qwen2.5-vl": ("build_tiny_qwen2_vl", {"version": "2.5"}),
-                    "llava-onevision": ("build_tiny_llava_onevision", {}), "smolvlm2": ("build_tiny_smolvlm2", {})}
+                    "qwen3-vl": ("build_tiny_qwen3_vl", {}), "llava-onevision": ("build_tiny_llava_onevision", {}),
+                    "internvl": ("build_tiny_internvl", {}), "smolvlm2": ("build_tiny_smolvlm2", {}),
+                    "mistral3": ("build_tiny_mistral3", {}),
+                    "pixtral-12b": ("build_tiny_mistral3", {"checkpoint": "pixtral-12b"})}
+# ... on transformers 5 only: 4.x's Pixtral processor has no video processor and a PIL image one.
+TORCHVISION_ON_5_ONLY = {"mistral3", "pixtral-12b"}
 # The layout each real template gives a question with text before its images.
 LAYOUT = {"llava-1.5": "images-first", "idefics3": "interleaved", "gemma3": "interleaved",
-          "qwen2-vl": "interleaved", "qwen2.5-vl": "interleaved", "llava-onevision": "images-first",
-          "smolvlm2": "interleaved"}
+          "qwen2-vl": "interleaved", "qwen2.5-vl": "interleaved", "qwen3-vl": "interleaved",
+          "llava-onevision": "images-first", "internvl": "interleaved", "smolvlm2": "interleaved",
+          "mistral3": "interleaved", "pixtral-12b": "interleaved"}
 FAMILIES = sorted(BUILDERS) + [pytest.param(name, marks=pytest.mark.torchvision) for name in sorted(NEED_TORCHVISION)]
 
 
@@ -38,7 +47,12 @@ FAMILIES = sorted(BUILDERS) + [pytest.param(name, marks=pytest.mark.torchvision)
 def family(request, tmp_path_factory):
     name = request.param
     if name in NEED_TORCHVISION:
-        pytest.importorskip("torchvision", reason="its processor needs torchvision: make test-torchvision")
+        import transformers
+
+        from mmmu_eval.backends.hf_inputs import release
+
+        if name not in TORCHVISION_ON_5_ONLY or release(transformers) >= (5,):
+            pytest.importorskip("torchvision", reason="its processor needs torchvision: make test-torchvision")
         from fakes import tiny_models_torchvision
 
         builder, options = NEED_TORCHVISION[name]

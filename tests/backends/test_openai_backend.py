@@ -24,6 +24,7 @@ from mmmu_eval.backends.openai_api import (
 from mmmu_eval.backends.openai_errors import classify_preflight
 from mmmu_eval.backends.retry import Failure, RetryPolicy
 from mmmu_eval.config import RunConfig
+from mmmu_eval.run.backend_settings import backend_settings
 from mmmu_eval.errors import ConfigError, DataError
 from mmmu_eval.prompt.images import tiny_png
 from mmmu_eval.prompt.reasoning import split_reasoning
@@ -606,7 +607,7 @@ def test_a_configured_zero_is_never_replaced_by_a_default():
     RunConfig now refuses zeros, and the backend takes what it is given."""
     config = RunConfig(model="openai:m", base_urls=("http://127.0.0.1:9/v1",), concurrency=1, max_attempts=1,
                        request_timeout=0.5)
-    b = OpenAIBackend.from_config("m", config, [])
+    b = OpenAIBackend.from_settings("m", backend_settings(config).openai)
     assert (b.concurrency, b.policy.max_attempts, b.policy.timeout) == (1, 1, 0.5)
 
 
@@ -616,22 +617,22 @@ def test_missing_key_for_a_remote_server_names_the_variable(monkeypatch):
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
     with pytest.raises(ConfigError) as caught:
-        OpenAIBackend.from_config("gpt-4o", RunConfig(model="openai:gpt-4o"), [])
+        OpenAIBackend.from_settings("gpt-4o", backend_settings(RunConfig(model="openai:gpt-4o")).openai)
     assert str(caught.value) == "OPENAI_API_KEY is not set (needed by openai:gpt-4o); set it or pass --api-key-env NAME"
 
 
 def test_named_key_variable_must_be_set(monkeypatch):
     monkeypatch.delenv("MY_KEY", raising=False)
     with pytest.raises(ConfigError, match="MY_KEY is not set"):
-        OpenAIBackend.from_config("m", RunConfig(model="openai:m", api_key_env="MY_KEY",
-                                                 base_urls=("http://127.0.0.1:8000/v1",)), [])
+        OpenAIBackend.from_settings("m", backend_settings(RunConfig(model="openai:m", api_key_env="MY_KEY",
+                                                 base_urls=("http://127.0.0.1:8000/v1",))).openai)
 
 
 def test_loopback_server_needs_no_key_and_config_is_read(monkeypatch):
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     config = RunConfig(model="openai:m", base_urls=("http://localhost:8000", "http://127.0.0.1:8001/v1/"),
                        concurrency=8, max_attempts=2, request_timeout=30.0, probe_timeout=5, max_image_pixels=10**6)
-    b = OpenAIBackend.from_config("m", config, [])
+    b = OpenAIBackend.from_settings("m", backend_settings(config).openai)
     assert b.describe() == {
         "backend": "openai", "model": "m",
         "base_urls": ["http://localhost:8000/v1", "http://127.0.0.1:8001/v1"],
@@ -644,7 +645,7 @@ def test_loopback_server_needs_no_key_and_config_is_read(monkeypatch):
 def test_base_url_from_environment_and_key_never_described(monkeypatch):
     monkeypatch.setenv("OPENAI_BASE_URL", "https://user:pw@api.example.com/v1")
     monkeypatch.setenv("OPENAI_API_KEY", "sk-secret-123")
-    b = OpenAIBackend.from_config("m", RunConfig(model="openai:m"), [])
+    b = OpenAIBackend.from_settings("m", backend_settings(RunConfig(model="openai:m")).openai)
     assert b.describe()["base_urls"] == ["https://api.example.com/v1"]
     assert b.describe()["api_key_env"] == "OPENAI_API_KEY", "the variable's name, never its value"
     assert "sk-secret-123" not in json.dumps(b.describe())

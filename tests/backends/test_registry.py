@@ -4,23 +4,32 @@ import sys
 
 import pytest
 
+import dataclasses
+import inspect
+
 from mmmu_eval.backends.baselines import FrequentBackend, RandomBackend, TextOnlyBackend
 from mmmu_eval.backends.registry import BACKENDS, BackendEntry, make_backend, parse_spec
+from mmmu_eval.backends.settings import BackendSettings, BaselineSettings, FixedAnswers
 from mmmu_eval.config import RunConfig
 from mmmu_eval.errors import ConfigError
-from mmmu_eval.records import Item
+from mmmu_eval.run.backend_settings import backend_settings
 
-ITEM = Item("dev_Art_1", "mmmu", "dev", None, "Art", "Art and Design", "Q?", ("x", "y"), "B", "multiple-choice", ())
+FIXED = FixedAnswers({"dev_Art_1": "B"}, ("B",), None, 1)
 
 
 @pytest.mark.parametrize("entry", BACKENDS, ids=lambda e: e.prefix)
-def test_every_registered_spec_resolves_to_a_class_with_from_config(entry):
-    """Imports the module (torch and vllm stay unimported: their modules import them lazily)."""
+def test_every_registered_spec_resolves_to_a_class_given_only_its_settings(entry):
+    """Imports the module (torch and vllm stay unimported: their modules import them lazily).
+    Each class is built from a name and one settings record: never the run, never the items."""
     spec = entry.prefix + ("some-name" if entry.takes_name else "")
     found, name = parse_spec(spec)
     assert found is entry and name == ("some-name" if entry.takes_name else "")
     module = __import__(entry.module, fromlist=[entry.cls])
-    assert callable(getattr(getattr(module, entry.cls), "from_config"))
+    build = getattr(getattr(module, entry.cls), "from_settings")
+    assert list(inspect.signature(build).parameters) == ["name", "settings"]
+    assert not hasattr(getattr(module, entry.cls), "from_config")
+    kinds = {f.name for f in dataclasses.fields(BackendSettings)}
+    assert entry.settings is None or entry.settings in kinds
 
 
 @pytest.mark.parametrize(
@@ -28,13 +37,40 @@ def test_every_registered_spec_resolves_to_a_class_with_from_config(entry):
     [("random", RandomBackend), ("frequent", FrequentBackend), ("text-only:random", TextOnlyBackend)],
 )
 def test_baseline_specs_build_their_backend(spec, cls):
-    backend = make_backend(spec, RunConfig(model=spec), [ITEM])
+    backend = make_backend(spec, BackendSettings(baseline=BaselineSettings(fixed_answers=FIXED)))
     assert isinstance(backend, cls) and backend.spec == spec
+
+
+def test_each_backend_is_handed_its_own_record(monkeypatch):
+    """The registry gives a class the record its row names, the whole bundle only to text-only."""
+    from mmmu_eval.backends import baselines
+
+    given = []
+    monkeypatch.setattr(baselines.RandomBackend, "from_settings", classmethod(lambda cls, name, s: given.append(s) or cls()))
+    settings = BackendSettings(baseline=BaselineSettings(seed=9))
+    make_backend("random", settings)
+    make_backend("text-only:random", settings)
+    assert given == [settings.baseline, settings.baseline]
+    assert make_backend("text-only:random", settings).inner.spec == "random"
+
+
+def test_the_adapter_fills_every_setting_from_the_run_config_field_of_its_name():
+    """One adapter (run/backend_settings.py): a settings field it forgot would stay None here."""
+    values = {"base_urls": ("http://127.0.0.1:1/v1",), "api_key_env": "K", "concurrency": 3, "max_attempts": 4,
+              "request_timeout": 5.5, "probe_timeout": 6.5, "max_image_pixels": 7, "batch_size": 8, "dtype": "float16",
+              "device": "cpu", "trust_remote_code": True, "tensor_parallel_size": 2, "pipeline_parallel_size": 3,
+              "data_parallel_size": 4, "seed": 11}
+    settings = backend_settings(RunConfig(model="random", **values), fixed_answers=FIXED)
+    for kind in dataclasses.fields(settings):
+        record = getattr(settings, kind.name)
+        for field in dataclasses.fields(record):
+            expected = FIXED if field.name == "fixed_answers" else values[field.name]
+            assert getattr(record, field.name) == expected, f"{kind.name}.{field.name}"
 
 
 def test_a_backend_object_passes_through_unchanged():
     backend = RandomBackend(3)
-    assert make_backend(backend, RunConfig(model="random")) is backend
+    assert make_backend(backend, BackendSettings()) is backend
 
 
 def test_a_baseline_run_imports_neither_torch_nor_transformers_nor_vllm():
@@ -45,9 +81,8 @@ def test_a_baseline_run_imports_neither_torch_nor_transformers_nor_vllm():
         "import sys\n"
         "from mmmu_eval.run.pipeline import evaluate\n"
         "from mmmu_eval.backends.registry import BACKENDS, make_backend, parse_spec\n"
-        "from mmmu_eval.config import RunConfig\n"
         "for e in BACKENDS: parse_spec(e.prefix + ('x' if e.takes_name else ''))\n"
-        "make_backend('text-only:random', RunConfig(model='text-only:random'))\n"
+        "make_backend('text-only:random')\n"
         "print(sorted(m for m in ('torch', 'transformers', 'vllm') if m in sys.modules))\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)
@@ -96,4 +131,4 @@ def test_vllm_without_vllm_installed_names_the_vllm_extra():
     else:
         pytest.skip("vllm is installed here")
     with pytest.raises(ConfigError, match=r"pip install 'mmmu-eval\[vllm\]'"):
-        make_backend("vllm:/models/x", RunConfig(model="vllm:/models/x"), [ITEM])
+        make_backend("vllm:/models/x", backend_settings(RunConfig(model="vllm:/models/x")))

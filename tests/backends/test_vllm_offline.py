@@ -19,7 +19,9 @@ from mmmu_eval.backends.vllm_offline import (
     response_from_output,
     sampling_kwargs,
 )
+from mmmu_eval.backends.settings import VLLMSettings
 from mmmu_eval.config import RunConfig
+from mmmu_eval.run.backend_settings import backend_settings
 from mmmu_eval.errors import ConfigError, DataError
 from mmmu_eval.records import GenerationSettings, ImagePart, ImageRef, Request, TextPart
 
@@ -81,7 +83,7 @@ def make_backend(config=None, chunk_size=256, engines=None) -> VLLMBackend:
         engines.append(llm)
         return llm
 
-    return VLLMBackend("org/model", config or RunConfig(model="vllm:org/model"), engine=engine,
+    return VLLMBackend("org/model", backend_settings(config or RunConfig(model="vllm:org/model")).vllm, engine=engine,
                        sampling_params=lambda **kw: kw, chunk_size=chunk_size)
 
 
@@ -126,18 +128,18 @@ def test_a_repeated_image_counts_twice_toward_the_limit():
 
 def test_engine_kwargs_from_the_run_configuration():
     config = RunConfig(model="vllm:m", dtype="bfloat16", tensor_parallel_size=4, trust_remote_code=True, seed=3)
-    assert engine_kwargs("m", config, [request(n_images=3)]) == {
+    assert engine_kwargs("m", backend_settings(config).vllm, [request(n_images=3)]) == {
         "model": "m", "dtype": "bfloat16", "tensor_parallel_size": 4, "trust_remote_code": True,
         "limit_mm_per_prompt": {"image": 3}, "seed": 3,
     }
-    defaults = engine_kwargs("m", RunConfig(model="vllm:m"), [])
+    defaults = engine_kwargs("m", VLLMSettings(), [])
     assert (defaults["dtype"], defaults["tensor_parallel_size"], defaults["trust_remote_code"]) == ("auto", 1, False)
     assert "seed" not in defaults
 
 
 def test_a_bad_dtype_names_its_flag():
     with pytest.raises(ConfigError, match="--dtype"):
-        engine_kwargs("m", RunConfig(model="vllm:m", dtype="int3"), [])
+        engine_kwargs("m", VLLMSettings(dtype="int3"), [])
 
 
 def test_a_zero_tensor_parallel_size_is_refused_with_the_configuration():
@@ -226,7 +228,7 @@ async def test_requests_with_more_images_than_the_engine_allows_fail_clearly():
 @pytest.mark.skipif(importlib.util.find_spec("vllm") is not None, reason="vLLM is installed here")
 def test_without_vllm_choosing_it_says_what_to_install():
     with pytest.raises(ConfigError, match=r"pip install 'mmmu-eval\[vllm\]'"):
-        VLLMBackend.from_config("m", RunConfig(model="vllm:m"), [])
+        VLLMBackend.from_settings("m", VLLMSettings())
 
 
 async def test_chat_template_kwargs_from_extra_body_reach_the_template_per_group():
@@ -237,7 +239,7 @@ async def test_chat_template_kwargs_from_extra_body_reach_the_template_per_group
             calls.append(kwargs)
             return super().chat(messages, sampling_params, use_tqdm)
 
-    backend = VLLMBackend("m", RunConfig(model="vllm:m"), engine=lambda **kw: RecordingLLM(kw),
+    backend = VLLMBackend("m", VLLMSettings(), engine=lambda **kw: RecordingLLM(kw),
                           sampling_params=lambda **kw: kw)
     thinking_off = GenerationSettings(extra_body=(("chat_template_kwargs", {"enable_thinking": False}),))
     requests = [request("a", generation=thinking_off), request("b"), request("c", generation=thinking_off)]
@@ -261,7 +263,7 @@ async def test_the_engine_is_built_and_used_on_the_event_loops_thread():
             threads.append(threading.current_thread())
             return super().chat(messages, sampling_params, use_tqdm)
 
-    backend = VLLMBackend("m", RunConfig(model="vllm:m"), engine=lambda **kw: ThreadRecordingLLM(kw),
+    backend = VLLMBackend("m", VLLMSettings(), engine=lambda **kw: ThreadRecordingLLM(kw),
                           sampling_params=lambda **kw: kw, chunk_size=1)
     await collect(backend, [request("a"), request("b")])
     assert threads == [threading.current_thread()] * 3
@@ -269,7 +271,7 @@ async def test_the_engine_is_built_and_used_on_the_event_loops_thread():
 
 async def test_a_missing_model_directory_is_named_before_vllm_starts(tmp_path):
     engines: list[FakeLLM] = []
-    backend = VLLMBackend(str(tmp_path / "gone"), RunConfig(model="vllm:x"), engine=lambda **kw: engines.append(kw),
+    backend = VLLMBackend(str(tmp_path / "gone"), VLLMSettings(), engine=lambda **kw: engines.append(kw),
                           sampling_params=lambda **kw: kw)
     with pytest.raises(ConfigError, match="no such model directory"):
         await backend.preflight([request()])

@@ -167,7 +167,11 @@ def test_test_split_gives_a_submission_and_with_answers_a_score(tmp_path, test_s
     assert main(["report", str(run), "--submission"]) == 0
     captured = capsys.readouterr()
     assert "No gold answers" in captured.out
-    assert not (run / "results.json").exists()  # void accuracies are printed, not saved
+    # One rule for results.json (run/outputs.py): the run's recorded scoring is saved, void or not,
+    # as `run` and `score --save` save it; before, report alone kept an ungraded one unsaved.
+    saved = json.loads((run / "results.json").read_text())
+    assert saved["gold_available"] is False
+    assert "rebuilt and saved" in captured.err
     # "It is 1/4": the official open parser's candidates are "1/4", 1.0, 4.0; the first is submitted.
     assert json.loads((run / "submission.json").read_text()) == {"test_Art_1": "B", "test_Art_2": "C", "test_Art_3": "1/4"}
 
@@ -177,10 +181,13 @@ def test_test_split_gives_a_submission_and_with_answers_a_score(tmp_path, test_s
         "test_Art_2": {"question_type": "multiple-choice", "ground_truth": "A"},
         "test_Art_3": {"question_type": "short-answer", "ground_truth": ["0.25", "1/4"]},
     }))
+    (run / "results.json").unlink()
     assert main(["report", str(run), "--answers", str(answers), "--json"]) == 0
     scored = json.loads(capsys.readouterr().out)
     assert (scored["overall"]["n"], scored["overall"]["correct"]) == (3, 2)
     assert scored["gold_available"] is True
+    # a one-off answer dict is not the run's recorded scoring: shown, never saved
+    assert not (run / "results.json").exists()
 
 
 def test_several_pro_runs_give_the_pro_headline(tmp_path, capsys):

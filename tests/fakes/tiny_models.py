@@ -19,7 +19,7 @@ deterministic (``torch.manual_seed(0)``), so two builds give byte-identical weig
 same greedy output.
 
     path = build_tiny_llava(tmp_path / "llava")      # about 0.1 s after the imports
-    backend = HFBackend.from_config(str(path), RunConfig(model=f"hf:{path}"), items)
+    backend = HFBackend.from_settings(str(path), HFSettings())
 """
 
 from __future__ import annotations

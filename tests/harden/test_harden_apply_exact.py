@@ -17,7 +17,7 @@ from fakes.fault_server import FaultServer
 from fakes.mc_set import Proposer, write_jsonl_set
 from fakes.parquet_rows import png
 from mmmu_eval.dataset.load import load_dataset
-from mmmu_eval.harden import harden_apply, harden_augment
+from mmmu_eval.harden import AugmentSettings, harden_apply, harden_augment
 from mmmu_eval.harden.review import DECISIONS_FORMAT
 
 #: Questions with one to three images each, every image a colour of its own, so a question that
@@ -51,7 +51,7 @@ def image_hashes(root, setting):
 def augmented(tmp_path):
     data = write_jsonl_set(tmp_path / "set", rows(tmp_path / "set"))
     with FaultServer(fault_rate=0.0, answer=Proposer({})) as server:
-        harden_augment(data, tmp_path / "hard", model="openai:fake-model", base_urls=[server.url])
+        harden_augment(data, tmp_path / "hard", AugmentSettings(model="openai:fake-model", base_urls=[server.url]))
     return tmp_path / "hard"
 
 

@@ -13,7 +13,7 @@ from fakes.fault_server import FaultServer, request_key
 from fakes.mc_set import Proposer, write_jsonl_set
 from mmmu_eval.dataset.load import load_dataset
 from mmmu_eval.errors import ConfigError
-from mmmu_eval.harden import harden_apply, harden_augment
+from mmmu_eval.harden import AugmentSettings, harden_apply, harden_augment
 from mmmu_eval.harden.review import DECISIONS_FORMAT
 from mmmu_eval.harden.source import read_source
 from mmmu_eval.prompt.distractors import distractor_prompt
@@ -35,7 +35,7 @@ def augmented(tmp_path):
     data = write_jsonl_set(tmp_path / "set", ROWS)
     proposer = Proposer(SCRIPT)
     with FaultServer(fault_rate=0.0, answer=proposer) as server:
-        result = harden_augment(data, tmp_path / "hard", model="openai:fake-model", base_urls=[server.url], attempts=3)
+        result = harden_augment(data, tmp_path / "hard", AugmentSettings(model="openai:fake-model", base_urls=[server.url], attempts=3))
     return result, proposer, tmp_path / "hard"
 
 
@@ -152,7 +152,7 @@ def test_running_augment_again_asks_only_what_has_no_usable_reply(augmented, tmp
     assert before["test_Biology_1"] != ROWS[0]["options"] + [f"apple decoy {k}" for k in range(1, 7)], "the options are shuffled"
     proposer = Proposer(SCRIPT)
     with FaultServer(fault_rate=0.0, answer=proposer) as server:
-        again = harden_augment(tmp_path / "set" / "data.jsonl", out, model="openai:fake-model", base_urls=[server.url], attempts=4)
+        again = harden_augment(tmp_path / "set" / "data.jsonl", out, AugmentSettings(model="openai:fake-model", base_urls=[server.url], attempts=4))
     assert dict(proposer.asked) == {"cherry": 1, "damson": 1}, "only the fourth attempt of the two failures"
     after = {i: e["augment"].get("options") for i, e in again.record.items.items()}
     assert after == before, "a rerun must place every stored reply's options exactly as the first run did"
@@ -164,10 +164,9 @@ def test_requests_that_fail_after_their_retries_are_errors_asked_again_next_time
     prompt = distractor_prompt(read_source(data).items[0], 6)
     key = request_key({"messages": [{"role": "user", "content": prompt}]})
     with FaultServer(fault_rate=0.0, answer=Proposer({}), always_fail=frozenset({key})) as server:
-        failed = harden_augment(data, tmp_path / "hard", model="openai:fake-model", base_urls=[server.url],
-                                run_settings={"max_attempts": 2})
+        failed = harden_augment(data, tmp_path / "hard", AugmentSettings(model="openai:fake-model", base_urls=[server.url]), run_settings={"max_attempts": 2})
     assert failed.exit_status == 1
     assert "failed after its retries" in failed.problems[0].problem
     with FaultServer(fault_rate=0.0, answer=Proposer({})) as server:
-        fixed = harden_augment(data, tmp_path / "hard", model="openai:fake-model", base_urls=[server.url])
+        fixed = harden_augment(data, tmp_path / "hard", AugmentSettings(model="openai:fake-model", base_urls=[server.url]))
     assert fixed.exit_status == 0 and fixed.record.items["test_Biology_1"]["augment"]["status"] == "augmented"

@@ -12,7 +12,7 @@ import json
 from fakes.fault_server import FaultServer
 from fakes.mc_set import Proposer, write_jsonl_set
 
-from mmmu_eval.harden import harden_augment
+from mmmu_eval.harden import AugmentSettings, CheckSettings, FilterSettings, harden_augment
 from mmmu_eval.harden.report import render_report_html
 
 ROWS = [
@@ -31,8 +31,8 @@ def test_a_check_whose_trials_are_refused_is_incomplete_until_they_answer(tmp_pa
     out = tmp_path / "hard"
     with FaultServer(fault_rate=0.0, answer=Proposer({"apple": "good"})) as proposer, \
             FaultServer(fault_rate=0.0, refuse=not_the_probe) as refusing:
-        args = dict(model="openai:fake-model", base_urls=[proposer.url], check_trials=2)
-        first = harden_augment(data, out, check_models=f"openai:fake-model@{refusing.url}", **args)
+        checking = CheckSettings(models=f"openai:fake-model@{refusing.url}", trials=2)
+        first = harden_augment(data, out, AugmentSettings(model="openai:fake-model", base_urls=[proposer.url], check=checking))
     check = first.record.step("augment")["check"]
     assert first.status == "incomplete" and first.exit_status == 1
     assert check["status"] == "incomplete" and check["failed_trials"] == 2 * len(ROWS)
@@ -45,8 +45,8 @@ def test_a_check_whose_trials_are_refused_is_incomplete_until_they_answer(tmp_pa
 
     with FaultServer(fault_rate=0.0, answer=Proposer({"apple": "good"})) as proposer, \
             FaultServer(fault_rate=0.0) as answering:
-        args = dict(model="openai:fake-model", base_urls=[proposer.url], check_trials=2)
-        again = harden_augment(data, out, check_models=f"openai:fake-model@{answering.url}", **args)
+        checking = CheckSettings(models=f"openai:fake-model@{answering.url}", trials=2)
+        again = harden_augment(data, out, AugmentSettings(model="openai:fake-model", base_urls=[proposer.url], check=checking))
         asked = answering.received
     check = again.record.step("augment")["check"]
     assert again.status == "complete" and check["status"] == "complete" and check["lacking"] == []
@@ -60,12 +60,12 @@ def test_a_filter_whose_trials_are_refused_is_incomplete_and_names_them(tmp_path
     data = write_jsonl_set(tmp_path / "set", ROWS)
     out = tmp_path / "hard"
     with FaultServer(fault_rate=0.0, refuse=not_the_probe) as refusing:
-        first = harden_filter(data, out, models=f"frequent,openai:fake-model@{refusing.url}", trials=1, per_subject=0)
+        first = harden_filter(data, out, FilterSettings(models=f"frequent,openai:fake-model@{refusing.url}", trials=1, per_subject=0))
     step = first.record.step("filter")
     assert first.status == step["status"] == "incomplete"
     assert step["lacking"] == ["m2-openai-fake-model trial-01: 5 failed, 0 not asked"]
     assert step["accuracy"]["m2-openai-fake-model"] == {"original": None, "filtered": None}
     assert step["accuracy"]["m1-frequent"]["original"] is not None, "a model whose trials all answered keeps its figure"
     with FaultServer(fault_rate=0.0) as answering:
-        again = harden_filter(data, out, models=f"frequent,openai:fake-model@{answering.url}", trials=1, per_subject=0)
+        again = harden_filter(data, out, FilterSettings(models=f"frequent,openai:fake-model@{answering.url}", trials=1, per_subject=0))
     assert again.status == "complete" and again.record.step("filter")["lacking"] == []

@@ -16,7 +16,7 @@ from fakes.fault_server import FaultServer
 from fakes.mc_set import A_IDS, IDS, KnowsSome, write_mmmu_set
 from mmmu_eval.dataset.load import load_dataset
 from mmmu_eval.errors import ConfigError
-from mmmu_eval.harden import harden_filter
+from mmmu_eval.harden import FilterSettings, harden_filter
 from mmmu_eval.harden.filter import FilterRule, decide, default_min_models, sample_per_subject
 from mmmu_eval.harden.trials import Outcome, parse_models
 from mmmu_eval.records import Item
@@ -29,7 +29,7 @@ def kept_ids(out) -> list[str]:
 
 def test_three_frequent_and_one_random_exclude_exactly_the_questions_frequent_gets_right(mmmu_set, tmp_path, quiet):
     out = tmp_path / "hard"
-    result = harden_filter(mmmu_set, out, models="frequent,frequent,frequent,random", trials=4, per_subject=0, display=quiet)
+    result = harden_filter(mmmu_set, out, FilterSettings(models="frequent,frequent,frequent,random", trials=4, per_subject=0), display=quiet)
     assert result.status == "complete" and result.exit_status == 0
     record = json.loads((out / "harden.json").read_text())
     decisions = {i: e["filter"]["decision"] for i, e in record["items"].items()}
@@ -56,7 +56,7 @@ def test_three_frequent_and_one_random_exclude_exactly_the_questions_frequent_ge
 
 def test_the_kept_questions_keep_their_original_options_and_images(mmmu_set, tmp_path, quiet):
     out = tmp_path / "hard"
-    harden_filter(mmmu_set, out, models="frequent", trials=1, per_subject=0, display=quiet)
+    harden_filter(mmmu_set, out, FilterSettings(models="frequent", trials=1, per_subject=0), display=quiet)
     original = {it.id: it for it in load_dataset("mmmu", split="validation", data=mmmu_set).items}
     for item in load_dataset("mmmu-pro", setting="standard-4", data=out).items:
         assert item.options == original[item.id].options and item.answer == original[item.id].answer
@@ -67,8 +67,8 @@ def test_a_served_model_counts_as_a_model_and_min_models_scales(mmmu_set, tmp_pa
     knows = {"validation_Art_1", "validation_Art_2", "validation_Biology_5", "validation_Math_3"}
     with FaultServer(fault_rate=0.0, answer=KnowsSome(knows)) as server:
         models = f"frequent,frequent,openai:fake-model@{server.url}"
-        three = harden_filter(mmmu_set, tmp_path / "three", models=models, trials=3, per_subject=0, display=quiet)
-        two = harden_filter(mmmu_set, tmp_path / "two", models=models, trials=3, per_subject=0, min_models=2, display=quiet)
+        three = harden_filter(mmmu_set, tmp_path / "three", FilterSettings(models=models, trials=3, per_subject=0), display=quiet)
+        two = harden_filter(mmmu_set, tmp_path / "two", FilterSettings(models=models, trials=3, per_subject=0, min_models=2), display=quiet)
     excluded = lambda r: {i for i, e in r.record.items.items() if e["filter"]["decision"] == "excluded"}  # noqa: E731
     assert three.record.step("filter")["min_models"] == default_min_models(3) == 3
     assert excluded(three) == A_IDS & knows
@@ -78,10 +78,10 @@ def test_a_served_model_counts_as_a_model_and_min_models_scales(mmmu_set, tmp_pa
 
 def test_running_the_same_filter_again_asks_nothing_already_answered(mmmu_set, tmp_path, quiet):
     with FaultServer(fault_rate=0.0, answer=KnowsSome(set())) as server:
-        args = dict(models=f"openai:fake-model@{server.url}", trials=2, per_subject=0, display=quiet)
-        harden_filter(mmmu_set, tmp_path / "hard", **args)
+        settings = FilterSettings(models=f"openai:fake-model@{server.url}", trials=2, per_subject=0)
+        harden_filter(mmmu_set, tmp_path / "hard", settings, display=quiet)
         first, listings = sum(server.stats.values()), server.listings
-        again = harden_filter(mmmu_set, tmp_path / "hard", **args)
+        again = harden_filter(mmmu_set, tmp_path / "hard", settings, display=quiet)
         second = sum(server.stats.values()) - first
         listed_again = server.listings - listings
     assert first == 18 * 2 + 2, "each trial's items, plus one start-up probe per trial run"
@@ -90,7 +90,7 @@ def test_running_the_same_filter_again_asks_nothing_already_answered(mmmu_set, t
 
 
 def test_sampling_per_subject_is_seeded_and_counts_what_was_not_drawn(mmmu_set, tmp_path, quiet):
-    result = harden_filter(mmmu_set, tmp_path / "s0", models="frequent", trials=1, per_subject=2, seed=0, display=quiet)
+    result = harden_filter(mmmu_set, tmp_path / "s0", FilterSettings(models="frequent", trials=1, per_subject=2), seed=0, display=quiet)
     kept = kept_ids(tmp_path / "s0")
     assert Counter(i.split("_")[1] for i in kept) == {"Art": 2, "Biology": 2, "Math": 2}
     assert result.record.step("filter")["counts"]["not_sampled"] == 11 - 6
@@ -117,8 +117,7 @@ def test_each_subject_samples_from_its_own_generator(mmmu_set):
 
 
 def test_bad_rows_are_left_out_and_the_exit_status_says_so(tmp_path, quiet):
-    result = harden_filter(write_mmmu_set(tmp_path / "m", bad_rows=True), tmp_path / "hard", models="frequent", trials=1,
-                           per_subject=0, display=quiet)
+    result = harden_filter(write_mmmu_set(tmp_path / "m", bad_rows=True), tmp_path / "hard", FilterSettings(models="frequent", trials=1, per_subject=0), display=quiet)
     assert result.status == "complete" and result.exit_status == 1
     assert {p.where for p in result.problems} == {"validation_Math_7", "validation_Math_8", "validation_Math_9", "validation_Math_10"}
     assert "4 item(s) left out" in result.summary()
@@ -149,14 +148,14 @@ def test_the_default_min_models_scales_the_papers_three_of_four(n, k):
 
 def test_setup_errors_come_before_any_trial(mmmu_set, tmp_path, quiet):
     with pytest.raises(ConfigError, match="--min-models must be between 1 and the number of models"):
-        harden_filter(mmmu_set, tmp_path / "a", models="frequent,random", min_models=3, display=quiet)
+        harden_filter(mmmu_set, tmp_path / "a", FilterSettings(models="frequent,random", min_models=3), display=quiet)
     (tmp_path / "busy").mkdir()
     (tmp_path / "busy" / "notes.txt").write_text("mine")
     with pytest.raises(ConfigError, match="non-empty directory"):
-        harden_filter(mmmu_set, tmp_path / "busy", models="frequent", display=quiet)
-    harden_filter(mmmu_set, tmp_path / "hard", models="frequent", trials=1, display=quiet)
+        harden_filter(mmmu_set, tmp_path / "busy", FilterSettings(models="frequent"), display=quiet)
+    harden_filter(mmmu_set, tmp_path / "hard", FilterSettings(models="frequent", trials=1), display=quiet)
     with pytest.raises(ConfigError, match="of another input"):
-        harden_filter("sample", tmp_path / "hard", models="frequent", trials=1, display=quiet)
+        harden_filter("sample", tmp_path / "hard", FilterSettings(models="frequent", trials=1), display=quiet)
     assert not (tmp_path / "a").exists()
 
 

@@ -15,14 +15,14 @@ from fakes.fault_server import FaultServer
 from fakes.mc_set import A_IDS, IDS, Proposer
 from mmmu_eval.dataset.layout import PRO_CONFIGS
 from mmmu_eval.dataset.load import load_dataset
-from mmmu_eval.harden import harden_augment, harden_filter
+from mmmu_eval.harden import AugmentSettings, FilterSettings, harden_augment, harden_filter
 from mmmu_eval.harden.writer import config_file
 
 
 def filtered_then_augmented(mmmu_set, out, quiet):
-    harden_filter(mmmu_set, out, models="frequent", trials=1, per_subject=0, display=quiet)
+    harden_filter(mmmu_set, out, FilterSettings(models="frequent", trials=1, per_subject=0), display=quiet)
     with FaultServer(fault_rate=0.0, answer=Proposer({})) as server:
-        augmented = harden_augment(out, out, model="openai:fake-model", base_urls=[server.url], display=quiet)
+        augmented = harden_augment(out, out, AugmentSettings(model="openai:fake-model", base_urls=[server.url]), display=quiet)
     assert augmented.status == "complete"
     return json.loads((out / "harden.json").read_text())
 
@@ -33,7 +33,7 @@ def test_the_same_filter_result_keeps_the_augment_output(mmmu_set, tmp_path, qui
     ten = config_file(out, "standard-10").read_bytes()
     # Two trials instead of one: a filter that runs again (not the finished one answered from its
     # record) and keeps the same questions, since the frequent baseline answers every trial alike.
-    again = harden_filter(mmmu_set, out, models="frequent", trials=2, per_subject=0, display=quiet)
+    again = harden_filter(mmmu_set, out, FilterSettings(models="frequent", trials=2, per_subject=0), display=quiet)
     assert again.status == "complete"
     record = json.loads((out / "harden.json").read_text())
     assert "augment" in record["steps"], "an unchanged filter result must not drop the augment step"
@@ -47,7 +47,7 @@ def test_a_changed_filter_result_removes_the_augment_output_built_on_the_old_one
     before = filtered_then_augmented(mmmu_set, out, quiet)
     assert [it.id for it in load_dataset("mmmu-pro", setting="standard-10", data=out).items] == [i for i in IDS if i not in A_IDS]
     with caplog.at_level(logging.WARNING, logger="mmmu_eval"):
-        again = harden_filter(mmmu_set, out, models="frequent", trials=1, per_subject=2, display=quiet)
+        again = harden_filter(mmmu_set, out, FilterSettings(models="frequent", trials=1, per_subject=2), display=quiet)
     assert again.status == "complete"
     record = json.loads((out / "harden.json").read_text())
     assert record["configs"][PRO_CONFIGS["standard-4"]]["items"] == 6 != before["configs"][PRO_CONFIGS["standard-4"]]["items"]
@@ -59,7 +59,7 @@ def test_a_changed_filter_result_removes_the_augment_output_built_on_the_old_one
     assert any("the filter result changed, so the augment output" in r.getMessage() for r in caplog.records)
     # The directory is a valid output of the filter alone: augment runs on it again from the new questions.
     with FaultServer(fault_rate=0.0, answer=Proposer({})) as server:
-        redone = harden_augment(out, out, model="openai:fake-model", base_urls=[server.url], display=quiet)
+        redone = harden_augment(out, out, AugmentSettings(model="openai:fake-model", base_urls=[server.url]), display=quiet)
     assert redone.status == "complete"
     kept = [it.id for it in load_dataset("mmmu-pro", setting="standard-4", data=out).items]
     assert [it.id for it in load_dataset("mmmu-pro", setting="standard-10", data=out).items] == kept

@@ -16,7 +16,7 @@ import pytest
 
 from fakes.mc_set import write_jsonl_set
 from mmmu_eval.dataset.load import load_dataset
-from mmmu_eval.harden import harden_render
+from mmmu_eval.harden import RenderSettings, harden_render
 from mmmu_eval.harden.page import BACKGROUNDS, Style, choose_style, latex_to_mathml, page_html
 from mmmu_eval.records import ImageRef, Item
 
@@ -49,7 +49,7 @@ def rows(n: int) -> list[dict]:
 @needs_browser
 def test_every_rendered_page_reads_back_its_question_words_and_option_letters(tmp_path):
     data = write_jsonl_set(tmp_path / "set", rows(8))
-    result = harden_render(data, tmp_path / "hard", workers=3)
+    result = harden_render(data, tmp_path / "hard", RenderSettings(workers=3))
     assert result.exit_status == 0
     table = pq.read_table(tmp_path / "hard" / "vision" / "test-00000-of-00001.parquet").to_pylist()
     assert len(table) == 8
@@ -106,7 +106,7 @@ def test_the_same_seed_gives_the_same_bytes_and_a_rerun_renders_nothing_again(tm
 def test_latex_is_rendered_as_mathml_and_money_stays_text(tmp_path):
     data = write_jsonl_set(tmp_path / "set", [{"id": "validation_Math_1", "question": r"Evaluate $\frac{1}{2}+x^2$; it costs $5 to $6.",
                                                "options": [r"$\sqrt{2}$", "1", "2", "3"], "answer": "B"}])
-    result = harden_render(data, tmp_path / "hard", fonts=["DejaVu Sans"], photo_share=0.0)
+    result = harden_render(data, tmp_path / "hard", RenderSettings(fonts=["DejaVu Sans"], photo_share=0.0))
     assert result.exit_status == 0
     png = pq.read_table(tmp_path / "hard" / "vision" / "test-00000-of-00001.parquet").to_pylist()[0]["image"]["bytes"]
     text = ocr(png, tmp_path)

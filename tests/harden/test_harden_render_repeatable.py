@@ -15,7 +15,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from fakes.mc_set import write_jsonl_set
-from mmmu_eval.harden import harden_render
+from mmmu_eval.harden import RenderSettings, harden_render
 
 pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("chromium")]
 PAGES = 16
@@ -40,8 +40,8 @@ def test_rendering_twice_under_load_gives_the_same_bytes(tmp_path):
     data = write_jsonl_set(tmp_path / "set", rows())
     load = [subprocess.Popen([sys.executable, "-c", BUSY]) for _ in range(os.cpu_count() or 2)]
     try:
-        one = harden_render(data, tmp_path / "one", workers=4)
-        two = harden_render(data, tmp_path / "two", workers=4)
+        one = harden_render(data, tmp_path / "one", RenderSettings(workers=4))
+        two = harden_render(data, tmp_path / "two", RenderSettings(workers=4))
     finally:
         for process in load:
             process.kill()

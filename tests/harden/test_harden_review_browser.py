@@ -10,7 +10,7 @@ import pytest
 from fakes.fault_server import FaultServer
 from fakes.mc_set import Proposer, write_jsonl_set
 from mmmu_eval.dataset.load import load_dataset
-from mmmu_eval.harden import harden_apply, harden_augment
+from mmmu_eval.harden import AugmentSettings, harden_apply, harden_augment
 
 pytestmark = [pytest.mark.slow]
 HOSTILE = '</script><script>window.__pwned=1</script><img id="injected" src=x onerror="window.__pwned=2">'
@@ -24,7 +24,7 @@ def review_dir(tmp_path):
         {"id": "test_Art_3", "question": "plum: which shape?", "options": ["circle", "square", "star", "line"], "answer": "C"},
     ])
     with FaultServer(fault_rate=0.0, answer=Proposer({})) as server:
-        harden_augment(data, tmp_path / "hard", model="openai:fake-model", base_urls=[server.url])
+        harden_augment(data, tmp_path / "hard", AugmentSettings(model="openai:fake-model", base_urls=[server.url]))
     return tmp_path / "hard"
 
 

@@ -11,16 +11,16 @@ import pytest
 from fakes.fault_server import FaultServer
 from fakes.mc_set import Proposer
 from mmmu_eval.cli.main import main
-from mmmu_eval.harden import harden_augment, harden_filter
+from mmmu_eval.harden import AugmentSettings, FilterSettings, harden_augment, harden_filter
 from mmmu_eval.harden.review import DECISIONS_FORMAT
 
 
 @pytest.fixture
 def augmented(mmmu_set, tmp_path, quiet):
     out = tmp_path / "hard"
-    harden_filter(mmmu_set, out, models="frequent", trials=1, per_subject=0, display=quiet)
+    harden_filter(mmmu_set, out, FilterSettings(models="frequent", trials=1, per_subject=0), display=quiet)
     with FaultServer(fault_rate=0.0, answer=Proposer({})) as server:
-        result = harden_augment(out, out, model="openai:fake-model", base_urls=[server.url], display=quiet)
+        result = harden_augment(out, out, AugmentSettings(model="openai:fake-model", base_urls=[server.url]), display=quiet)
     assert "stale" not in result.record.step("augment")["check"]
     return out
 

@@ -11,7 +11,7 @@ import json
 
 from fakes.fault_server import FaultServer
 from fakes.mc_set import Proposer, write_jsonl_set
-from mmmu_eval.harden import harden_apply, harden_augment
+from mmmu_eval.harden import AugmentSettings, harden_apply, harden_augment
 from mmmu_eval.harden.review import DECISIONS_FORMAT
 
 ROWS = [
@@ -23,7 +23,7 @@ ROWS = [
 def test_a_rerun_after_the_review_keeps_its_decisions(tmp_path):
     data, out = write_jsonl_set(tmp_path / "set", ROWS), tmp_path / "hard"
     with FaultServer(fault_rate=0.0, answer=Proposer({})) as server:
-        harden_augment(data, out, model="openai:fake-model", base_urls=[server.url])
+        harden_augment(data, out, AugmentSettings(model="openai:fake-model", base_urls=[server.url]))
     shown = {json.loads(line)["id"]: json.loads(line)["options"] for line in (out / "review.jsonl").read_text().splitlines()}
     decisions = {"format": DECISIONS_FORMAT, "decisions": {
         "test_Biology_1": {"action": "accept", "shown": shown["test_Biology_1"], "note": "fine"},
@@ -35,7 +35,7 @@ def test_a_rerun_after_the_review_keeps_its_decisions(tmp_path):
     assert reviewed == {"test_Biology_1": {"state": "accepted", "note": "fine"}, "test_Biology_2": {"state": "dropped", "note": "gives it away"}}
 
     with FaultServer(fault_rate=0.0, answer=Proposer({})) as server:
-        again = harden_augment(data, out, model="openai:fake-model", base_urls=[server.url])
+        again = harden_augment(data, out, AugmentSettings(model="openai:fake-model", base_urls=[server.url]))
         asked = server.stats.get("answered", 0)
     assert asked <= 1, "every proposal was stored: at most the start-up probe is asked"
     entries = {i: e["augment"] for i, e in again.record.items.items()}

@@ -14,7 +14,7 @@ import threading
 
 from fakes.fault_server import FaultServer
 from fakes.mc_set import user_text, write_jsonl_set
-from mmmu_eval.harden import harden_filter
+from mmmu_eval.harden import FilterSettings, harden_filter
 from mmmu_eval.harden.source import read_source
 from mmmu_eval.prompt.mmmu_pro import display_prompt
 
@@ -45,8 +45,7 @@ def test_the_trials_read_the_official_text_with_each_image_marked_and_no_image_s
     items = {it.id: it for it in read_source(data).items}
     model = Recorder()
     with FaultServer(fault_rate=0.0, answer=model) as server:
-        result = harden_filter(data, tmp_path / "hard", models="openai:fake-model", base_urls=[server.url],
-                               trials=1, per_subject=0, display=quiet)
+        result = harden_filter(data, tmp_path / "hard", FilterSettings(models="openai:fake-model", base_urls=[server.url], trials=1, per_subject=0), display=quiet)
     assert result.status == "complete"
     asked = {}
     for body in model.bodies:

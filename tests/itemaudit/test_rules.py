@@ -10,7 +10,7 @@ import pytest
 from itemaudit.conftest import make_item, make_run
 from mmmu_eval.itemaudit import audit_runs
 from mmmu_eval.itemaudit.chance import p_max_at_least
-from mmmu_eval.itemaudit.irt import fit_2pl
+from mmmu_eval.report.irt import fit_2pl
 from mmmu_eval.itemaudit.structural import item_problems
 
 OPTS = ("palace", "temple", "market", "barracks")

@@ -6,7 +6,7 @@ import pytest
 
 from mmmu_eval.records import Response
 from mmmu_eval.score.explain import CAUSES, explain
-from mmmu_eval.score.readers.base import HarnessVerdict
+from mmmu_eval.score.harness_verdicts import HarnessVerdict
 from mmmu_eval.rescore.read import rescore
 from mmmu_eval.score.scorer import score_responses
 

@@ -6,7 +6,7 @@ import pytest
 from fakes.harness_outputs import write_eval_zip, write_json, write_jsonl, write_tsv, write_xlsx
 
 from mmmu_eval.errors import ConfigError, DataError
-from mmmu_eval.score.readers import detect
+from mmmu_eval.rescore.readers import detect
 from mmmu_eval.rescore.read import rescore
 
 

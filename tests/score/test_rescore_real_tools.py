@@ -22,7 +22,7 @@ import pytest
 
 from mmmu_eval.cli.main import main
 from mmmu_eval.errors import ConfigError
-from mmmu_eval.score.readers import detect
+from mmmu_eval.rescore.readers import detect
 from mmmu_eval.rescore.read import rescore
 
 REAL = Path(__file__).resolve().parents[1] / "fixtures" / "real_tools"

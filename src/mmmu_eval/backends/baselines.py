@@ -17,8 +17,10 @@ computed by exactly the prompts, parser and report a real model gets.
   answers of the multiple-choice items being evaluated (ties go to the earlier letter). An item
   that does not offer that letter (fewer options) gets its own most frequent letter by the same
   ranking. Open questions get the most frequent gold open answer among the evaluated items
-  (first accepted answer of each). It is computed once, in ``from_config``, from the items: it
-  needs gold answers, so it cannot run on the test split.
+  (first accepted answer of each). The backend never sees an item or a gold answer:
+  ``run/prepare.frequent_answers`` decides every item's answer from the evaluated items before
+  the run and hands them over (``FixedAnswers``); it needs gold answers, so it cannot run on
+  the test split.
 - ``text-only:SPEC``: any other backend, with every image part taken out of its requests. The
   prompt text is unchanged, ``<image N>`` tokens included, as MMMU-Pro's text-only filter asked
   it. ``describe()`` records that images were withheld.
@@ -27,16 +29,15 @@ computed by exactly the prompts, parser and report a real model gets.
 from __future__ import annotations
 
 import random
-from collections import Counter
 from dataclasses import replace
 from typing import AsyncIterator, Sequence
 
 from mmmu_eval.backends.base import Backend
-from mmmu_eval.config import RunConfig
+from mmmu_eval.backends.settings import BackendSettings, BaselineSettings, FixedAnswers
 from mmmu_eval.errors import ConfigError
-from mmmu_eval.records import Item, Request, Response, TextPart
+from mmmu_eval.records import Request, Response, TextPart
 
-__all__ = ["DEFAULT_SEED", "FrequentBackend", "RandomBackend", "TextOnlyBackend", "frequent_answers"]
+__all__ = ["DEFAULT_SEED", "FrequentBackend", "RandomBackend", "TextOnlyBackend"]
 
 #: Seed of the random baseline when ``--seed`` is not given.
 DEFAULT_SEED = 0
@@ -50,10 +51,10 @@ class RandomBackend:
         self.seed = seed
 
     @classmethod
-    def from_config(cls, name: str, config: RunConfig, items: Sequence[Item] = ()) -> "RandomBackend":
+    def from_settings(cls, name: str, settings: BaselineSettings) -> "RandomBackend":
         if name:
             raise ConfigError(f"--model random takes no name (got random:{name}); the seed comes from --seed")
-        return cls(DEFAULT_SEED if config.seed is None else config.seed)
+        return cls(DEFAULT_SEED if settings.seed is None else settings.seed)
 
     async def preflight(self, requests: Sequence[Request]) -> None:
         return None
@@ -71,69 +72,37 @@ class RandomBackend:
         return {"backend": "random", "seed": self.seed, "open_questions": "empty answer"}
 
 
-def frequent_answers(items: Sequence[Item]) -> tuple[tuple[str, ...], str | None]:
-    """The gold letters ranked by frequency (ties: earlier letter first), and the most frequent
-    open answer (ties: the one met first), over the items that have gold answers.
-
-    >>> from mmmu_eval.dataset import load_dataset
-    >>> frequent_answers(load_dataset("mmmu", split="dev", data="sample").items)
-    (('B', 'A', 'C'), 'triangle')
-    """
-    letter_counts: Counter[str] = Counter()
-    open_counts: Counter[str] = Counter()
-    for item in items:
-        if item.answer is None:
-            continue
-        if item.question_type == "multiple-choice" and isinstance(item.answer, str):
-            letter_counts[item.answer] += 1
-        elif item.question_type == "open":
-            first = item.answer if isinstance(item.answer, str) else (item.answer[0] if item.answer else None)
-            if first:
-                open_counts[first] += 1
-    ranking = tuple(sorted(letter_counts, key=lambda letter: (-letter_counts[letter], letter)))
-    # Counter.most_common keeps first-met order among equal counts.
-    open_answer = open_counts.most_common(1)[0][0] if open_counts else None
-    return ranking, open_answer
-
-
 class FrequentBackend:
-    """Answers every multiple-choice item with the most frequent gold letter; see the module doc."""
+    """Gives every item the answer fixed for it before the run (the most frequent gold letter it
+    offers); see the module doc."""
 
-    def __init__(self, ranking: Sequence[str], open_answer: str | None, *, computed_from: int = 0) -> None:
+    def __init__(self, answers: FixedAnswers) -> None:
         self.spec = "frequent"
-        self.ranking = tuple(ranking)
-        self.open_answer = open_answer
-        self.computed_from = computed_from
+        self.answers = answers
 
     @classmethod
-    def from_config(cls, name: str, config: RunConfig, items: Sequence[Item] = ()) -> "FrequentBackend":
+    def from_settings(cls, name: str, settings: BaselineSettings) -> "FrequentBackend":
         if name:
             raise ConfigError(f"--model frequent takes no name (got frequent:{name})")
-        ranking, open_answer = frequent_answers(items)
-        if not ranking and open_answer is None:
+        if settings.fixed_answers is None:
             raise ConfigError(
                 "--model frequent needs gold answers among the evaluated items, and these have none "
                 "(the test split withholds them); evaluate the validation split instead"
             )
-        graded = sum(1 for it in items if it.answer is not None)
-        return cls(ranking, open_answer, computed_from=graded)
+        return cls(settings.fixed_answers)
 
     async def preflight(self, requests: Sequence[Request]) -> None:
         return None
 
     async def generate(self, requests: Sequence[Request]) -> AsyncIterator[Response]:
         for request in requests:
-            yield Response(request.item_id, "ok", text=self.answer_for(request), finish_reason="stop")
-
-    def answer_for(self, request: Request) -> str:
-        """The top-ranked letter this request offers (its first letter if none ranks)."""
-        if not request.choices:
-            return self.open_answer or ""
-        offered = set(request.choices)
-        for letter in self.ranking:
-            if letter in offered:
-                return letter
-        return request.choices[0]
+            answer = self.answers.by_item.get(request.item_id)
+            if answer is None:  # the answers were decided for another selection of items
+                yield Response(request.item_id, "error", error=(
+                    "frequent has no answer fixed for this item: its answers were decided for a selection "
+                    "that does not hold it (run/prepare.frequent_answers)"))
+                continue
+            yield Response(request.item_id, "ok", text=answer, finish_reason="stop")
 
     async def aclose(self) -> None:
         return None
@@ -141,10 +110,10 @@ class FrequentBackend:
     def describe(self) -> dict[str, object]:
         return {
             "backend": "frequent",
-            "letter_ranking": list(self.ranking),
-            "answer": self.ranking[0] if self.ranking else None,
-            "open_answer": self.open_answer,
-            "computed_from_items": self.computed_from,
+            "letter_ranking": list(self.answers.letter_ranking),
+            "answer": self.answers.letter_ranking[0] if self.answers.letter_ranking else None,
+            "open_answer": self.answers.open_answer,
+            "computed_from_items": self.answers.computed_from_items,
         }
 
 
@@ -156,14 +125,14 @@ class TextOnlyBackend:
         self.spec = f"text-only:{inner.spec}"
 
     @classmethod
-    def from_config(cls, name: str, config: RunConfig, items: Sequence[Item] = ()) -> "TextOnlyBackend":
+    def from_settings(cls, name: str, settings: BackendSettings) -> "TextOnlyBackend":
         from mmmu_eval.backends.registry import make_backend  # the registry imports this module
 
         if not name:
             raise ConfigError("--model text-only: needs the spec of the model to ask, e.g. text-only:openai:gpt-4o")
         if name.startswith("text-only:"):
             raise ConfigError(f"--model text-only:{name}: images are already withheld once; drop one text-only:")
-        return cls(make_backend(name, config, items))
+        return cls(make_backend(name, settings))
 
     @staticmethod
     def strip(request: Request) -> Request:

@@ -19,7 +19,9 @@ method) is the next step up, for a model that batches; ``preflight``, ``aclose``
 and ``spec`` are optional there and filled in here. A full ``Backend`` passes unchanged.
 
 Third-party packages register backends under the entry-point group ``mmmu_eval.backends``
-(``registry.py`` finds them), so ``--model NAME:ARG`` works from the shell too.
+(``registry.py`` finds them), so ``--model NAME:ARG`` works from the shell too. What such a
+backend is told about the run is a ``CustomSettings`` (``backends/settings.py``), the same record
+a function model's pool is sized from here.
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Protocol, runtime_checkable
 
 from mmmu_eval.backends.base import Backend
+from mmmu_eval.backends.settings import CustomSettings
 from mmmu_eval.errors import ConfigError
 from mmmu_eval.prompt.messages import build_messages
 from mmmu_eval.prompt.reasoning import split_reasoning
@@ -75,18 +78,23 @@ def model_spec(model: object) -> str:
     return f"python:{qualname}" if module in (None, "__main__") else f"python:{module}.{qualname}"
 
 
-def as_backend(model: object, *, concurrency: int | None = None, max_image_pixels: int | None = None) -> Backend:
+def as_backend(model: object, settings: CustomSettings | None = None) -> Backend:
     """``model`` as a Backend: a Backend as it is, a ``generate`` object or a function wrapped.
+
+    ``settings``: a function model's pool size (``concurrency``) and image down-scaling
+    (``max_image_pixels``); None: the defaults.
 
     Raises:
         ConfigError: ``model`` is none of those (the message says what is accepted).
     """
+    settings = settings or CustomSettings()
     if isinstance(model, Backend):
         return model
     if isinstance(model, Generates) and not inspect.isclass(model):
         return GeneratingModel(model)
     if callable(model) and not inspect.isclass(model):
-        return FunctionModel(model, concurrency=concurrency or DEFAULT_CONCURRENCY, max_image_pixels=max_image_pixels)
+        return FunctionModel(model, concurrency=settings.concurrency or DEFAULT_CONCURRENCY,
+                             max_image_pixels=settings.max_image_pixels)
     raise ConfigError(
         f"model={model!r} is not a model: give a spec string (openai:NAME, hf:PATH, random ...), a function "
         "messages -> str (sync or async), an object with an async generate(requests), or a Backend "

@@ -24,7 +24,9 @@ from mmmu_eval.records import Request
 log = logging.getLogger(__name__)
 
 #: The families whose processors need torchvision on transformers 5 (their video processors, or
-#: Pixtral's image processor, import it); Gemma 3, Idefics3 and LLaVA-1.5 run without it.
+#: the Pixtral processor itself, import it), each checked on 5.24 with a tiny model of its real
+#: processor; Gemma 3, Idefics3 and LLaVA-1.5 run without it. On 4.x all but Pixtral / Mistral3
+#: need it too (their video processors).
 TORCHVISION_FAMILIES = "the Qwen-VL family (Qwen2-VL, Qwen2.5-VL, Qwen3-VL), LLaVA-OneVision, InternVL, SmolVLM2 and Pixtral / Mistral3"
 
 # Inputs ``generate`` accepts from any model (transformers' TransformersKwargs and its own extras).
@@ -96,17 +98,29 @@ def adopt_tokenizer_template(spec: str, processor: Any, tokenizer: Any) -> None:
     processor.chat_template = template
 
 
+def _chain(exc: BaseException) -> list[BaseException]:
+    """``exc`` and the exceptions it was raised from or during, outermost first."""
+    seen: list[BaseException] = []
+    while exc is not None and exc not in seen:
+        seen.append(exc)
+        exc = exc.__cause__ or exc.__context__
+    return seen
+
+
 def missing_package_hint(exc: ImportError) -> str:
-    """What to install when loading the processor or model hit a missing package."""
+    """What to install when loading the processor or model hit a missing package. The package may
+    be named only by an exception further down the chain: transformers 4.x says "Could not import
+    module 'SmolVLMProcessor'" and keeps the missing torchvision in the error it was raised from."""
     text = " ".join(str(exc).split())
     first = text.split(". ")[0].rstrip(".") if text else type(exc).__name__  # transformers' first sentence says what needs it
-    if "torchvision" in text.lower():
+    chain = _chain(exc)
+    if any("torchvision" in str(e).lower() or getattr(e, "name", None) == "torchvision" for e in chain):
         return (
             f"the model's processor needs torchvision, which is not installed ({first}); on transformers 5 "
-            f"{TORCHVISION_FAMILIES} need it. Install the torchvision release built for your torch "
-            "(pip install torchvision==<the one matching torch>)"
+            f"{TORCHVISION_FAMILIES} need it (on 4.x all of them but Pixtral / Mistral3). Install the "
+            "torchvision release built for your torch (pip install torchvision==<the one matching torch>)"
         )
-    name = getattr(exc, "name", None)
+    name = next((e.name for e in chain if isinstance(e, ImportError) and e.name), None)
     return f"the model needs a package that is missing ({name or first}); install it and run again"
 
 

@@ -31,10 +31,12 @@ special tokens (``tests/fakes/tiny_models.py``): LLaVA-1.5 (llava-hf's template)
 (SmolVLM's) and Gemma 3, batched and unbatched, each image checked to reach the slot of its
 ``<image N>`` by replacing it with noise. On transformers 5 the processors of the Qwen-VL family,
 LLaVA-OneVision, InternVL, SmolVLM2 and Pixtral / Mistral3 need torchvision (their video
-processors import it); Qwen2-VL, Qwen2.5-VL, LLaVA-OneVision and SmolVLM2 have the same tests
-where it is installed (``make test-torchvision``); Qwen3-VL, InternVL and Mistral3 are untested.
+processors, Pixtral's processor itself, import it); Qwen2-VL, Qwen2.5-VL, Qwen3-VL,
+LLaVA-OneVision, InternVL (InternVL3-hf), SmolVLM2, Mistral3 (Mistral-Small-3.1) and Pixtral
+(pixtral-12b) have the same tests where it is installed (``make test-torchvision``; they also
+passed on 4.57 with torchvision, where Mistral3 and Pixtral need none).
 
-    backend = HFBackend.from_config("/models/llava", RunConfig(model="hf:/models/llava"), items)
+    backend = HFBackend.from_settings("/models/llava", HFSettings(batch_size=4))
     async for response in backend.generate(requests): ...
 """
 
@@ -66,9 +68,9 @@ from mmmu_eval.backends.local_chat import (
 )
 from mmmu_eval.backends.rendered_prompt import layout_of, placeholders, render_prompt, scan_layouts
 from mmmu_eval.prompt.reasoning import split_reasoning
-from mmmu_eval.config import RunConfig
+from mmmu_eval.backends.settings import HFSettings
 from mmmu_eval.errors import ConfigError, DataError
-from mmmu_eval.records import Item, Request, Response
+from mmmu_eval.records import Request, Response
 
 log = logging.getLogger(__name__)
 
@@ -144,18 +146,18 @@ class HFBackend:
         self._pad_id: int | None = None
 
     @classmethod
-    def from_config(cls, name: str, config: RunConfig, items: Sequence[Item] = ()) -> "HFBackend":
-        """Build from the run configuration (``--batch-size``, ``--dtype``, ``--device``...)."""
+    def from_settings(cls, name: str, settings: HFSettings) -> "HFBackend":
+        """Build from the run's hf settings (``--batch-size``, ``--dtype``, ``--device``...)."""
         if not name:
             raise ConfigError("hf: needs a model directory or hub id, e.g. hf:HuggingFaceTB/SmolVLM-256M-Instruct")
         _import_engine()  # fail before the run starts when the extra is missing
         return cls(
             name,
-            batch_size=config.batch_size if config.batch_size is not None else DEFAULT_BATCH_SIZE,
-            dtype=config.dtype or "auto",
-            device=config.device or "auto",
-            trust_remote_code=config.trust_remote_code,
-            max_image_pixels=config.max_image_pixels,
+            batch_size=settings.batch_size if settings.batch_size is not None else DEFAULT_BATCH_SIZE,
+            dtype=settings.dtype or "auto",
+            device=settings.device or "auto",
+            trust_remote_code=settings.trust_remote_code,
+            max_image_pixels=settings.max_image_pixels,
         )
 
     # -- loading ---------------------------------------------------------------------------

@@ -32,7 +32,7 @@ The API key comes from ``OPENAI_API_KEY`` (or ``--api-key-env NAME``) and is nev
 anywhere. A server on loopback (127.0.0.1, localhost, ::1) needs no key: local vLLM and
 ``transformers serve`` ignore it, so a placeholder is sent when none is set.
 
-    backend = OpenAIBackend.from_config("gpt-4o", RunConfig(model="openai:gpt-4o"), items)
+    backend = OpenAIBackend.from_settings("gpt-4o", OpenAISettings(concurrency=16))
     await backend.preflight(requests)
     async for response in backend.generate(requests): ...
 """
@@ -72,9 +72,9 @@ from mmmu_eval.backends.openai_servers import (
     without_credentials,
 )
 from mmmu_eval.backends.retry import Failure, RetryPolicy, call_with_retries
-from mmmu_eval.config import RunConfig
+from mmmu_eval.backends.settings import OpenAISettings
 from mmmu_eval.errors import ConfigError, MmmuEvalError
-from mmmu_eval.records import Item, Request, Response
+from mmmu_eval.records import Request, Response
 
 if TYPE_CHECKING:
     import httpx
@@ -156,7 +156,7 @@ class OpenAIBackend:
         ]
 
     @classmethod
-    def from_config(cls, name: str, config: RunConfig, items: Sequence[Item] = ()) -> "OpenAIBackend":
+    def from_settings(cls, name: str, settings: OpenAISettings) -> "OpenAIBackend":
         """The backend for ``--model openai:NAME``, with the key taken from the environment.
 
         Raises:
@@ -164,20 +164,20 @@ class OpenAIBackend:
         """
         if not name:
             raise ConfigError("--model openai: needs a model name, e.g. openai:gpt-4o")
-        urls = endpoint_urls(config)
-        key, key_env = api_key(name, config, urls)
+        urls = endpoint_urls(settings)
+        key, key_env = api_key(name, settings, urls)
         policy = RetryPolicy(
-            max_attempts=_given(config.max_attempts, DEFAULT_MAX_ATTEMPTS),
-            timeout=_given(config.request_timeout, DEFAULT_REQUEST_TIMEOUT),
+            max_attempts=_given(settings.max_attempts, DEFAULT_MAX_ATTEMPTS),
+            timeout=_given(settings.request_timeout, DEFAULT_REQUEST_TIMEOUT),
         )
         backend = cls(
             name,
             base_urls=urls,
             api_key=key,
-            concurrency=_given(config.concurrency, DEFAULT_CONCURRENCY),
+            concurrency=_given(settings.concurrency, DEFAULT_CONCURRENCY),
             policy=policy,
-            max_image_pixels=config.max_image_pixels,
-            probe_timeout=config.probe_timeout,
+            max_image_pixels=settings.max_image_pixels,
+            probe_timeout=settings.probe_timeout,
         )
         backend.api_key_env = key_env
         return backend

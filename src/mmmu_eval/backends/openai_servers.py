@@ -4,7 +4,7 @@
 server address means its ``/v1`` API. A URL is shown (in the manifest, in an error) without the
 credentials it may carry. A server on loopback needs no key: local vLLM and ``transformers
 serve`` ignore it, so a placeholder is sent when none is set; any other server needs one, and
-the error names the variable to set. ``OpenAIBackend.from_config`` and ``plan_run`` (which
+the error names the variable to set. ``OpenAIBackend.from_settings`` and ``plan_run`` (which
 counts what a run would send) read the same URLs from here.
 """
 
@@ -15,7 +15,7 @@ import os
 from typing import Sequence
 from urllib.parse import urlsplit, urlunsplit
 
-from mmmu_eval.config import RunConfig
+from mmmu_eval.backends.settings import OpenAISettings
 from mmmu_eval.errors import ConfigError
 
 __all__ = ["DEFAULT_BASE_URL", "LOCAL_PLACEHOLDER_KEY", "api_key", "endpoint_urls", "is_loopback", "normalise_url",
@@ -26,18 +26,18 @@ DEFAULT_BASE_URL = "https://api.openai.com/v1"
 LOCAL_PLACEHOLDER_KEY = "EMPTY"
 
 
-def api_key(name: str, config: RunConfig, urls: Sequence[str]) -> tuple[str, str | None]:
+def api_key(name: str, settings: OpenAISettings, urls: Sequence[str]) -> tuple[str, str | None]:
     """The key to send to ``urls`` for ``openai:NAME``, and the variable it came from (None: none was set).
 
     Raises:
         ConfigError: no key for a server that is not on loopback, naming the variable to set.
     """
-    env = config.api_key_env or "OPENAI_API_KEY"
+    env = settings.api_key_env or "OPENAI_API_KEY"
     key = os.environ.get(env, "")
     if not key:
-        if config.api_key_env is None and all(is_loopback(u) for u in urls):
+        if settings.api_key_env is None and all(is_loopback(u) for u in urls):
             key = LOCAL_PLACEHOLDER_KEY
-        elif config.api_key_env is None:
+        elif settings.api_key_env is None:
             raise ConfigError(
                 f"OPENAI_API_KEY is not set (needed by openai:{name}); "
                 "set it or pass --api-key-env NAME"
@@ -47,9 +47,9 @@ def api_key(name: str, config: RunConfig, urls: Sequence[str]) -> tuple[str, str
     return key, env if os.environ.get(env) else None  # None: a loopback server, no key
 
 
-def endpoint_urls(config: RunConfig) -> tuple[str, ...]:
+def endpoint_urls(settings: OpenAISettings) -> tuple[str, ...]:
     """The base URLs a run sends to: ``--base-url`` (each flag, commas too), else OPENAI_BASE_URL, else OpenAI's."""
-    urls = _split_urls(config.base_urls) or _split_urls((os.environ.get("OPENAI_BASE_URL", ""),))
+    urls = _split_urls(settings.base_urls) or _split_urls((os.environ.get("OPENAI_BASE_URL", ""),))
     return urls or (DEFAULT_BASE_URL,)
 
 

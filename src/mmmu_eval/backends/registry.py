@@ -5,9 +5,12 @@ A backend's module is imported only when its spec is chosen, so torch, transform
 stay unimported for an API run. When an extra is missing, the error names the exact install
 command; an unknown spec lists the known ones and suggests the closest.
 
->>> backend = make_backend("random", RunConfig(model="random"))   # items: only frequent needs them
->>> backend.spec
-'random'
+Each backend gets its own settings record (``backends/settings.py``), never the run's whole
+configuration nor its items: ``BackendEntry.settings`` names which record a row's class takes.
+
+>>> backend = make_backend("random", BackendSettings(baseline=BaselineSettings(seed=5)))
+>>> backend.spec, backend.seed
+('random', 5)
 """
 
 from __future__ import annotations
@@ -19,9 +22,8 @@ from typing import Sequence
 
 from mmmu_eval.backends.base import Backend, Contacting
 from mmmu_eval.backends.custom import as_backend
-from mmmu_eval.config import RunConfig
+from mmmu_eval.backends.settings import BackendSettings, BaselineSettings
 from mmmu_eval.errors import ConfigError
-from mmmu_eval.records import Item
 
 __all__ = ["BACKENDS", "ENTRY_POINT_GROUP", "BackendEntry", "make_backend", "make_backend_before_data", "parse_spec",
            "plugin_entries"]
@@ -36,11 +38,14 @@ class BackendEntry:
     module: str
     """The module that holds the class, imported only when the spec is chosen."""
     cls: str
-    """A class with ``from_config(name, config, items) -> Backend``."""
+    """A class with ``from_settings(name, settings) -> Backend`` (a plug-in's may be a factory instead)."""
     extra: str | None
     """The pip extra that brings its dependencies; None when the core install has them."""
     usage: str
     """How the spec is written, for help and error messages."""
+    settings: str | None = "custom"
+    """The ``BackendSettings`` field its class is given (``openai``, ``hf``, ``vllm``, ``baseline``,
+    ``custom``: a plug-in's); None: all of them (``text-only:``, which builds the backend it wraps)."""
     before_data: bool = False
     """Built before the dataset is read, to reach its server meanwhile (``contact()``): needs no
     items and loads nothing. Never a local model, which loads only after the protocol check."""
@@ -51,20 +56,23 @@ class BackendEntry:
 
 
 BACKENDS: tuple[BackendEntry, ...] = (
-    BackendEntry("openai:", "mmmu_eval.backends.openai_api", "OpenAIBackend", None, "openai:MODEL", before_data=True),
-    BackendEntry("hf:", "mmmu_eval.backends.hf_transformers", "HFBackend", "hf", "hf:PATH_OR_ID"),
-    BackendEntry("vllm:", "mmmu_eval.backends.vllm_offline", "VLLMBackend", "vllm", "vllm:PATH_OR_ID"),
-    BackendEntry("random", "mmmu_eval.backends.baselines", "RandomBackend", None, "random"),
-    BackendEntry("frequent", "mmmu_eval.backends.baselines", "FrequentBackend", None, "frequent"),
-    BackendEntry("text-only:", "mmmu_eval.backends.baselines", "TextOnlyBackend", None, "text-only:SPEC"),
+    BackendEntry("openai:", "mmmu_eval.backends.openai_api", "OpenAIBackend", None, "openai:MODEL", "openai",
+                 before_data=True),
+    BackendEntry("hf:", "mmmu_eval.backends.hf_transformers", "HFBackend", "hf", "hf:PATH_OR_ID", "hf"),
+    BackendEntry("vllm:", "mmmu_eval.backends.vllm_offline", "VLLMBackend", "vllm", "vllm:PATH_OR_ID", "vllm"),
+    BackendEntry("random", "mmmu_eval.backends.baselines", "RandomBackend", None, "random", "baseline"),
+    BackendEntry("frequent", "mmmu_eval.backends.baselines", "FrequentBackend", None, "frequent", "baseline"),
+    BackendEntry("text-only:", "mmmu_eval.backends.baselines", "TextOnlyBackend", None, "text-only:SPEC", None),
 )
 
 
 #: The entry-point group third-party backends register under (``pyproject.toml``:
 #: ``[project.entry-points."mmmu_eval.backends"] mine = "mypkg.backend:MyBackend"``). The target
-#: is a class with ``from_config(name, config, items)``, as the built-in ones, or a factory
-#: ``factory(name)`` returning a model object (``custom.as_backend`` takes it); ``--model mine:NAME``
-#: then builds it. A plug-in never shadows a built-in prefix.
+#: is a class with ``from_settings(name, settings)``, as the built-in ones, given a
+#: ``CustomSettings`` (``backends/settings.py``: concurrency, attempts, timeout, image size, batch
+#: size, dtype, device, seed, base URLs, the key's variable), or a factory ``factory(name)``
+#: returning a model object (``custom.as_backend`` takes it); ``--model mine:NAME`` then builds
+#: it. A plug-in never shadows a built-in prefix.
 ENTRY_POINT_GROUP = "mmmu_eval.backends"
 
 
@@ -101,15 +109,15 @@ def parse_spec(spec: str, table: Sequence[BackendEntry] | None = None) -> tuple[
     raise ConfigError(_unknown(spec, table))
 
 
-def make_backend(spec: str | Backend, config: RunConfig, items: Sequence[Item] = ()) -> Backend:
+def make_backend(spec: str | Backend, settings: BackendSettings | None = None) -> Backend:
     """Build the backend a model spec names.
 
     Args:
         spec: ``openai:gpt-4o``, ``hf:/models/x``, ``random``, a plug-in's ``NAME:ARG`` ...; a
             model object (a Backend, an object with ``generate``, a chat function) is made a
             Backend by ``custom.as_backend``.
-        config: the run configuration (each backend reads its own knobs from it).
-        items: the items to be evaluated (``frequent`` computes its answer from them).
+        settings: each backend kind's settings (``run/backend_settings.backend_settings`` builds
+            them from a run's configuration); the backend is given only its own. None: defaults.
 
     Returns:
         The backend, not yet preflighted.
@@ -118,22 +126,29 @@ def make_backend(spec: str | Backend, config: RunConfig, items: Sequence[Item] =
         ConfigError: an unknown spec, a missing extra (naming the pip command), or the
             backend's own configuration problem.
 
-    >>> make_backend("text-only:random", RunConfig(model="text-only:random")).spec
+    >>> make_backend("text-only:random").spec
     'text-only:random'
     """
+    settings = settings or BackendSettings()
     if not isinstance(spec, str):
-        return as_backend(spec, concurrency=config.concurrency, max_image_pixels=config.max_image_pixels)
+        return as_backend(spec, settings.custom)
     entry, name = parse_spec(spec)
     target = getattr(_import(entry, spec), entry.cls, None)
     if target is None:
         raise ConfigError(f"--model {spec}: {entry.module} has no {entry.cls} (the entry point {entry.prefix.rstrip(':')} names it)")
+    own = settings if entry.settings is None else getattr(settings, entry.settings)
+    if hasattr(target, "from_settings"):
+        return target.from_settings(name, own)
     if hasattr(target, "from_config"):
-        return target.from_config(name, config, items)
+        raise ConfigError(
+            f"--model {spec}: {entry.module}.{entry.cls} has from_config(name, config, items); a backend class "
+            "is now built with from_settings(name, settings), given a CustomSettings (see the custom model guide)"
+        )
     # a plug-in's factory: its model object, made a Backend like any other
-    return as_backend(target(name), concurrency=config.concurrency, max_image_pixels=config.max_image_pixels)
+    return as_backend(target(name), settings.custom)
 
 
-def make_backend_before_data(spec: str | Backend, config: RunConfig) -> Contacting | None:
+def make_backend_before_data(spec: str | Backend, settings: BackendSettings) -> Contacting | None:
     """The backend for ``spec`` if it is one to build before the data is read, else None.
 
     Only an API client is: ``evaluate`` calls its ``contact()`` so the first request goes out
@@ -149,7 +164,7 @@ def make_backend_before_data(spec: str | Backend, config: RunConfig) -> Contacti
     if not entry.before_data:
         return None
     cls = getattr(_import(entry, spec), entry.cls)
-    backend = cls.from_config(name, config, ())
+    backend = cls.from_settings(name, settings if entry.settings is None else getattr(settings, entry.settings))
     assert isinstance(backend, Contacting), f"{entry.cls} is built before the data but has no contact()"
     return backend
 

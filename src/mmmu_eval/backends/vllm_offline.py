@@ -46,9 +46,9 @@ from mmmu_eval.backends.local_chat import (
 )
 from mmmu_eval.prompt.images import image_data_url
 from mmmu_eval.prompt.reasoning import split_reasoning
-from mmmu_eval.config import RunConfig
+from mmmu_eval.backends.settings import VLLMSettings
 from mmmu_eval.errors import ConfigError, DataError
-from mmmu_eval.records import Item, Request, Response
+from mmmu_eval.records import Request, Response
 
 log = logging.getLogger(__name__)
 
@@ -64,25 +64,25 @@ def images_needed(requests: Sequence[Request]) -> int:
     return max((len(r.images) for r in requests), default=0) or 1
 
 
-def engine_kwargs(name: str, config: RunConfig, requests: Sequence[Request]) -> dict[str, Any]:
+def engine_kwargs(name: str, settings: VLLMSettings, requests: Sequence[Request]) -> dict[str, Any]:
     """Arguments for ``vllm.LLM(**kwargs)``.
 
-    >>> engine_kwargs("m", RunConfig(model="vllm:m"), [])["limit_mm_per_prompt"]
+    >>> engine_kwargs("m", VLLMSettings(), [])["limit_mm_per_prompt"]
     {'image': 1}
     """
-    dtype = config.dtype or "auto"
+    dtype = settings.dtype or "auto"
     if dtype not in DTYPES:
         raise ConfigError(f"--dtype {dtype!r} is not one of {', '.join(DTYPES)}")
     kwargs: dict[str, Any] = {"model": name, "dtype": dtype}
     for flag in ("tensor_parallel_size", "pipeline_parallel_size", "data_parallel_size"):
-        size = getattr(config, flag)
+        size = getattr(settings, flag)
         if size is not None and size < 1:
             raise ConfigError(f"--{flag.replace('_', '-')} {size}: must be at least 1")
         if size is not None or flag == "tensor_parallel_size":
             kwargs[flag] = size or 1  # vLLM's own defaults (1) otherwise: an older vLLM may not know the flag
-    kwargs.update({"trust_remote_code": config.trust_remote_code, "limit_mm_per_prompt": {"image": images_needed(requests)}})
-    if config.seed is not None:
-        kwargs["seed"] = config.seed
+    kwargs.update({"trust_remote_code": settings.trust_remote_code, "limit_mm_per_prompt": {"image": images_needed(requests)}})
+    if settings.seed is not None:
+        kwargs["seed"] = settings.seed
     return kwargs
 
 
@@ -158,7 +158,7 @@ class VLLMBackend:
     def __init__(
         self,
         name: str,
-        config: RunConfig,
+        settings: VLLMSettings,
         *,
         engine: Callable[..., Any],
         sampling_params: Callable[..., Any],
@@ -167,7 +167,7 @@ class VLLMBackend:
     ) -> None:
         """Args:
             name: a local directory or a hub id.
-            config: the run configuration (dtype, tensor parallel size, max image pixels...).
+            settings: the run's vllm settings (dtype, tensor parallel size, max image pixels...).
             engine: builds the engine, ``vllm.LLM`` (tests pass a fake).
             sampling_params: ``vllm.SamplingParams`` (tests pass a fake).
             chunk_size: requests per ``LLM.chat`` call.
@@ -175,10 +175,10 @@ class VLLMBackend:
         """
         if chunk_size < 1:
             raise ConfigError(f"--batch-size {chunk_size}: must be at least 1")
-        engine_kwargs(name, config, [])  # check the settings now, before any request
+        engine_kwargs(name, settings, [])  # check the settings now, before any request
         self.spec = f"vllm:{name}"
         self.name = name
-        self.config = config
+        self.settings = settings
         self.chunk_size = chunk_size
         self._engine_factory = engine
         self._sampling_params = sampling_params
@@ -187,19 +187,19 @@ class VLLMBackend:
         self._engine_kwargs: dict[str, Any] = {}
 
     @classmethod
-    def from_config(cls, name: str, config: RunConfig, items: Sequence[Item] = ()) -> "VLLMBackend":
-        """Build from the run configuration; raises ConfigError when vLLM is not installed."""
+    def from_settings(cls, name: str, settings: VLLMSettings) -> "VLLMBackend":
+        """Build from the run's vllm settings; raises ConfigError when vLLM is not installed."""
         if not name:
             raise ConfigError("vllm: needs a model directory or hub id, e.g. vllm:Qwen/Qwen2.5-VL-7B-Instruct")
         llm, sampling_params = _import_vllm()
-        chunk = config.batch_size if config.batch_size is not None else DEFAULT_CHUNK
-        return cls(name, config, engine=llm, sampling_params=sampling_params, chunk_size=chunk)
+        chunk = settings.batch_size if settings.batch_size is not None else DEFAULT_CHUNK
+        return cls(name, settings, engine=llm, sampling_params=sampling_params, chunk_size=chunk)
 
     def _start(self, requests: Sequence[Request]) -> None:
         if self._llm is not None:
             return
         check_local_path(self.spec, self.name)
-        kwargs = engine_kwargs(self.name, self.config, requests)
+        kwargs = engine_kwargs(self.name, self.settings, requests)
         log.info("starting vLLM for %s with %s", self.spec, kwargs)
         try:
             self._llm = self._engine_factory(**kwargs)
@@ -237,7 +237,7 @@ class VLLMBackend:
                     "run preflight with all requests", request.item_id)))
                 continue
             try:
-                messages, notes = conversation(request, max_image_pixels=self.config.max_image_pixels)
+                messages, notes = conversation(request, max_image_pixels=self.settings.max_image_pixels)
             except DataError as exc:
                 log.warning("%s", exc)
                 responses.append(error_response(request, exc))
@@ -286,7 +286,7 @@ class VLLMBackend:
 
     def describe(self) -> dict[str, object]:
         out: dict[str, object] = {"backend": "vllm", "model": self.name, "chunk_size": self.chunk_size}
-        out.update({k: v for k, v in (self._engine_kwargs or engine_kwargs(self.name, self.config, [])).items() if k != "model"})
+        out.update({k: v for k, v in (self._engine_kwargs or engine_kwargs(self.name, self.settings, [])).items() if k != "model"})
         try:
             import vllm
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 
 from rich.console import Console
 
@@ -46,9 +45,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from pathlib import Path
-
-    from mmmu_eval.atomic import write_atomically
     from mmmu_eval.itemaudit import audit
     from mmmu_eval.itemaudit.terminal import print_audit
     from mmmu_eval.errors import ConfigError
@@ -59,12 +55,12 @@ def run(args: argparse.Namespace) -> int:
                    weakest=args.weakest, irt=not args.no_irt)
     console = Console(highlight=False)
     print_audit(result, console, top=args.top)
+    if args.json or args.html:
+        from mmmu_eval.itemaudit.save import save_audit
+
+        save_audit(result, json_file=args.json, html_file=args.html)
     if args.json:
-        write_atomically(Path(args.json), json.dumps(result.to_json(), indent=1, ensure_ascii=False) + "\n")
         console.print(f"audit written to {args.json}")
     if args.html:
-        from mmmu_eval.itemaudit.html import audit_page
-
-        write_atomically(Path(args.html), audit_page(result))
         console.print(f"page written to {args.html}")
     return 0

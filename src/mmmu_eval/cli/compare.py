@@ -1,4 +1,7 @@
-"""``mmmu-eval compare RUN_A RUN_B [...]``: paired comparison on the items the runs share."""
+"""``mmmu-eval compare RUN_A RUN_B [...]``: paired comparison on the items the runs share.
+
+Parse, read each run once (``load_run``), call ``compare`` per pair (``report/compare.py``), print.
+"""
 
 from __future__ import annotations
 
@@ -46,7 +49,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from mmmu_eval.report.compare import compare_runs, print_comparison
+    from mmmu_eval.report.compare import compare, print_comparison
     from mmmu_eval.report.loaded_run import load_run
 
     if len(args.runs) < 2:
@@ -54,19 +57,11 @@ def run(args: argparse.Namespace) -> int:
     if args.flips < 0 or args.bootstrap < 0:
         raise ConfigError("--flips and --bootstrap must be 0 or more")
     console = Console(highlight=False)
-    runs = [load_run(path, bootstrap=args.bootstrap, seed=args.seed) for path in args.runs]
-    base = runs[0]
+    runs = [load_run(path, bootstrap=args.bootstrap, seed=args.seed) for path in args.runs]  # the baseline read once
     comparisons = [
-        compare_runs(
-            base.results,
-            other.results,
-            label_a=str(args.runs[0]),
-            label_b=str(path),
-            allow_different_protocols=args.allow_different_protocols,
-            allow_different_scoring=args.allow_different_scoring,
-            resamples=args.bootstrap,
-            seed=args.seed,
-        )
+        compare(runs[0], other, labels=(str(args.runs[0]), str(path)),
+                allow_different_protocols=args.allow_different_protocols,
+                allow_different_scoring=args.allow_different_scoring, bootstrap=args.bootstrap, seed=args.seed)
         for path, other in zip(args.runs[1:], runs[1:])
     ]
     if args.json:

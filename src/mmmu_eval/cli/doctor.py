@@ -3,9 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import json
-from pathlib import Path
-
 
 EPILOG = """examples:
   mmmu-eval doctor runs/qwen-val
@@ -45,6 +42,8 @@ def run(args: argparse.Namespace) -> int:
     for line in diagnosis.lines():
         echo(line)  # folded between words at the terminal's width, never mid-word
     if args.json:
-        Path(args.json).write_text(json.dumps(diagnosis.to_json(), indent=2) + "\n", encoding="utf-8")
+        from mmmu_eval.doctor.save import save_diagnosis
+
+        save_diagnosis(diagnosis, args.json)
         echo(f"wrote {args.json}")
     return 0

@@ -9,13 +9,16 @@ both, to extend it). Running the same command again resumes the step.
 from __future__ import annotations
 
 import argparse
-from typing import Any
+from typing import TYPE_CHECKING
 
 from rich.console import Console
 from rich.markup import escape
 
 from mmmu_eval.cli.run import _json_object, add_rank_timeout
 from mmmu_eval.config import help_of
+
+if TYPE_CHECKING:
+    from mmmu_eval.harden.settings import FilterSettings, RenderSettings, SourceSettings
 
 EXAMPLES = """examples:
   mmmu-eval harden filter --data sample --out hard --models frequent,frequent,frequent,random --trials 4
@@ -123,9 +126,7 @@ def main(args: argparse.Namespace) -> int:
 
     console = Console(highlight=False)
     step = args.harden_step
-    common = {k: getattr(args, k) for k in ("split", "limit", "default_subject") if getattr(args, k, None) is not None}
-    if args.subjects:
-        common["subjects"] = tuple(s for group in args.subjects for s in group.split(",") if s)
+    source = _source_settings(args)
     run = {k: getattr(args, k) for k in ("concurrency", "max_attempts", "request_timeout", "api_key_env", "extra_body") if getattr(args, k, None) is not None}
     launch = Launch.from_env()
     if launch is not None and step != "filter":
@@ -135,34 +136,37 @@ def main(args: argparse.Namespace) -> int:
         run.update({k: getattr(args, k) for k in ("max_tokens", "batch_size") if getattr(args, k) is not None})
     if step == "filter":
         if launch is None:
-            result = harden.harden_filter(args.data, args.out, **_filter_options(args), run_settings=run, **common)
+            result = harden.harden_filter(args.data, args.out, _filter_settings(args), seed=args.seed, run_settings=run,
+                                          source=source)
         else:  # one rank of torchrun / accelerate launch: rank 0 gets the filter's result, the others None
             from mmmu_eval.harden.ranks import harden_filter_ranks
 
             ranked = harden_filter_ranks(args.data, args.out, launch, timeout=args.rank_timeout,
-                                         **_filter_options(args), run_settings=run, **common)
+                                         settings=_filter_settings(args), seed=args.seed, run_settings=run, source=source)
             if ranked is None:
                 return 0
             result = ranked
     elif step == "augment" and args.apply is not None:
-        result = harden.harden_apply(args.data, args.out, args.apply, check_models=args.check_models,
-                                     check_trials=args.check_trials, **common)
+        result = harden.harden_apply(args.data, args.out, args.apply, source=source,
+                                     check=harden.CheckSettings(models=args.check_models, trials=args.check_trials))
     elif step == "augment":
-        result = harden.harden_augment(
-            args.data, args.out, model=args.model, options=args.options, attempts=args.attempts, seed=args.seed,
-            temperature=args.temperature, max_tokens=args.max_tokens, base_urls=args.base_urls, run_settings=run,
-            position_dependent=args.position_dependent, check_models=args.check_models,
-            check_trials=args.check_trials, **common,
+        augment = harden.AugmentSettings(
+            model=args.model, options=args.options, attempts=args.attempts, temperature=args.temperature,
+            max_tokens=args.max_tokens, base_urls=args.base_urls, position_dependent=args.position_dependent,
+            check=harden.CheckSettings(models=args.check_models, trials=args.check_trials),
         )
+        result = harden.harden_augment(args.data, args.out, augment, seed=args.seed, run_settings=run, source=source)
     elif step == "render":
-        result = harden.harden_render(args.data, args.out, **_render_options(args), **common)
+        result = harden.harden_render(args.data, args.out, _render_settings(args), seed=args.seed, source=source)
     else:
+        augment = harden.AugmentSettings(
+            model=args.augment_model, options=args.options, attempts=args.attempts, temperature=args.augment_temperature,
+            base_urls=args.augment_base_urls, position_dependent=args.position_dependent,
+            check=harden.CheckSettings(trials=args.check_trials),
+        )
         result = harden.harden_all(
-            args.data, args.out, **_filter_options(args), run_settings=run, augment_model=args.augment_model,
-            options=args.options, attempts=args.attempts, augment_temperature=args.augment_temperature,
-            augment_base_urls=args.augment_base_urls, position_dependent=args.position_dependent,
-            check_trials=args.check_trials, workers=args.workers,
-            render_options={k: v for k, v in _render_options(args).items() if k not in ("seed", "workers")}, **common,
+            args.data, args.out, filter=_filter_settings(args), augment=augment, render=_render_settings(args),
+            seed=args.seed, run_settings=run, source=source,
         )
     print_report(result.record, console)
     console.print(f"{step}: {result.status}, {escape(result.summary())} · output: {escape(str(result.out))}", soft_wrap=True)
@@ -177,18 +181,29 @@ def main(args: argparse.Namespace) -> int:
     return result.exit_status
 
 
-def _filter_options(args: argparse.Namespace) -> dict[str, Any]:
-    return {
-        "models": args.models, "trials": args.trials, "min_models": args.min_models, "per_subject": args.per_subject,
-        "seed": args.seed, "temperature": args.temperature, "base_urls": args.base_urls,
-    }
+def _source_settings(args: argparse.Namespace) -> SourceSettings:
+    from mmmu_eval.harden.settings import SourceSettings
+
+    subjects = tuple(s for group in args.subjects for s in group.split(",") if s) if args.subjects else None
+    return SourceSettings(split=args.split, subjects=subjects, limit=args.limit, default_subject=args.default_subject)
 
 
-def _render_options(args: argparse.Namespace) -> dict[str, Any]:
-    return {
-        "seed": args.seed, "workers": args.workers, "fonts": args.fonts, "font_sizes": args.font_sizes,
-        "page_widths": args.page_widths, "backgrounds": args.backgrounds, "photo_share": args.photo_share,
-    }
+def _filter_settings(args: argparse.Namespace) -> FilterSettings:
+    from mmmu_eval.harden.settings import FilterSettings
+
+    return FilterSettings(
+        models=args.models, trials=args.trials, min_models=args.min_models, per_subject=args.per_subject,
+        temperature=args.temperature, base_urls=args.base_urls,
+    )
+
+
+def _render_settings(args: argparse.Namespace) -> RenderSettings:
+    from mmmu_eval.harden.settings import RenderSettings
+
+    return RenderSettings(
+        workers=args.workers, fonts=args.fonts, font_sizes=args.font_sizes, page_widths=args.page_widths,
+        backgrounds=args.backgrounds, photo_share=args.photo_share,
+    )
 
 
 def _range(text: str) -> tuple[int, int]:

@@ -9,6 +9,8 @@ merge. The merge refuses runs that are not the complete, disjoint shards of one 
     wait && mmmu-eval merge runs/m-1 runs/m-2 --out runs/m
 
 (the same with ``vllm:`` and ``--tensor-parallel-size`` per shard, or one shard per node).
+
+Parse, call ``merge`` (``run/merge_run.py``) and ``score_run``, print.
 """
 
 from __future__ import annotations
@@ -18,9 +20,6 @@ from pathlib import Path
 
 from rich.console import Console
 from rich.markup import escape
-
-from mmmu_eval.run.merge import merge_runs
-from mmmu_eval.store.rundir import RunStore
 
 EXAMPLES = """examples:
   mmmu-eval run --data sample --split dev --model random --shard 1/2 --out runs/s1
@@ -46,26 +45,28 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def _merge(args: argparse.Namespace) -> int:
-    out = merge_runs(args.runs, args.out)
+    from mmmu_eval.cli.score import SHOWN_DISAGREEMENTS, print_score
+    from mmmu_eval.run.merge_run import merge
+    from mmmu_eval.run.score_run import score_run
+
+    # Joined first and scored after, so that "merged" is said even when the scoring then fails.
+    merged = merge(args.runs, args.out, score=False)
+    out = merged.run_dir
     print(f"merged {len(args.runs)} shards into {out}")
-    store = RunStore.read(out)
-    for warning in store.manifest().get("merge_warnings", []):
+    for warning in merged.warnings:
         print(f"warning: {warning}")
-    failed = [item_id for item_id, r in store.responses().items() if r.status == "error"]
-    status = 0
     if not args.score:
         print(f"score it with: mmmu-eval score {out} --save")
-    else:
-        from mmmu_eval.cli.main import main  # the score subcommand, exactly as a user would run it
-
-        status = main(["score", str(out), "--save"])
-    if failed and status == 0:
+    else:  # as `mmmu-eval score OUT --save` scores and prints it
+        print_score(score_run(out, save=True), SHOWN_DISAGREEMENTS)
+    if merged.failed:
         # Like `run`: a merged run that still holds failed items is not finished.
+        failed = merged.failed
         shown = ", ".join(failed[:5]) + (", ..." if len(failed) > 5 else "")
         Console(stderr=True, highlight=False).print(
             f"[red]{len(failed)} item(s) failed in the shards and are not scored ({escape(shown)}). "
             "Run each shard's command again (it retries them), then merge into a new --out.[/red]",
             soft_wrap=True,
         )
-        status = 1
-    return status
+        return 1
+    return 0

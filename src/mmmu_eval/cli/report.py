@@ -1,4 +1,7 @@
-"""``mmmu-eval report RUN_DIR [RUN_DIR ...]``: tables, results.json, report.html, submission.json."""
+"""``mmmu-eval report RUN_DIR [RUN_DIR ...]``: tables, results.json, report.html, submission.json.
+
+Parse, call ``report_run`` per run (``run/report_run.py``: it writes the files), print.
+"""
 
 from __future__ import annotations
 
@@ -52,11 +55,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from mmmu_eval.report.harness import summary_lines as harness_lines
-    from mmmu_eval.report.html import html_chunks
-    from mmmu_eval.report.loaded_run import load_run, prompts_for, writer
-    from mmmu_eval.report.submission import is_submitted, submission
-    from mmmu_eval.score.answers import load_answer_dict
     from mmmu_eval.report.terminal import official_table_text, print_pro_headline, print_results
+    from mmmu_eval.run.report_run import report_run
+    from mmmu_eval.score.answers import load_answer_dict
     from mmmu_eval.store.rundir import RunStore
 
     if args.image_budget_mb < 0:
@@ -78,16 +79,16 @@ def run(args: argparse.Namespace) -> int:
 
         aside = read_set_aside(args.exclude_suspects)
     audited: dict = {}
-    details = args.html or args.submission
     loaded = []
     for path in args.runs:
-        one = load_run(path, details=details, answers=answers, bootstrap=args.bootstrap, seed=args.seed)
+        # The files (a rebuilt results.json, report.html, submission.json) are written by
+        # report_run through run/outputs.py, under its one rule for results.json.
+        page = report_run(path, html=args.html, images=not args.no_images, image_budget_mb=args.image_budget_mb,
+                          submission=args.submission, answers=answers, bootstrap=args.bootstrap, seed=args.seed)
+        one = page.run
         loaded.append(one)
-        out = writer(one)
-        # Saved like `mmmu-eval score` saves it: not with --answers, not for an ungraded test run.
-        if one.rebuilt and not answers and one.results["gold_available"]:
-            out.write_json("results.json", one.results)
-            err.print(f"rebuilt and saved {escape(str(one.path / 'results.json'))}")
+        if page.saved_results is not None:
+            err.print(f"rebuilt and saved {escape(str(page.saved_results))}")
         if args.official_table:
             print(official_table_text(one.results))
         elif not args.json:  # JSON is printed once, after the loop
@@ -99,24 +100,14 @@ def run(args: argparse.Namespace) -> int:
                     console.print(escape(line), soft_wrap=True)
         if aside is not None:
             audited[str(one.path)] = _excluding(one.results, aside, console, quiet=args.json or args.official_table)
-        if args.html:
-            assert one.items is not None and one.responses is not None and one.scoring is not None
-            page = html_chunks(
-                one.results, one.items, one.responses, one.scoring, one.manifest,
-                prompts=prompts_for(one.items, one.manifest, run_dir=one.path),
-                images=not args.no_images, image_budget=args.image_budget_mb * 1024 * 1024,
-                harness=one.results.get("harness"),
-            )
-            err.print(f"wrote {escape(str(out.write_stream('report.html', page)))}")
+        if page.html is not None:
+            err.print(f"wrote {escape(str(page.html))}")
         if args.submission:
-            if not is_submitted(one.results):  # only MMMU test is submitted (report.submission)
+            if page.submission is None:  # only MMMU test is submitted (report.submission)
                 err.print(f"[yellow]{escape(str(one.path))}: not an MMMU test-split run; no submission.json written[/yellow]", soft_wrap=True)
             else:
-                assert one.scoring is not None and one.items is not None
-                sub = submission(one.scoring, one.items)
-                left_out = len(one.items) - len(sub)
-                err.print(f"wrote {escape(str(out.write_json('submission.json', sub)))} ({len(sub)} predictions"
-                          + (f"; {left_out} items without one count as wrong on EvalAI)" if left_out else ")"))
+                err.print(f"wrote {escape(str(page.submission))} ({page.submitted} predictions"
+                          + (f"; {page.left_out} items without one count as wrong on EvalAI)" if page.left_out else ")"))
     headline = _pro_headline(loaded, err)
     if args.json:
         if aside is not None:  # the official results as they are, the audited figure beside them

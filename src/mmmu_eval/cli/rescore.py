@@ -1,16 +1,16 @@
-"""``mmmu-eval rescore PATH``: score another harness's outputs the official way, and explain the gap."""
+"""``mmmu-eval rescore PATH``: score another harness's outputs the official way, and explain the gap.
+
+Parse, call ``rescore_outputs`` (``rescore/outputs.py``) and its writers, print.
+"""
 
 from __future__ import annotations
 
 import argparse
-import json
 import sys
-from pathlib import Path
 
-from mmmu_eval.atomic import TEXT_ERRORS
 from mmmu_eval.dataset.subjects import DISCIPLINES
 from mmmu_eval.cli.wrap import echo
-from mmmu_eval.errors import ConfigError, DataError
+from mmmu_eval.errors import ConfigError
 
 EPILOG = """examples:
   mmmu-eval rescore ../shared/fidelity/mmmu/qwen_vl --format official-mmmu
@@ -22,7 +22,7 @@ EPILOG = """examples:
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     from mmmu_eval.score.judge import PARSERS
-    from mmmu_eval.score.readers import FORMATS
+    from mmmu_eval.rescore.readers import FORMATS
 
     p = subparsers.add_parser(
         "rescore",
@@ -71,17 +71,18 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from mmmu_eval.report.harness import summary_lines as harness_lines
-    from mmmu_eval.report.results import build_results
-    from mmmu_eval.rescore.read import rescore
+    from mmmu_eval.rescore.outputs import require_scored, rescore_outputs, write_rescore_json
+    from mmmu_eval.rescore.write import write_rescored_run
 
     if args.show_problems < 0 or args.show_differences < 0:
         raise ConfigError("--show-problems and --show-differences must be 0 or more")
-    result = rescore(
+    # Read and scored first (a view), then written: what was read is printed even when nothing scored.
+    found = rescore_outputs(
         args.path, format=args.format, answers=args.answers, data=args.data, revision=args.revision,
         benchmark=args.benchmark, split=args.split, setting=args.setting,
-        parsers=tuple(args.parser) if args.parser else None, fallback=args.fallback, fallback_seed=args.seed,
+        parsers=args.parser, fallback=args.fallback, seed=args.seed,
     )
-    doc = result.to_json()
+    result, doc = found.rescore, found.document
     if result.detected:
         echo(f"format: {result.format} (recognised: {result.detected})")
     if result.dataset is not None:
@@ -90,42 +91,29 @@ def run(args: argparse.Namespace) -> int:
               + (f"; {len(result.missing)} of its {result.expected} item(s) have no row" if result.missing else ""))
     for note in doc["notes"]:
         echo(f"note: {note}")
-    if not doc["overall"]["total"]:
-        # Nothing scored is a failed rescore (a wrong file or format), not an accuracy of 0.
-        raise DataError(
-            f"{args.path}: no row could be scored ({len(doc['problems'])} problem(s)); "
-            f"check that it is an {result.format} file (see --help for the formats)"
-        )
-    interval = build_results(result.scoring, result.items, {})["overall"]["ci95"]
-    for line in summary_lines(doc, pro=result.items[0].benchmark == "mmmu-pro", ci95=interval):
+    require_scored(found)
+    for line in summary_lines(doc, pro=result.items[0].benchmark == "mmmu-pro",
+                              ci95=None if found.ci95 is None else list(found.ci95)):
         echo(line)
     for line in failure_lines(doc, official=result.dataset is None):
         echo(line)
     for warning in doc["warnings"]:
         echo(f"WARNING: {warning}")
-    unanswered = doc["coverage"]["missing"] + len(doc["errors"])
     if doc["harness"] is not None:
         for line in harness_lines(doc["harness"], show=args.show_differences):
             echo(line)
     _listed("problem(s)", doc["problems"], args.show_problems)
     _listed("row(s) that matched no item", doc["unjoined"], args.show_problems)
     if args.json:
-        out = Path(args.json)
-        try:
-            out.write_text(json.dumps(doc, indent=2, ensure_ascii=False) + "\n", encoding="utf-8", errors=TEXT_ERRORS)
-        except OSError as exc:
-            raise ConfigError(f"--json {out}: cannot write ({exc})") from None
-        echo(f"wrote {out}")
+        echo(f"wrote {write_rescore_json(found, args.json)}")
     if args.out:
-        from mmmu_eval.rescore.write import write_rescored_run
-
         written = write_rescored_run(result, args.out, html=not args.no_html, images=not args.no_images)
         if written.stored_as_errors:
             echo(f"{len(written.stored_as_errors)} response(s) that are not text are stored as errors in "
                   f"{written.run_dir} and not scored there (e.g. {written.stored_as_errors[0]})")
         echo(f"wrote {written.run_dir} (mmmu-eval report {written.run_dir} --html; mmmu-eval compare RUN {written.run_dir})")
-    if unanswered and not args.partial:
-        echo(f"{unanswered} of the {doc['coverage']['expected']} item(s) have no scored answer "
+    if found.unanswered and not args.partial:
+        echo(f"{found.unanswered} of the {doc['coverage']['expected']} item(s) have no scored answer "
               f"({doc['coverage']['missing']} without a row, {len(doc['errors'])} failed in the harness): exit status 1 "
               "(pass --partial to accept a partial file)", file=sys.stderr)
         return 1
@@ -134,7 +122,7 @@ def run(args: argparse.Namespace) -> int:
 
 def failure_lines(doc: dict, *, official: bool) -> list[str]:
     """One line per named failure (``harness_error``, ``empty``): how many rows, how scored, an example."""
-    from mmmu_eval.score.readers.base import FAILURES
+    from mmmu_eval.score.harness_verdicts import FAILURES
 
     lines = []
     for cause, entry in (doc.get("failures") or {}).items():

@@ -1,17 +1,23 @@
 """``mmmu-eval score RUN_DIR``: a run's figures under the parsers asked for, side by side.
 
-A view: it prints and writes nothing. The figures a run is remembered by (results.json, the
-manifest's scoring record, the report and ``compare``) change only with ``--save``, which
-says what it replaces. Before, ``score --parser strict`` quietly became the run's scoring, and
+Parse, call ``score_run`` (``run/score_run.py``), print. A view: it prints and writes nothing.
+The figures a run is remembered by (results.json, the manifest's scoring record, the report
+and ``compare``) change only with ``--save``, which says what it replaces. Before, ``score --parser strict`` quietly became the run's scoring, and
 ``report`` then printed 2.5% for a run whose official figure was 17.5%.
 """
 
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 from mmmu_eval.errors import ConfigError
+
+if TYPE_CHECKING:
+    from mmmu_eval.run.score_run import RunScore
+
+#: Disagreeing items printed by default (``--show-disagreements``; ``merge`` prints as many).
+SHOWN_DISAGREEMENTS = 20
 
 EPILOG = """examples:
   mmmu-eval score runs/sample-random
@@ -50,7 +56,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--save", action="store_true",
                    help=("make this the run's scoring: record it in manifest.json and rewrite predictions.jsonl and "
                          "results.json (report and compare then follow it); without it nothing is written"))
-    p.add_argument("--show-disagreements", type=int, default=20, metavar="N",
+    p.add_argument("--show-disagreements", type=int, default=SHOWN_DISAGREEMENTS, metavar="N",
                    help="print at most N disagreeing items (default 20)")
     p.add_argument("--bootstrap", type=int, default=1000, metavar="N",
                    help="bootstrap resamples of the intervals (default 1000)")
@@ -58,60 +64,35 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    # The run directory and the dataset are read the same way the report reads them back.
-    from mmmu_eval.report.harness import harness_section
-    from mmmu_eval.report.loaded_run import run_items
-    from mmmu_eval.report.results import build_results, read_results
-    from mmmu_eval.cli.wrap import echo
-    from mmmu_eval.score.spec import MANIFEST_KEY, ScoringSpec
-    from mmmu_eval.store.rundir import MANIFEST, RunStore
+    from mmmu_eval.run.score_run import score_run
 
     if args.show_disagreements < 0:
         raise ConfigError("--show-disagreements must be 0 or more")
-    store = RunStore.read(args.run_dir)
-    manifest = store.manifest()
-    recorded = ScoringSpec.from_manifest(manifest)
-    spec = recorded.replace(parsers=args.parser, fallback=args.fallback, fallback_seed=args.seed, answers=args.answers)
-    responses = store.responses()
-    items = spec.gold_items(run_items(manifest, responses, manifest_path=store.path / MANIFEST))
-    scoring = spec.score(items, responses)
-    harness = harness_section(store, manifest, items, scoring, responses)  # rescored runs only
-    # The figures as they would be were this the run's scoring (results.json's parse block names it).
-    scored_as = {**dict(manifest), MANIFEST_KEY: spec.to_manifest()}
-    results = build_results(scoring, items, scored_as, bootstrap=args.bootstrap, responses=responses, harness=harness)
-
-    echo(f"scoring: {spec.describe()}" + ("" if spec == recorded else f" (the run's own: {recorded.describe()})"))
-    for line in summary_lines(scoring, len(items), args.show_disagreements, results=results):
-        echo(line)
-    if not args.save:
-        if spec != recorded:
-            echo("a view: nothing written; the run's figures stay as they were (--save makes this its scoring)")
-        return 0
-    before = read_results(store.path)
-    if before is not None:
-        echo(f"replacing results.json: {replaced_text(before)}")
-    for line in save(store, spec, recorded, scoring, responses, results):
-        echo(line)
+    scored = score_run(args.run_dir, parsers=args.parser, fallback=args.fallback, seed=args.seed,
+                       answers=args.answers, bootstrap=args.bootstrap, save=args.save)
+    print_score(scored, args.show_disagreements)
     return 0
 
 
-def save(store, spec, recorded, scoring, responses, results) -> list[str]:
-    """Write predictions.jsonl and results.json, and record ``spec`` as the run's scoring; what was done, in lines."""
-    from mmmu_eval.score.scorer import predictions_rows
-    from mmmu_eval.score.spec import MANIFEST_KEY
-    from mmmu_eval.store.rundir import RunStore
+def print_score(scored: RunScore, show: int) -> None:
+    """What ``score`` prints: the scoring, the figures, and (saved) what was replaced and written."""
+    from mmmu_eval.cli.wrap import echo
 
-    # RunStore.read is read-only; derived files go through a writable store on the same
-    # directory (write_* never touches manifest.json or responses.jsonl), as the report does.
-    out = RunStore(Path(store.path), writable=True)
-    lines = []
-    if spec != recorded or MANIFEST_KEY not in store.manifest():
-        out.update_manifest(**{MANIFEST_KEY: spec.to_manifest()})
-        lines.append(f"the run's scoring is now: {spec.describe()} (was: {recorded.describe()}; recorded in "
-                     "manifest.json; report and compare follow it)")
-    lines.append(f"wrote {out.write_jsonl('predictions.jsonl', predictions_rows(scoring, responses))}")
-    lines.append(f"wrote {out.write_json('results.json', results)}")
-    return lines
+    spec, recorded = scored.spec, scored.recorded
+    echo(f"scoring: {spec.describe()}" + ("" if spec == recorded else f" (the run's own: {recorded.describe()})"))
+    for line in summary_lines(scored.scoring, len(scored.items), show, results=scored.results):
+        echo(line)
+    if scored.saved_scoring is None:
+        if spec != recorded:
+            echo("a view: nothing written; the run's figures stay as they were (--save makes this its scoring)")
+        return
+    if scored.replaced is not None:
+        echo(f"replacing results.json: {replaced_text(scored.replaced)}")
+    if scored.saved_scoring.recorded:
+        echo(f"the run's scoring is now: {spec.describe()} (was: {recorded.describe()}; recorded in "
+             "manifest.json; report and compare follow it)")
+    for path in scored.saved_scoring.written:
+        echo(f"wrote {path}")
 
 
 def replaced_text(before) -> str:

@@ -10,10 +10,11 @@ Benchmark", arXiv:2409.02813, section 2.2) made MMMU robust in three steps, each
 
 Each step reads ``--data`` (``source.py``) and writes ``--out`` in the hub's MMMU-Pro layout
 (``writer.py``, the only writer of dataset files) with ``harden.json`` (``record.py``) and a
-report (``report.py``); ``pipeline.py`` runs all three. The output is what ``mmmu-eval run
---benchmark mmmu-pro --data OUT`` evaluates.
+report (``report.py``); ``pipeline.py`` runs all three. Each step takes its own settings object
+(``settings.py``). The output is what ``mmmu-eval run --benchmark mmmu-pro --data OUT`` evaluates.
 
->>> result = harden_filter("sample", "hard", models="frequent,frequent,frequent,random", trials=2, limit=8)
+>>> filtering = FilterSettings(models="frequent,frequent,frequent,random", trials=2)
+>>> result = harden_filter("sample", "hard", filtering, source=SourceSettings(limit=8))
 >>> result.status, result.out
 ('complete', PosixPath('hard'))
 """
@@ -22,11 +23,21 @@ from mmmu_eval.harden.augment import harden_apply, harden_apply_async, harden_au
 from mmmu_eval.harden.filter import harden_filter, harden_filter_async
 from mmmu_eval.harden.outdir import StepResult
 from mmmu_eval.harden.pipeline import harden_all, harden_all_async
+from mmmu_eval.harden.problems import Problem
 from mmmu_eval.harden.record import Record
 from mmmu_eval.harden.render import harden_render, harden_render_async
+from mmmu_eval.harden.settings import AugmentSettings, CheckSettings, FilterSettings, RenderSettings, SourceSettings
+from mmmu_eval.harden.trials import Model
 
 __all__ = [
+    "AugmentSettings",
+    "CheckSettings",
+    "FilterSettings",
+    "Model",
+    "Problem",
     "Record",
+    "RenderSettings",
+    "SourceSettings",
     "StepResult",
     "harden_all",
     "harden_all_async",

@@ -25,6 +25,7 @@ from typing import Any, Sequence
 
 from mmmu_eval.aio import run_coroutine
 from mmmu_eval.backends.registry import make_backend
+from mmmu_eval.run.backend_settings import backend_settings
 from mmmu_eval.config import RunConfig
 from mmmu_eval.errors import ConfigError
 from mmmu_eval.harden.outdir import StepResult, config_entry, one_writer, open_out, settle_later_steps
@@ -34,10 +35,12 @@ from mmmu_eval.harden.record import Record, json_digest, versions
 from mmmu_eval.harden.report import write_report
 from mmmu_eval.harden.review import apply_decisions, read_decisions, write_review
 from mmmu_eval.harden.shuffle import POLICIES, arrange, shuffle_rng
+from mmmu_eval.harden.settings import OPTIONS, AugmentSettings, CheckSettings, SourceSettings
 from mmmu_eval.harden.source import Source, content_digest, read_source
 from mmmu_eval.harden.trials import Model, TrialSettings, parse_models, run_trials
 from mmmu_eval.harden.writer import Beside, copy_config, standard_row, write_config
 from mmmu_eval.run.progress import Display
+from mmmu_eval.run.resolve import RunConfigArgs
 from mmmu_eval.prompt.distractors import DISTRACTOR_TEMPLATE, template_fingerprint
 from mmmu_eval.prompt.layout import TOKEN
 from mmmu_eval.records import Item, letters
@@ -47,7 +50,6 @@ from mmmu_eval.store.rundir import RunStore
 __all__ = ["OPTIONS", "harden_apply", "harden_apply_async", "harden_augment", "harden_augment_async"]
 
 #: Options per question after augmenting (the paper: 10).
-OPTIONS = 10
 #: Entry statuses whose question is in ``standard (10 options)``.
 IN_TEN = ("augmented", "unchanged")
 
@@ -56,46 +58,35 @@ IN_TEN = ("augmented", "unchanged")
 async def harden_augment_async(
     data: str | Path,
     out: str | Path,
+    settings: AugmentSettings,
     *,
-    model: str | None = None,
-    options: int = OPTIONS,
-    attempts: int = 3,
     seed: int = 0,
-    temperature: float | None = 0.7,
-    max_tokens: int | None = 1024,
-    base_urls: Sequence[str] | None = None,
-    run_settings: dict[str, Any] | None = None,
-    position_dependent: str = "keep",
-    check_models: str | Sequence[str] | None = None,
-    check_trials: int | None = None,
-    split: str | None = None,
-    subjects: Sequence[str] | None = None,
-    limit: int | None = None,
-    default_subject: str | None = None,
+    run_settings: RunConfigArgs | None = None,
+    source: SourceSettings | None = None,
     display: Display | None = None,
 ) -> StepResult:
     """Augment ``data`` into ``out`` (module doc); ``harden_apply_async`` applies the review after.
 
     Args:
-        model: the spec of the model that proposes distractors.
-        options: options per question after augmenting.
-        attempts: tries per question before its proposals count as failed.
+        settings: the model, how it is asked, the options wanted, and the check after
+            (``AugmentSettings``; its ``check``: text-only models for the augmented set, default
+            the filter's, ``""`` for none, and their trials, default the filter's).
         seed: derives each attempt's generation seed and each question's shuffle.
-        temperature, max_tokens, base_urls, run_settings: how the model is asked.
-        position_dependent: ``keep`` (hold such options in place) or ``flag`` (leave those questions as they are).
-        check_models: text-only models for the augmented set's check (default: the filter's;
-            ``""`` for none); check_trials: their trials (default: the filter's).
-        split, subjects, limit, default_subject: which questions of ``data`` are read (``read_source``).
+        run_settings: further RunConfig fields for the model's requests (concurrency, top_p, extra_body ...).
+        source: which questions of ``data`` are read (``read_source``; default all).
 
     For example (it asks a server, so it is a sketch, not a doctest)::
 
-        result = harden_augment("hard", "hard", model="openai:gpt-4o")
+        result = harden_augment("hard", "hard", AugmentSettings(model="openai:gpt-4o"))
     """
+    model, options, attempts, position_dependent = settings.model, settings.options, settings.attempts, settings.position_dependent
+    temperature, max_tokens, base_urls, read = settings.temperature, settings.max_tokens, settings.base_urls, source or SourceSettings()
     if position_dependent not in POLICIES:
         raise ConfigError(f"--position-dependent {position_dependent!r} is not one of {', '.join(POLICIES)}")
     if options < 2:
         raise ConfigError(f"--options must be at least 2, not {options}")
-    source = read_source(data, setting="standard-4", split=split, subjects=subjects, limit=limit, default_subject=default_subject)
+    source = read_source(data, setting="standard-4", split=read.split, subjects=read.subjects, limit=read.limit,
+                         default_subject=read.default_subject)
     if not model:
         raise ConfigError("augment needs --model SPEC: the model that proposes the distractors (or --apply DECISIONS)")
     out, record = open_out(out, source, "augment")
@@ -110,7 +101,7 @@ async def harden_augment_async(
         record.set_left_out("input", [*source.problems, *written4.problems])
     record.data["configs"].setdefault("standard (4 options)", config_entry(tuple(it.id for it in source.items), four_digest, step="input"))
 
-    settings = ProposalSettings(attempts, seed, temperature, max_tokens, (run_settings or {}).get("top_p"),
+    proposal = ProposalSettings(attempts, seed, temperature, max_tokens, (run_settings or {}).get("top_p"),
                                 tuple(sorted(((run_settings or {}).get("extra_body") or {}).items())))
     plans = {it.id: _plan(it, options, position_dependent, seed) for it in source.items}
     needs = {i: p["needed"] for i, p in plans.items() if p["status"] == "pending"}
@@ -127,12 +118,12 @@ async def harden_augment_async(
         config = RunConfig(model=model, benchmark="mmmu-pro", setting="standard-10", base_urls=tuple(base_urls) if base_urls else None,
                            temperature=temperature, seed=seed, max_tokens=max_tokens, **run_fields)
         store_path = out / "runs" / "augment"
-        manifest = _manifest(config, source, settings, [i for i in needs])
+        manifest = _manifest(config, source, proposal, [i for i in needs])
         RunStore.check(store_path, manifest, resume=(store_path / MANIFEST).exists())
-        backend = make_backend(model, config, ())
+        backend = make_backend(model, backend_settings(config))
         try:
             store = RunStore.open(store_path, {**manifest, "backend": backend.describe()}, resume=(store_path / MANIFEST).exists())
-            results = await propose(source.items, needs, backend, store, settings, display=display)
+            results = await propose(source.items, needs, backend, store, proposal, display=display)
         finally:
             await backend.aclose()
         for item_id, got in results.items():
@@ -145,7 +136,7 @@ async def harden_augment_async(
             plans[item.id]["review"] = old["review"]  # a rerun keeps the decisions already applied
         entry["augment"] = plans[item.id]
     status = "incomplete" if any(p["status"] == "unasked" for p in plans.values()) else "complete"
-    return await _finish(out, record, source, problems, status, check_models, check_trials, display)
+    return await _finish(out, record, source, problems, status, settings.check, display)
 
 
 @one_writer("augment")
@@ -154,12 +145,8 @@ async def harden_apply_async(
     out: str | Path,
     decisions: str | Path,
     *,
-    check_models: str | Sequence[str] | None = None,
-    check_trials: int | None = None,
-    split: str | None = None,
-    subjects: Sequence[str] | None = None,
-    limit: int | None = None,
-    default_subject: str | None = None,
+    check: CheckSettings | None = None,
+    source: SourceSettings | None = None,
     display: Display | None = None,
 ) -> StepResult:
     """Apply a reviewer's ``decisions`` (the file ``review.html`` downloads) to an augment output.
@@ -167,13 +154,16 @@ async def harden_apply_async(
     Args:
         data: the output of an augment step (it holds review.jsonl); ``out`` may be the same.
         decisions: the decisions file.
-        check_models, check_trials, split, subjects, limit, default_subject: as for ``harden_augment_async``.
+        check: the text-only check of the augmented set, as ``AugmentSettings.check``.
+        source: which questions of ``data`` are read (default all).
 
     For example, after a reviewer saved decisions.json from review.html::
 
         result = harden_apply("hard", "hard", "decisions.json")
     """
-    source = read_source(data, setting="standard-4", split=split, subjects=subjects, limit=limit, default_subject=default_subject)
+    read = source or SourceSettings()
+    source = read_source(data, setting="standard-4", split=read.split, subjects=read.subjects, limit=read.limit,
+                         default_subject=read.default_subject)
     decisions_file = Path(decisions)
     if source.record is None or source.record.step("augment") is None:
         raise ConfigError(f"--apply needs --data to be the output of an augment step (it holds review.jsonl); {source.data} is not")
@@ -193,7 +183,7 @@ async def harden_apply_async(
             source = Source(tuple(kept), source.problems, source.kind, source.data, source.path, source.revision, source.setting, record)
         record.set_left_out("review", review_problems)
         told = _what_the_review_did(read, review_problems, decisions_file)
-        return await _finish(out, record, source, [*source.problems, *review_problems], "complete", check_models, check_trials,
+        return await _finish(out, record, source, [*source.problems, *review_problems], "complete", check or CheckSettings(),
                              display, beside=beside, told=told)
 
 
@@ -220,7 +210,8 @@ def _what_the_review_did(decisions: dict[str, dict[str, Any]], refused: Sequence
 
 
 async def _finish(out: Path, record: Record, source: Source, problems: list[Problem], status: str,
-                  check_models, check_trials, display, beside: Beside | None = None, told: Sequence[str] = ()) -> StepResult:
+                  check: CheckSettings, display: Display | None, beside: Beside | None = None,
+                  told: Sequence[str] = ()) -> StepResult:
     """Write the 10-option config, the review files, the check, the record and the report.
 
     The configs and review files are written beside the old ones (with any ``beside`` already
@@ -259,13 +250,13 @@ async def _finish(out: Path, record: Record, source: Source, problems: list[Prob
     record.data["configs"]["standard (10 options)"] = config_entry(written.ids, digest, step="augment", review=review["state"])
     record.set_left_out("augment", [*step_problems, *written.problems])
     record.save(out)
-    check = await _check(out, record, digest, check_models, check_trials, display)
+    checked = await _check(out, record, digest, check, display)
     status = "complete"
-    if check is not None:
-        section["check"] = check
-        if check["status"] == "incomplete":
+    if checked is not None:
+        section["check"] = checked
+        if checked["status"] == "incomplete":
             status = section["status"] = "incomplete"
-            messages.append(_check_lacks(check, out))
+            messages.append(_check_lacks(checked, out))
     elif section.get("check"):
         stale = _stale(section["check"], digest)
         if stale:
@@ -362,8 +353,9 @@ def _manifest(config: RunConfig, source: Source, settings: ProposalSettings, ids
     )
 
 
-async def _check(out: Path, record: Record, digest: str, check_models, check_trials, display) -> dict[str, Any] | None:
+async def _check(out: Path, record: Record, digest: str, check: CheckSettings, display: Display | None) -> dict[str, Any] | None:
     """The filter models' text-only accuracy on the augmented set (Figure 5's third bar)."""
+    check_models, check_trials = check.models, check.trials
     filter_step = record.step("filter") or {}
     if check_models == "" or (check_models is None and not filter_step.get("models")):
         return None
@@ -387,11 +379,29 @@ async def _check(out: Path, record: Record, digest: str, check_models, check_tri
     }
 
 
-def harden_augment(data: str | Path, out: str | Path, **options: Any) -> StepResult:
+def harden_augment(
+    data: str | Path,
+    out: str | Path,
+    settings: AugmentSettings,
+    *,
+    seed: int = 0,
+    run_settings: RunConfigArgs | None = None,
+    source: SourceSettings | None = None,
+    display: Display | None = None,
+) -> StepResult:
     """``harden_augment_async`` for scripts and the CLI (see it for the arguments)."""
-    return run_coroutine(harden_augment_async(data, out, **options))
+    return run_coroutine(harden_augment_async(
+        data, out, settings, seed=seed, run_settings=run_settings, source=source, display=display))
 
 
-def harden_apply(data: str | Path, out: str | Path, decisions: str | Path, **options: Any) -> StepResult:
+def harden_apply(
+    data: str | Path,
+    out: str | Path,
+    decisions: str | Path,
+    *,
+    check: CheckSettings | None = None,
+    source: SourceSettings | None = None,
+    display: Display | None = None,
+) -> StepResult:
     """``harden_apply_async`` for scripts and the CLI (see it for the arguments)."""
-    return run_coroutine(harden_apply_async(data, out, decisions, **options))
+    return run_coroutine(harden_apply_async(data, out, decisions, check=check, source=source, display=display))

@@ -33,19 +33,19 @@ from mmmu_eval.harden.outdir import StepResult, config_entry, one_writer, open_o
 from mmmu_eval.harden.problems import Problem
 from mmmu_eval.harden.record import RECORD, versions
 from mmmu_eval.harden.report import REPORT, write_report
+from mmmu_eval.harden.settings import FilterSettings, SourceSettings
 from mmmu_eval.harden.source import content_digest, read_source
-from mmmu_eval.harden.trials import Model, Outcome, TrialRuns, TrialSettings, parse_models, run_trials, trials_finished
+from mmmu_eval.harden.trials import Model, Outcome, TrialSettings, parse_models, run_trials, trials_finished
 from mmmu_eval.harden.writer import config_file, standard_row, write_config
 from mmmu_eval.run.progress import Display
+from mmmu_eval.run.resolve import RunConfigArgs
 from mmmu_eval.records import Item
 
 __all__ = ["FilterRule", "decide", "default_min_models", "harden_filter", "harden_filter_async", "sample_per_subject"]
 
-#: The paper's sample size per subject.
-PER_SUBJECT = 60
-
-#: ``run_trials``'s signature: (staging set, setting, models, settings, runs root, display=) -> TrialRuns.
-TrialRunner = Callable[..., Awaitable[TrialRuns]]
+#: ``run_trials``'s signature: (staging set, setting, models, settings, runs root, display=) ->
+#: ``trials.TrialRuns`` (typed loosely: an internal hook, its types are not the public API's).
+TrialRunner = Callable[..., Awaitable[Any]]
 
 
 def default_min_models(n_models: int) -> int:
@@ -131,19 +131,11 @@ def sample_per_subject(items: Sequence[Item], per_subject: int | None, seed: int
 async def harden_filter_async(
     data: str | Path,
     out: str | Path,
+    settings: FilterSettings,
     *,
-    models: str | Sequence[str] | Sequence[Model],
-    trials: int = 10,
-    min_models: int | None = None,
-    per_subject: int | None = PER_SUBJECT,
     seed: int = 0,
-    temperature: float | None = None,
-    base_urls: Sequence[str] | None = None,
-    run_settings: dict[str, Any] | None = None,
-    split: str | None = None,
-    subjects: Sequence[str] | None = None,
-    limit: int | None = None,
-    default_subject: str | None = None,
+    run_settings: RunConfigArgs | None = None,
+    source: SourceSettings | None = None,
     display: Display | None = None,
     trial_runner: TrialRunner | None = None,
 ) -> StepResult:
@@ -152,12 +144,10 @@ async def harden_filter_async(
     Args:
         data: ``sample``, ``hub``, a directory or a ``.jsonl`` file (``source.read_source``).
         out: the output directory (``outdir.open_out`` says which may be used).
-        models: text-only models, as specs (``"openai:a,frequent"``) or Models.
-        trials, min_models, per_subject, seed: the rule and the sample (module doc).
-        temperature: sampling temperature of the trials (default 1.0).
-        base_urls: endpoints of ``openai:`` models that name none of their own.
+        settings: the models, their trials, the rule and the sample (module doc).
+        seed: seeds the trials and the sample.
         run_settings: further RunConfig fields for every trial (concurrency, max_attempts ...).
-        split, subjects, limit, default_subject: what to read of ``data``.
+        source: which questions of ``data`` are read (default all).
         display: progress over all trials (default a bar on stderr).
         trial_runner: asks the trials (default ``trials.run_trials``, with its arguments); under
             torchrun, rank 0's asks every rank's shard and merges them first (``harden/ranks.py``).
@@ -165,16 +155,20 @@ async def harden_filter_async(
     Returns:
         The StepResult; ``exit_status`` 1 when trials remain or items were left out.
 
-    >>> result = harden_filter("sample", "hard", models="frequent,frequent,frequent,random", trials=2, limit=8)
+    >>> result = harden_filter("sample", "hard", FilterSettings(models="frequent,frequent,frequent,random", trials=2),
+    ...                        source=SourceSettings(limit=8))
     >>> result.status, result.exit_status
     ('complete', 0)
     """
+    models, trials, min_models, per_subject = settings.models, settings.trials, settings.min_models, settings.per_subject
+    temperature, base_urls, read = settings.temperature, settings.base_urls, source or SourceSettings()
     chosen = models if models and isinstance(models, (list, tuple)) and isinstance(models[0], Model) else parse_models(models, base_urls)  # type: ignore[arg-type]
-    settings = TrialSettings(trials, seed, 1.0 if temperature is None else temperature, dict(run_settings or {}))
+    trial_settings = TrialSettings(trials, seed, 1.0 if temperature is None else temperature, dict(run_settings or {}))
     rule = FilterRule(trials, default_min_models(len(chosen)) if min_models is None else min_models, len(chosen))
     if per_subject is not None and per_subject < 0:
         raise ConfigError(f"--per-subject must be at least 0 (0 keeps every question), not {per_subject}")
-    source = read_source(data, split=split, subjects=subjects, limit=limit, default_subject=default_subject)
+    source = read_source(data, split=read.split, subjects=read.subjects, limit=read.limit,
+                         default_subject=read.default_subject)
     if not source.items:
         raise ConfigError(f"--data {data}: no usable item ({len(source.problems)} left out: {'; '.join(map(str, source.problems[:3]))})")
     out, record = open_out(out, source, "filter")
@@ -193,7 +187,7 @@ async def harden_filter_async(
         "input": source.describe(),
         "models": [m.to_json() for m in chosen],
         "trials": trials,
-        "temperature": settings.temperature,
+        "temperature": trial_settings.temperature,
         "seed": seed,
         "prompt": "forced-choice (ours, not official: prompt/mmmu_pro.py FORCED_CHOICE_INSTRUCTION)",
         "scoring": "official MMMU-Pro parser, no random fallback (an answer without a letter is wrong)",
@@ -201,17 +195,18 @@ async def harden_filter_async(
         "min_models": rule.min_models,
         "per_subject": per_subject or None,
         "sample_seed": seed,
-        "run_settings": dict(settings.run),
+        "run_settings": dict(trial_settings.run),
         "versions": versions(),
     }
-    if _finished(previous, section, staging, chosen, settings, out):
+    if _finished(previous, section, staging, chosen, trial_settings, out):
         # Everything this call would decide is decided and written already: say so, touch nothing.
         return StepResult(out, record, "filter", "complete", (*record.left_out("input"), *record.left_out("filter")), ())
     record.set_step("filter", section)
     record.set_left_out("input", input_problems)
     record.save(out)
 
-    runs = await (trial_runner or run_trials)(staging, "standard-4", chosen, settings, out / "runs" / "filter", display=display)
+    runs = await (trial_runner or run_trials)(staging, "standard-4", chosen, trial_settings, out / "runs" / "filter",
+                                              display=display)
     section["runs"] = [dict(r, path=str(Path(r["path"]).relative_to(out))) for r in runs.runs]
     if runs.unasked:
         section.update(status="incomplete", unasked_trials=runs.unasked)
@@ -298,6 +293,16 @@ def _finished(previous: dict[str, Any], section: dict[str, Any], staging: Path, 
     return newest is not None and all(f.is_file() and f.stat().st_mtime_ns >= newest for f in written)
 
 
-def harden_filter(data: str | Path, out: str | Path, **options: Any) -> StepResult:
+def harden_filter(
+    data: str | Path,
+    out: str | Path,
+    settings: FilterSettings,
+    *,
+    seed: int = 0,
+    run_settings: RunConfigArgs | None = None,
+    source: SourceSettings | None = None,
+    display: Display | None = None,
+) -> StepResult:
     """``harden_filter_async`` for scripts and the CLI (see it for the arguments)."""
-    return run_coroutine(harden_filter_async(data, out, **options))
+    return run_coroutine(harden_filter_async(
+        data, out, settings, seed=seed, run_settings=run_settings, source=source, display=display))

@@ -15,7 +15,7 @@ at all when the filter is finished (rank 0 announces that there is nothing to as
 
 In a rank's process (a sketch: it needs the launcher's environment)::
 
-    result = harden_filter_ranks("mmmu-data", "hard", Launch.from_env(), models="hf:/m/a,hf:/m/b")
+    result = harden_filter_ranks("mmmu-data", "hard", Launch.from_env(), settings=FilterSettings(models="hf:/m/a,hf:/m/b"))
 """
 
 from __future__ import annotations
@@ -48,7 +48,7 @@ def harden_filter_ranks(data: str | Path, out: str | Path, launch: Launch, *, ti
     """This rank's part of a distributed ``harden filter``: the StepResult on rank 0, None elsewhere.
 
     Args:
-        data, out, options: as ``harden_filter`` takes them (the same on every rank).
+        data, out, options: as ``harden_filter`` takes them (``settings=``, ``seed=``, ...; the same on every rank).
         launch: this process's rank (``Launch.from_env()``).
         timeout: seconds a silent rank is waited for before the others stop.
 
@@ -57,7 +57,8 @@ def harden_filter_ranks(data: str | Path, out: str | Path, launch: Launch, *, ti
         RankError: another rank failed or went silent; this rank's trial shards stay valid.
         Whatever this rank's own trials or rank 0's filter raise, after telling the other ranks.
     """
-    from mmmu_eval.harden.filter import harden_filter
+    from mmmu_eval.aio import run_coroutine
+    from mmmu_eval.harden.filter import harden_filter_async
 
     out = Path(out).expanduser()
     if (out / "runs" / "filter").is_dir() and not (out / RANKS).is_dir():
@@ -73,7 +74,7 @@ def harden_filter_ranks(data: str | Path, out: str | Path, launch: Launch, *, ti
             all_done(group, own)
             return None
         runner = _MergingRunner(group, launch, own, out)
-        result = harden_filter(data, out, trial_runner=runner, **options)
+        result = run_coroutine(harden_filter_async(data, out, trial_runner=runner, **options))
         if not runner.called:  # finished before, under these settings: nothing for anyone to ask
             group.announce(_PLAN, "null")
             all_done(group, own)

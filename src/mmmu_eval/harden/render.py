@@ -32,6 +32,7 @@ from mmmu_eval.harden.page import BACKGROUNDS, FONT_SIZES, PAGE_WIDTHS, PHOTO_SH
 from mmmu_eval.harden.photo import photograph
 from mmmu_eval.harden.problems import Problem
 from mmmu_eval.harden.record import json_digest, versions
+from mmmu_eval.harden.settings import RenderSettings, SourceSettings
 from mmmu_eval.harden.report import write_report
 from mmmu_eval.harden.source import content_digest, has_config, read_source
 from mmmu_eval.harden.writer import copy_config, standard_row, vision_row, write_config
@@ -41,41 +42,33 @@ from mmmu_eval.report.page import data_url
 __all__ = ["harden_render", "harden_render_async", "render_item"]
 
 log = logging.getLogger(__name__)
-WORKERS = 4
 
 
 @one_writer("render")
 async def harden_render_async(
     data: str | Path,
     out: str | Path,
+    settings: RenderSettings | None = None,
     *,
     seed: int = 0,
-    workers: int = WORKERS,
-    fonts: Sequence[str] | None = None,
-    font_sizes: tuple[int, int] = FONT_SIZES,
-    page_widths: tuple[int, int] = PAGE_WIDTHS,
-    backgrounds: Sequence[str] | None = None,
-    photo_share: float = PHOTO_SHARE,
-    split: str | None = None,
-    subjects: Sequence[str] | None = None,
-    limit: int | None = None,
-    default_subject: str | None = None,
+    source: SourceSettings | None = None,
     console: Console | None = None,
 ) -> StepResult:
     """Render ``data``'s questions into ``out/vision``; see the module doc.
 
     Args:
+        settings: workers, fonts, sizes, widths, backgrounds and the photo share (``RenderSettings``;
+            default its defaults).
         seed: draws each page's style (``page.choose_style``).
-        workers: browser pages rendering side by side.
-        fonts: font families to draw from (default: every installed one of ``page.SERIF``, ``SANS``, ``HANDWRITING``, ``MONO``).
-        font_sizes, page_widths: inclusive pixel ranges.
-        backgrounds: names from ``page.BACKGROUNDS`` (default all).
-        photo_share: the share of pages made photos of a screen (``photo.py``), 0 to 1.
+        source: which questions of ``data`` are read (default all).
 
     For example, on the output of an augment step (headless Chromium; a sketch, not a doctest)::
 
-        result = harden_render("hard", "hard")
+        result = harden_render("hard", "hard", RenderSettings(photo_share=0.0))
     """
+    settings = settings or RenderSettings()
+    workers, fonts, font_sizes, page_widths = settings.workers, settings.fonts, settings.font_sizes, settings.page_widths
+    backgrounds, photo_share, read = settings.backgrounds, settings.photo_share, source or SourceSettings()
     chosen_fonts = tuple(fonts) if fonts else installed_fonts()
     if not chosen_fonts:
         raise ConfigError("render found none of its fonts; install them: apt-get install fonts-dejavu-core fonts-liberation fonts-freefont-ttf (or `make browser`)")
@@ -94,7 +87,8 @@ async def harden_render_async(
 
     probe = Path(str(data))
     setting = "standard-10" if probe.is_dir() and has_config(probe, "standard-10") else None
-    source = read_source(data, setting=setting, split=split, subjects=subjects, limit=limit, default_subject=default_subject)
+    source = read_source(data, setting=setting, split=read.split, subjects=read.subjects, limit=read.limit,
+                         default_subject=read.default_subject)
     out, record = open_out(out, source, "render")
     problems = list(source.problems)
     if source.kind in ("harden", "mmmu-pro") and source.path is not None:
@@ -229,6 +223,14 @@ def _store(work: Path, item: Item, style: Style, png: bytes, redrawn: Sequence[s
     write_atomically(meta, json.dumps({"id": item.id, "key": _key(item, style), "redrawn": list(redrawn)}))
 
 
-def harden_render(data: str | Path, out: str | Path, **options: Any) -> StepResult:
+def harden_render(
+    data: str | Path,
+    out: str | Path,
+    settings: RenderSettings | None = None,
+    *,
+    seed: int = 0,
+    source: SourceSettings | None = None,
+    console: Console | None = None,
+) -> StepResult:
     """``harden_render_async`` for scripts and the CLI (see it for the arguments)."""
-    return run_coroutine(harden_render_async(data, out, **options))
+    return run_coroutine(harden_render_async(data, out, settings, seed=seed, source=source, console=console))

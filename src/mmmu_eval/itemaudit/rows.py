@@ -1,6 +1,6 @@
 """The question text and image count of each row of an official MMMU-Pro output file.
 
-The official reader (``score/readers/official.py``) builds items with what scoring needs (options,
+The official reader (``rescore/readers/official.py``) builds items with what scoring needs (options,
 gold) and leaves the question out; an audit shows a reviewer the question, and checks its
 ``<image N>`` tokens against the images the row names (``image_1`` ... ``image_7``). This reads
 only those two things, row by row; every other field comes from the official reader.

@@ -6,7 +6,10 @@
   run's accuracy on the OTHER items (the rest score, so the item does not correlate with itself);
   near zero or negative is an item that stronger runs do not get right more often: a suspect
   label, an ambiguous question or pure guessing. None with fewer than 3 runs or no variation;
-- ``irt_a`` / ``irt_b``: the 2PL discrimination and difficulty (``irt.py``), from ``MIN_RUNS`` runs.
+- ``irt_a`` / ``irt_b``: the 2PL discrimination and difficulty (``report/irt.py``), from ``MIN_RUNS`` runs;
+- ``responses``: each run's answers, one character per item in the order of the sorted ids
+  (``1`` right, ``0`` wrong, ``.`` not held): what ``run --sample K --sample-audit`` draws its
+  strata, its 2PL and its hold-one-model-out check from.
 
 Runs of every setting count together here: an item's statistics describe the item as the runs
 met it, whichever setting each ran.
@@ -19,7 +22,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from mmmu_eval.itemaudit.irt import MIN_RUNS, fit_2pl
+from mmmu_eval.report.irt import MIN_RUNS, fit_2pl
 from mmmu_eval.itemaudit.sources import RunAnswers
 
 
@@ -56,6 +59,9 @@ class ItemStats:
             "negative_discrimination": [i for j, i in enumerate(self.ids)
                                         if self.point_biserial[j] is not None and self.point_biserial[j] < 0],
             "per_item": per_item,
+            "responses": {run: "".join("." if not self.seen[k, j] else "1" if self.right[k, j] else "0"
+                                       for j in range(len(self.ids)))
+                          for k, run in enumerate(self.runs)},
         }
 
 

@@ -13,6 +13,7 @@ compared, with a warning that says what the difference then measures.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from rich.console import Console
 from rich.markup import escape
@@ -23,7 +24,9 @@ from mmmu_eval.errors import ConfigError, MmmuEvalError
 from mmmu_eval.report.fit import print_fitted
 from mmmu_eval.report.numbers import Number, interval, pct, points
 from mmmu_eval.report.results import Results
+from mmmu_eval.report.scope import scope_of_results
 from mmmu_eval.report.stats import RESAMPLES, mcnemar_exact, paired_bootstrap_ci, paired_strata
+from mmmu_eval.report.loaded_run import LoadedRun
 
 
 @dataclass(frozen=True, slots=True)
@@ -232,6 +235,8 @@ def compare_runs(
         ra, rb = a["run"][key], b["run"][key]  # type: ignore[literal-required]
         if ra != rb:
             warnings.append(f"different {what}: {ra} vs {rb}; the same ids may hold different questions or answers")
+    warnings.extend(f"{label} is {scope.text}" for label, scope in ((label_a, scope_of_results(a)), (label_b, scope_of_results(b)))
+                    if scope.kind == "sampled")
 
     va, vb = a["verdicts"], b["verdicts"]
     shared = sorted(va.keys() & vb.keys())
@@ -325,3 +330,49 @@ def print_comparison(c: Comparison, console: Console, *, max_flips: int = 50) ->
     if len(c.flips) > max_flips:
         console.print(f"… and {len(c.flips) - max_flips} more (--flips N to list more, --json for all)")
 
+
+
+def compare(
+    run_a: str | Path | LoadedRun,
+    run_b: str | Path | LoadedRun,
+    *,
+    labels: tuple[str, str] | None = None,
+    allow_different_protocols: bool = False,
+    allow_different_scoring: bool = False,
+    bootstrap: int = RESAMPLES,
+    seed: int = 0,
+) -> Comparison:
+    """Compare two run directories item by item on the items both scored (``mmmu-eval compare``).
+
+    Args:
+        run_a: a run directory, or a run ``load_run`` read already (a baseline compared with
+            many is read once); results.json is rebuilt, not saved, where it is missing.
+        run_b: the run compared with it, the same way.
+        labels: the names printed for the runs; None: their paths as given.
+        allow_different_protocols: compare runs of different protocols (``compare_runs``).
+        allow_different_scoring: compare runs scored differently (``compare_runs``).
+        bootstrap: paired bootstrap resamples (also used to rebuild results).
+        seed: the bootstrap's seed.
+
+    Returns:
+        The difference (A minus B), its paired 95% interval, exact McNemar, flips, warnings.
+
+    Raises:
+        StoreError: a path is not a readable run.
+        ConfigError: the runs measure different things and that was not allowed, they share no
+            scored item, or ``bootstrap`` is below 0.
+
+    ::
+
+        c = mmmu_eval.compare("runs/gpt4o-direct", "runs/gpt4o-cot", allow_different_protocols=True)
+        print(c.difference, c.ci95, c.p_value, len(c.flips))
+    """
+    from mmmu_eval.report.loaded_run import load_run
+
+    if bootstrap < 0:
+        raise ConfigError("--bootstrap must be 0 or more")
+    runs = [r if isinstance(r, LoadedRun) else load_run(r, bootstrap=bootstrap, seed=seed) for r in (run_a, run_b)]
+    label_a, label_b = labels or tuple(str(r.path if isinstance(r, LoadedRun) else r) for r in (run_a, run_b))
+    return compare_runs(runs[0].results, runs[1].results, label_a=label_a, label_b=label_b,
+                        allow_different_protocols=allow_different_protocols,
+                        allow_different_scoring=allow_different_scoring, resamples=bootstrap, seed=seed)

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from mmmu_eval.records import Item, Response
 from mmmu_eval.report.numbers import pct
 from mmmu_eval.score.explain import explain
-from mmmu_eval.score.readers.base import FAILURES, HarnessVerdict, RecordedScore, failures
+from mmmu_eval.score.harness_verdicts import FAILURES, HarnessVerdict, RecordedScore, failures
 from mmmu_eval.store.manifest import Manifest
 
 if TYPE_CHECKING:

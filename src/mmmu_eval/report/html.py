@@ -40,6 +40,7 @@ from mmmu_eval.report.numbers import interval, pct
 from mmmu_eval.report.page import IMAGE_BUDGET, asset, head, script_json
 from mmmu_eval.report.published import published_for, score_key, sources
 from mmmu_eval.report.results import Results, Row
+from mmmu_eval.report.sampled import sample_lines
 from mmmu_eval.report.scope import scope_of_results
 
 if TYPE_CHECKING:
@@ -223,6 +224,8 @@ def _hero(results: Results) -> str:
         f"<h1>{escape(run['model'] or 'unknown model')}</h1>"
         f'<div class="headline">{figure}</div>'
         f'<div class="scope{"" if scope.full else " partial"}" id="scope">{escape(scope.text)}</div>'
+        # run --sample: the exact interval, the audit's check and each estimate with its interval
+        + "".join(f'<div class="scope partial sample">{escape(line)}</div>' for line in sample_lines(results.get("sample") or {}))
         + "".join(f'<div class="warn">{escape(w)}</div>' for w in warnings)
         + f'<dl class="facts">{"".join(_fact(k, v, alert=k in alert) for k, v in facts)}</dl></header>'
     )

@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from html import escape
 
 from mmmu_eval.report.numbers import pct
-from mmmu_eval.score.readers.base import FAILURES
+from mmmu_eval.score.harness_verdicts import FAILURES
 
 
 def annotate_rows(rows: list[dict], section: Mapping) -> None:

@@ -5,6 +5,9 @@ report commands use ``results.json`` when it is there, and otherwise rebuild it:
 run's items again (same benchmark, split or setting, data source, revision and subjects as the
 manifest says), score the stored responses with the real scorer, and build the results. The
 item browser of the HTML report always needs the items, the responses and the scoring.
+
+Reading writes nothing: a rebuilt results.json is saved, under one rule, by ``run.report_run``
+through ``run.outputs``.
 """
 
 from __future__ import annotations
@@ -19,13 +22,15 @@ from mmmu_eval.errors import MmmuEvalError, StoreError
 from mmmu_eval.records import Item, Response
 from mmmu_eval.report.results import Results, build_results, lookup, read_results
 from mmmu_eval.report.stats import RESAMPLES
-from mmmu_eval.score.answers import Answer, apply_answers
+from mmmu_eval.score.answers import Answer, apply_answers, load_answer_dict
 from mmmu_eval.store.manifest import MANIFEST, Manifest
 
+# The types of the record's fields are imported at run time: typing.get_type_hints (and so the
+# public-surface test and any tool that reads the annotations) resolves them.
+from mmmu_eval.score.scorer import Scoring
+
 if TYPE_CHECKING:
-    from mmmu_eval.score.scorer import Scoring
     from mmmu_eval.score.spec import ScoringSpec
-    from mmmu_eval.store.rundir import RunStore
 
 log = logging.getLogger(__name__)
 
@@ -35,12 +40,17 @@ class LoadedRun:
     """A run directory read back; ``items``/``responses``/``scoring`` are None when not needed."""
 
     path: Path
-    store: RunStore
+    """The run directory."""
     manifest: dict
+    """manifest.json."""
     results: Results
+    """results.json, as read or rebuilt."""
     items: tuple[Item, ...] | None = None
+    """The run's items with their gold answers (loaded with ``details``)."""
     responses: dict[str, Response] | None = None
+    """The stored responses by item id (loaded with ``details``)."""
     scoring: Scoring | None = None
+    """The run's scoring of them (loaded with ``details``)."""
     rebuilt: bool = False
     """True when ``results`` was computed now rather than read from results.json."""
 
@@ -115,25 +125,35 @@ def load_run(
     path: str | Path,
     *,
     details: bool = False,
-    answers: Mapping[str, Answer] | None = None,
+    answers: str | Path | Mapping[str, Answer] | None = None,
     bootstrap: int = RESAMPLES,
     seed: int = 0,
 ) -> LoadedRun:
-    """Read a run directory; rebuild its results when results.json is missing.
+    """Read a run directory; rebuild its results when results.json is missing. Writes nothing.
 
     Args:
         path: the run directory.
         details: also load items, responses and scoring (the HTML item browser needs them).
-        answers: an official answer dict to score against (the test split); forces a rebuild.
-        bootstrap, seed: interval settings when the results are rebuilt.
+        answers: an official answer dict to score against (the test split), as a file path or as
+            ``load_answer_dict`` read it; forces a rebuild.
+        bootstrap: bootstrap resamples of the intervals when the results are rebuilt.
+        seed: the bootstrap's seed when the results are rebuilt.
 
     Raises:
         StoreError: the directory is not a readable run.
+        ConfigError: an unreadable answer dict.
+
+    ::
+
+        run = mmmu_eval.load_run("runs/sample-random")
+        print(run.results["overall"]["accuracy"], run.rebuilt)
     """
     from mmmu_eval.store.rundir import RunStore
 
     from mmmu_eval.score.spec import ScoringSpec
 
+    if isinstance(answers, (str, Path)):
+        answers = load_answer_dict(answers)
     store = RunStore.read(path)
     manifest = dict(store.manifest())
     spec = ScoringSpec.from_manifest(manifest)  # the run's own scoring, as `run` and `score` use it
@@ -148,7 +168,7 @@ def load_run(
         # results.json is at hand, but a damaged responses.jsonl is refused here as by every
         # other reader (report --html, score, doctor), not hidden behind older results
         store.check_responses()
-        return LoadedRun(Path(store.path), store, manifest, stored)
+        return LoadedRun(Path(store.path), manifest, stored)
 
     responses = store.responses()
     items = run_items(manifest, responses, manifest_path=Path(store.path) / MANIFEST)
@@ -161,7 +181,7 @@ def load_run(
 
         results = build_results(scoring, items, manifest, bootstrap=bootstrap, seed=seed, responses=responses,
                                 harness=harness_section(store, manifest, items, scoring, responses))
-    return LoadedRun(Path(store.path), store, manifest, results, items, responses, scoring, rebuilt=stored is None)
+    return LoadedRun(Path(store.path), manifest, results, items, responses, scoring, rebuilt=stored is None)
 
 
 def scored_by(results: Results, spec: ScoringSpec) -> bool:
@@ -172,19 +192,6 @@ def scored_by(results: Results, spec: ScoringSpec) -> bool:
         and parse.get("fallback_policy") == spec.fallback
         and (spec.fallback != "official" or parse.get("fallback_seed") == spec.fallback_seed)
     )
-
-
-def writer(loaded: LoadedRun) -> RunStore:
-    """A store that may write the derived files (results.json, report.html, submission.json).
-
-    ``RunStore.read`` is read-only and ``RunStore.open(resume=True)`` would count a new run
-    session in the manifest; writing a report is neither, so the derived files go through a
-    store constructed writable on the same directory (``write_*`` refuses the manifest and
-    the responses, so those stay untouched).
-    """
-    from mmmu_eval.store.rundir import RunStore
-
-    return RunStore(loaded.path, writable=True)
 
 
 def prompts_for(items: Sequence[Item], manifest: Mapping, *, run_dir: str | Path | None = None) -> dict[str, str]:

@@ -212,7 +212,8 @@ def build_results(
     }
     if harness is not None:
         results["harness"] = dict(harness)
-    sample = sample_section(manifest, agg.overall.correct, agg.overall.n) if results["gold_available"] else None
+    sample = (sample_section(manifest, agg.overall.correct, agg.overall.n, results["verdicts"])
+              if results["gold_available"] else None)
     if sample is not None:
         results["sample"] = sample  # type: ignore[typeddict-unknown-key]
     return results

@@ -11,6 +11,9 @@ Kinds, from the most to the least comparable:
 
 - ``full``: every item of the split or setting (900 MMMU validation items, 1,730 per MMMU-Pro
   setting). The only scope that stands beside a published full-split figure by itself.
+- ``sampled``: ``run --sample K``, a seeded random sample of K of the N items (the text says
+  ``sampled K of N``): its figure is an estimate of the full set's score, with the interval
+  ``report.sampled`` prints, never the full figure itself.
 - ``subset``: ``--subjects``, ``--limit``, ``--ids``, or a data folder that holds fewer items
   than the split; the text says which and how many items of how many.
 - ``shard``: one ``--shard K/N`` of a run; ``merge`` the shards for the full figure.
@@ -39,7 +42,7 @@ FULL_SIZE = {"mmmu/dev": 150, "mmmu/validation": 900, "mmmu/test": 10500,
              "mmmu-pro/standard-10": 1730, "mmmu-pro/standard-4": 1730, "mmmu-pro/vision": 1730}
 
 #: Every kind of scope, the one comparable with published full-split figures first.
-KINDS = ("full", "subset", "shard", "partial", "sample")
+KINDS = ("full", "sampled", "subset", "shard", "partial", "sample")
 
 
 @dataclass(frozen=True)
@@ -56,6 +59,9 @@ class Scope:
     """How a subset was chosen, in words (``subjects Art``, ``--limit 10``, ``--ids (3)``); empty otherwise."""
     split: str = ""
     """What the full set is called: ``validation split``, ``standard-10 setting``."""
+    population: int | None = None
+    """``sampled`` only: the items the sample was drawn from (the split, or what ``--subjects`` and
+    ``--ids`` left of it)."""
 
     @property
     def full(self) -> bool:
@@ -71,6 +77,11 @@ class Scope:
             return f"full {self.split} ({self.items:,} items)"
         if self.kind == "sample":
             return f"bundled sample: {self.items:,} synthetic items{how}, not the benchmark"
+        if self.kind == "sampled":
+            whole = (f"the full {self.split}" if self.population == self.of
+                     else f"those {self.population:,} items" + (f" of the {self.of:,} in the {self.split}" if self.of else ""))
+            return (f"sampled {self.items:,} of {self.population or 0:,} items{how}: "
+                    f"an estimate of the score on {whole}, not the full figure")
         if self.kind == "shard":
             return f"{self.chosen_by[0]}: {self.items:,}{of} items" + (
                 f" ({'; '.join(self.chosen_by[1:])})" if len(self.chosen_by) > 1 else "")
@@ -85,18 +96,24 @@ class Scope:
             return None
         if self.kind == "sample":
             return "the bundled sample is synthetic: no published model or expert figure applies"
+        if self.kind == "sampled":
+            return f"{self.text} (see its interval); published figures are on the full {self.split}"
         return f"{self.text}; published figures are on the full {self.split}"
 
     def to_json(self) -> dict[str, Any]:
         """The ``scope`` block of results.json (docs/results-schema.md)."""
-        return {"kind": self.kind, "items": self.items, "of": self.of, "chosen_by": list(self.chosen_by),
-                "split": self.split, "text": self.text}
+        out = {"kind": self.kind, "items": self.items, "of": self.of, "chosen_by": list(self.chosen_by),
+               "split": self.split, "text": self.text}
+        if self.population is not None:
+            out["population"] = self.population
+        return out
 
     @classmethod
     def from_json(cls, value: Mapping[str, Any]) -> Scope:
         return cls(kind=str(value.get("kind", "full")), items=int(value.get("items", 0)),
                    of=value.get("of"), chosen_by=tuple(value.get("chosen_by") or ()),
-                   split=str(value.get("split", "")))
+                   split=str(value.get("split", "")),
+                   population=None if value.get("population") is None else int(value["population"]))
 
 
 def _split_name(benchmark: str, split: str | None, setting: str | None) -> tuple[str, str]:
@@ -138,7 +155,15 @@ def scope_of(
         chosen.append(f"--ids ({len(config['ids'])} asked)")
     if config.get("limit"):
         chosen.append(f"--limit {config['limit']}")
-    if config.get("data") == "sample" or dataset.get("source") == "sample":
+    sample = record.sample if isinstance(record.sample, Mapping) else None
+    synthetic = config.get("data") == "sample" or dataset.get("source") == "sample"
+    if sample is not None and not (synthetic or config.get("shard") or config.get("limit")):
+        return Scope("sampled", items, full, (*chosen, f"seed {sample.get('seed', 0)}"), name,
+                     population=int(sample.get("population") or items))
+    if sample is not None:  # of the bundled sample, or a shard or the first --limit items of a sample
+        chosen.insert(0, f"sampled {int(sample.get('drawn') or 0):,} of {int(sample.get('population') or 0):,}, "
+                         f"seed {sample.get('seed', 0)}")
+    if synthetic:
         return Scope("sample", items, None, tuple(chosen), name)
     if config.get("shard"):
         k, n = config["shard"]

@@ -23,6 +23,7 @@ from mmmu_eval.report.numbers import interval, mean, pct
 from mmmu_eval.report.published import expert_line
 from mmmu_eval.report.results import Results, Row
 from mmmu_eval.report.scope import scope_of_results
+from mmmu_eval.report.sampled import sample_lines
 from mmmu_eval.report.usage import usage_rows
 from mmmu_eval.score.headline import HEADLINE_SETTINGS
 
@@ -233,13 +234,8 @@ def print_results(results: Results, console: Console) -> None:
     for style, line in caveat_lines(results):
         console.print(f"[{style}]{escape(line)}[/{style}]")
     sample = results.get("sample")
-    if sample:
-        low, high = sample["full_set_interval95"]
-        console.print(
-            f"[bold]sampled[/bold] {sample['scored']} of {sample['population']} items (seed {sample['seed']}): "
-            f"{pct(sample['accuracy'])}% on the sample; the full set's score lies in {interval((low, high))} "
-            "(95%, exact: hypergeometric, sampling without replacement)"
-            + ("" if sample.get("complete", True) else "; not every drawn item was scored"))
+    for line in sample_lines(sample) if sample else ():
+        console.print(escape(line))
     for line in boxed_lines(results):
         console.print(escape(line))
     experts = expert_text(results)

@@ -1,6 +1,6 @@
 """Rescore what another harness wrote, with the official parsers, and set its own verdicts beside ours.
 
-    read (score/readers/) -> join to our items (score/join.py) -> score -> explain (score/explain.py)
+    read (rescore/readers/) -> join to our items (rescore/join.py) -> score -> explain (score/explain.py)
 
 Formats: the official repository's own (``official-mmmu``, ``official-mmmu-eval-only``,
 ``official-mmmu-pro``: self-contained, the items are built from the rows, no dataset needed)
@@ -42,12 +42,13 @@ from mmmu_eval.rescore.guards import plausibility
 from mmmu_eval.rescore.identify import settle
 from mmmu_eval.score.aggregate import Tally
 from mmmu_eval.score.explain import Explanation, explain
-from mmmu_eval.score.join import join
-from mmmu_eval.score.readers import FORMATS, detect, read_foreign, reader
-from mmmu_eval.score.readers.base import ForeignFile, HarnessVerdict, empty_file_error, is_empty
-from mmmu_eval.score.readers.base import failures as named_failures
-from mmmu_eval.score.readers.official import FORMATS as OFFICIAL_FORMATS
-from mmmu_eval.score.readers.official import PRO_ROWS, read_official
+from mmmu_eval.rescore.join import join
+from mmmu_eval.rescore.readers import FORMATS, detect, read_foreign, reader
+from mmmu_eval.score.harness_verdicts import HarnessVerdict
+from mmmu_eval.rescore.readers.base import ForeignFile, empty_file_error, is_empty
+from mmmu_eval.score.harness_verdicts import failures as named_failures
+from mmmu_eval.rescore.readers.official import FORMATS as OFFICIAL_FORMATS
+from mmmu_eval.rescore.readers.official import PRO_ROWS, read_official
 from mmmu_eval.score.boxed import BOX
 from mmmu_eval.score.judge import default_parsers
 from mmmu_eval.score.scorer import OFFICIAL_SEED, Scoring, score_responses
@@ -93,7 +94,7 @@ class Rescore:
     """Items the file should cover; 0 for the official formats (their items are the rows)."""
     failures: dict[str, dict[str, str]] = field(default_factory=dict)
     """Cause (``harness_error``, ``empty``) -> item id -> message: rows that hold no answer
-    (``score/readers/base.py``). The official formats still score them as their code did."""
+    (``rescore/readers/base.py``). The official formats still score them as their code did."""
 
     warnings: tuple[str, ...] = ()
     """Signs that the file was misread, each with its cause and evidence (``rescore/guards.py``)."""

@@ -30,7 +30,7 @@ from mmmu_eval.backends.openai_body import PROBE_TEXT
 from mmmu_eval.config import PRICE_PER_TOKENS, RunConfig
 from mmmu_eval.errors import DataError, StoreError
 from mmmu_eval.run.prepare import prepare_run
-from mmmu_eval.run.resolve import resolve_config
+from mmmu_eval.run.resolve import RunConfigArgs, Unpack, resolve_config
 from mmmu_eval.run.resume import answered_before, check_run_dir, preflight_needed, requests_to_ask
 from mmmu_eval.prompt.protocol import loose_images_record
 from mmmu_eval.records import ImagePart, ImageRef, Request, TextPart
@@ -194,8 +194,10 @@ def wrap_line(line: str, width: int, indent: int = 13) -> str:
                          break_long_words=False, break_on_hyphens=False)
 
 
-def plan_run(config: RunConfig) -> RunPlan:
+def plan_run(config: RunConfig | None = None, /, **overrides: Unpack[RunConfigArgs]) -> RunPlan:
     """Load items and build requests exactly as ``evaluate`` would, and count what would be sent.
+
+    Takes what ``evaluate`` takes: a RunConfig, keyword overrides of its fields, or both.
 
     No backend is created or called, and nothing is written. The model spec is checked (an
     unknown one raises ConfigError as a run would), but no model module is imported.
@@ -204,10 +206,11 @@ def plan_run(config: RunConfig) -> RunPlan:
         ConfigError, DataError: as ``evaluate`` would raise them before its first request.
     """
     from mmmu_eval.backends.openai_servers import endpoint_urls
+    from mmmu_eval.run.backend_settings import backend_settings
     from mmmu_eval.backends.openai_body import encode_body, preflight_probe
     from mmmu_eval.backends.registry import parse_spec
 
-    config, _ = resolve_config(config, {})
+    config, _ = resolve_config(config, overrides)
     withheld = config.model.startswith("text-only:")
     entry, name = parse_spec(config.model.removeprefix("text-only:") if withheld else config.model)
     http = entry.prefix == OPENAI_PREFIX
@@ -240,7 +243,7 @@ def plan_run(config: RunConfig) -> RunPlan:
     pending = requests_to_ask(requests, dict.fromkeys(answered))
     sends_probe = http and preflight_needed(pending)
     probe, widest = preflight_probe(name, pending) if sends_probe else (b"", None)
-    probes = len(endpoint_urls(config)) if sends_probe else 0
+    probes = len(endpoint_urls(backend_settings(config).openai)) if sends_probe else 0
     loose = loose_images_record(items, protocol)
     return RunPlan(
         run_dir=Path(str(config.out)),

@@ -38,7 +38,7 @@ log = logging.getLogger(__name__)
 # Configuration fields that define *which evaluation* a shard belongs to. Generation settings,
 # prompt mode and layout are inside the protocol fingerprint; throughput knobs (batch size,
 # concurrency, device) may differ between machines.
-SAME_EVALUATION = ("model", "benchmark", "split", "setting", "data", "subjects", "limit", "ids", "sample", "sample_seed")
+SAME_EVALUATION = ("model", "benchmark", "split", "setting", "data", "subjects", "limit", "ids", "sample", "sample_seed", "sample_audit")
 
 
 @dataclass(frozen=True)

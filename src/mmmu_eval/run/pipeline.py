@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 from mmmu_eval.atomic import holds_anything
 from mmmu_eval.backends.base import PREFLIGHT_SENT, Backend
 from mmmu_eval.backends.registry import make_backend, make_backend_before_data
+from mmmu_eval.run.backend_settings import backend_settings
 from mmmu_eval.clock import utc_now
 from mmmu_eval.config import RunConfig
 from mmmu_eval.aio import run_coroutine
@@ -34,7 +35,7 @@ from mmmu_eval.errors import ConfigError, DataError
 from mmmu_eval.run.finished import finished_result
 from mmmu_eval.run.dry_run import RunPlan, plan_run
 from mmmu_eval.run.prepare import prepare_run, prepare_run_aside, select_items
-from mmmu_eval.run.resolve import resolve_config
+from mmmu_eval.run.resolve import RunConfigArgs, Unpack, resolve_config
 from mmmu_eval.run.result import RunResult
 from mmmu_eval.run.resume import answered_before, check_run_dir, finished_answers, preflight_needed, requests_to_ask
 from mmmu_eval.run.progress import Display, ProgressDisplay
@@ -72,13 +73,16 @@ class RunInterrupted(KeyboardInterrupt):
         super().__init__(message)
 
 
-def evaluate(config: RunConfig | None = None, /, **overrides: Any) -> RunResult:
+def evaluate(
+    config: RunConfig | None = None, /, *, display: Display | None = None, **overrides: Unpack[RunConfigArgs]
+) -> RunResult:
     """Run one evaluation and return its results; the synchronous face of ``evaluate_async``.
 
     Args:
         config: a RunConfig; None builds one from ``overrides``.
-        **overrides: RunConfig fields to set or override (``model`` may also be a Backend
-            object), plus ``display`` (a progress display; default a bar on stderr).
+        display: the progress display (``run/progress.Display``); default a bar on stderr.
+        **overrides: RunConfig fields to set or override (``RunConfigArgs`` types each one;
+            ``model`` may also be a model object). Any other name is refused (ConfigError).
 
     Returns:
         The RunResult; ``exit_status`` is 1 when some items failed or were not asked.
@@ -92,8 +96,7 @@ def evaluate(config: RunConfig | None = None, /, **overrides: Any) -> RunResult:
         >>> result.counts
         {'items': 24, 'ok': 24, 'truncated': 0, 'error': 0, 'missing': 0}
     """
-    display = overrides.pop("display", None)
-    config, model = resolve_config(config, overrides)
+    config, model = resolve_config(config, overrides, named=("display",))
     try:
         return run_coroutine(evaluate_async(config, model=model, display=display))
     except KeyboardInterrupt as exc:
@@ -103,7 +106,14 @@ def evaluate(config: RunConfig | None = None, /, **overrides: Any) -> RunResult:
         raise RunInterrupted(Path(config.out or "."), stored, total) from None
 
 
-async def evaluate_async(config: RunConfig | None = None, /, **overrides: Any) -> RunResult:
+async def evaluate_async(
+    config: RunConfig | None = None,
+    /,
+    *,
+    display: Display | None = None,
+    keep_backend: bool = False,
+    **overrides: Unpack[RunConfigArgs],
+) -> RunResult:
     """Run one evaluation; see ``evaluate`` for the arguments. Cancelling it keeps what is done.
 
     ``keep_backend=True`` leaves a Backend object given as ``model`` open at the end, for a
@@ -114,9 +124,7 @@ async def evaluate_async(config: RunConfig | None = None, /, **overrides: Any) -
         >>> result.counts["ok"]          # in a notebook's running loop: ``await evaluate_async(...)``
         5
     """
-    display = overrides.pop("display", None)
-    keep_backend = bool(overrides.pop("keep_backend", False))
-    config, model = resolve_config(config, overrides)
+    config, model = resolve_config(config, overrides, named=("display", "keep_backend"))
     with ExitStack() as held:
         try:  # one writer per run directory, from before the first request (writer_lock.py)
             held.enter_context(hold_directory(Path(config.out or "."), "run"))
@@ -138,7 +146,7 @@ async def _evaluate_held(config: RunConfig, model: str | Backend, display: Displ
 
     # A new run has nothing to refuse, so an API client asks for the model list now and reads
     # the data while the answer comes; a local model loads only after the protocol check.
-    backend = make_backend_before_data(model, config) if not holds_anything(Path(config.out or ".")) else None
+    backend = make_backend_before_data(model, backend_settings(config)) if not holds_anything(Path(config.out or ".")) else None
     try:
         if backend is not None:
             backend.contact()
@@ -150,7 +158,7 @@ async def _evaluate_held(config: RunConfig, model: str | Backend, display: Displ
         answered = answered_before(config.out)
         pending = requests_to_ask(requests, answered)
         if backend is None and (pending or not answered):  # a finished run loads no model, reaches no server
-            backend = make_backend(model, config, items)
+            backend = make_backend(model, backend_settings(config, fixed_answers=prepared.fixed_answers))
         probes: list[dict[str, Any]] = []
         if backend is not None and preflight_needed(pending):
             noting = PREFLIGHT_SENT.set(probes)

@@ -1,5 +1,6 @@
 """The stages before a backend: read the data, choose the items, build their requests, draft
-the manifest. ``evaluate`` and ``plan_run`` both start with ``prepare_run``.
+the manifest, and fix the answers of the ``frequent`` baseline (which must not see the gold
+answers it is computed from). ``evaluate`` and ``plan_run`` both start with ``prepare_run``.
 
 An API run sends its first request (the model listing) before this work, and does it in a
 thread meanwhile (``prepare_run_aside``), so the server's answer arrives while the data is read.
@@ -12,11 +13,13 @@ from __future__ import annotations
 import asyncio
 import logging
 import threading
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from mmmu_eval.backends.settings import FixedAnswers
 from mmmu_eval.clock import utc_now
 from mmmu_eval.config import RunConfig
 from mmmu_eval.dataset.digest import file_sha256
@@ -33,8 +36,8 @@ if TYPE_CHECKING:
     from mmmu_eval.dataset.load import Dataset
 
 __all__ = [
-    "PreparedRun", "build_requests", "load_items", "prepare_run", "prepare_run_aside", "run_manifest", "run_scoring",
-    "select_items",
+    "PreparedRun", "build_requests", "frequent_answers", "load_items", "prepare_run", "prepare_run_aside", "run_manifest",
+    "run_scoring", "select_items",
 ]
 
 log = logging.getLogger(__name__)
@@ -55,6 +58,9 @@ class PreparedRun:
     scoring: ScoringSpec
     manifest: dict[str, Any]
     """manifest.json as the run starts, without the backend's entry."""
+    fixed_answers: FixedAnswers | None = None
+    """What the ``frequent`` baseline answers to each request (``frequent_answers``); None when
+    the items have no gold answers."""
 
 
 def prepare_run(config: RunConfig) -> PreparedRun:
@@ -70,7 +76,8 @@ def prepare_run(config: RunConfig) -> PreparedRun:
     scoring = run_scoring(config)
     manifest = run_manifest(config, protocol, dataset, items, scoring=scoring,
                             sample=sample_record(dataset.items, config))
-    return PreparedRun(dataset, items, protocol, requests, failures, scoring, manifest)
+    return PreparedRun(dataset, items, protocol, requests, failures, scoring, manifest,
+                       fixed_answers=frequent_answers(items, requests))
 
 
 async def prepare_run_aside(config: RunConfig) -> PreparedRun:
@@ -123,7 +130,9 @@ def select_items(items: Sequence[Item], config: RunConfig) -> tuple[Item, ...]:
     """Apply ``ids``, then ``sample``, then ``limit``, then ``shard``, keeping dataset order.
 
     ``--sample K`` draws K items of those ``--ids`` left (all when fewer), without replacement,
-    with ``random.Random(sample_seed)``: the same data, K and seed give the same items.
+    with ``random.Random(sample_seed)``: the same data, K and seed give the same items. With
+    ``--sample-audit`` the draw is stratified by difficulty where the audit's check says so
+    (``report.sample_design``).
 
     ``--shard K/N`` takes every N-th item starting at the K-th: item i (0-based) goes to shard
     ``(i % N) + 1``. Shards of one selection are disjoint and together hold every item, and a
@@ -133,7 +142,10 @@ def select_items(items: Sequence[Item], config: RunConfig) -> tuple[Item, ...]:
         ConfigError: an id that is not in the data (with the closest ids), or an empty selection.
     """
     selected = _with_ids(items, config)
-    if config.sample is not None:
+    if config.sample is not None and config.sample_audit is not None:
+        design = _design(selected, config)
+        selected = tuple(selected[i] for i in design.drawn)
+    elif config.sample is not None:
         selected = draw_sample(selected, config.sample, config.sample_seed or 0)
     if config.limit is not None:
         selected = selected[: config.limit]
@@ -172,10 +184,22 @@ def sample_record(items: Sequence[Item], config: RunConfig) -> dict[str, Any] | 
     """The manifest's ``sample`` block: K, the seed, and the population the items were drawn from."""
     if config.sample is None:
         return None
-    population = len(_with_ids(items, config))
-    return {"k": config.sample, "seed": config.sample_seed or 0, "population": population,
-            "drawn": min(config.sample, population),
-            "method": "uniform without replacement, random.Random(seed).sample over the items in dataset order"}
+    population = _with_ids(items, config)
+    record = {"k": config.sample, "seed": config.sample_seed or 0, "population": len(population),
+              "drawn": min(config.sample, len(population)),
+              "method": "uniform without replacement, random.Random(seed).sample over the items in dataset order"}
+    if config.sample_audit is not None:
+        record.update(_design(population, config).record)
+    return record
+
+
+def _design(population: Sequence[Item], config: RunConfig) -> Any:
+    """The stratified design of ``--sample-audit`` (``report.sample_design``; computed once per process)."""
+    from mmmu_eval.report.sample_design import design_sample
+
+    assert config.sample is not None and config.sample_audit is not None
+    return design_sample([it.id for it in population], config.sample, config.sample_seed or 0,
+                         config.sample_audit, config.benchmark)
 
 
 def build_requests(items: Sequence[Item], protocol: EvalProtocol) -> tuple[list[Request], list[Response]]:
@@ -190,6 +214,58 @@ def build_requests(items: Sequence[Item], protocol: EvalProtocol) -> tuple[list[
             failures.append(Response(item.id, "error", error=message, notes=(NOT_SENT,)))
             log.warning("%s", message)
     return requests, failures
+
+
+def frequent_answers(items: Sequence[Item], requests: Sequence[Request]) -> FixedAnswers | None:
+    """The papers' "Frequent Choice": the answer the ``frequent`` baseline gives each request.
+
+    The gold letters of the multiple-choice items are ranked by frequency (ties: the earlier
+    letter); each request gets the top-ranked letter it offers (its first letter when none
+    ranks). Open questions get the most frequent gold open answer (the first accepted answer of
+    each; ties: the one met first), or an empty answer when there is none. Decided here, so the
+    backend is handed its answers and never the gold answers they come from.
+
+    Returns:
+        The answers and how they were decided (the manifest records the ranking); None when no
+        item has a gold answer (the test split).
+
+    >>> from mmmu_eval.dataset import load_dataset
+    >>> from mmmu_eval.prompt.protocol import EvalProtocol
+    >>> from mmmu_eval.config import RunConfig
+    >>> items = load_dataset("mmmu", split="dev", data="sample").items
+    >>> requests, _ = build_requests(items, EvalProtocol.from_config(RunConfig(model="frequent", split="dev")))
+    >>> fixed = frequent_answers(items, requests)
+    >>> fixed.letter_ranking, fixed.open_answer, fixed.computed_from_items
+    (('B', 'A', 'C'), 'triangle', 20)
+    """
+    letter_counts: Counter[str] = Counter()
+    open_counts: Counter[str] = Counter()
+    graded = 0
+    for item in items:
+        if item.answer is None:
+            continue
+        graded += 1
+        if item.question_type == "multiple-choice" and isinstance(item.answer, str):
+            letter_counts[item.answer] += 1
+        elif item.question_type == "open":
+            first = item.answer if isinstance(item.answer, str) else (item.answer[0] if item.answer else None)
+            if first:
+                open_counts[first] += 1
+    ranking = tuple(sorted(letter_counts, key=lambda letter: (-letter_counts[letter], letter)))
+    # Counter.most_common keeps first-met order among equal counts.
+    open_answer = open_counts.most_common(1)[0][0] if open_counts else None
+    if not ranking and open_answer is None:
+        return None
+    by_item = {r.item_id: _top_offered(r.choices, ranking, open_answer) for r in requests}
+    return FixedAnswers(by_item=by_item, letter_ranking=ranking, open_answer=open_answer, computed_from_items=graded)
+
+
+def _top_offered(choices: Sequence[str], ranking: Sequence[str], open_answer: str | None) -> str:
+    """The top-ranked letter among ``choices`` (the first choice when none ranks); an open question's answer."""
+    if not choices:
+        return open_answer or ""
+    offered = set(choices)
+    return next((letter for letter in ranking if letter in offered), choices[0])
 
 
 def run_scoring(config: RunConfig) -> ScoringSpec:

@@ -8,23 +8,98 @@ from __future__ import annotations
 
 import dataclasses
 import re
+import sys
 import time
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any, TypedDict
 
-from mmmu_eval.backends.custom import as_backend, model_spec
+from mmmu_eval.backends.base import Backend
+from mmmu_eval.backends.custom import ChatFunction, Generates, as_backend, model_spec
+from mmmu_eval.run.backend_settings import backend_settings
 from mmmu_eval.config import RunConfig
 from mmmu_eval.errors import ConfigError, did_you_mean
 
-if TYPE_CHECKING:
-    from mmmu_eval.backends.base import Backend
+if sys.version_info >= (3, 11):
+    from typing import Unpack
+else:  # Python 3.10: the same form, from the typing_extensions dependency
+    from typing_extensions import Unpack
 
-__all__ = ["default_run_name", "parse_shard", "resolve_config", "slug"]
+__all__ = ["RunConfigArgs", "RunTemplateArgs", "Unpack", "default_run_name", "parse_shard", "resolve_config", "slug"]
 
 
-def resolve_config(config: RunConfig | None, overrides: Mapping[str, Any]) -> tuple[RunConfig, str | Backend]:
+class RunTemplateArgs(TypedDict, total=False):
+    """The RunConfig fields a suite's runs share, as keyword arguments (``SuiteConfigArgs`` adds
+    its own); each means what the RunConfig field of that name means.
+
+    A few take a friendlier form than the field: a list or a comma-separated string where the
+    field is a tuple, ``"2/8"`` for a shard, a string for a path, and ``model`` a model object
+    (a Backend, an object with ``generate``, or a chat function; ``backends/custom.py``).
+    """
+
+    model: str | Backend | Generates | ChatFunction
+    data: str
+    revision: str | None
+    subjects: str | Sequence[str] | None
+    limit: int | None
+    ids: str | Sequence[str] | None
+    sample: int | None
+    sample_seed: int | None
+    sample_audit: str | Path | None
+    shard: str | tuple[int, int] | None
+    allow_different_data: bool
+    image_layout: str
+    unreferenced_images: str
+    max_tokens: int | None
+    temperature: float | None
+    top_p: float | None
+    seed: int | None
+    extra_body: dict[str, object] | None
+    system_prompt: str | None
+    base_urls: str | Sequence[str] | None
+    api_key_env: str | None
+    concurrency: int | None
+    max_attempts: int | None
+    request_timeout: float | None
+    probe_timeout: float | None
+    max_image_pixels: int | None
+    batch_size: int | None
+    dtype: str | None
+    device: str | None
+    trust_remote_code: bool
+    tensor_parallel_size: int | None
+    pipeline_parallel_size: int | None
+    data_parallel_size: int | None
+    parsers: str | Sequence[str] | None
+    fallback: str | None
+    fallback_seed: int | None
+    answers: str | Path | None
+    html: bool
+    price_input: float | None
+    price_output: float | None
+
+
+class RunConfigArgs(RunTemplateArgs, total=False):
+    """Every RunConfig field as a keyword argument of ``evaluate``, ``evaluate_async`` and
+    ``plan_run`` (``**overrides: Unpack[RunConfigArgs]``), so a type checker and an editor know
+    each one; a name that is not a field is refused with a ConfigError naming it. The keys are
+    RunConfig's fields exactly (``tests/test_public_api.py`` holds them together)."""
+
+    benchmark: str
+    split: str | None
+    setting: str | None
+    prompt: str
+    out: str | Path | None
+    resume: bool
+
+
+def resolve_config(
+    config: RunConfig | None, overrides: Mapping[str, Any], *, named: Sequence[str] = ()
+) -> tuple[RunConfig, str | Backend]:
     """One RunConfig from a config and keyword overrides, read leniently, with ``out`` decided.
+
+    ``named``: the caller's own keyword parameters (``display`` ...), offered beside the
+    RunConfig fields when a misspelt name is refused.
 
     Returns the config and the model to build: its spec string, or the model object given (a
     Backend, an object with ``generate``, a chat function) as a Backend (``backends/custom.py``).
@@ -33,7 +108,7 @@ def resolve_config(config: RunConfig | None, overrides: Mapping[str, Any]) -> tu
     known = {f.name for f in dataclasses.fields(RunConfig)}
     for key in overrides:
         if key not in known:
-            raise ConfigError(f"unknown run setting {key!r}{did_you_mean(key, sorted(known))}")
+            raise ConfigError(f"unknown run setting {key!r}{did_you_mean(key, sorted(known | set(named)))}")
     model: object = overrides.get("model")
     if model is not None and not isinstance(model, str):
         overrides["model"] = model_spec(model)
@@ -44,7 +119,7 @@ def resolve_config(config: RunConfig | None, overrides: Mapping[str, Any]) -> tu
             overrides[key] = tuple(overrides[key])
     if isinstance(overrides.get("shard"), str):
         overrides["shard"] = parse_shard(overrides["shard"])
-    for key in ("out", "answers"):
+    for key in ("out", "answers", "sample_audit"):
         if isinstance(overrides.get(key), str):
             overrides[key] = Path(overrides[key])
     if config is None:
@@ -57,7 +132,7 @@ def resolve_config(config: RunConfig | None, overrides: Mapping[str, Any]) -> tu
         config = dataclasses.replace(config, out=Path("runs") / default_run_name(config))
     if model is None or isinstance(model, str):
         return config, config.model
-    return config, as_backend(model, concurrency=config.concurrency, max_image_pixels=config.max_image_pixels)
+    return config, as_backend(model, backend_settings(config).custom)
 
 
 def parse_shard(text: str) -> tuple[int, int]:

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from mmmu_eval.report.results_schema import Results
 from mmmu_eval.store.manifest import MANIFEST, Manifest
 
 __all__ = ["RunResult"]
@@ -23,8 +24,9 @@ class RunResult:
     """The run directory (manifest.json, responses.jsonl, results.json, ...)."""
     manifest: dict[str, Any]
     """manifest.json as written at the end."""
-    results: dict[str, Any]
-    """results.json: overall accuracy, breakdowns, intervals (``docs/results-schema.md``)."""
+    results: Results
+    """results.json: overall accuracy, breakdowns, intervals; ``Results`` declares each key
+    (``report/results_schema.py``, ``docs/results-schema.md``)."""
     counts: dict[str, int]
     """``items``, ``ok``, ``truncated``, ``error`` and ``missing`` over the selected items."""
 

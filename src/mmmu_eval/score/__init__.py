@@ -8,8 +8,8 @@ One file per piece (docs/scoring.md has the whole story):
 - ``judge``: parser name -> one item's Verdict; ``scorer``: a run's Scoring (fallback policy);
 - ``aggregate``: tallies per subject, discipline and the other breakdowns;
 - ``headline``: the MMMU-Pro headline;
-- ``rescore``: other harnesses' outputs scored the official way: ``readers/`` (one module per
-  format), ``join`` (rows -> our items), ``explain`` (their verdicts beside ours, by cause);
+- ``harness_verdicts`` / ``explain``: another harness's verdicts (read from its files by
+  ``rescore/readers``) set beside ours, by cause;
 - ``spec``: ``ScoringSpec``, how a run is scored (parsers, fallback, seed, answers), recorded in
   manifest.json by ``run`` and read back by every command that scores a run directory.
 """

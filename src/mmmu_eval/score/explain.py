@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from mmmu_eval.records import Item, Response, Verdict
-from mmmu_eval.score.readers.base import HarnessVerdict, RecordedScore
+from mmmu_eval.score.harness_verdicts import HarnessVerdict, RecordedScore
 from mmmu_eval.score.scorer import Scoring
 
 #: Causes, in the order they are tried; each with the sentence that explains it.

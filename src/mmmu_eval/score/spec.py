@@ -21,16 +21,14 @@ import dataclasses
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from mmmu_eval.config import RunConfig, check_scoring_names
 from mmmu_eval.errors import ConfigError, StoreError
+from mmmu_eval.records import Item, Response  # at run time: get_type_hints resolves the signatures
 from mmmu_eval.score.judge import default_parsers
 from mmmu_eval.score.scorer import OFFICIAL_SEED, Scoring, score_responses
-from mmmu_eval.store.manifest import Manifest
-
-if TYPE_CHECKING:
-    from mmmu_eval.records import Item, Response
+from mmmu_eval.manifest import Manifest
 
 #: The manifest key that holds the record.
 MANIFEST_KEY = "scoring"
@@ -101,7 +99,7 @@ class ScoringSpec:
 
         Raises:
             StoreError: the manifest has a ``scoring`` entry that is not a valid record, or a
-                field the manifest's checked reader refuses (``store.manifest``).
+                field the manifest's checked reader refuses (``mmmu_eval.manifest``).
         """
         record = Manifest.of(manifest)  # checked: a scoring or config that is not an object is refused
         recorded = record.scoring

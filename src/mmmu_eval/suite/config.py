@@ -29,11 +29,11 @@ from mmmu_eval.backends.base import Backend
 from mmmu_eval.config import RunConfig
 from mmmu_eval.errors import ConfigError, did_you_mean
 from mmmu_eval.run.dry_run import RunPlan
-from mmmu_eval.run.resolve import slug
+from mmmu_eval.run.resolve import RunTemplateArgs, Unpack, slug
 from mmmu_eval.store.manifest import MANIFEST
 
-__all__ = ["PROMPTS", "SETTINGS", "SuiteConfig", "SuiteRun", "backend_sharing", "plan_suite", "plan_totals",
-           "resolve_suite_config"]
+__all__ = ["PROMPTS", "SETTINGS", "SuiteConfig", "SuiteConfigArgs", "SuiteRun", "backend_sharing", "plan_suite",
+           "plan_totals", "resolve_suite_config"]
 
 #: MMMU-Pro settings in the order of the paper's Table 1.
 SETTINGS: tuple[str, ...] = ("standard-4", "standard-10", "vision")
@@ -187,7 +187,25 @@ class SuiteConfig:
         }
 
 
-def resolve_suite_config(config: SuiteConfig | None, overrides: Mapping[str, Any]) -> tuple[SuiteConfig, str | Backend]:
+class SuiteConfigArgs(RunTemplateArgs, total=False):
+    """The keyword arguments of ``evaluate_suite``, ``evaluate_suite_async`` and ``plan_suite``:
+    SuiteConfig's fields (``run`` aside) and the RunConfig fields every run shares, typed
+    (``RunTemplateArgs``). The fields a suite sets per run (benchmark, setting, split, prompt,
+    resume) are not among them; ``out`` is the suite directory. Lists may be given as
+    comma-separated strings, as in ``RunConfigArgs``."""
+
+    out: str | Path | None
+    settings: str | Sequence[str]
+    prompts: str | Sequence[str]
+    ocr: bool
+    mmmu: bool
+    mmmu_data: str | None
+    mmmu_revision: str | None
+
+
+def resolve_suite_config(
+    config: SuiteConfig | None, overrides: Mapping[str, Any], *, named: Sequence[str] = ()
+) -> tuple[SuiteConfig, str | Backend]:
     """One SuiteConfig from a config and keyword overrides, read leniently, with ``out`` decided.
 
     ``overrides`` may hold SuiteConfig fields (``settings``, ``prompts``, ``ocr``, ``mmmu``,
@@ -196,6 +214,8 @@ def resolve_suite_config(config: SuiteConfig | None, overrides: Mapping[str, Any
 
     Returns:
         The config and the model to build: its spec string, or the Backend object given.
+
+    ``named``: the caller's own keyword parameters, offered when a misspelt name is refused.
 
     Raises:
         ConfigError: an unknown key (with the closest), a per-run field, or a bad value.
@@ -209,7 +229,7 @@ def resolve_suite_config(config: SuiteConfig | None, overrides: Mapping[str, Any
         if key in _PER_RUN and key != "out":
             raise ConfigError(f"{key!r} is decided per run in a suite: {_PER_RUN[key]}")
         if key not in suite_fields and key not in run_fields:
-            raise ConfigError(f"unknown suite setting {key!r}{did_you_mean(key, sorted(suite_fields | run_fields))}")
+            raise ConfigError(f"unknown suite setting {key!r}{did_you_mean(key, sorted(suite_fields | run_fields | set(named)))}")
     suite = {k: overrides.pop(k) for k in list(overrides) if k in suite_fields}
     for key in ("settings", "prompts"):
         if isinstance(suite.get(key), str):
@@ -264,7 +284,7 @@ def backend_sharing(model: str | Backend) -> str:
     return "concurrent"
 
 
-def plan_suite(config: SuiteConfig | None = None, /, **overrides: Any) -> list[RunPlan]:
+def plan_suite(config: SuiteConfig | None = None, /, **overrides: Unpack[SuiteConfigArgs]) -> list[RunPlan]:
     """What each run of the suite would send (``api.plan_run`` per run), creating no backend.
 
     ``mmmu-eval suite --dry-run`` prints these and ``plan_totals``; nothing is written.

@@ -29,11 +29,13 @@ from typing import Any
 
 from mmmu_eval.run.pipeline import RunResult, evaluate_async
 from mmmu_eval.backends.registry import make_backend
+from mmmu_eval.run.backend_settings import backend_settings
 from mmmu_eval.clock import utc_now
 from mmmu_eval.atomic import remove_leftovers
 from mmmu_eval.aio import run_coroutine
 from mmmu_eval.errors import ConfigError, MmmuEvalError, StoreError
 from mmmu_eval.run.finished import finished_result
+from mmmu_eval.run.resolve import Unpack
 from mmmu_eval.run.resume import check_run_dir
 from mmmu_eval.run.runner import run_together
 from mmmu_eval.prompt.protocol import EvalProtocol
@@ -43,7 +45,7 @@ from mmmu_eval.store.rundir import RunStore, holds_more_than_ranks
 from mmmu_eval.store.versioned import read_versioned
 from mmmu_eval.writer_lock import hold_directory
 from mmmu_eval.suite.guard import SUITE_FILE, check_suite_data, log_failures, settle_suite_file, suite_file_before
-from mmmu_eval.suite.config import SuiteConfig, SuiteRun, backend_sharing, resolve_suite_config
+from mmmu_eval.suite.config import SuiteConfig, SuiteConfigArgs, SuiteRun, backend_sharing, resolve_suite_config
 from mmmu_eval.suite.progress import SuiteDisplay
 from mmmu_eval.report.usage import usage_summary
 from mmmu_eval.suite.run_records import record_responses, suite_records
@@ -116,16 +118,27 @@ class SuiteInterrupted(KeyboardInterrupt):
                          "run the same command again to finish the suite")
 
 
-def evaluate_suite(config: SuiteConfig | None = None, /, **overrides: Any) -> SuiteResult:
+def evaluate_suite(
+    config: SuiteConfig | None = None,
+    /,
+    *,
+    display: SuiteDisplay | None = None,
+    bootstrap: int = RESAMPLES,
+    bootstrap_seed: int = 0,
+    **overrides: Unpack[SuiteConfigArgs],
+) -> SuiteResult:
     """Run the MMMU-Pro study for one model; the synchronous face of ``evaluate_suite_async``.
 
     Args:
         config: a SuiteConfig; None builds one from ``overrides``.
+        display: the progress view (a SuiteDisplay; default bars on stderr).
+        bootstrap: bootstrap resamples of the study's intervals.
+        bootstrap_seed: the seed of those resamples.
         **overrides: SuiteConfig fields (``settings``, ``prompts``, ``ocr``, ``mmmu``,
-            ``mmmu_data``, ``mmmu_revision``, ``out``), RunConfig fields every run shares
-            (``model``, which may be a Backend object, ``data``, ``base_urls``, ``concurrency``,
-            ``max_tokens``, ``limit`` ...), ``display`` (a SuiteDisplay) and ``bootstrap`` /
-            ``bootstrap_seed`` (resamples and seed of the study's intervals).
+            ``mmmu_data``, ``mmmu_revision``, ``out``) and RunConfig fields every run shares
+            (``model``, which may be a model object, ``data``, ``base_urls``, ``concurrency``,
+            ``max_tokens``, ``limit`` ...); ``SuiteConfigArgs`` types each one, and any other
+            name is refused (ConfigError).
 
     Returns:
         The SuiteResult; ``exit_status`` is 1 while some run failed or lacks answers.
@@ -142,19 +155,27 @@ def evaluate_suite(config: SuiteConfig | None = None, /, **overrides: Any) -> Su
     """
     suite_dir = Path(str(overrides.get("out") or (config.out if config else "suites")))
     try:
-        return run_coroutine(evaluate_suite_async(config, **overrides))
+        return run_coroutine(evaluate_suite_async(
+            config, display=display, bootstrap=bootstrap, bootstrap_seed=bootstrap_seed, **overrides))
     except KeyboardInterrupt as exc:
         if isinstance(exc, SuiteInterrupted):
             raise
         raise SuiteInterrupted(suite_dir) from None
 
 
-async def evaluate_suite_async(config: SuiteConfig | None = None, /, **overrides: Any) -> SuiteResult:
+async def evaluate_suite_async(
+    config: SuiteConfig | None = None,
+    /,
+    *,
+    display: SuiteDisplay | None = None,
+    bootstrap: int = RESAMPLES,
+    bootstrap_seed: int = 0,
+    **overrides: Unpack[SuiteConfigArgs],
+) -> SuiteResult:
     """Run the MMMU-Pro study; see ``evaluate_suite`` for the arguments."""
-    display = overrides.pop("display", None) or SuiteDisplay()
-    resamples = int(overrides.pop("bootstrap", RESAMPLES))
-    seed = int(overrides.pop("bootstrap_seed", 0))
-    config, model = resolve_suite_config(config, overrides)
+    display = display or SuiteDisplay()
+    resamples, seed = int(bootstrap), int(bootstrap_seed)
+    config, model = resolve_suite_config(config, overrides, named=("display", "bootstrap", "bootstrap_seed"))
     with ExitStack() as held:
         try:  # one writer per suite directory, from before the first request (writer_lock.py)
             held.enter_context(hold_directory(config.out, "suite"))
@@ -178,7 +199,7 @@ async def _suite_held(config: SuiteConfig, model: Any, display: SuiteDisplay, re
     before = suite_file_before(config.out)
     open_suite(config, runs)  # refuses a changed protocol in any run before a model loads
     sharing = backend_sharing(model)
-    shared = None if sharing == "per-run" else make_backend(model, config.run)
+    shared = None if sharing == "per-run" else make_backend(model, backend_settings(config.run))
     log.info("%s: %d runs of %s (%s)", config.out, len(runs), config.run.model, sharing)
     results: dict[str, RunResult] = {}
     failures: dict[str, MmmuEvalError] = {}

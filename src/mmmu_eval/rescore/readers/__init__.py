@@ -34,9 +34,9 @@ from pathlib import Path
 from types import ModuleType
 
 from mmmu_eval.errors import ConfigError, DataError
-from mmmu_eval.score.readers import inspect_log, lmms_eval, plain_jsonl, verifiers_output, vlmevalkit
-from mmmu_eval.score.readers.base import ForeignFile, NoRows, empty_file_error, first_json_line, is_empty
-from mmmu_eval.score.readers.official import FORMATS as OFFICIAL_FORMATS
+from mmmu_eval.rescore.readers import inspect_log, lmms_eval, plain_jsonl, verifiers_output, vlmevalkit
+from mmmu_eval.rescore.readers.base import ForeignFile, NoRows, empty_file_error, first_json_line, is_empty
+from mmmu_eval.rescore.readers.official import FORMATS as OFFICIAL_FORMATS
 
 #: The foreign formats, in the order ``auto`` tries them (the plainest last).
 READERS: dict[str, ModuleType] = {

@@ -30,11 +30,10 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from mmmu_eval.errors import ConfigError, DataError
-from mmmu_eval.score.readers.base import (
+from mmmu_eval.score.harness_verdicts import HarnessVerdict, RecordedScore
+from mmmu_eval.rescore.readers.base import (
     ForeignFile,
     ForeignRow,
-    HarnessVerdict,
-    RecordedScore,
     message_text,
     names_mmmu,
     no_rows_error,

@@ -27,11 +27,10 @@ from pathlib import Path
 
 from mmmu_eval.errors import ConfigError, DataError
 from mmmu_eval.score.boxed import last_boxed
-from mmmu_eval.score.readers.base import (
+from mmmu_eval.score.harness_verdicts import HarnessVerdict, RecordedScore
+from mmmu_eval.rescore.readers.base import (
     ForeignFile,
     ForeignRow,
-    HarnessVerdict,
-    RecordedScore,
     jsonl_rows,
     last_assistant_text,
     names_mmmu,

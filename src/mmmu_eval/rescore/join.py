@@ -30,7 +30,8 @@ from types import ModuleType
 from mmmu_eval.dataset.load import Dataset, load_dataset
 from mmmu_eval.errors import ConfigError, DataError
 from mmmu_eval.records import Item, Response
-from mmmu_eval.score.readers.base import ForeignFile, ForeignRow, HarnessVerdict
+from mmmu_eval.score.harness_verdicts import HarnessVerdict
+from mmmu_eval.rescore.readers.base import ForeignFile, ForeignRow
 
 
 @dataclass(frozen=True)

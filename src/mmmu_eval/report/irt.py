@@ -9,10 +9,14 @@ brings plotly, factor_analyzer, scikit-learn and splinetorch; ``py-irt`` brings 
 has had no release since 2021. A 2PL over tens of runs and a few thousand items is a small
 problem: joint maximum a posteriori estimation by gradient ascent, with standard normal priors on
 ability, difficulty and log-discrimination (the priors keep items every run got right, or none,
-finite). tests/audit/test_irt.py recovers known parameters from simulated answers.
+finite). tests/itemaudit/test_rules.py recovers known parameters from simulated answers.
 
 With few runs the item parameters are rough (each rests on as many answers as there are runs),
 so the audit fits the model only from ``MIN_RUNS`` runs and says how many it had.
+
+It lives in ``report`` because two users need it: the audit (``itemaudit.stats``) and the
+estimate of a sampled run's full score (``report.sample_design``, ``report.sampled``), which
+finds a new run's ability from its sampled answers with ``map_ability``.
 """
 
 from __future__ import annotations
@@ -75,6 +79,29 @@ def fit_2pl(correct: np.ndarray, seen: np.ndarray | None = None, *, steps: int =
             params[i] += size * (m / (1 - 0.9**step)) / (np.sqrt(v / (1 - 0.999**step)) + 1e-8)
         theta, b, log_a = params
     return TwoPL(theta.copy(), b.copy(), np.exp(log_a), step, converged)
+
+
+def map_ability(right: np.ndarray, discrimination: np.ndarray, difficulty: np.ndarray, *,
+                steps: int = 50) -> np.ndarray:
+    """Each row's ability from its 0/1 answers to items of known parameters (all arrays rows x items).
+
+    The maximum a posteriori ability under the joint fit's standard normal prior, by Newton steps
+    (the log posterior is concave in theta; a step is capped at 1 so that a row of all-right
+    answers moves steadily to its finite maximum).
+    """
+    y = np.atleast_2d(np.asarray(right, dtype=float))
+    a = np.atleast_2d(np.asarray(discrimination, dtype=float))
+    b = np.atleast_2d(np.asarray(difficulty, dtype=float))
+    theta = np.zeros(y.shape[0])
+    for _ in range(steps):
+        p = 1.0 / (1.0 + np.exp(-a * (theta[:, None] - b)))
+        gradient = (a * (y - p)).sum(axis=1) - theta
+        curvature = (a * a * p * (1 - p)).sum(axis=1) + 1.0
+        move = np.clip(gradient / curvature, -1.0, 1.0)
+        theta = theta + move
+        if float(np.abs(move).max(initial=0.0)) < 1e-8:
+            break
+    return theta
 
 
 def _start_ability(y: np.ndarray, mask: np.ndarray) -> np.ndarray:

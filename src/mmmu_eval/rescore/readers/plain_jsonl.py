@@ -18,10 +18,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from mmmu_eval.score.readers.base import (
+from mmmu_eval.score.harness_verdicts import HarnessVerdict
+from mmmu_eval.rescore.readers.base import (
     ForeignFile,
     ForeignRow,
-    HarnessVerdict,
     jsonl_rows,
     missing_column_error,
     no_rows_error,

@@ -38,11 +38,10 @@ from mmmu_eval.errors import ConfigError, DataError
 from mmmu_eval.records import Item
 from mmmu_eval.score.choices import OfficialCrash, bracket_pass, content_pass, strip_and_pad
 from mmmu_eval.score.open_answer import eval_open
-from mmmu_eval.score.readers.base import (
+from mmmu_eval.score.harness_verdicts import HarnessVerdict, RecordedScore
+from mmmu_eval.rescore.readers.base import (
     ForeignFile,
     ForeignRow,
-    HarnessVerdict,
-    RecordedScore,
     jsonl_rows,
     missing_column_error,
     names_mmmu,

@@ -33,7 +33,8 @@ from pathlib import Path
 from mmmu_eval.dataset.subjects import DISCIPLINES, SUBJECTS
 from mmmu_eval.errors import ConfigError, DataError
 from mmmu_eval.records import Item, Response, letters
-from mmmu_eval.score.readers.base import HARNESS_ERROR, HarnessVerdict, missing_column_error
+from mmmu_eval.score.harness_verdicts import HARNESS_ERROR, HarnessVerdict
+from mmmu_eval.rescore.readers.base import missing_column_error
 
 FORMATS: tuple[str, ...] = ("official-mmmu", "official-mmmu-eval-only", "official-mmmu-pro")
 #: Rows per file the official MMMU-Pro scorer insists on (it skips other files).
