@@ -9,7 +9,6 @@ our own timeout has to). Kept to a handful of items: torch processes are heavy o
 from __future__ import annotations
 
 import json
-import os
 import signal
 import subprocess
 import sys
@@ -18,7 +17,7 @@ from pathlib import Path
 
 import pytest
 from fakes.fault_server import FaultServer
-from fakes.processes import offline_environment
+from fakes.ranks import assert_same_run, rank_env, start_rank, without_times
 from fakes.served_model import free_port
 
 from mmmu_eval.errors import ConfigError
@@ -27,42 +26,13 @@ from mmmu_eval.store.rundir import RunStore
 
 pytestmark = pytest.mark.hf
 
-SRC = str(Path(__file__).resolve().parents[1] / "src")
 SAMPLE = ["--data", "sample", "--benchmark", "mmmu", "--split", "dev"]
-
-
-def _env(**extra: str) -> dict[str, str]:
-    env = offline_environment()
-    env["PYTHONPATH"] = SRC + os.pathsep + env.get("PYTHONPATH", "")
-    env["OMP_NUM_THREADS"] = "1"
-    for name in ("RANK", "WORLD_SIZE", "LOCAL_RANK", "LOCAL_WORLD_SIZE", "MASTER_ADDR", "MASTER_PORT"):
-        env.pop(name, None)
-    env.update(extra)
-    return env
 
 
 def _torchrun(args: list[str], *, timeout: float = 240) -> subprocess.CompletedProcess[str]:
     command = [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc-per-node", "2",
                "-m", "mmmu_eval", "run", *args]
-    return subprocess.run(command, env=_env(), capture_output=True, text=True, timeout=timeout)
-
-
-def _rank(rank: int, port: int, args: list[str]) -> subprocess.Popen[str]:
-    """One rank started by hand, as torchrun would start it (without torchrun's own teardown)."""
-    env = _env(RANK=str(rank), WORLD_SIZE="2", LOCAL_RANK=str(rank), LOCAL_WORLD_SIZE="2",
-               MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port))
-    return subprocess.Popen([sys.executable, "-m", "mmmu_eval", "run", *args], env=env, text=True,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-
-
-def _without_times(value):
-    """results.json with every timing removed (the one thing two runs of a model never share)."""
-    if isinstance(value, dict):
-        return {k: _without_times(v) for k, v in value.items()
-                if not any(w in k for w in ("latency", "_at", "elapsed", "seconds", "duration"))}
-    if isinstance(value, list):
-        return [_without_times(v) for v in value]
-    return value
+    return subprocess.run(command, env=rank_env(), capture_output=True, text=True, timeout=timeout)
 
 
 # -- equality and resume, on the tiny offline model -------------------------------------------------
@@ -78,22 +48,16 @@ def test_two_torchrun_ranks_equal_one_process_item_for_item_and_resume_asks_only
     common = [*SAMPLE, "--model", f"hf:{tiny_llava}", "--limit", "5", "--max-tokens", "3", "--device", "cpu",
               "--batch-size", "2", "--no-html"]
     single = subprocess.run([sys.executable, "-m", "mmmu_eval", "run", *common, "--out", str(tmp_path / "one")],
-                            env=_env(), capture_output=True, text=True, timeout=240)
+                            env=rank_env(), capture_output=True, text=True, timeout=240)
     assert single.returncode == 0, single.stderr[-3000:]
     done = _torchrun([*common, "--out", str(tmp_path / "two")])
     assert done.returncode == 0, done.stderr[-3000:]
 
-    one, two = RunStore.read(tmp_path / "one"), RunStore.read(tmp_path / "two")
+    one = RunStore.read(tmp_path / "one")
     # Both ranks answered (shards 1/2 and 2/2 under DIR/ranks), and DIR holds the whole run, in order.
     shard_ids = [list(RunStore.read(tmp_path / "two" / "ranks" / f"rank-{k}-of-2").responses()) for k in (1, 2)]
     assert sorted(map(len, shard_ids)) == [2, 3]
-    assert list(two.responses()) == two.manifest()["item_ids"] == one.manifest()["item_ids"]  # merged in dataset order
-    assert ({i: (r.status, r.text) for i, r in two.responses().items()}
-            == {i: (r.status, r.text) for i, r in one.responses().items()})
-    assert (tmp_path / "two" / "predictions.jsonl").read_text() == (tmp_path / "one" / "predictions.jsonl").read_text()
-    results = [json.loads((tmp_path / d / "results.json").read_text()) for d in ("one", "two")]
-    assert _without_times(results[1]) == _without_times(results[0])
-    assert two.manifest()["status"] == "complete" and two.manifest().get("shard") is None
+    assert_same_run(tmp_path / "one", tmp_path / "two")
     # Rank 0 alone printed the headline; each rank printed its own progress.
     assert done.stdout.count("run directory:") == 1
     assert "rank 0/2: done" in done.stderr and "rank 1/2: done" in done.stderr
@@ -117,14 +81,14 @@ def test_two_torchrun_ranks_equal_one_process_item_for_item_and_resume_asks_only
 # -- a rank that fails or is killed -----------------------------------------------------------------
 
 def test_a_killed_rank_stops_the_other_within_the_timeout_naming_it_and_a_rerun_finishes(tmp_path):
-    """Both ranks ask a slow server (3 s an answer, one at a time); rank 1 is killed with no
+    """Both ranks ask a slow server (8 s an answer, one at a time); rank 1 is killed with no
     launcher to notice: rank 0 stops within --rank-timeout, naming rank 1, its own shard valid."""
     out = tmp_path / "run"
-    with FaultServer(fault_rate=0.0, latency=3.0) as server:
+    with FaultServer(fault_rate=0.0, latency=8.0) as server:
         args = [*SAMPLE, "--model", "openai:fake-model", "--base-url", server.url, "--limit", "10",
                 "--concurrency", "1", "--out", str(out), "--rank-timeout", "4"]
         port = free_port()
-        ranks = [_rank(0, port, args), _rank(1, port, args)]
+        ranks = [start_rank(0, 2, port, ["run", *args]), start_rank(1, 2, port, ["run", *args])]
         try:
             deadline = time.monotonic() + 120
             while not all((out / "ranks" / f"rank-{k}-of-2" / "manifest.json").exists() for k in (1, 2)):
@@ -142,7 +106,9 @@ def test_a_killed_rank_stops_the_other_within_the_timeout_naming_it_and_a_rerun_
                 r.communicate()
     assert ranks[0].returncode == 1
     assert "rank 1 of 2 stopped answering" in err and "rank-1-of-2" in err, err[-2000:]
-    assert 4 <= waited < 12  # the timeout, plus a beat interval and the process's exit; rank 0 had 15 s of work left
+    # The timeout, plus a beat interval and the process's exit, with room for a loaded machine: rank 0
+    # still had about 40 s of answers to wait for, so stopping before 30 s is the timeout's doing.
+    assert 4 <= waited < 30
     shard = RunStore.read(out / "ranks" / "rank-1-of-2")
     assert shard.manifest()["status"] == "interrupted"
     assert not (out / "manifest.json").exists()  # nothing merged from a partial set
@@ -150,7 +116,7 @@ def test_a_killed_rank_stops_the_other_within_the_timeout_naming_it_and_a_rerun_
     with FaultServer(fault_rate=0.0) as server:
         args = [*SAMPLE, "--model", "openai:fake-model", "--base-url", server.url, "--limit", "10", "--out", str(out)]
         port = free_port()
-        ranks = [_rank(0, port, args), _rank(1, port, args)]
+        ranks = [start_rank(0, 2, port, ["run", *args]), start_rank(1, 2, port, ["run", *args])]
         outputs = [r.communicate(timeout=120) for r in ranks]
     assert [r.returncode for r in ranks] == [0, 0], outputs[0][1][-2000:] + outputs[1][1][-2000:]
     assert RunStore.read(out).manifest()["counts"] == {"items": 10, "ok": 10, "truncated": 0, "error": 0, "missing": 0}
@@ -164,7 +130,7 @@ def test_a_failing_rank_stops_the_other_with_its_error(tmp_path):
     (out / "ranks" / "rank-2-of-2" / "manifest.json").write_text("{bad")
     port = free_port()
     args = [*SAMPLE, "--model", "random", "--out", str(out), "--rank-timeout", "600"]
-    ranks = [_rank(0, port, args), _rank(1, port, args)]
+    ranks = [start_rank(0, 2, port, ["run", *args]), start_rank(1, 2, port, ["run", *args])]
     outputs = [r.communicate(timeout=120) for r in ranks]
     assert [r.returncode for r in ranks] == [1, 1]
     assert "rank 1 of 2 failed:" in outputs[0][1] and "manifest.json: cannot be read" in outputs[0][1], outputs[0][1]
@@ -182,6 +148,48 @@ def test_launch_from_the_launchers_variables():
         Launch.from_env({"RANK": "8", "WORLD_SIZE": "8"})
     with pytest.raises(ConfigError, match="whole numbers"):
         Launch.from_env({"RANK": "x", "WORLD_SIZE": "2"})
+
+
+def test_launch_from_the_mpi_variables_accelerate_cpu_ranks_get():
+    """`accelerate launch --cpu` over several processes goes through mpirun: no RANK, the MPI's own names."""
+    openmpi = {"OMPI_COMM_WORLD_RANK": "3", "OMPI_COMM_WORLD_SIZE": "4", "OMPI_COMM_WORLD_LOCAL_RANK": "1",
+               "OMPI_COMM_WORLD_LOCAL_SIZE": "2", "MASTER_ADDR": "10.0.0.1", "MASTER_PORT": "29500"}
+    assert Launch.from_env(openmpi) == Launch(3, 4, 1, 2)
+    assert Launch.from_env({"PMI_RANK": "1", "PMI_SIZE": "2", "MPI_LOCALRANKID": "1", "MPI_LOCALNRANKS": "2"}) == Launch(1, 2, 1, 2)
+    assert Launch.from_env({"MV2_COMM_WORLD_RANK": "0", "MV2_COMM_WORLD_SIZE": "2"}) == Launch(0, 2, 0, 2)
+    # torchrun's names win where both are set (torchrun started inside an MPI allocation).
+    assert Launch.from_env({**openmpi, "RANK": "0", "WORLD_SIZE": "2", "LOCAL_RANK": "0"}).world_size == 2
+    with pytest.raises(ConfigError, match="OMPI_COMM_WORLD_RANK=4, OMPI_COMM_WORLD_SIZE=4"):
+        Launch.from_env({"OMPI_COMM_WORLD_RANK": "4", "OMPI_COMM_WORLD_SIZE": "4"})
+
+
+def test_a_ranks_gpu_is_its_local_rank_and_its_shard_its_global_rank(monkeypatch, hf_extra):
+    """Rank 1 of 2 on the second node (one process per node): cuda:0 there, shard 2/2, rank-2-of-2."""
+    import torch
+
+    from mmmu_eval.config import RunConfig
+    from mmmu_eval.run.ranks import rank_device, rank_dir
+
+    chosen = []
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    monkeypatch.setattr(torch.cuda, "device_count", lambda: 1)
+    monkeypatch.setattr(torch.cuda, "set_device", chosen.append)
+    second_node = Launch.from_env({"RANK": "1", "WORLD_SIZE": "2", "LOCAL_RANK": "0", "LOCAL_WORLD_SIZE": "1"})
+    assert rank_device(RunConfig(model="hf:/models/m"), second_node) == "cuda" and chosen == [0]
+    assert second_node.shard == (2, 2) and rank_dir(Path("out"), second_node.rank, 2) == Path("out/ranks/rank-2-of-2")
+    with pytest.raises(ConfigError, match="LOCAL_RANK 1 but torch sees 1 GPU"):
+        rank_device(RunConfig(model="hf:/models/m"), Launch(1, 2, 1, 2))
+    assert rank_device(RunConfig(model="hf:/models/m", device="cpu"), second_node) == "cpu"
+
+
+def test_what_rank_0_announces_reaches_the_others_and_its_failure_stops_their_wait(hf_extra):
+    (zero, one), _ = _pair()
+    zero.announce("plan", '{"trials": 2}')
+    assert one.wait_for("plan", poll=0) == '{"trials": 2}'
+    (zero, one), _ = _pair()
+    zero.post("failed", "--data: no usable item")
+    with pytest.raises(RankError, match="rank 0 of 2 failed: --data: no usable item"):
+        one.wait_for("plan", poll=0)
 
 
 class _Clock:
@@ -237,14 +245,14 @@ def test_a_torchrun_suite_equals_the_one_process_suite(hf_extra, tmp_path):
     study: suite.json as one process writes it, but for its times."""
     common = ["--model", "random", "--data", "sample", "--bootstrap", "50", "--no-html", "--limit", "6"]
     single = subprocess.run([sys.executable, "-m", "mmmu_eval", "suite", *common, "--out", str(tmp_path / "one")],
-                            env=_env(), capture_output=True, text=True, timeout=240)
+                            env=rank_env(), capture_output=True, text=True, timeout=240)
     assert single.returncode == 0, single.stderr[-3000:]
     command = [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc-per-node", "2",
                "-m", "mmmu_eval", "suite", *common, "--out", str(tmp_path / "two")]
-    done = subprocess.run(command, env=_env(), capture_output=True, text=True, timeout=240)
+    done = subprocess.run(command, env=rank_env(), capture_output=True, text=True, timeout=240)
     assert done.returncode == 0, done.stderr[-3000:]
     one, two = (json.loads((tmp_path / d / "suite.json").read_text()) for d in ("one", "two"))
-    assert _without_times(two) == _without_times(one)
+    assert without_times(two) == without_times(one)
     assert two["status"] == "complete" and len(two["runs"]) == 7
     assert (tmp_path / "two" / "ranks" / "rank-2-of-2" / "vision-cot" / "manifest.json").is_file()
     assert done.stdout.count("suite directory:") == 1

@@ -85,7 +85,8 @@ def _train_tokenizer(special: list[str], vocab_size: int):
 
 
 def build_tiny_llava(
-    directory: str | Path, *, hidden_size: int = 32, heads: int = 4, initializer_range: float = 0.02
+    directory: str | Path, *, hidden_size: int = 32, heads: int = 4, initializer_range: float = 0.02,
+    image_token: str = "<image>",
 ) -> Path:
     """Write a tiny random LLaVA-1.5 (CLIP vision tower, Llama text model) to ``directory``,
     with llava-hf's chat template (images first, then the text).
@@ -96,6 +97,10 @@ def build_tiny_llava(
             so (``benchmarks/gpu_check.py`` builds 128 / 2); the tests' default is smaller.
         initializer_range: weight scale; a larger one (0.3) spreads the random logits far
             enough apart that greedy decoding picks the same token in every kernel and dtype.
+        image_token: the processor's image placeholder (llava-hf's ``<image>``). Text that
+            spells the placeholder is read as an image slot, so a request with ``<image>`` in
+            its text and no image (harden's text-only trials) fails on llava-hf's checkpoints;
+            another token lets such text through as text.
 
     Returns:
         The directory, loadable by ``AutoProcessor`` / ``AutoModelForImageTextToText`` and
@@ -117,11 +122,11 @@ def build_tiny_llava(
     out = Path(directory)
     out.mkdir(parents=True, exist_ok=True)
     tokenizer = PreTrainedTokenizerFast(
-        tokenizer_object=_train_tokenizer(_LLAVA_SPECIAL, 600),
+        tokenizer_object=_train_tokenizer([image_token if t == "<image>" else t for t in _LLAVA_SPECIAL], 600),
         bos_token="<s>",
         eos_token="</s>",
         pad_token="<pad>",
-        extra_special_tokens={"image_token": "<image>"},
+        extra_special_tokens={"image_token": image_token},
     )
     image_processor = image_processor_class(size={"shortest_edge": 32}, crop_size={"height": 32, "width": 32})
     processor = LlavaProcessor(
@@ -130,7 +135,7 @@ def build_tiny_llava(
         patch_size=8,
         vision_feature_select_strategy="default",
         num_additional_image_tokens=1,
-        chat_template=chat_template("llava-1.5"),
+        chat_template=chat_template("llava-1.5").replace("<image>", image_token),
     )
     config = LlavaConfig(
         vision_config=CLIPVisionConfig(
@@ -145,7 +150,7 @@ def build_tiny_llava(
             bos_token_id=tokenizer.bos_token_id, eos_token_id=tokenizer.eos_token_id,
             pad_token_id=tokenizer.pad_token_id,
         ),
-        image_token_id=tokenizer.convert_tokens_to_ids("<image>"),
+        image_token_id=tokenizer.convert_tokens_to_ids(image_token),
         vision_feature_layer=-1,
         vision_feature_select_strategy="default",
     )

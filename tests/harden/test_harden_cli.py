@@ -61,3 +61,16 @@ def test_filter_on_the_bundled_sample_from_the_command_line(tmp_path, capsys):
     status = main(["harden", "filter", "--data", "sample", "--out", str(tmp_path / "s"), "--models", "frequent,random", "--trials", "2"])
     assert status == 0, "open questions are left out and counted, but are not bad input"
     assert "open question 14" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("step", [["augment", "--model", "frequent"], ["render"]])
+def test_only_filter_runs_under_a_launcher(step, mmmu_set, tmp_path, capsys, monkeypatch):
+    """augment and render write one output with one writer: under torchrun they are refused at
+    once, saying what to do, before any rank reads or writes anything."""
+    for name, value in {"RANK": "1", "WORLD_SIZE": "2", "LOCAL_RANK": "1"}.items():
+        monkeypatch.setenv(name, value)
+    status = main(["harden", step[0], "--data", str(mmmu_set), "--out", str(tmp_path / "out"), *step[1:]])
+    assert status != 0
+    err = capsys.readouterr().err
+    assert f"harden {step[0]} does not run under torchrun / accelerate launch (rank 1 of 2)" in err
+    assert "only harden filter does" in err and not (tmp_path / "out").exists()

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 from rich.console import Console
 from rich.markup import escape
 
-from mmmu_eval.cli.run import _json_object
+from mmmu_eval.cli.run import _json_object, add_rank_timeout
 from mmmu_eval.config import help_of
 
 if TYPE_CHECKING:
@@ -49,6 +49,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         _input_flags(p)
         if step in ("filter", "all"):
             _filter_flags(p)
+        if step == "filter":
+            add_rank_timeout(p)
         if step in ("augment", "all"):
             _augment_flags(p, all_steps=step == "all")
         if step in ("render", "all"):
@@ -85,6 +87,7 @@ def _filter_flags(p: argparse.ArgumentParser) -> None:
     p.add_argument("--per-subject", type=int, default=60, help="questions sampled per subject from those kept (default 60; 0 keeps all)")
     p.add_argument("--temperature", type=float, help="sampling temperature of the trials (default 1.0)")
     p.add_argument("--max-tokens", type=int, help="most tokens per trial answer (default 4096, MMMU-Pro's)")
+    p.add_argument("--batch-size", type=int, help=help_of("batch_size") + "; with sampling, hf: draws depend on the batches")
 
 
 def _augment_flags(p: argparse.ArgumentParser, *, all_steps: bool) -> None:
@@ -117,16 +120,32 @@ def _render_flags(p: argparse.ArgumentParser) -> None:
 
 def main(args: argparse.Namespace) -> int:
     from mmmu_eval import harden
+    from mmmu_eval.errors import ConfigError
     from mmmu_eval.harden.report import print_report
+    from mmmu_eval.run.distributed import Launch
 
     console = Console(highlight=False)
     step = args.harden_step
     source = _source_settings(args)
     run = {k: getattr(args, k) for k in ("concurrency", "max_attempts", "request_timeout", "api_key_env", "extra_body") if getattr(args, k, None) is not None}
+    launch = Launch.from_env()
+    if launch is not None and step != "filter":
+        raise ConfigError(f"harden {step} does not run under torchrun / accelerate launch ({launch.name}): only "
+                          "harden filter does (its local models' trials, one shard per rank); run this step as one process")
+    if step in ("filter", "all"):
+        run.update({k: getattr(args, k) for k in ("max_tokens", "batch_size") if getattr(args, k) is not None})
     if step == "filter":
-        if args.max_tokens is not None:
-            run["max_tokens"] = args.max_tokens
-        result = harden.harden_filter(args.data, args.out, _filter_settings(args), seed=args.seed, run_settings=run, source=source)
+        if launch is None:
+            result = harden.harden_filter(args.data, args.out, _filter_settings(args), seed=args.seed, run_settings=run,
+                                          source=source)
+        else:  # one rank of torchrun / accelerate launch: rank 0 gets the filter's result, the others None
+            from mmmu_eval.harden.ranks import harden_filter_ranks
+
+            ranked = harden_filter_ranks(args.data, args.out, launch, timeout=args.rank_timeout,
+                                         settings=_filter_settings(args), seed=args.seed, run_settings=run, source=source)
+            if ranked is None:
+                return 0
+            result = ranked
     elif step == "augment" and args.apply is not None:
         result = harden.harden_apply(args.data, args.out, args.apply, source=source,
                                      check=harden.CheckSettings(models=args.check_models, trials=args.check_trials))
@@ -140,8 +159,6 @@ def main(args: argparse.Namespace) -> int:
     elif step == "render":
         result = harden.harden_render(args.data, args.out, _render_settings(args), seed=args.seed, source=source)
     else:
-        if args.max_tokens is not None:
-            run["max_tokens"] = args.max_tokens
         augment = harden.AugmentSettings(
             model=args.augment_model, options=args.options, attempts=args.attempts, temperature=args.augment_temperature,
             base_urls=args.augment_base_urls, position_dependent=args.position_dependent,

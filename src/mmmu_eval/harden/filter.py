@@ -25,7 +25,7 @@ import random
 from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Awaitable, Callable, Sequence
 
 from mmmu_eval.aio import run_coroutine
 from mmmu_eval.errors import ConfigError
@@ -43,7 +43,9 @@ from mmmu_eval.records import Item
 
 __all__ = ["FilterRule", "decide", "default_min_models", "harden_filter", "harden_filter_async", "sample_per_subject"]
 
-#: The paper's sample size per subject.
+#: ``run_trials``'s signature: (staging set, setting, models, settings, runs root, display=) ->
+#: ``trials.TrialRuns`` (typed loosely: an internal hook, its types are not the public API's).
+TrialRunner = Callable[..., Awaitable[Any]]
 
 
 def default_min_models(n_models: int) -> int:
@@ -135,6 +137,7 @@ async def harden_filter_async(
     run_settings: RunConfigArgs | None = None,
     source: SourceSettings | None = None,
     display: Display | None = None,
+    trial_runner: TrialRunner | None = None,
 ) -> StepResult:
     """Filter ``data`` into ``out``; see the module doc. The synchronous face is ``harden_filter``.
 
@@ -146,6 +149,8 @@ async def harden_filter_async(
         run_settings: further RunConfig fields for every trial (concurrency, max_attempts ...).
         source: which questions of ``data`` are read (default all).
         display: progress over all trials (default a bar on stderr).
+        trial_runner: asks the trials (default ``trials.run_trials``, with its arguments); under
+            torchrun, rank 0's asks every rank's shard and merges them first (``harden/ranks.py``).
 
     Returns:
         The StepResult; ``exit_status`` 1 when trials remain or items were left out.
@@ -200,7 +205,8 @@ async def harden_filter_async(
     record.set_left_out("input", input_problems)
     record.save(out)
 
-    runs = await run_trials(staging, "standard-4", chosen, trial_settings, out / "runs" / "filter", display=display)
+    runs = await (trial_runner or run_trials)(staging, "standard-4", chosen, trial_settings, out / "runs" / "filter",
+                                              display=display)
     section["runs"] = [dict(r, path=str(Path(r["path"]).relative_to(out))) for r in runs.runs]
     if runs.unasked:
         section.update(status="incomplete", unasked_trials=runs.unasked)

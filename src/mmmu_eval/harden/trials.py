@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
+from mmmu_eval.config import RunConfig
 from mmmu_eval.run.pipeline import evaluate_async
 from mmmu_eval.dataset.load import load_dataset
 from mmmu_eval.errors import ConfigError, StoreError
@@ -35,7 +36,7 @@ from mmmu_eval.score.scorer import score_responses
 from mmmu_eval.store.rundir import MANIFEST, RESPONSES, RunStore
 from mmmu_eval.version import __version__
 
-__all__ = ["Model", "Outcome", "TrialRuns", "TrialSettings", "parse_models", "run_trials", "trial_seed", "trials_finished"]
+__all__ = ["Model", "Outcome", "TrialRuns", "TrialSettings", "parse_models", "run_trials", "trial_config", "trial_seed", "trials_finished"]
 
 #: The prompt mode of every trial (``prompt/mmmu_pro.py``, FORCED_CHOICE_INSTRUCTION).
 PROMPT = "forced-choice"
@@ -237,19 +238,26 @@ def _trial_run(data_dir: Path, setting: str, model: Model, settings: TrialSettin
                 **{**dict(settings.run), "image_layout": LAYOUT})
 
 
+def trial_config(data_dir: Path, setting: str, model: Model, settings: TrialSettings, trial: int, path: Path) -> RunConfig:
+    """The RunConfig of one trial's run in ``path``, as ``run_trials`` evaluates it."""
+    from mmmu_eval.run.resolve import resolve_config
+
+    config, _ = resolve_config(None, _trial_run(data_dir, setting, model, settings, path,
+                                                trial_seed(settings.seed, model.label, trial)))
+    return config
+
+
 def trials_finished(data_dir: Path, setting: str, models: Sequence[Model], settings: TrialSettings,
                     runs_root: Path) -> float | None:
     """When every trial run is finished exactly as ``run_trials`` would run it (``finished.py``):
     the time its last results were written (ns since the epoch); None when any is not."""
-    from mmmu_eval.run.resolve import resolve_config
     from mmmu_eval.run.finished import finished_result
 
     newest = 0
     for model in models:
         for trial in range(1, settings.trials + 1):
             path = runs_root / model.label / f"trial-{trial:02d}"
-            config, _ = resolve_config(None, _trial_run(data_dir, setting, model, settings, path,
-                                                        trial_seed(settings.seed, model.label, trial)))
+            config = trial_config(data_dir, setting, model, settings, trial, path)
             if finished_result(config) is None:
                 return None
             newest = max(newest, (path / "results.json").stat().st_mtime_ns)

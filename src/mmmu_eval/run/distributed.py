@@ -49,6 +49,16 @@ log = logging.getLogger(__name__)
 DEFAULT_TIMEOUT_S = 300.0
 
 
+#: Where each launcher puts (rank, world size, local rank, local world size): torchrun's names
+#: first, then those of the MPI launchers ``accelerate launch --cpu`` goes through.
+_RANK_VARIABLES = (
+    ("RANK", "WORLD_SIZE", "LOCAL_RANK", "LOCAL_WORLD_SIZE"),
+    ("OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE", "OMPI_COMM_WORLD_LOCAL_RANK", "OMPI_COMM_WORLD_LOCAL_SIZE"),
+    ("PMI_RANK", "PMI_SIZE", "MPI_LOCALRANKID", "MPI_LOCALNRANKS"),
+    ("MV2_COMM_WORLD_RANK", "MV2_COMM_WORLD_SIZE", "MV2_COMM_WORLD_LOCAL_RANK", "MV2_COMM_WORLD_LOCAL_SIZE"),
+)
+
+
 class RankError(MmmuEvalError):
     """Another rank failed or went silent; this rank stopped, its shard kept for a rerun."""
 
@@ -70,23 +80,31 @@ class Launch:
     def from_env(cls, env: Mapping[str, str] | None = None) -> Launch | None:
         """The launch this process is part of; None when no launcher started it (or one process).
 
+        torchrun, and ``accelerate launch`` on GPUs (``--multi_gpu``), set ``RANK`` /
+        ``WORLD_SIZE`` / ``LOCAL_RANK``; ``accelerate launch --cpu`` over several processes
+        starts them with ``mpirun`` (``--mpirun_hostfile``), which sets only its own variables
+        (Open MPI's ``OMPI_COMM_WORLD_*``, MPICH's and Intel MPI's ``PMI_*``, MVAPICH's
+        ``MV2_COMM_WORLD_*``) beside accelerate's ``MASTER_ADDR`` / ``MASTER_PORT``: read as the same.
+
         Raises:
             ConfigError: the variables are there but unreadable or inconsistent.
         """
         env = os.environ if env is None else env
-        if "WORLD_SIZE" not in env and "RANK" not in env:
+        names = next((n for n in _RANK_VARIABLES if n[0] in env or n[1] in env), None)
+        if names is None:
             return None
+        rank_name, world_name, local_name, local_world_name = names
         try:
-            world = int(env.get("WORLD_SIZE", "1"))
-            rank = int(env.get("RANK", "0"))
-            local = int(env.get("LOCAL_RANK", str(rank)))
-            local_world = int(env.get("LOCAL_WORLD_SIZE", str(world)))
+            world = int(env.get(world_name, "1"))
+            rank = int(env.get(rank_name, "0"))
+            local = int(env.get(local_name, str(rank)))
+            local_world = int(env.get(local_world_name, str(world)))
         except ValueError as exc:
-            raise ConfigError(f"the launcher's RANK / WORLD_SIZE / LOCAL_RANK are not whole numbers ({exc})") from None
+            raise ConfigError(f"the launcher's {rank_name} / {world_name} / {local_name} are not whole numbers ({exc})") from None
         if world <= 1:
             return None
         if not (0 <= rank < world and 0 <= local < local_world):
-            raise ConfigError(f"the launcher says RANK={rank}, WORLD_SIZE={world}, LOCAL_RANK={local}: out of range")
+            raise ConfigError(f"the launcher says {rank_name}={rank}, {world_name}={world}, {local_name}={local}: out of range")
         return cls(rank, world, local, local_world)
 
     @property
@@ -120,6 +138,8 @@ class RankGroup:
         self._passed = False
         self.problem: str | None = None
         """Why ``watch`` interrupted this rank (another rank failed or went silent); None until then."""
+        self.posted: str | None = None
+        """What this rank posted (``done`` or ``failed``); None while it works."""
 
     @classmethod
     def join(cls, launch: Launch, *, timeout: float = DEFAULT_TIMEOUT_S) -> RankGroup:
@@ -151,11 +171,36 @@ class RankGroup:
     def post(self, status: str, message: str = "") -> None:
         """Say how this rank ended: ``done`` or ``failed`` (with the error)."""
         value = json.dumps({"status": status, "message": message})
+        self.posted = status
         try:
             with self._lock:
                 self._store.set(f"status/{self.launch.rank}", value)
         except Exception as exc:  # the store is gone (rank 0's process hosted it): nobody to tell
             log.warning("%s: could not post %r to the other ranks (%s)", self.launch.name, status, exc)
+
+    def announce(self, key: str, value: str) -> None:
+        """Rank 0 tells every rank something they wait for (``wait_for``): what it prepared for them."""
+        with self._lock:
+            self._store.set(f"announced/{key}", value)
+
+    def wait_for(self, key: str, *, poll: float = 0.25) -> str:
+        """What rank 0 announced under ``key``, once it has.
+
+        Raises:
+            RankError: a rank failed or went silent first (rank 0 failing in what it prepares
+                included), or the store is gone.
+        """
+        while True:
+            try:
+                with self._lock:
+                    if self._store.check([f"announced/{key}"]):
+                        return self._store.get(f"announced/{key}").decode("utf-8")
+                self.check()
+            except RankError:
+                raise
+            except Exception as exc:  # noqa: BLE001
+                raise RankError(self._store_gone(exc)) from None
+            time.sleep(poll)
 
     # -- watching ---------------------------------------------------------------------------
 

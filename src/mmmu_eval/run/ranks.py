@@ -20,8 +20,9 @@ from __future__ import annotations
 import _thread
 import os
 import signal
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Callable, Mapping, TypeVar
+from typing import Any, Callable, Iterator, Mapping, TypeVar
 
 from mmmu_eval.config import RunConfig
 from mmmu_eval.errors import ConfigError, MmmuEvalError, StoreError
@@ -31,7 +32,8 @@ from mmmu_eval.run.resolve import resolve_config
 from mmmu_eval.run.result import RunResult
 from mmmu_eval.store.rundir import MANIFEST, RANKS
 
-__all__ = ["RankDisplay", "evaluate_ranks", "finish_merged", "pin_vllm_devices", "rank_device", "rank_dir", "run_as_rank"]
+__all__ = ["RankDisplay", "all_done", "evaluate_ranks", "finish_merged", "pin_vllm_devices", "rank_device", "rank_dir",
+           "rank_session", "run_as_rank"]
 
 T = TypeVar("T")
 
@@ -83,31 +85,61 @@ def run_as_rank(launch: Launch, own: Path, work: Callable[[], object], finish: C
         RankError: another rank failed or went silent (while this one worked, or at the barrier).
         Whatever ``work`` raises, after telling the other ranks.
     """
+    with rank_session(launch, own, timeout=timeout) as group:
+        work()
+        all_done(group, own)
+        return finish() if launch.rank == 0 else None
+
+
+@contextmanager
+def rank_session(launch: Launch, own: Path, *, timeout: float = DEFAULT_TIMEOUT_S) -> Iterator[RankGroup]:
+    """This rank among the others, for a block that works (writing only under ``own``) and then
+    calls ``all_done``: the rank beats meanwhile, is interrupted (as Ctrl-C) when another rank
+    fails or goes silent, and tells the others when it fails itself.
+
+    ``run_as_rank`` is the plain case; a step whose rank 0 prepares something the others wait for
+    (``harden filter``: ``RankGroup.announce`` / ``wait_for``) orders the same pieces itself.
+
+    Raises:
+        RankError: another rank failed or went silent (naming it, and where this rank's work is kept).
+        Whatever the block raises, after telling the other ranks (unless it had posted ``done``).
+    """
     group = RankGroup.join(launch, timeout=timeout)
     group.watch(_thread.interrupt_main)
     previous = signal.signal(signal.SIGTERM, _terminated)  # the launcher stopping a rank: as Ctrl-C
     try:
-        try:
-            work()
-        except KeyboardInterrupt:
-            if group.problem is None:
+        yield group
+    except KeyboardInterrupt:
+        if group.problem is None:
+            if group.posted is None:
                 group.post("failed", "interrupted (Ctrl-C, or the launcher stopped it)")
-                raise
-            group.post("failed", f"stopped because {group.problem}")
-            raise RankError(f"{launch.name} stopped because {group.problem}. {_kept(own)}") from None
-        except BaseException as exc:
-            group.post("failed", str(exc) if isinstance(exc, MmmuEvalError) else f"{type(exc).__name__}: {exc}")
             raise
-        group.post("done")
-        try:
-            group.wait_for_all()
-        except RankError as exc:
-            raise RankError(f"{exc}. {_kept(own)}") from None
-        return finish() if launch.rank == 0 else None
+        if group.posted is None:
+            group.post("failed", f"stopped because {group.problem}")
+        raise RankError(f"{launch.name} stopped because {group.problem}. {_kept(own)}") from None
+    except RankError:
+        raise  # from all_done or wait_for: the other rank is named, nothing to tell
+    except BaseException as exc:
+        if group.posted is None:
+            group.post("failed", str(exc) if isinstance(exc, MmmuEvalError) else f"{type(exc).__name__}: {exc}")
+        raise
     finally:
         group.leave()
         group.close()
         signal.signal(signal.SIGTERM, previous)
+
+
+def all_done(group: RankGroup, own: Path) -> None:
+    """Post this rank's ``done`` and wait for every other rank's (``RankGroup.wait_for_all``).
+
+    Raises:
+        RankError: another rank failed or went silent, naming it and where this rank's work is kept.
+    """
+    group.post("done")
+    try:
+        group.wait_for_all()
+    except RankError as exc:
+        raise RankError(f"{exc}. {_kept(own)}") from None
 
 
 def finish_merged(config: RunConfig, shards: list[Path]) -> RunResult:
