@@ -219,7 +219,7 @@ MUTANTS: tuple[Mutant, ...] = (
       "a run under another protocol is refused"),
     M("resume-other-config", "store/same_run.py", "        if old_config.get(key) != new_config.get(key):", "        if False:", RUNNER,
       "a run of another model or selection is refused"),
-    M("torn-line-anywhere", "store/rundir.py", '                    if not raw.endswith(b"\\n"):', "                    if True:", RUNNER,
+    M("torn-line-anywhere", "store/response_lines.py", '            finished = raw.endswith(b"\\n")', "            finished = False", RUNNER,
       "only a torn LAST line is skipped; damage elsewhere stops the read"),
     # -- merge --------------------------------------------------------------------------------
     M("merge-overlap", "run/merge.py", "            if item_id in owner:", "            if False:", STORE, "an item answered in two shards is refused"),

@@ -21,6 +21,8 @@ What it does, and why:
   one loop in ``backends/retry.py``; every bad answer (an HTTP error, a 200 that is not a
   completion, no answer) is a failed attempt of its item, never an exception out of the run. An item that never gets an answer becomes a Response with
   status ``error`` and the last error message; an error is never turned into answer text.
+  An answer no request can pass stops the run: nothing new is sent, and the requests in flight
+  finish their attempt first (``openai_inflight.py``).
 - **Preflight.** Before the run, one probe per endpoint checks the server answers, lists the
   model, and accepts as many images in one request as the run needs (``openai_preflight.py``).
   Which servers, shown how, with whose key: ``openai_servers.py``.
@@ -63,6 +65,7 @@ from mmmu_eval.backends.openai_errors import (
     retry_after_seconds,
 )
 from mmmu_eval.backends.openai_http import Body, Endpoint
+from mmmu_eval.backends.openai_inflight import Halt, Halted, Job
 from mmmu_eval.backends.openai_preflight import DEFAULT_PROBE_TIMEOUT, check_listing, probe
 from mmmu_eval.backends.openai_servers import (
     DEFAULT_BASE_URL,
@@ -249,11 +252,11 @@ class OpenAIBackend:
         pending = iter(requests)  # shared by the preparers: each request is taken exactly once
         per_endpoint = min(self.concurrency, len(requests))
         total_workers = per_endpoint * len(self._endpoints)
-        ready: asyncio.Queue[_Job | None] = asyncio.Queue(
+        ready: asyncio.Queue[Job | None] = asyncio.Queue(
             maxsize=max(BODY_THREADS, total_workers // 8)
         )
         done: asyncio.Queue[Response | BaseException] = asyncio.Queue()
-        halt = _Halt()
+        halt = Halt()
         # Workers are started endpoint by endpoint in turn, so a small run spreads too.
         workers = [
             asyncio.ensure_future(self._worker(endpoint, ready, done, halt))
@@ -298,9 +301,9 @@ class OpenAIBackend:
                 # Preparing it was the one attempt: never sent, and resume retries it.
                 done.put_nowait(Response(request.item_id, "error", attempts=1, error=_with_id(request.item_id, exc)))
                 continue
-            await ready.put(_Job(request, Body(parts), notes))  # waits while the queue is full
+            await ready.put(Job(request, Body(parts), notes))  # waits while the queue is full
 
-    async def _worker(self, endpoint: Endpoint, ready: asyncio.Queue, done: asyncio.Queue, halt: _Halt) -> None:
+    async def _worker(self, endpoint: Endpoint, ready: asyncio.Queue, done: asyncio.Queue, halt: Halt) -> None:
         me = asyncio.current_task()
         try:
             while True:
@@ -317,25 +320,25 @@ class OpenAIBackend:
                     if stops_run is not None:  # stored first, then the run stops (RunCannotSucceed)
                         done.put_nowait(RunCannotSucceed(stops_run))
                         return
-        except (asyncio.CancelledError, _Halted):
+        except (asyncio.CancelledError, Halted):
             return
         except BaseException as exc:  # a bug: surface it through generate(), do not hang
             done.put_nowait(exc)
 
-    async def _answer(self, endpoint: Endpoint, job: _Job, halt: _Halt | None = None) -> tuple[Response, str | None]:
+    async def _answer(self, endpoint: Endpoint, job: Job, halt: Halt | None = None) -> tuple[Response, str | None]:
         """The item's response, and the real cause when no later request can pass either.
 
-        Once ``halt`` is set no retry goes out: ``_Halted`` leaves the item unanswered (unasked
+        Once ``halt`` is set no retry goes out: ``Halted`` leaves the item unanswered (unasked
         in the store, so asked again when the run is continued)."""
         request, notes = job.request, job.notes
         start = self._clock()
 
         async def sleep(delay: float) -> None:
             if halt is not None and halt.is_set():
-                raise _Halted
+                raise Halted
             await self._sleep(delay)
             if halt is not None and halt.is_set():
-                raise _Halted
+                raise Halted
 
         async def attempt() -> Response:
             if job.body is None:  # a retry: the first body was forgotten once it was sent
@@ -381,55 +384,6 @@ class OpenAIBackend:
         if self._pool is not None:
             self._pool.shutdown(wait=False, cancel_futures=True)
             self._pool = None
-
-
-class _Halted(Exception):
-    """The run is stopping (``_Halt``): a request between attempts goes no further."""
-
-
-class _Halt:
-    """One ``generate`` call's stop after an answer no request can pass (``RunCannotSucceed``):
-    nothing new is sent, and the requests in flight may finish their attempt, up to a grace, so
-    that an answer already on its way is stored rather than asked again."""
-
-    def __init__(self) -> None:
-        self._set = False
-        self.busy: set[asyncio.Future[Any] | None] = set()
-        """The workers inside an attempt now."""
-
-    def is_set(self) -> bool:
-        return self._set
-
-    async def wind_down(self, feeder: asyncio.Future[Any], workers: Sequence[asyncio.Future[Any]],
-                        done: asyncio.Queue, *, grace: float) -> list[Response]:
-        """Stop sending, let the busy workers end their attempt (at most ``grace`` seconds),
-        and return the answers that came meanwhile."""
-        self._set = True
-        feeder.cancel()
-        for worker in workers:
-            if worker not in self.busy:
-                worker.cancel()
-        in_flight = [w for w in workers if w in self.busy]
-        if in_flight:
-            await asyncio.wait(in_flight, timeout=grace)
-        for worker in workers:
-            worker.cancel()
-        await asyncio.gather(feeder, *workers, return_exceptions=True)
-        late: list[Response] = []
-        while not done.empty():
-            got = done.get_nowait()
-            if isinstance(got, Response):
-                late.append(got)
-        return late
-
-
-class _Job:
-    """A request on its way: its body until sent (``Body``), and the notes its images left."""
-
-    __slots__ = ("request", "body", "notes")
-
-    def __init__(self, request: Request, body: Body, notes: tuple[str, ...]) -> None:
-        self.request, self.body, self.notes = request, body, notes
 
 
 # ------------------------------------------------------------------------------------- small

@@ -15,7 +15,7 @@ the above"). A question whose proposals stay unusable after every attempt is lef
 10-option config and reported, never padded.
 
 When the input's record names filter models, they answer the augmented set text-only as well
-(``check``), for the third bar of Figure 5.
+(``check``, run by ``text_check.py``), for the third bar of Figure 5.
 """
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ from mmmu_eval.harden.review import apply_decisions, read_decisions, write_revie
 from mmmu_eval.harden.shuffle import POLICIES, arrange, shuffle_rng
 from mmmu_eval.harden.settings import OPTIONS, AugmentSettings, CheckSettings, SourceSettings
 from mmmu_eval.harden.source import Source, content_digest, read_source
-from mmmu_eval.harden.trials import Model, TrialSettings, parse_models, run_trials
+from mmmu_eval.harden.text_check import check_lacks, text_only_check, why_stale
 from mmmu_eval.harden.writer import Beside, copy_config, standard_row, write_config
 from mmmu_eval.run.progress import Display
 from mmmu_eval.run.resolve import RunConfigArgs
@@ -250,15 +250,15 @@ async def _finish(out: Path, record: Record, source: Source, problems: list[Prob
     record.data["configs"]["standard (10 options)"] = config_entry(written.ids, digest, step="augment", review=review["state"])
     record.set_left_out("augment", [*step_problems, *written.problems])
     record.save(out)
-    checked = await _check(out, record, digest, check, display)
+    checked = await text_only_check(out, record, digest, check, display)
     status = "complete"
     if checked is not None:
         section["check"] = checked
         if checked["status"] == "incomplete":
             status = section["status"] = "incomplete"
-            messages.append(_check_lacks(checked, out))
+            messages.append(check_lacks(checked, out))
     elif section.get("check"):
-        stale = _stale(section["check"], digest)
+        stale = why_stale(section["check"], digest)
         if stale:
             section["check"]["stale"] = stale
             messages.append(f"the text-only check is stale: {stale}")
@@ -270,23 +270,6 @@ async def _finish(out: Path, record: Record, source: Source, problems: list[Prob
         messages.append(f"{unreviewed} question(s) are unreviewed: open {out / 'review.html'}, decide, download the decisions, "
                         f"then: mmmu-eval harden augment --data {out} --out {out} --apply DECISIONS.json")
     return StepResult(out, record, "augment", status, tuple(problems + step_problems + list(written.problems)), tuple(messages))
-
-
-def _check_lacks(check: dict[str, Any], out: Path) -> str:
-    """The check's trials without an answer, named, and how to finish them."""
-    lacking = check["lacking"]
-    shown = "; ".join(lacking[:5]) + (f"; and {len(lacking) - 5} more run(s)" if len(lacking) > 5 else "")
-    return (f"the check is incomplete: {check['failed_trials']} trial(s) failed and {check['unasked_trials']} were not asked "
-            f"({shown}); no accuracy is shown for a model until all its trials answer. "
-            f"Run the same command again to ask them: {out}")
-
-
-def _stale(check: dict[str, Any], digest: str) -> str | None:
-    """Why a check kept from an earlier run does not measure the 10-option set now written, if it does not."""
-    if check.get("digest") == digest:
-        return None
-    return ("its accuracy was measured on the 10-option set before its latest change (a review, or another "
-            "augment run with the check off); run the same augment command without --no-check to measure this one")
 
 
 def _problem(item_id: str, entry: dict[str, Any]) -> Problem:
@@ -351,32 +334,6 @@ def _manifest(config: RunConfig, source: Source, settings: ProposalSettings, ids
         # Not in the fingerprint: more attempts continue the same run (each attempt is its own record).
         attempts=settings.attempts,
     )
-
-
-async def _check(out: Path, record: Record, digest: str, check: CheckSettings, display: Display | None) -> dict[str, Any] | None:
-    """The filter models' text-only accuracy on the augmented set (Figure 5's third bar)."""
-    check_models, check_trials = check.models, check.trials
-    filter_step = record.step("filter") or {}
-    if check_models == "" or (check_models is None and not filter_step.get("models")):
-        return None
-    if check_models is None:
-        models = tuple(Model(m["label"], m["spec"], tuple(m["base_urls"]) if m.get("base_urls") else None) for m in filter_step["models"])
-    else:
-        models = parse_models(check_models)
-    trials = check_trials or int(filter_step.get("trials") or 1)
-    settings = TrialSettings(trials, int(filter_step.get("seed", 0)), float(filter_step.get("temperature", 1.0)), dict(filter_step.get("run_settings") or {}))
-    root = out / "runs" / f"check-{digest[:12]}"
-    runs = await run_trials(out, "standard-10", models, settings, root, display=display)
-    lacking = runs.lacking()
-    return {
-        "status": "incomplete" if lacking else "complete",
-        "models": [m.to_json() for m in models], "trials": trials, "digest": digest,
-        # Shown only where every trial answered; "answered_accuracy" is the share over those that did.
-        "accuracy": {m.label: runs.whole_accuracy(m.label) for m in models},
-        "answered_accuracy": {m.label: runs.accuracy(m.label) for m in models},
-        "runs": [dict(r, path=str(Path(r["path"]).relative_to(out))) for r in runs.runs],
-        "unasked_trials": runs.unasked, "failed_trials": runs.failed, "lacking": lacking,
-    }
 
 
 def harden_augment(

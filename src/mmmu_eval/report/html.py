@@ -1,8 +1,8 @@
 """``report.html``: one self-contained page that opens offline and lets a person look.
 
-What it holds: the headline with its interval; per-discipline and per-subject charts (inline
-SVG from ``charts.py``); the run among published results (``published.json``); the breakdowns;
-and an item browser (question, images, options, prompt, raw response, parsed prediction, gold
+What it holds: the headline with its interval; per-discipline and per-subject charts and the
+run among published results (``html_charts.py``, over ``charts.py`` and ``published.json``);
+the breakdowns; and an item browser (question, images, options, prompt, raw response, parsed prediction, gold
 answer, verdict) with filters.
 
 Safety. Model output and dataset text are untrusted. Text placed in the HTML goes through
@@ -30,7 +30,7 @@ from html import escape
 from typing import TYPE_CHECKING
 
 from mmmu_eval.records import Item, Response
-from mmmu_eval.report.charts import ACCENT, DISCIPLINE_COLORS, NEUTRAL, Bar, bar_chart, ci_note
+from mmmu_eval.report.html_charts import charts_section, published_section
 from mmmu_eval.report.html_harness import annotate_rows, harness_html
 from mmmu_eval.report.html_causes import doctor_section
 from mmmu_eval.report.html_items import item_rows, loaded_url, marker
@@ -38,9 +38,6 @@ from mmmu_eval.report.html_sections import expert_section, mark_loose_images, us
 from mmmu_eval.report.caveats import fallback_warning, how_to_score, unparsed, void
 from mmmu_eval.report.numbers import interval, pct
 from mmmu_eval.report.page import IMAGE_BUDGET, asset, head, script_json
-from mmmu_eval.report.html_published import leaderboard_panel
-from mmmu_eval.report.outside import run_model_name
-from mmmu_eval.report.published import published_for, score_key, sources
 from mmmu_eval.report.results import Results, Row
 from mmmu_eval.report.sampled import sample_lines
 from mmmu_eval.report.scope import scope_of_results
@@ -77,96 +74,6 @@ def _table(title: str, rows: Mapping[str, Row], *, wide: bool = False) -> str:
 def _crowded(rows: Mapping[str, Row]) -> bool:
     """Too many rows or too long a name for a quarter-width card (MMMU's combined image types)."""
     return len(rows) > 12 or any(len(key) > 24 for key in rows)
-
-
-def _discipline_chart(results: Results) -> str:
-    bars = [
-        Bar(d, r["accuracy"], tuple(r["ci95"]), DISCIPLINE_COLORS.get(d, NEUTRAL), f"n={r['n']}")
-        for d, r in results["by_discipline"].items()
-    ]
-    overall = results["overall"]["accuracy"]
-    return bar_chart(bars, title="Accuracy by discipline", reference=(overall, f"overall {_pct(overall)}"))
-
-
-def _subject_chart(results: Results) -> str:
-    from mmmu_eval.dataset.subjects import DISCIPLINES
-
-    bars: list[Bar] = []
-    for discipline, members in DISCIPLINES.items():
-        present = [s for s in members if s in results["by_subject"]]
-        if not present:
-            continue
-        color = DISCIPLINE_COLORS[discipline]
-        bars.append(Bar(discipline, 0.0, color=color, heading=True))
-        for s in present:
-            r = results["by_subject"][s]
-            bars.append(Bar(s.replace("_", " "), r["accuracy"], tuple(r["ci95"]), color, f"n={r['n']}", indent=True))
-    overall = results["overall"]["accuracy"]
-    return bar_chart(bars, title="Accuracy by subject", reference=(overall, f"overall {_pct(overall)}"), row=20)
-
-
-def _charts(results: Results) -> str:
-    """The discipline and subject charts; without gold answers a note instead of empty bars."""
-    if void(results):
-        note = '<p class="src">No gold answers: nothing to chart.</p>'
-        return (f'<section id="disciplines"><h2>By discipline</h2>{note}</section>'
-                f'<section id="subjects"><h2>By subject</h2>{note}</section>')
-    return (
-        f'<section id="disciplines"><h2>By discipline</h2><div class="panel">{_discipline_chart(results)}'
-        '<p class="src">Bars: accuracy; whiskers: 95% interval (bootstrap stratified by subject; Wilson for cells '
-        "under 30 items).</p></div></section>"
-        f'<section id="subjects"><h2>By subject</h2><div class="panel">{_subject_chart(results)}</div></section>'
-    )
-
-
-def _published_section(results: Results) -> str:
-    key = score_key(results["benchmark"], results["split"], results["setting"])
-    published = published_for(key)
-    scope = scope_of_results(results)
-    # today's models by name: a look-up, shown whatever the run is
-    lookup = leaderboard_panel(key, run_model_name(results["run"]["model"]))
-    if void(results) or scope.kind == "sample":
-        why = ("This run has no gold answers, so it has no accuracy to place among them."
-               if void(results) else f"This run is on the {scope.text}: no published figure applies.")
-        return (f'<section id="published"><h2>Among published results</h2><p class="src" id="published-note">'
-                f"{escape(why)}</p>" + (f'<div class="panel">{lookup}</div>' if lookup else "") + "</section>")
-    if not published:
-        return (
-            '<section id="published"><h2>Among published results</h2><p class="src">No published '
-            f"figures for {escape(key)} (only MMMU validation/test and the MMMU-Pro settings have them).</p></section>"
-        )
-    srcs = sources()
-    marker = {k: f"[{i + 1}]" for i, k in enumerate(srcs)}
-    model = results["run"]["model"] or "this run"
-    overall = results["overall"]
-    this = "this run" if scope.full else f"this run, {scope.kind}"
-    run_bar = Bar(f"▶ {model} ({this})", overall["accuracy"], tuple(overall["ci95"]), ACCENT, ci_note(overall["ci95"]),
-                  strong=True)
-    bars = [
-        Bar(p.model, p.percent / 100, None, "#cfd8dc" if p.baseline else NEUTRAL, marker[p.source])
-        for p in published
-    ]
-    at = next((i for i, b in enumerate(bars) if b.value < overall["accuracy"]), len(bars))
-    bars.insert(at, run_bar)
-    notes = "".join(
-        f'<li>{escape(marker[k])} <a href="{escape(s.url)}">{escape(s.title)}</a>. {escape(s.note)}</li>'
-        for k, s in srcs.items()
-        if any(p.source == k for p in published)
-    )
-    pro_note = (
-        "<p class=\"src\">Published MMMU-Pro figures are the better of the direct and CoT prompts; "
-        "this run used one prompt mode.</p>"
-        if results["benchmark"] == "mmmu-pro"
-        else ""
-    )
-    caveat = "" if scope.full else (
-        f'<p class="warn" id="published-scope">Not like for like: this run is on a {escape(scope.text)}; the published '
-        f"figures are on the full {escape(scope.split)}.</p>")
-    return (
-        f'<section id="published"><h2>Among published results <span class="src">({escape(key)})</span></h2>'
-        f'<div class="panel">{caveat}{bar_chart(bars, title="Published accuracies and this run", label_width=270, row=19)}'
-        f'{pro_note}<ol class="src" style="list-style:none;padding:0">{notes}</ol>{lookup}</div></section>'
-    )
 
 
 def _hero(results: Results) -> str:
@@ -389,8 +296,8 @@ def _page_start(results: Results, rows: list[dict], manifest: Mapping, script: s
         # A rescored page's point: the harness's own figure beside ours, first.
         + (harness_html(harness) if harness else "")
         + expert_section(results)
-        + _charts(results)
-        + _published_section(results)
+        + charts_section(results)
+        + published_section(results)
         + ("" if void(results) else doctor)  # the causes bound a figure; a void run has none
         + f'<section id="breakdowns"><h2>Breakdowns</h2><div class="grid2">{breakdowns}'
         + ("" if void(results) else _table("Parsers (first = headline)", parser_rows))

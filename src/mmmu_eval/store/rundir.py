@@ -22,7 +22,8 @@ Why it is shaped this way:
   or other generation settings would be scored as if they belonged together.
 
 Its parts: ``manifest`` (the checked manifest record and its builder), ``response_json`` (one
-line of responses.jsonl), ``lines`` (appending a whole line or none), ``torn_tail`` (finding an
+line of responses.jsonl), ``lines`` (appending a whole line or none), ``response_lines`` (reading
+it back: a torn tail skipped or cut, a damaged line named), ``torn_tail`` (finding an
 unfinished last line), ``same_run`` (the rule for continuing a run).
 
 >>> store = RunStore.open("runs/demo", {"config": {"model": "random"}}, resume=False)   # a manifest
@@ -47,8 +48,8 @@ from mmmu_eval.records import Response
 from mmmu_eval.store.lines import append_line
 from mmmu_eval.store.manifest import MANIFEST, NO_MANIFEST, Manifest
 from mmmu_eval.store.response_json import STATUSES, encoded_line, record_problem, response_from_json, response_to_json
+from mmmu_eval.store.response_lines import count_lines, read_records, repair_torn_tail
 from mmmu_eval.store.same_run import SAME_RUN, check_same_run, data_changes, fixes_unreadable_rows
-from mmmu_eval.store.torn_tail import start_of_last_line
 
 __all__ = ["MANIFEST", "RANKS", "RESPONSES", "SAME_RUN", "STATUSES", "RunStore", "response_from_json", "response_to_json"]
 
@@ -58,8 +59,6 @@ RESPONSES = "responses.jsonl"
 #: The folder of a distributed run's per-rank shard stores (``run/distributed.py``): each rank
 #: owns one run directory inside it, and the merged run is written beside it, in the same folder.
 RANKS = "ranks"
-# What to do about a damaged line of responses.jsonl, said after every such error.
-_DAMAGED = "; fix or delete that line, then run the same command again (an item whose line is gone is asked again)"
 
 
 def holds_more_than_ranks(path: Path) -> bool:
@@ -114,7 +113,7 @@ class RunStore:
         remove_leftovers(path)  # of a session killed mid-write: the manifest's first write, say
         if (path / MANIFEST).exists():
             old = store.manifest_record()
-            store._repair_torn_tail()
+            repair_torn_tail(path / RESPONSES)
             merged = {**old.to_json(), **manifest}
             merged["started_at"] = old.get("started_at", manifest.get("started_at"))
             merged["sessions"] = old.sessions + 1
@@ -148,7 +147,7 @@ class RunStore:
             store = cls(path, writable=False)
             if not resume:
                 raise StoreError(
-                    f"already holds a run ({store._count_lines()} responses); pass --resume "
+                    f"already holds a run ({count_lines(path / RESPONSES)} responses); pass --resume "
                     "(or run the same command again) to continue it, or choose a new --out",
                     path,
                 )
@@ -202,7 +201,7 @@ class RunStore:
             StoreError: any other line is not a valid record (the message names the line).
         """
         out: dict[str, Response] = {}
-        for response in self._records():
+        for response in read_records(self.path / RESPONSES):
             out.pop(response.item_id, None)  # keep insertion order = order of the latest answer
             out[response.item_id] = response
         return out
@@ -216,36 +215,7 @@ class RunStore:
         Raises:
             StoreError: as ``responses``.
         """
-        return sum(1 for _ in self._records())
-
-    def _records(self) -> Iterable[Response]:
-        """Every record in file order, read a line at a time (CoT answers make big files)."""
-        file = self.path / RESPONSES
-        if not file.exists():
-            return
-        number = 0
-        with file.open("rb") as fh:
-            for raw in fh:  # not enumerate(): its reused tuple would keep each line alive a turn longer
-                number += 1
-                if not raw.strip():
-                    continue
-                where = f"{file} line {number}"
-                finished = raw.endswith(b"\n")  # only the last line can lack its newline
-                try:
-                    text = raw.decode("utf-8")
-                    del raw  # a 20 MB answer: its bytes go before its text is parsed
-                    value = json.loads(text)
-                except (UnicodeDecodeError, ValueError) as exc:
-                    if not finished:
-                        log.warning("%s is an unfinished record (the run stopped mid-write); ignored", where)
-                        return
-                    raise StoreError(f"{where}: not valid JSON ({exc}){_DAMAGED}") from exc
-                del text
-                try:
-                    response = response_from_json(value, where)
-                except StoreError as exc:
-                    raise StoreError(f"{exc}{_DAMAGED}") from exc
-                yield response
+        return sum(1 for _ in read_records(self.path / RESPONSES))
 
     def read_jsonl(self, name: str) -> list[tuple[str, Any]]:
         """``(where, value)`` for each line of a derived JSONL file (items.jsonl, harness.jsonl); [] when absent.
@@ -265,13 +235,6 @@ class RunStore:
         except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
             raise StoreError(f"cannot be read ({exc}); restore it, or rescore into a new --out", file) from exc
         return out
-
-    def _count_lines(self) -> int:
-        file = self.path / RESPONSES
-        if not file.exists():
-            return 0
-        with file.open("rb") as fh:
-            return sum(1 for line in fh if line.strip())
 
     # -- writing ------------------------------------------------------------------------------
 
@@ -349,33 +312,6 @@ class RunStore:
         # Same atomic path as the other files, but under the reserved name.
         text = json.JSONEncoder(indent=2, ensure_ascii=False, default=str).iterencode(manifest)
         write_atomically(self.path / MANIFEST, itertools.chain(text, "\n"))
-
-    def _repair_torn_tail(self) -> None:
-        """Cut an unfinished last line off responses.jsonl, so appends start on a clean line.
-
-        A last line that is complete JSON but lost only its newline is kept and finished.
-        Every line is checked on the way (a damaged file is refused before we add to it).
-        """
-        file = self.path / RESPONSES
-        if not file.exists():
-            file.touch()
-            return
-        for _ in self._records():  # raises on a damaged line other than a torn tail
-            pass
-        with file.open("r+b") as fh:
-            cut = start_of_last_line(fh)
-            if cut is None:
-                return  # empty, or ends with a newline
-            fh.seek(cut)
-            tail = fh.read()
-            try:
-                response_from_json(json.loads(tail.decode("utf-8")), f"{file} last line")
-            except (UnicodeDecodeError, json.JSONDecodeError, StoreError):
-                log.warning("%s: removing an unfinished last record (%d bytes) before resuming", file, len(tail))
-                fh.truncate(cut)
-                return
-            fh.seek(0, os.SEEK_END)
-            fh.write(b"\n")
 
     def _require_writable(self) -> None:
         if not self._writable:

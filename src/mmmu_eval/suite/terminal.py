@@ -19,7 +19,8 @@ from mmmu_eval.report.fit import print_fitted
 from mmmu_eval.report.numbers import fixed, interval
 from mmmu_eval.report.published import sources, table1_rows
 from mmmu_eval.report.terminal import usage_table
-from mmmu_eval.suite.study import COLUMNS, chosen_note, published_cells, table1_position
+from mmmu_eval.suite.study import COLUMNS
+from mmmu_eval.suite.table1_layout import chosen_note, published_cells, table1_position
 
 __all__ = ["print_suite"]
 
