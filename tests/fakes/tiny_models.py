@@ -86,7 +86,7 @@ def _train_tokenizer(special: list[str], vocab_size: int):
 
 def build_tiny_llava(
     directory: str | Path, *, hidden_size: int = 32, heads: int = 4, initializer_range: float = 0.02,
-    image_token: str = "<image>",
+    image_token: str = "<image>", template: str = "llava-1.5",
 ) -> Path:
     """Write a tiny random LLaVA-1.5 (CLIP vision tower, Llama text model) to ``directory``,
     with llava-hf's chat template (images first, then the text).
@@ -101,6 +101,9 @@ def build_tiny_llava(
             spells the placeholder is read as an image slot, so a request with ``<image>`` in
             its text and no image (harden's text-only trials) fails on llava-hf's checkpoints;
             another token lets such text through as text.
+        template: the chat template, by its file in ``chat_templates/`` (``<image>`` in it is
+            written as ``image_token``): ``pixtral-12b-content-only`` with ``image_token="[IMG]"``
+            is the older pixtral-12b template, which reads text parts only from ``"content"``.
 
     Returns:
         The directory, loadable by ``AutoProcessor`` / ``AutoModelForImageTextToText`` and
@@ -135,7 +138,7 @@ def build_tiny_llava(
         patch_size=8,
         vision_feature_select_strategy="default",
         num_additional_image_tokens=1,
-        chat_template=chat_template("llava-1.5").replace("<image>", image_token),
+        chat_template=chat_template(template).replace("<image>", image_token),
     )
     config = LlavaConfig(
         vision_config=CLIPVisionConfig(
