@@ -20,7 +20,11 @@ backend does (noted in the response). ``latency_s`` of a response is the wall ti
 The model's own template stays in charge of the prompt, and a template may move the images:
 llava-hf's LLaVA-1.5 and LLaVA-OneVision templates write every image first, then the text. The
 preflight renders every prompt (``rendered_prompt.py``) and ``effective_layout`` says what the
-model saw; the run records it in the manifest and warns when it is not the layout asked.
+model saw; the run records it in the manifest and warns when it is not the layout asked. A
+template that drops the prompt's text stops the run (one reading text parts only from
+``"content"`` is sent that key too), and text spelling the model's image placeholder (MMMU-Pro's
+``<image>`` markers, llava-hf's token) is written apart (``[image]``), noted in the response.
+Loading is ``hf_loading.py``; the generation arguments and the decoding, ``hf_outputs.py``.
 
 Both transformers majors the ``hf`` extra allows run (tested on 4.57 and 5.24, torch 2.13):
 4.x takes the processor's arguments as keywords and the older ``torch_dtype``, and its
@@ -50,6 +54,7 @@ from typing import Any, AsyncIterator, Callable, Sequence
 
 from mmmu_eval.backends.hf_inputs import forward_inputs, release, template_failure
 from mmmu_eval.backends.hf_loading import INSTALL_HINT, import_engine, load_model, load_processor
+from mmmu_eval.backends.hf_outputs import decoded_response, generate_kwargs
 from mmmu_eval.backends.local_chat import (
     Sampling,
     chat_messages,
@@ -69,7 +74,6 @@ from mmmu_eval.backends.rendered_prompt import (
     spelled_apart,
     text_keys_for,
 )
-from mmmu_eval.prompt.reasoning import split_reasoning
 from mmmu_eval.backends.settings import HFSettings
 from mmmu_eval.errors import ConfigError, DataError
 from mmmu_eval.records import Request, Response
@@ -335,7 +339,7 @@ class HFBackend:
         if sampling.seed is not None and not sampling.greedy:
             torch.manual_seed(sampling.seed)
         with torch.inference_mode():
-            output = self._model.generate(**inputs, **self._generate_kwargs(sampling))
+            output = self._model.generate(**inputs, **generate_kwargs(sampling, self._eos_ids, self._pad_id))
         prompt_len = inputs["input_ids"].shape[1]
         prompt_tokens = inputs["attention_mask"].sum(dim=1).tolist()
         new_tokens = output[:, prompt_len:].tolist()
@@ -345,47 +349,11 @@ class HFBackend:
             for p, tokens, n_prompt in zip(ready, new_tokens, prompt_tokens)
         ]
 
-    def _generate_kwargs(self, sampling: Sampling) -> dict[str, Any]:
-        kwargs: dict[str, Any] = {
-            "max_new_tokens": sampling.max_tokens,
-            "num_beams": 1,
-            "eos_token_id": self._eos_ids,
-            "pad_token_id": self._pad_id,
-        }
-        if sampling.greedy:
-            # The checkpoint's generation_config may ask for sampling; greedy must override it.
-            kwargs.update(do_sample=False, temperature=None, top_p=None, top_k=None)
-        else:
-            kwargs.update(do_sample=True, temperature=sampling.temperature)
-            if sampling.top_p is not None:
-                kwargs["top_p"] = sampling.top_p
-        return kwargs
-
     def _response(
         self, request: Request, tokens: list[int], prompt_tokens: int, sampling: Sampling, latency: float,
         notes: tuple[str, ...] = (),
     ) -> Response:
-        """Cut a row of new tokens at its first end token and decode it."""
-        stop = next((i for i, t in enumerate(tokens) if t in self._eos_ids), None)
-        if stop is None:
-            completion = tokens
-            finish = "length" if len(tokens) >= sampling.max_tokens else "stop"
-        else:
-            completion = tokens[: stop + 1]
-            finish = "stop"
-        decoded = self._processor.tokenizer.decode(completion, skip_special_tokens=True)
-        text, reasoning = split_reasoning(decoded)
-        return Response(
-            request.item_id,
-            "truncated" if finish == "length" else "ok",
-            text=text,
-            reasoning=reasoning,
-            finish_reason=finish,
-            prompt_tokens=prompt_tokens,
-            completion_tokens=len(completion),
-            latency_s=latency,
-            notes=notes,
-        )
+        return decoded_response(self._processor.tokenizer, self._eos_ids, request, tokens, prompt_tokens, sampling, latency, notes)
 
     async def aclose(self) -> None:
         """Drop the model and give GPU memory back."""
