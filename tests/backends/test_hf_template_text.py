@@ -106,3 +106,31 @@ def test_a_text_only_mmmu_pro_run_of_llava_answers_every_item(llava, tmp_path, c
     assert all(r.status in ("ok", "truncated") for r in responses.values()), [r.error for r in responses.values()]
     assert any(any("[image]" in note for note in r.notes) for r in responses.values())
     assert RunStore.read(out).manifest()["backend"]["inner"]["placeholders_in_text_written"]["<image>"] == "[image]"
+
+
+async def test_a_default_system_message_with_todays_date_is_recorded_and_shown(tmp_path, capsys, llava):
+    """Mistral-Small-3.1's template writes a default system message carrying today's date: the
+    manifest records that text once, and data show prints it; llava-hf's template adds nothing."""
+    import datetime
+
+    model_dir = build_tiny_llava(tmp_path / "mistral", image_token="[IMG]", template="mistral-small-3.1")
+    requests = mmmu_like_requests(2)
+    backend = HFBackend(str(model_dir))
+    await backend.preflight(requests)
+    described = backend.describe()
+    await backend.aclose()
+    today = datetime.datetime.now().strftime("%Y-%m-%d")
+    # the tiny model's LLaVA tokenizer lacks Mistral's control tokens ([SYSTEM_PROMPT]...), so they
+    # stay in the recorded stretch here; the real checkpoint's tokenizer names them as special
+    [added] = described["template_adds"]
+    assert "You are Mistral Small 3" in added and f"The current date is {today}." in added
+    assert "strftime_now" in described["template_writes_date"]
+    plain = HFBackend(str(llava))
+    await plain.preflight(requests)
+    assert "template_adds" not in plain.describe() and "template_writes_date" not in plain.describe()
+    await plain.aclose()
+
+    assert main(["data", "show", "dev_Accounting_2", "--data", "sample", "--model", f"hf:{model_dir}"]) == 0
+    shown = capsys.readouterr().out
+    assert "the template adds, not ours: '[SYSTEM_PROMPT]You are Mistral Small 3" in shown and f"The current date is {today}." in shown
+    assert "the template writes today's date (strftime_now)" in shown

@@ -68,10 +68,12 @@ from mmmu_eval.backends.rendered_prompt import (
     dropped_text,
     dropped_text_error,
     layout_of,
+    markup_tokens,
     placeholders,
     render_prompt,
     scan_layouts,
     spelled_apart,
+    template_adds,
     text_keys_for,
 )
 from mmmu_eval.backends.settings import HFSettings
@@ -142,6 +144,7 @@ class HFBackend:
         self._pad_id: int | None = None
         self._text_keys: tuple[str, ...] = ("text",)
         self._marks: list[str] = []
+        self._adds: list[str] | None = None
 
     @classmethod
     def from_settings(cls, name: str, settings: HFSettings) -> "HFBackend":
@@ -211,6 +214,18 @@ class HFBackend:
             missing = dropped_text(adapted, prompt)
             if missing is not None:
                 raise ConfigError(dropped_text_error(self.spec, self.name, adapted, missing))
+            if self._adds is None:  # once, for the manifest (describe)
+                self._adds = self.template_adds(request, prompt)
+
+    def template_adds(self, request: Request, prompt: str) -> list[str]:
+        """Text of the template's own in ``prompt`` (``render``'s), such as a default system message
+        (``rendered_prompt.template_adds``)."""
+        processor = self._load_processor()
+        return template_adds(self._adapted(request)[0], prompt, [*self._marks, *markup_tokens(processor)])
+
+    def writes_date(self) -> bool:
+        """Whether the chat template writes today's date (``strftime_now``): the prompt differs by day."""
+        return "strftime_now" in str(getattr(self._load_processor(), "chat_template", "") or "")
 
     def render(self, request: Request) -> str:
         """The request's prompt exactly as the model's chat template renders it (image
@@ -384,6 +399,10 @@ class HFBackend:
                 out["text_part_keys"] = list(self._text_keys)  # the template reads "content"
             # text spelling an image placeholder is written apart (rendered_prompt.defuse_placeholders)
             out["placeholders_in_text_written"] = {mark: spelled_apart(mark) for mark in self._marks}
+            if self._adds:  # a default system message, say: part of the prompt, not ours
+                out["template_adds"] = self._adds
+            if self.writes_date():
+                out["template_writes_date"] = "strftime_now: the prompt holds the day it was rendered"
         if self._model is not None:
             out["model_class"] = type(self._model).__name__
             out["resolved_dtype"] = str(self._model.dtype).removeprefix("torch.")

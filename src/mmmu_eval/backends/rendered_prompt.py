@@ -16,6 +16,8 @@ model was trained on, which is what a user evaluating it wants measured) and onl
   parts from a key we do not send renders the images and nothing else (an older pixtral-12b
   template read only ``"content"``): the run must stop rather than measure nothing.
   ``text_keys_for`` finds the keys a template reads (``text``, or ``text`` and ``content``);
+- ``template_adds``: text of the template's own in a rendered prompt, neither ours nor markup (a
+  default system message; Mistral-Small-3.1's carries today's date), for the manifest;
 - ``defuse_placeholders``: text that spells the processor's own image placeholder (MMMU-Pro's
   standard prompt writes ``<image>``, which is llava-hf's image token) would be read as an image
   slot; such text is written with other brackets (``[image]``), and the response says so.
@@ -257,3 +259,35 @@ def scan_layouts(
         if moved is None and layout not in (None, AS_ASKED):
             moved = request.item_id
     return effective_layout(layouts, asked), moved
+
+
+def markup_tokens(processor: Any) -> list[str]:
+    """The special tokens of the processor's tokenizer (``<s>``, ``[INST]``, ``<|im_start|>``...),
+    longest first: what a template writes as markup."""
+    tokenizer = getattr(processor, "tokenizer", processor)
+    found = set(getattr(tokenizer, "all_special_tokens", None) or [])
+    for token in (getattr(tokenizer, "added_tokens_decoder", None) or {}).values():
+        found.add(str(token))
+    return sorted((t for t in found if t), key=len, reverse=True)
+
+
+_MIN_WORDS = 4  # role labels ("USER:", "system", "<|im_start|>assistant") are shorter
+
+
+def template_adds(request: Request, prompt: str, markup: Sequence[str]) -> list[str]:
+    """What ``prompt`` holds beyond ``request``'s text and the template's markup: each stretch
+    between markup (``markup``: special tokens and image placeholders) and our text that has at
+    least four words, stripped. Role labels and separators are shorter, so what is left is
+    text the template wrote of its own accord, such as a default system message.
+
+    >>> prompt = "<s>[SYS]You are a helpful assistant.[/SYS][INST]2 + 2?[/INST]"
+    >>> template_adds(Request("x", (TextPart("2 + 2?"),)), prompt, ["<s>", "[SYS]", "[/SYS]", "[INST]", "[/INST]"])
+    ['You are a helpful assistant.']
+    """
+    ours = {text for kind, text in _asked_order(request) if kind == "text"}
+    if request.system and request.system.strip():
+        ours.add(request.system.strip())
+    pieces = [prompt]
+    for cut in [*sorted(ours, key=len, reverse=True), *markup]:
+        pieces = [bit for piece in pieces for bit in piece.split(cut)]
+    return [piece.strip() for piece in pieces if len(piece.split()) >= _MIN_WORDS]
