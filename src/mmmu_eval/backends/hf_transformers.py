@@ -26,19 +26,10 @@ template that drops the prompt's text stops the run (one reading text parts only
 ``<image>`` markers, llava-hf's token) is written apart (``[image]``), noted in the response.
 Loading is ``hf_loading.py``; the generation arguments and the decoding, ``hf_outputs.py``.
 
-Both transformers majors the ``hf`` extra allows run (tested on 4.57 and 5.24, torch 2.13):
-4.x takes the processor's arguments as keywords and the older ``torch_dtype``, and its
-``generate`` refuses an input the model's ``forward`` does not name (a tokenizer's
-``token_type_ids`` given to LLaVA), so such inputs are dropped first (Gemma 3 names, and keeps,
-them). Tested here, tiny random models on CPU with the real checkpoints' chat templates and
-special tokens (``tests/fakes/tiny_models.py``): LLaVA-1.5 (llava-hf's template), Idefics3
-(SmolVLM's) and Gemma 3, batched and unbatched, each image checked to reach the slot of its
-``<image N>`` by replacing it with noise. On transformers 5 the processors of the Qwen-VL family,
-LLaVA-OneVision, InternVL, SmolVLM2 and Pixtral / Mistral3 need torchvision (their video
-processors, Pixtral's processor itself, import it); Qwen2-VL, Qwen2.5-VL, Qwen3-VL,
-LLaVA-OneVision, InternVL (InternVL3-hf), SmolVLM2, Mistral3 (Mistral-Small-3.1) and Pixtral
-(pixtral-12b) have the same tests where it is installed (``make test-torchvision``; they also
-passed on 4.57 with torchvision, where Mistral3 and Pixtral need none).
+Both transformers majors the ``hf`` extra allows run (tested on 4.57 and 5.24, torch 2.13; the
+differences are ``hf_inputs.py``'s), on tiny random models with the real checkpoints' chat
+templates and special tokens (``tests/fakes/tiny_models.py``; which families need torchvision:
+docs/local-models.md), each image checked to reach the slot of its ``<image N>``.
 
     backend = HFBackend.from_settings("/models/llava", HFSettings(batch_size=4))
     async for response in backend.generate(requests): ...
@@ -218,10 +209,8 @@ class HFBackend:
                 self._adds = self.template_adds(request, prompt)
 
     def template_adds(self, request: Request, prompt: str) -> list[str]:
-        """Text of the template's own in ``prompt`` (``render``'s), such as a default system message
-        (``rendered_prompt.template_adds``)."""
-        processor = self._load_processor()
-        return template_adds(self._adapted(request)[0], prompt, [*self._marks, *markup_tokens(processor)])
+        """Text of the template's own in ``prompt`` (``render``'s): ``rendered_prompt.template_adds``."""
+        return template_adds(self._adapted(request)[0], prompt, [*self._marks, *markup_tokens(self._processor)])
 
     def writes_date(self) -> bool:
         """Whether the chat template writes today's date (``strftime_now``): the prompt differs by day."""
@@ -364,11 +353,9 @@ class HFBackend:
             for p, tokens, n_prompt in zip(ready, new_tokens, prompt_tokens)
         ]
 
-    def _response(
-        self, request: Request, tokens: list[int], prompt_tokens: int, sampling: Sampling, latency: float,
-        notes: tuple[str, ...] = (),
-    ) -> Response:
-        return decoded_response(self._processor.tokenizer, self._eos_ids, request, tokens, prompt_tokens, sampling, latency, notes)
+    def _response(self, request: Request, tokens: list[int], n_prompt: int, sampling: Sampling, latency: float,
+                  notes: tuple[str, ...] = ()) -> Response:
+        return decoded_response(self._processor.tokenizer, self._eos_ids, request, tokens, n_prompt, sampling, latency, notes)
 
     async def aclose(self) -> None:
         """Drop the model and give GPU memory back."""
