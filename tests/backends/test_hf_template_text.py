@@ -134,3 +134,17 @@ async def test_a_default_system_message_with_todays_date_is_recorded_and_shown(t
     shown = capsys.readouterr().out
     assert "the template adds, not ours: '[SYSTEM_PROMPT]You are Mistral Small 3" in shown and f"The current date is {today}." in shown
     assert "the template writes today's date (strftime_now)" in shown
+
+
+def test_harden_filter_trials_of_llava_are_answered(llava, tmp_path, capsys):
+    """harden's text-only trials keep an ``<image>`` marker where each image was: every trial of a
+    question with an image failed on llava-hf's token, and the filter decided nothing."""
+    out = tmp_path / "hardened"
+    status = main(["harden", "filter", "--data", "sample", "--limit", "3", "--models", f"hf:{llava}", "--trials", "1",
+                   "--temperature", "0", "--max-tokens", "2", "--per-subject", "0", "--out", str(out)])
+    assert status == 0, capsys.readouterr().err[-3000:]
+    trials = sorted((out / "runs" / "filter").glob("*/trial-*"))
+    assert trials
+    responses = [r for trial in trials for r in RunStore.read(trial).responses().values()]
+    assert len(responses) == 3 and all(r.status in ("ok", "truncated") for r in responses), [r.error for r in responses]
+    assert any(any("<image> written [image]" in note for note in r.notes) for r in responses)
