@@ -97,10 +97,9 @@ def build_tiny_llava(
             so (``benchmarks/gpu_check.py`` builds 128 / 2); the tests' default is smaller.
         initializer_range: weight scale; a larger one (0.3) spreads the random logits far
             enough apart that greedy decoding picks the same token in every kernel and dtype.
-        image_token: the processor's image placeholder (llava-hf's ``<image>``). Text that
-            spells the placeholder is read as an image slot, so a request with ``<image>`` in
-            its text and no image (harden's text-only trials) fails on llava-hf's checkpoints;
-            another token lets such text through as text.
+        image_token: the processor's image placeholder (llava-hf's ``<image>``; ``[IMG]`` for
+            the Mistral templates). The processor reads text that spells it as an image slot,
+            which the hf backend prevents by writing such text apart (``[image]``).
         template: the chat template, by its file in ``chat_templates/`` (``<image>`` in it is
             written as ``image_token``): ``pixtral-12b-content-only`` with ``image_token="[IMG]"``
             is the older pixtral-12b template, which reads text parts only from ``"content"``.
