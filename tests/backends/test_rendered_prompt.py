@@ -69,3 +69,24 @@ def test_placeholders_come_from_the_processor_then_its_tokenizer():
         tokenizer = Tok()
 
     assert placeholders(Proc()) == ["<start_of_image>", "<image_soft_token>"]
+
+
+def test_the_text_a_template_dropped_is_named_and_whitespace_does_not_count():
+    from mmmu_eval.backends.rendered_prompt import dropped_text
+
+    # llava-1.5 adds a space after each part; Gemma 3 trims them: both keep the text
+    assert dropped_text(TWO, "USER: <image>\n<image>\nLook at  , then at  . Count the dots.  ASSISTANT:") is None
+    assert dropped_text(TWO, "<start_of_turn>user\nLook at<start_of_image>, then at<start_of_image>. Count the dots.") is None
+    # an older pixtral-12b template given "text" keys: only the images are left
+    assert dropped_text(TWO, "<s>[INST][IMG][IMG][/INST]") == "Look at"
+    assert dropped_text(TWO, "<s>[INST]Look at [IMG], then at [IMG][/INST]") == ". Count the dots."
+
+
+def test_text_spelling_the_models_image_placeholder_is_written_apart_and_noted():
+    from mmmu_eval.backends.rendered_prompt import defuse_placeholders
+
+    question = Request("validation_Art_1", (TextPart("According to <image>, which costs 50? <image 2>"), image(1)), system="See <image>.")
+    defused, notes = defuse_placeholders(question, ["<image>"])
+    assert defused.parts[0] == TextPart("According to [image], which costs 50? <image 2>") and defused.parts[1] == question.parts[1]
+    assert defused.system == "See [image]." and notes == ("the text's <image> written [image]: it is the model's image placeholder",)
+    assert defuse_placeholders(question, ["[IMG]"]) == (question, ())

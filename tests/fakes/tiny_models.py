@@ -86,7 +86,7 @@ def _train_tokenizer(special: list[str], vocab_size: int):
 
 def build_tiny_llava(
     directory: str | Path, *, hidden_size: int = 32, heads: int = 4, initializer_range: float = 0.02,
-    image_token: str = "<image>",
+    image_token: str = "<image>", template: str = "llava-1.5",
 ) -> Path:
     """Write a tiny random LLaVA-1.5 (CLIP vision tower, Llama text model) to ``directory``,
     with llava-hf's chat template (images first, then the text).
@@ -97,10 +97,12 @@ def build_tiny_llava(
             so (``benchmarks/gpu_check.py`` builds 128 / 2); the tests' default is smaller.
         initializer_range: weight scale; a larger one (0.3) spreads the random logits far
             enough apart that greedy decoding picks the same token in every kernel and dtype.
-        image_token: the processor's image placeholder (llava-hf's ``<image>``). Text that
-            spells the placeholder is read as an image slot, so a request with ``<image>`` in
-            its text and no image (harden's text-only trials) fails on llava-hf's checkpoints;
-            another token lets such text through as text.
+        image_token: the processor's image placeholder (llava-hf's ``<image>``; ``[IMG]`` for
+            the Mistral templates). The processor reads text that spells it as an image slot,
+            which the hf backend prevents by writing such text apart (``[image]``).
+        template: the chat template, by its file in ``chat_templates/`` (``<image>`` in it is
+            written as ``image_token``): ``pixtral-12b-content-only`` with ``image_token="[IMG]"``
+            is the older pixtral-12b template, which reads text parts only from ``"content"``.
 
     Returns:
         The directory, loadable by ``AutoProcessor`` / ``AutoModelForImageTextToText`` and
@@ -135,7 +137,7 @@ def build_tiny_llava(
         patch_size=8,
         vision_feature_select_strategy="default",
         num_additional_image_tokens=1,
-        chat_template=chat_template("llava-1.5").replace("<image>", image_token),
+        chat_template=chat_template(template).replace("<image>", image_token),
     )
     config = LlavaConfig(
         vision_config=CLIPVisionConfig(

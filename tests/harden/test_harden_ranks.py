@@ -25,12 +25,11 @@ pytestmark = pytest.mark.hf
 
 @pytest.fixture(scope="module")
 def tiny_llava(hf_extra, tmp_path_factory) -> Path:
-    """The tiny LLaVA with an image token no MMMU-Pro text spells: the text-only trials keep an
-    ``<image>`` marker where each image was, which llava-hf's own token would read as an image slot."""
+    """The tiny LLaVA with llava-hf's image token, ``<image>``: the text-only trials keep an
+    ``<image>`` marker where each image was, which the hf backend writes ``[image]``."""
     from fakes.tiny_models import build_tiny_llava
 
-    return build_tiny_llava(tmp_path_factory.mktemp("filter") / "model", image_token="<image_slot>",
-                            initializer_range=0.3)
+    return build_tiny_llava(tmp_path_factory.mktemp("filter") / "model", initializer_range=0.3)
 
 
 def _args(model: Path, out: Path) -> list[str]:

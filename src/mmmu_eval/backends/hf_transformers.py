@@ -20,21 +20,16 @@ backend does (noted in the response). ``latency_s`` of a response is the wall ti
 The model's own template stays in charge of the prompt, and a template may move the images:
 llava-hf's LLaVA-1.5 and LLaVA-OneVision templates write every image first, then the text. The
 preflight renders every prompt (``rendered_prompt.py``) and ``effective_layout`` says what the
-model saw; the run records it in the manifest and warns when it is not the layout asked.
+model saw; the run records it in the manifest and warns when it is not the layout asked. A
+template that drops the prompt's text stops the run (one reading text parts only from
+``"content"`` is sent that key too), and text spelling the model's image placeholder (MMMU-Pro's
+``<image>`` markers, llava-hf's token) is written apart (``[image]``), noted in the response.
+Loading is ``hf_loading.py``; the generation arguments and the decoding, ``hf_outputs.py``.
 
-Both transformers majors the ``hf`` extra allows run (tested on 4.57 and 5.24, torch 2.13):
-4.x takes the processor's arguments as keywords and the older ``torch_dtype``, and its
-``generate`` refuses an input the model's ``forward`` does not name (a tokenizer's
-``token_type_ids`` given to LLaVA), so such inputs are dropped first (Gemma 3 names, and keeps,
-them). Tested here, tiny random models on CPU with the real checkpoints' chat templates and
-special tokens (``tests/fakes/tiny_models.py``): LLaVA-1.5 (llava-hf's template), Idefics3
-(SmolVLM's) and Gemma 3, batched and unbatched, each image checked to reach the slot of its
-``<image N>`` by replacing it with noise. On transformers 5 the processors of the Qwen-VL family,
-LLaVA-OneVision, InternVL, SmolVLM2 and Pixtral / Mistral3 need torchvision (their video
-processors, Pixtral's processor itself, import it); Qwen2-VL, Qwen2.5-VL, Qwen3-VL,
-LLaVA-OneVision, InternVL (InternVL3-hf), SmolVLM2, Mistral3 (Mistral-Small-3.1) and Pixtral
-(pixtral-12b) have the same tests where it is installed (``make test-torchvision``; they also
-passed on 4.57 with torchvision, where Mistral3 and Pixtral need none).
+Both transformers majors the ``hf`` extra allows run (tested on 4.57 and 5.24, torch 2.13; the
+differences are ``hf_inputs.py``'s), on tiny random models with the real checkpoints' chat
+templates and special tokens (``tests/fakes/tiny_models.py``; which families need torchvision:
+docs/local-models.md), each image checked to reach the slot of its ``<image N>``.
 
     backend = HFBackend.from_settings("/models/llava", HFSettings(batch_size=4))
     async for response in backend.generate(requests): ...
@@ -43,31 +38,35 @@ passed on 4.57 with torchvision, where Mistral3 and Pixtral need none).
 from __future__ import annotations
 
 import asyncio
-import importlib.util
 import logging
 import time
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any, AsyncIterator, Callable, Sequence
 
-from mmmu_eval.backends.hf_inputs import (
-    adopt_tokenizer_template,
-    forward_inputs,
-    missing_package_hint,
-    release,
-    template_failure,
-)
+from mmmu_eval.backends.hf_inputs import forward_inputs, release, template_failure
+from mmmu_eval.backends.hf_loading import INSTALL_HINT, import_engine, load_model, load_processor
+from mmmu_eval.backends.hf_outputs import decoded_response, generate_kwargs
 from mmmu_eval.backends.local_chat import (
     Sampling,
     chat_messages,
-    check_local_path,
     error_response,
     load_images,
     resolve_sampling,
     template_kwargs,
 )
-from mmmu_eval.backends.rendered_prompt import layout_of, placeholders, render_prompt, scan_layouts
-from mmmu_eval.prompt.reasoning import split_reasoning
+from mmmu_eval.backends.rendered_prompt import (
+    defuse_placeholders,
+    dropped_text,
+    dropped_text_error,
+    layout_of,
+    markup_tokens,
+    placeholders,
+    render_prompt,
+    scan_layouts,
+    spelled_apart,
+    template_adds,
+    text_keys_for,
+)
 from mmmu_eval.backends.settings import HFSettings
 from mmmu_eval.errors import ConfigError, DataError
 from mmmu_eval.records import Request, Response
@@ -77,17 +76,7 @@ log = logging.getLogger(__name__)
 DEFAULT_BATCH_SIZE = 8
 DTYPES = ("auto", "bfloat16", "float16", "float32")
 DEVICES = ("auto", "cuda", "cpu")
-INSTALL_HINT = "pip install 'mmmu-eval[hf]'"
-
-
-def _import_engine() -> tuple[Any, Any]:
-    """torch and transformers, imported only when an hf backend is built."""
-    try:
-        import torch
-        import transformers
-    except ImportError as exc:
-        raise ConfigError(f"the hf backend needs torch and transformers ({exc.name} is missing); run {INSTALL_HINT}") from exc
-    return torch, transformers
+__all__ = ["DEFAULT_BATCH_SIZE", "DEVICES", "DTYPES", "HFBackend", "INSTALL_HINT"]
 
 
 @dataclass(frozen=True)
@@ -144,13 +133,16 @@ class HFBackend:
         self._processor: Any = None
         self._eos_ids: list[int] = []
         self._pad_id: int | None = None
+        self._text_keys: tuple[str, ...] = ("text",)
+        self._marks: list[str] = []
+        self._adds: list[str] | None = None
 
     @classmethod
     def from_settings(cls, name: str, settings: HFSettings) -> "HFBackend":
         """Build from the run's hf settings (``--batch-size``, ``--dtype``, ``--device``...)."""
         if not name:
             raise ConfigError("hf: needs a model directory or hub id, e.g. hf:HuggingFaceTB/SmolVLM-256M-Instruct")
-        _import_engine()  # fail before the run starts when the extra is missing
+        import_engine()  # fail before the run starts when the extra is missing
         return cls(
             name,
             batch_size=settings.batch_size if settings.batch_size is not None else DEFAULT_BATCH_SIZE,
@@ -165,84 +157,64 @@ class HFBackend:
     def _load(self) -> None:
         if self._model is not None:
             return
-        torch, transformers = _import_engine()
-        check_local_path(self.spec, self.name)
-        if self.device == "cuda" and not torch.cuda.is_available():
-            raise ConfigError(f"{self.spec}: --device cuda but torch sees no GPU; use --device cpu or auto")
-        common = {"trust_remote_code": self.trust_remote_code}
-        # transformers renamed torch_dtype to dtype in 4.56; the extra allows older releases.
-        dtype_key = "dtype" if release(transformers) >= (4, 56) else "torch_dtype"
-        model_kwargs: dict[str, Any] = {dtype_key: "auto" if self.dtype == "auto" else getattr(torch, self.dtype)}
-        to_cuda = self.device == "cuda"
-        if self.device == "auto" and torch.cuda.is_available():
-            # Spread a large model over every visible GPU; transformers 4.x needs accelerate for
-            # that, and without it the model goes to the first GPU whole.
-            if release(transformers) >= (5,) or importlib.util.find_spec("accelerate"):
-                model_kwargs["device_map"] = "auto"
-            else:
-                to_cuda = True
         processor = self._load_processor()
-        try:
-            model = transformers.AutoModelForImageTextToText.from_pretrained(self._path(), **common, **model_kwargs)
-        except ImportError as exc:
-            raise ConfigError(f"{self.spec}: {missing_package_hint(exc)}") from exc
-        except (OSError, ValueError, KeyError) as exc:
-            raise ConfigError(f"{self.spec}: {self._cannot_load(exc)}") from exc
-        if to_cuda:
-            model = model.to("cuda")
-        model.eval()
-        tokenizer = processor.tokenizer
-        tokenizer.padding_side = "left"  # decoder-only batches grow to the right
-        eos = model.generation_config.eos_token_id
-        eos_ids = [eos] if isinstance(eos, int) else list(eos or [])
-        if tokenizer.eos_token_id is not None and tokenizer.eos_token_id not in eos_ids:
-            eos_ids.append(tokenizer.eos_token_id)
-        if not eos_ids:
-            raise ConfigError(f"{self.spec}: neither the generation config nor the tokenizer names an end token")
-        if tokenizer.pad_token_id is None:
-            tokenizer.pad_token = tokenizer.eos_token
-        self._pad_id = tokenizer.pad_token_id
-        self._eos_ids = eos_ids
-        self._processor = processor
-        self._model = model
-        log.info("loaded %s (%s) on %s, dtype %s", self.spec, type(model).__name__, model.device, model.dtype)
-
-    def _path(self) -> str:
-        return str(Path(self.name).expanduser()) if self.name.startswith("~") else self.name
-
-    def _cannot_load(self, exc: BaseException) -> str:
-        return (
-            f"cannot load a vision-language model from {self.name!r} ({type(exc).__name__}: {exc}). Give a "
-            "local directory, or a hub id with network access; a model shipping its own code needs "
-            "--trust-remote-code; an architecture newer than your transformers needs a newer release"
+        self._model, self._eos_ids, self._pad_id = load_model(
+            self.spec, self.name, processor, dtype=self.dtype, device=self.device, trust_remote_code=self.trust_remote_code
         )
 
     def _load_processor(self) -> Any:
-        """The checkpoint's processor alone, with a chat template (the tokenizer's when the
-        processor has none): ``render`` and ``data show`` need no weights."""
-        if self._processor is not None:
-            return self._processor
-        _, transformers = _import_engine()
-        check_local_path(self.spec, self.name)
-        try:
-            processor = transformers.AutoProcessor.from_pretrained(self._path(), trust_remote_code=self.trust_remote_code)
-        except ImportError as exc:
-            raise ConfigError(f"{self.spec}: {missing_package_hint(exc)}") from exc
-        except (OSError, ValueError, KeyError) as exc:
-            raise ConfigError(f"{self.spec}: {self._cannot_load(exc)}") from exc
-        tokenizer = getattr(processor, "tokenizer", None)
-        if tokenizer is None:
-            raise ConfigError(f"{self.spec}: the processor has no tokenizer; is this a vision-language model?")
-        adopt_tokenizer_template(self.spec, processor, tokenizer)
-        self._processor = processor
-        return processor
+        """The checkpoint's processor (``hf_loading.load_processor``), and what its template
+        needs of our messages: the keys of text parts, the placeholders text must not spell."""
+        if self._processor is None:
+            processor = load_processor(self.spec, self.name, trust_remote_code=self.trust_remote_code)
+            self._text_keys = text_keys_for(processor)
+            if self._text_keys != ("text",):
+                log.info("%s: the chat template reads text parts from \"content\"; both keys are sent", self.spec)
+            self._marks = placeholders(processor)
+            self._processor = processor
+        return self._processor
+
+    def _adapted(self, request: Request) -> tuple[Request, tuple[str, ...]]:
+        """``request`` as the template gets it: text spelling an image placeholder written apart."""
+        self._load_processor()
+        return defuse_placeholders(request, self._marks)
 
     async def preflight(self, requests: Sequence[Request]) -> None:
         """Load the model and render the first request's prompt, so a template that rejects
-        our messages (e.g. one without a system role) stops the run before it starts."""
+        our messages (e.g. one without a system role) stops the run before it starts; then
+        check that every prompt keeps its text (``check_text``)."""
         await asyncio.to_thread(self._load)
         if requests:
             self.render(requests[0])
+            await asyncio.to_thread(self.check_text, requests)
+
+    def check_text(self, requests: Sequence[Request]) -> None:
+        """Stop when the template drops a request's text: a template reading text parts from a
+        key we do not send renders the images alone, and the run would measure nothing.
+        A prompt the template refuses is left to generation, which reports it for its item.
+
+        Raises:
+            ConfigError: naming the item, the model and the missing text.
+        """
+        for request in requests:
+            adapted, _ = self._adapted(request)
+            try:
+                prompt = render_prompt(self._processor, adapted, self._text_keys)
+            except Exception:  # noqa: BLE001 - reported by generation, item by item
+                continue
+            missing = dropped_text(adapted, prompt)
+            if missing is not None:
+                raise ConfigError(dropped_text_error(self.spec, self.name, adapted, missing))
+            if self._adds is None:  # once, for the manifest (describe)
+                self._adds = self.template_adds(request, prompt)
+
+    def template_adds(self, request: Request, prompt: str) -> list[str]:
+        """Text of the template's own in ``prompt`` (``render``'s): ``rendered_prompt.template_adds``."""
+        return template_adds(self._adapted(request)[0], prompt, [*self._marks, *markup_tokens(self._processor)])
+
+    def writes_date(self) -> bool:
+        """Whether the chat template writes today's date (``strftime_now``): the prompt differs by day."""
+        return "strftime_now" in str(getattr(self._load_processor(), "chat_template", "") or "")
 
     def render(self, request: Request) -> str:
         """The request's prompt exactly as the model's chat template renders it (image
@@ -253,14 +225,15 @@ class HFBackend:
                 (``raise_exception``), or rendering failed for another reason.
         """
         processor = self._load_processor()
+        adapted, _ = self._adapted(request)
         try:
-            return render_prompt(processor, request)
+            return render_prompt(processor, adapted, self._text_keys)
         except Exception as exc:  # jinja raises its own TemplateError (and plain exceptions)
             raise ConfigError(f"{self.spec}: {template_failure(exc, request)}") from exc
 
     def layout_of(self, request: Request, prompt: str) -> str | None:
         """Where ``prompt`` (``render``'s) put the request's images (``rendered_prompt.layout_of``)."""
-        return layout_of(request, prompt, placeholders(self._load_processor()))
+        return layout_of(self._adapted(request)[0], prompt, self._marks)
 
     async def effective_layout(self, requests: Sequence[Request], asked: str) -> str | dict[str, int] | None:
         """The image layout the model saw over ``requests`` (``rendered_prompt.effective_layout``):
@@ -269,7 +242,9 @@ class HFBackend:
         ``asked``. A prompt the template refuses counts as ``unknown``; generation reports it."""
 
         processor = await asyncio.to_thread(self._load_processor)
-        layout, moved = await asyncio.to_thread(scan_layouts, processor, requests, asked)
+        adapted = [self._adapted(r)[0] for r in requests]
+        render = lambda r: render_prompt(processor, r, self._text_keys)  # noqa: E731
+        layout, moved = await asyncio.to_thread(scan_layouts, render, adapted, self._marks, asked)
         if moved is not None:
             saw = layout if isinstance(layout, str) else ", ".join(f"{n} items {name}" for name, n in (layout or {}).items())
             log.warning(
@@ -318,8 +293,11 @@ class HFBackend:
         for request in batch:
             try:
                 images, notes = load_images(request, max_pixels=self.max_image_pixels)
-                messages = chat_messages(request, lambda i, imgs=images: {"type": "image", "image": imgs[i]})
-                ready.append(_Prepared(request, messages, notes))
+                adapted, spelled = self._adapted(request)
+                messages = chat_messages(
+                    adapted, lambda i, imgs=images: {"type": "image", "image": imgs[i]}, text_keys=self._text_keys
+                )
+                ready.append(_Prepared(request, messages, notes + spelled))
             except DataError as exc:
                 log.warning("%s", exc)
                 responses.append(error_response(request, exc))
@@ -346,7 +324,7 @@ class HFBackend:
             return [error_response(prepared.request, exc, latency_s=self._clock() - start)]
 
     def _generate(self, ready: list[_Prepared], start: float) -> list[Response]:
-        torch, transformers = _import_engine()
+        torch, transformers = import_engine()
         sampling = resolve_sampling(ready[0].request.generation)
         # transformers 5 takes the processor's own arguments in processor_kwargs; 4.x as keywords.
         padding = {"processor_kwargs": {"padding": True}} if release(transformers) >= (5,) else {"padding": True}
@@ -365,7 +343,7 @@ class HFBackend:
         if sampling.seed is not None and not sampling.greedy:
             torch.manual_seed(sampling.seed)
         with torch.inference_mode():
-            output = self._model.generate(**inputs, **self._generate_kwargs(sampling))
+            output = self._model.generate(**inputs, **generate_kwargs(sampling, self._eos_ids, self._pad_id))
         prompt_len = inputs["input_ids"].shape[1]
         prompt_tokens = inputs["attention_mask"].sum(dim=1).tolist()
         new_tokens = output[:, prompt_len:].tolist()
@@ -375,47 +353,9 @@ class HFBackend:
             for p, tokens, n_prompt in zip(ready, new_tokens, prompt_tokens)
         ]
 
-    def _generate_kwargs(self, sampling: Sampling) -> dict[str, Any]:
-        kwargs: dict[str, Any] = {
-            "max_new_tokens": sampling.max_tokens,
-            "num_beams": 1,
-            "eos_token_id": self._eos_ids,
-            "pad_token_id": self._pad_id,
-        }
-        if sampling.greedy:
-            # The checkpoint's generation_config may ask for sampling; greedy must override it.
-            kwargs.update(do_sample=False, temperature=None, top_p=None, top_k=None)
-        else:
-            kwargs.update(do_sample=True, temperature=sampling.temperature)
-            if sampling.top_p is not None:
-                kwargs["top_p"] = sampling.top_p
-        return kwargs
-
-    def _response(
-        self, request: Request, tokens: list[int], prompt_tokens: int, sampling: Sampling, latency: float,
-        notes: tuple[str, ...] = (),
-    ) -> Response:
-        """Cut a row of new tokens at its first end token and decode it."""
-        stop = next((i for i, t in enumerate(tokens) if t in self._eos_ids), None)
-        if stop is None:
-            completion = tokens
-            finish = "length" if len(tokens) >= sampling.max_tokens else "stop"
-        else:
-            completion = tokens[: stop + 1]
-            finish = "stop"
-        decoded = self._processor.tokenizer.decode(completion, skip_special_tokens=True)
-        text, reasoning = split_reasoning(decoded)
-        return Response(
-            request.item_id,
-            "truncated" if finish == "length" else "ok",
-            text=text,
-            reasoning=reasoning,
-            finish_reason=finish,
-            prompt_tokens=prompt_tokens,
-            completion_tokens=len(completion),
-            latency_s=latency,
-            notes=notes,
-        )
+    def _response(self, request: Request, tokens: list[int], n_prompt: int, sampling: Sampling, latency: float,
+                  notes: tuple[str, ...] = ()) -> Response:
+        return decoded_response(self._processor.tokenizer, self._eos_ids, request, tokens, n_prompt, sampling, latency, notes)
 
     async def aclose(self) -> None:
         """Drop the model and give GPU memory back."""
@@ -423,12 +363,12 @@ class HFBackend:
             return
         self._model = None
         self._processor = None
-        torch, _ = _import_engine()
+        torch, _ = import_engine()
         if torch.cuda.is_available():
             torch.cuda.empty_cache()
 
     def describe(self) -> dict[str, object]:
-        torch, transformers = _import_engine()
+        torch, transformers = import_engine()
         out: dict[str, object] = {
             "backend": "hf",
             "model": self.name,
@@ -441,6 +381,15 @@ class HFBackend:
             "torch": torch.__version__,
             "transformers": transformers.__version__,
         }
+        if self._processor is not None:
+            if self._text_keys != ("text",):
+                out["text_part_keys"] = list(self._text_keys)  # the template reads "content"
+            # text spelling an image placeholder is written apart (rendered_prompt.defuse_placeholders)
+            out["placeholders_in_text_written"] = {mark: spelled_apart(mark) for mark in self._marks}
+            if self._adds:  # a default system message, say: part of the prompt, not ours
+                out["template_adds"] = self._adds
+            if self.writes_date():
+                out["template_writes_date"] = "strftime_now: the prompt holds the day it was rendered"
         if self._model is not None:
             out["model_class"] = type(self._model).__name__
             out["resolved_dtype"] = str(self._model.dtype).removeprefix("torch.")

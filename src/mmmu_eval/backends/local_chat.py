@@ -152,7 +152,7 @@ def _placeholder(_position: int) -> dict[str, Any]:
 
 
 def chat_messages(
-    request: Request, image_part: Callable[[int], dict[str, Any]] = _placeholder
+    request: Request, image_part: Callable[[int], dict[str, Any]] = _placeholder, text_keys: tuple[str, ...] = ("text",)
 ) -> list[Message]:
     """The request as chat messages: an optional system message, then one user turn.
 
@@ -164,6 +164,9 @@ def chat_messages(
         request: the prepared request.
         image_part: builds the content part of the image at a 0-based position among the
             request's images; the default is transformers' ``{"type": "image"}``.
+        text_keys: the keys a text part carries its text under: ``text`` (transformers' and
+            OpenAI's); the hf backend adds ``content`` for a template that reads only that key
+            (an older pixtral-12b template; ``rendered_prompt.text_keys_for``).
 
     Returns:
         Messages for ``processor.apply_chat_template`` or ``LLM.chat``.
@@ -171,6 +174,9 @@ def chat_messages(
     >>> chat_messages(Request("x", (TextPart("Q: "),)))
     [{'role': 'user', 'content': [{'type': 'text', 'text': 'Q: '}]}]
     """
+    def text(value: str) -> dict[str, Any]:
+        return {"type": "text", **{key: value for key in text_keys}}
+
     content: list[dict[str, Any]] = []
     position = 0
     for part in request.parts:
@@ -178,15 +184,15 @@ def chat_messages(
             if not part.text:
                 continue
             if content and content[-1]["type"] == "text":
-                content[-1] = {"type": "text", "text": content[-1]["text"] + part.text}
+                content[-1] = text(content[-1][text_keys[0]] + part.text)
             else:
-                content.append({"type": "text", "text": part.text})
+                content.append(text(part.text))
         elif isinstance(part, ImagePart):
             content.append(image_part(position))
             position += 1
     messages: list[Message] = []
     if request.system:
-        messages.append({"role": "system", "content": [{"type": "text", "text": request.system}]})
+        messages.append({"role": "system", "content": [text(request.system)]})
     messages.append({"role": "user", "content": content})
     return messages
 

@@ -11,7 +11,16 @@ model was trained on, which is what a user evaluating it wants measured) and onl
 - ``layout_of``: finds each image placeholder and each text part in that prompt and names the
   order the model saw (``as-asked``, ``images-first``, ``text-then-images`` or ``reordered``);
 - ``effective_layout``: the run's summary for the manifest (``effective_layout``): one layout
-  name when every item with images saw the same one, else the count of items per layout.
+  name when every item with images saw the same one, else the count of items per layout;
+- ``dropped_text``: the request's text that the rendered prompt lacks. A template that reads text
+  parts from a key we do not send renders the images and nothing else (an older pixtral-12b
+  template read only ``"content"``): the run must stop rather than measure nothing.
+  ``text_keys_for`` finds the keys a template reads (``text``, or ``text`` and ``content``);
+- ``template_adds``: text of the template's own in a rendered prompt, neither ours nor markup (a
+  default system message; Mistral-Small-3.1's carries today's date), for the manifest;
+- ``defuse_placeholders``: text that spells the processor's own image placeholder (MMMU-Pro's
+  standard prompt writes ``<image>``, which is llava-hf's image token) would be read as an image
+  slot; such text is written with other brackets (``[image]``), and the response says so.
 
     prompt = render_prompt(processor, request)
     layout_of(request, prompt, placeholders(processor))    # "images-first"
@@ -20,7 +29,8 @@ model was trained on, which is what a user evaluating it wants measured) and onl
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 from mmmu_eval.backends.local_chat import chat_messages, template_kwargs
@@ -36,12 +46,106 @@ UNKNOWN = "unknown"
 _PLACEHOLDER_ATTRIBUTES = ("boi_token", "image_token", "start_image_token")
 
 
-def render_prompt(processor: Any, request: Request) -> str:
+def render_prompt(processor: Any, request: Request, text_keys: tuple[str, ...] = ("text",)) -> str:
     """The request through the processor's chat template, as text: what the model is given,
     image placeholders not yet expanded into image tokens."""
     return processor.apply_chat_template(
-        chat_messages(request), add_generation_prompt=True, tokenize=False, **template_kwargs(request.generation)
+        chat_messages(request, text_keys=text_keys), add_generation_prompt=True, tokenize=False,
+        **template_kwargs(request.generation),
     )
+
+
+_PROBE = "Which option is correct?"
+
+
+def text_keys_for(processor: Any) -> tuple[str, ...]:
+    """The keys text parts must carry for the processor's template to render their text.
+
+    transformers passes content parts to the template as given, and its processors' templates
+    read ``text``; an older copy of pixtral-12b's template (and that checkpoint's model card)
+    used ``content`` and renders nothing for a part without it. A probe with ``text`` alone
+    decides: when its text is missing, ``content`` is sent as well (the same string). A template
+    that renders neither keeps ``text`` alone, and ``dropped_text`` stops the run.
+    """
+    probe = Request("probe", (TextPart(_PROBE),))
+    for keys in (("text",), ("text", "content")):
+        try:
+            if _PROBE in render_prompt(processor, probe, keys):
+                return keys
+        except Exception:  # noqa: BLE001 - a template's own exception type is anyone's; rendering reports it
+            return ("text",)
+    return ("text",)
+
+
+def _squeezed(text: str) -> str:
+    return "".join(text.split())
+
+
+def dropped_text(request: Request, prompt: str) -> str | None:
+    """The first of the request's text parts (adjacent ones joined) that ``prompt`` lacks,
+    whitespace aside (templates trim parts or add spaces between them); None when all are there."""
+    rendered = _squeezed(prompt)
+    for kind, text in _asked_order(request):
+        if kind == "text" and _squeezed(text) not in rendered:
+            return text
+    return None
+
+
+def dropped_text_error(spec: str, name: str, request: Request, missing: str) -> str:
+    """The message that stops a run whose template lost ``missing`` from ``request``'s prompt."""
+    texts = [text for kind, text in _asked_order(request) if kind == "text"]
+    what = "the text parts" if len(texts) == 1 else "a text part"
+    sees = "only its images" if request.images else "none of the question"
+    shown = missing if len(missing) <= 80 else missing[:77] + "..."
+    return (
+        f"{spec}: the chat template of {name} drops {what} of the prompt ({request.item_id}): the model would "
+        f"see {sees}; missing: {shown!r}. The template reads its text from a key this backend does not send "
+        f"(it sends \"text\", and \"content\" too when the template reads only that); fix the checkpoint's "
+        f"template (chat_template.jinja or .json) to read \"text\"; `mmmu-eval data show {request.item_id} --model {spec}` "
+        "prints what it rendered"
+    )
+
+
+def spelled_apart(mark: str) -> str:
+    """``mark`` in other brackets, so the processor does not read it as an image slot:
+    ``<image>`` -> ``[image]``, ``[IMG]`` -> ``(IMG)``; otherwise a space after its first character.
+
+    >>> spelled_apart("<image>")
+    '[image]'
+    """
+    if len(mark) > 2 and mark[0] == "<" and mark[-1] == ">":
+        return f"[{mark[1:-1]}]"
+    if len(mark) > 2 and mark[0] == "[" and mark[-1] == "]":
+        return f"({mark[1:-1]})"
+    return f"{mark[0]} {mark[1:]}"
+
+
+def defuse_placeholders(request: Request, marks: Sequence[str]) -> tuple[Request, tuple[str, ...]]:
+    """``request`` with every image placeholder of ``marks`` that its text spells written apart
+    (``spelled_apart``), and a note for each one changed.
+
+    The processor expands each placeholder in the text into image tokens and counts them against
+    the images given: text that spells one (MMMU-Pro's standard prompt writes ``<image>`` where
+    each image was, and llava-hf's image token is ``<image>``) fails a text-only request ("Found N
+    ``<image>`` tokens in the text but no images were passed") and would take an image's slot in
+    one with images. The model reads the same words, in other brackets.
+    """
+    notes: list[str] = []
+
+    def apart(text: str) -> str:
+        for mark in marks:
+            if mark in text:
+                text = text.replace(mark, spelled_apart(mark))
+                note = f"the text's {mark} written {spelled_apart(mark)}: it is the model's image placeholder"
+                if note not in notes:
+                    notes.append(note)
+        return text
+
+    parts = tuple(replace(p, text=apart(p.text)) if isinstance(p, TextPart) else p for p in request.parts)
+    system = apart(request.system) if request.system else request.system
+    if not notes:
+        return request, ()
+    return replace(request, parts=parts, system=system), tuple(notes)
 
 
 def placeholders(processor: Any) -> list[str]:
@@ -138,19 +242,52 @@ def differs(layout: str | Mapping[str, int] | None, asked: str) -> bool:
     return layout != asked
 
 
-def scan_layouts(processor: Any, requests: Sequence[Request], asked: str) -> tuple[str | dict[str, int] | None, str | None]:
-    """Render every request through ``processor``'s template and summarise the layouts
+def scan_layouts(
+    render: Callable[[Request], str], requests: Sequence[Request], marks: Sequence[str], asked: str
+) -> tuple[str | dict[str, int] | None, str | None]:
+    """Render every request (``render``: through the model's template) and summarise the layouts
     (``effective_layout``); also the first item whose layout is not the one asked, or None.
     A prompt the template refuses counts as ``unknown`` (its generation reports the error)."""
-    marks = placeholders(processor)
     layouts: list[str | None] = []
     moved = None
     for request in requests:
         try:
-            layout = layout_of(request, render_prompt(processor, request), marks)
+            layout = layout_of(request, render(request), marks)
         except Exception:  # noqa: BLE001 - a template's own exception type is anyone's
             layout = UNKNOWN if request.images else None
         layouts.append(layout)
         if moved is None and layout not in (None, AS_ASKED):
             moved = request.item_id
     return effective_layout(layouts, asked), moved
+
+
+def markup_tokens(processor: Any) -> list[str]:
+    """The special tokens of the processor's tokenizer (``<s>``, ``[INST]``, ``<|im_start|>``...),
+    longest first: what a template writes as markup."""
+    tokenizer = getattr(processor, "tokenizer", processor)
+    found = set(getattr(tokenizer, "all_special_tokens", None) or [])
+    for token in (getattr(tokenizer, "added_tokens_decoder", None) or {}).values():
+        found.add(str(token))
+    return sorted((t for t in found if t), key=len, reverse=True)
+
+
+_MIN_WORDS = 4  # role labels ("USER:", "system", "<|im_start|>assistant") are shorter
+
+
+def template_adds(request: Request, prompt: str, markup: Sequence[str]) -> list[str]:
+    """What ``prompt`` holds beyond ``request``'s text and the template's markup: each stretch
+    between markup (``markup``: special tokens and image placeholders) and our text that has at
+    least four words, stripped. Role labels and separators are shorter, so what is left is
+    text the template wrote of its own accord, such as a default system message.
+
+    >>> prompt = "<s>[SYS]You are a helpful assistant.[/SYS][INST]2 + 2?[/INST]"
+    >>> template_adds(Request("x", (TextPart("2 + 2?"),)), prompt, ["<s>", "[SYS]", "[/SYS]", "[INST]", "[/INST]"])
+    ['You are a helpful assistant.']
+    """
+    ours = {text for kind, text in _asked_order(request) if kind == "text"}
+    if request.system and request.system.strip():
+        ours.add(request.system.strip())
+    pieces = [prompt]
+    for cut in [*sorted(ours, key=len, reverse=True), *markup]:
+        pieces = [bit for piece in pieces for bit in piece.split(cut)]
+    return [piece.strip() for piece in pieces if len(piece.split()) >= _MIN_WORDS]

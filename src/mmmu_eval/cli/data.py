@@ -263,6 +263,10 @@ def _show_rendered(request: Request, protocol: EvalProtocol, model, out: TextIO)
         seen = f"layout {layout}: the template moved the images (asked {protocol.image_layout})"
     out.write(f"\nrendered    by {model.spec}'s chat template, as the model receives it; {seen}\n")
     out.write("(each image placeholder becomes the model's image tokens in the processor)\n")
+    for added in model.template_adds(request, rendered):
+        out.write(f"the template adds, not ours: {added!r}\n")
+    if model.writes_date():
+        out.write("the template writes today's date (strftime_now): this prompt differs from day to day\n")
     out.write("-" * 72 + "\n")
     out.write(rendered + "\n")
     out.write("-" * 72 + "\n")
