@@ -248,3 +248,31 @@ def test_one_model_alone_offers_nothing():
     check = hold_out_check(right, np.ones_like(right), ["m"] * 10, [f"i{n}" for n in range(60)], 20)
     assert check.offered == () and check.design == "uniform" and check.held_out_sets == 0
     assert any("two models" in n for n in check.notes)
+
+
+def test_shards_of_one_audit_merge_however_its_path_was_spelled_and_another_audit_is_refused(
+        audit_json, tmp_path, monkeypatch, capsys):
+    """The shards of a sampled run are one evaluation when their audits hold the same bytes: a
+    relative path, an absolute one and a copy elsewhere draw the same items."""
+    common = {"model": "random", "benchmark": "mmmu", "split": "validation", "data": "sample",
+              "display": NullDisplay(), "html": False, "sample": K}
+    copy = tmp_path / "elsewhere" / "audit.json"
+    copy.parent.mkdir()
+    copy.write_bytes(audit_json.read_bytes())
+    monkeypatch.chdir(audit_json.parent)
+    evaluate(out=str(tmp_path / "one"), shard="1/2", sample_audit=audit_json.name, **common)
+    evaluate(out=str(tmp_path / "two"), shard="2/2", sample_audit=str(copy), **common)
+    whole = evaluate(out=str(tmp_path / "whole"), sample_audit=str(audit_json), **common)
+    assert main(["merge", str(tmp_path / "one"), str(tmp_path / "two"), "--out", str(tmp_path / "merged")]) == 0
+    merged = json.loads((tmp_path / "merged" / "results.json").read_text())
+    assert merged["overall"] == whole.results["overall"]
+
+    other = tmp_path / "other" / "audit.json"
+    other.parent.mkdir()
+    assert main(["audit", *map(str, _write_answers(other.parent, flat=True)), "--data", "sample",
+                 "--json", str(other)]) == 0
+    evaluate(out=str(tmp_path / "two-other"), shard="2/2", sample_audit=str(other), **common)
+    capsys.readouterr()
+    assert main(["merge", str(tmp_path / "one"), str(tmp_path / "two-other"), "--out", str(tmp_path / "no")]) != 0
+    err = capsys.readouterr().err
+    assert "sample_audit is 'the audit file with sha256" in err and "not shards of one evaluation" in err

@@ -183,7 +183,7 @@ def check_same_evaluation(shards: Sequence[ShardRun]) -> None:
                 shard.path,
             )
         for key in SAME_EVALUATION:
-            x, y = config_of(first.manifest).get(key), config_of(shard.manifest).get(key)
+            x, y = evaluation_value(first.manifest, key), evaluation_value(shard.manifest, key)
             if x != y:
                 raise StoreError(f"{key} is {y!r} but {x!r} in {first.path}: not shards of one evaluation", shard.path)
         if shard.n != first.n:
@@ -196,6 +196,21 @@ def check_same_evaluation(shards: Sequence[ShardRun]) -> None:
                 f"(e.g. `mmmu-eval score {shard.path} --parser ...`) before merging",
                 shard.path,
             )
+
+
+def evaluation_value(manifest: Mapping[str, Any], key: str) -> Any:
+    """What ``key`` of SAME_EVALUATION says about a shard's evaluation.
+
+    ``--sample-audit`` is compared by the audit file's content (the sha256 its draw recorded), not
+    by how the path was spelled: shards started from other directories, or on other machines with
+    a copy of the same audit, drew the same items.
+    """
+    if key == "sample_audit":
+        sample = Manifest.of(manifest).sample
+        audit = sample.get("audit") if isinstance(sample, Mapping) else None
+        if isinstance(audit, Mapping) and audit.get("sha256"):
+            return f"the audit file with sha256 {audit['sha256']}"
+    return config_of(manifest).get(key)
 
 
 def check_complete_set(shards: Sequence[ShardRun]) -> None:
