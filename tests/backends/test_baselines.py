@@ -3,6 +3,8 @@
 ``frequent`` is handed its answers (``run/prepare.frequent_answers``), never the items: the
 ranking tests go through that function, the backend tests through what it hands over."""
 
+import json
+
 import pytest
 
 from mmmu_eval.backends.baselines import FrequentBackend, RandomBackend, TextOnlyBackend
@@ -130,3 +132,21 @@ def test_text_only_wraps_any_registered_spec_once():
         make_backend("text-only:text-only:random")
     with pytest.raises(ConfigError, match="needs the spec"):
         make_backend("text-only:")
+
+
+def test_frequent_shards_answer_as_the_whole_run_and_their_merge_equals_it(tmp_path):
+    """The frequent choice is ranked over the whole evaluation, not over a shard's items: each
+    shard (or launcher rank) gives the answers one process gives, so the merge is the same run."""
+    from mmmu_eval import evaluate, merge
+    from mmmu_eval.run.progress import NullDisplay
+    from mmmu_eval.store.rundir import RunStore
+
+    common = {"model": "frequent", "benchmark": "mmmu", "split": "validation", "data": "sample",
+              "display": NullDisplay(), "html": False}
+    whole = evaluate(out=str(tmp_path / "whole"), **common)
+    for k in (1, 2, 3):
+        evaluate(out=str(tmp_path / f"shard{k}"), shard=(k, 3), **common)
+    merge([tmp_path / f"shard{k}" for k in (1, 2, 3)], tmp_path / "merged")
+    texts = {i: r.text for i, r in RunStore.read(tmp_path / "whole").responses().items()}
+    assert {i: r.text for i, r in RunStore.read(tmp_path / "merged").responses().items()} == texts
+    assert json.loads((tmp_path / "merged" / "results.json").read_text())["overall"] == whole.results["overall"]

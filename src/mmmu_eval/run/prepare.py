@@ -11,6 +11,7 @@ request must not wait for those imports either.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import logging
 import threading
 from collections import Counter
@@ -76,8 +77,11 @@ def prepare_run(config: RunConfig) -> PreparedRun:
     scoring = run_scoring(config)
     manifest = run_manifest(config, protocol, dataset, items, scoring=scoring,
                             sample=sample_record(dataset.items, config))
+    # The frequent choice is the whole evaluation's, not a shard's: the shards of a run (and the
+    # ranks of a launcher) answer as one process would, so their merge equals the unsharded run.
+    evaluation = items if config.shard is None else select_items(dataset.items, dataclasses.replace(config, shard=None))
     return PreparedRun(dataset, items, protocol, requests, failures, scoring, manifest,
-                       fixed_answers=frequent_answers(items, requests))
+                       fixed_answers=frequent_answers(evaluation, requests))
 
 
 async def prepare_run_aside(config: RunConfig) -> PreparedRun:
