@@ -89,6 +89,7 @@ if _typing.TYPE_CHECKING:
     from mmmu_eval.score.aggregate import Aggregate, Tally
     from mmmu_eval.suite.config import SuiteConfig, SuiteConfigArgs, SuiteRun
     from mmmu_eval.suite.progress import SuiteDisplay
+    from mmmu_eval.tracking.spec import LogTo
 
 # Each public name, and the module that holds it. They are imported on first use (PEP 562), so
 # ``mmmu-eval run`` loads what a run needs when it needs it, not the report and scoring code (and
@@ -138,6 +139,7 @@ _HOME = {
     **dict.fromkeys(("Aggregate", "Tally"), "mmmu_eval.score.aggregate"),
     **dict.fromkeys(("SuiteConfig", "SuiteConfigArgs", "SuiteRun"), "mmmu_eval.suite.config"),
     "SuiteDisplay": "mmmu_eval.suite.progress",
+    "LogTo": "mmmu_eval.tracking.spec",
 }
 
 
@@ -186,6 +188,7 @@ __all__ = [
     "Item",
     "ItemStats",
     "LoadedRun",
+    "LogTo",
     "Manifest",
     "MergedRun",
     "MmmuEvalError",

@@ -9,6 +9,7 @@ import argparse
 import sys
 
 from mmmu_eval.dataset.subjects import DISCIPLINES
+from mmmu_eval.cli.log_flags import add_log_flags, log_to_of
 from mmmu_eval.cli.wrap import echo
 from mmmu_eval.errors import ConfigError
 
@@ -66,16 +67,19 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--show-problems", type=int, default=10, metavar="N", help="print at most N problems (default 10)")
     p.add_argument("--show-differences", type=int, default=20, metavar="N",
                    help="print at most N items where the verdicts differ (default 20)")
+    add_log_flags(p, what="the rescored run (needs --out)")
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
     from mmmu_eval.report.harness import summary_lines as harness_lines
-    from mmmu_eval.rescore.outputs import require_scored, rescore_outputs, write_rescore_json
+    from mmmu_eval.rescore.outputs import logging_needs_out, require_scored, rescore_outputs, write_rescore_json
     from mmmu_eval.rescore.write import write_rescored_run
+    from mmmu_eval.tracking import log_run
 
     if args.show_problems < 0 or args.show_differences < 0:
         raise ConfigError("--show-problems and --show-differences must be 0 or more")
+    log_to = logging_needs_out(log_to_of(args), args.out)  # before the file is read
     # Read and scored first (a view), then written: what was read is printed even when nothing scored.
     found = rescore_outputs(
         args.path, format=args.format, answers=args.answers, data=args.data, revision=args.revision,
@@ -112,6 +116,7 @@ def run(args: argparse.Namespace) -> int:
             echo(f"{len(written.stored_as_errors)} response(s) that are not text are stored as errors in "
                   f"{written.run_dir} and not scored there (e.g. {written.stored_as_errors[0]})")
         echo(f"wrote {written.run_dir} (mmmu-eval report {written.run_dir} --html; mmmu-eval compare RUN {written.run_dir})")
+        log_run(log_to, written.run_dir, kind="rescore")
     if found.unanswered and not args.partial:
         echo(f"{found.unanswered} of the {doc['coverage']['expected']} item(s) have no scored answer "
               f"({doc['coverage']['missing']} without a row, {len(doc['errors'])} failed in the harness): exit status 1 "
