@@ -16,7 +16,7 @@ from mmmu_eval.report.results import read_results
 from mmmu_eval.store.rundir import MANIFEST, RunStore
 from mmmu_eval.tracking.figures import run_figures, run_params, run_tags, suite_figures
 from mmmu_eval.tracking.items import item_table
-from mmmu_eval.tracking.record import TAG_CHARS, Record, Table, bounded, flat_params, param_value
+from mmmu_eval.tracking.record import TAG_CHARS, Param, Record, Table, bounded, flat_params, param_value
 from mmmu_eval.tracking.spec import LogTo
 
 __all__ = ["RUN_FILES", "run_record", "suite_record"]
@@ -98,7 +98,7 @@ def _present(directory: Path, folder: str, *, names: tuple[str, ...] = RUN_FILES
     return tuple((directory / name, folder) for name in names if (directory / name).is_file())
 
 
-def _record(name: str, kind: str, params: dict[str, str], metrics: dict[str, float], tags: dict[str, str],
+def _record(name: str, kind: str, params: dict[str, Param], metrics: dict[str, float], tags: dict[str, str],
             files: tuple[tuple[Path, str], ...], tables: dict[str, Table], not_logged: list[str]) -> Record:
     if not_logged:
         shown = "; ".join(not_logged[:5]) + (f"; and {len(not_logged) - 5} more" if len(not_logged) > 5 else "")

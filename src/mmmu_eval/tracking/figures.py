@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from mmmu_eval.report.caveats import how_to_score, void
-from mmmu_eval.tracking.record import flat_params, metric_name
+from mmmu_eval.tracking.record import Param, flat_params, metric_name
 
 __all__ = ["Figures", "run_figures", "run_params", "run_tags", "suite_figures"]
 
@@ -45,7 +45,10 @@ class Figures:
         self.put(row.get("accuracy"), *parts, "accuracy")
         self.put(row.get("n"), *parts, "n")
         self.put(row.get("correct"), *parts, "correct")
-        ci95 = row.get("ci95")
+        self.interval(row.get("ci95"), *parts)
+
+    def interval(self, ci95: Any, *parts: str) -> None:
+        """``[low, high]`` as ``.../ci95_low`` and ``.../ci95_high``; nothing when there is none."""
         if ci95:
             self.put(ci95[0], *parts, "ci95_low")
             self.put(ci95[1], *parts, "ci95_high")
@@ -64,30 +67,34 @@ def run_figures(results: Mapping[str, Any], *, within: str | None = None) -> Fig
         figures.not_logged.append(f"{metric_name(*head)}: every accuracy, as the run has no gold answers "
                                   f"(void, not 0); {how_to_score(results)}")
         return figures
+    if not (results.get("overall") or {}).get("n"):  # 0 of 0 is no figure: none of the accuracies is one
+        figures.not_logged.append(f"{metric_name(*head, 'overall')}: no scored item")
+        return figures
     figures.row(results.get("overall"), *head, "overall")
     for discipline, row in (results.get("by_discipline") or {}).items():
         figures.row(row, *head, "discipline", discipline)
     for subject, row in (results.get("by_subject") or {}).items():
         figures.row(row, *head, "subject", subject)
-    parse = results.get("parse") or {}
+    parse = results.get("parse") or {}  # fallbacks are drawn for graded answers only
+    for key in ("fallbacks", "fallback_rate"):
+        figures.put(parse.get(key), *head, "parse", key)
     figures.put(parse.get("deterministic_accuracy"), *head, "overall", "deterministic_accuracy")
     figures.put(parse.get("expected_accuracy"), *head, "overall", "expected_accuracy")
     for parser, row in (results.get("parsers") or {}).items():
-        figures.put(row.get("accuracy"), *head, "parser", parser, "accuracy")
-        figures.put(row.get("correct"), *head, "parser", parser, "correct")
+        if row.get("n"):
+            figures.put(row.get("accuracy"), *head, "parser", parser, "accuracy")
+            figures.put(row.get("correct"), *head, "parser", parser, "correct")
     _harness(figures, results.get("harness"), head)
     _sample(figures, results.get("sample"), head)
     return figures
 
 
 def _counts(figures: Figures, results: Mapping[str, Any], head: tuple[str, ...]) -> None:
-    """Counts that hold with or without gold answers: coverage, unparsed answers, usage and cost."""
+    """Counts that hold with or without gold answers: coverage, answers with no answer found, usage and cost."""
     coverage = results.get("coverage") or {}
     for key in ("items", "scored", "errors", "missing", "truncated", "ungraded"):
         figures.put(coverage.get(key), *head, "coverage", key)
-    parse = results.get("parse") or {}
-    for key in ("fallbacks", "unparsed", "fallback_rate"):
-        figures.put(parse.get(key), *head, "parse", key)
+    figures.put((results.get("parse") or {}).get("unparsed"), *head, "parse", "unparsed")
     usage = results.get("usage") or {}
     for key in ("requests", "retries", "errors", "prompt_tokens", "completion_tokens", "reasoning_tokens"):
         figures.put(usage.get(key), *head, "usage", key)
@@ -125,7 +132,7 @@ def _sample(figures: Figures, sample: Mapping[str, Any] | None, head: tuple[str,
         figures.put(high, *head, "full_set_estimate", name, "interval95_high")
 
 
-def run_params(manifest: Mapping[str, Any], results: Mapping[str, Any]) -> dict[str, str]:
+def run_params(manifest: Mapping[str, Any], results: Mapping[str, Any]) -> dict[str, Param]:
     """The configuration, protocol (without its template texts), scoring, data and backend."""
     params = flat_params("config", manifest.get("config") or {})
     params.update(flat_params("protocol", manifest.get("protocol") or {}, skip=("templates", "notes")))
@@ -177,7 +184,7 @@ def suite_figures(summary: Mapping[str, Any]) -> Figures:
         figures.put(cell.get("value"), head, "table1", key, "value")
         for name in ("n", "correct"):
             figures.put(cell.get(name), head, "table1", key, name)
-        _interval(figures, cell.get("ci95"), head, "table1", key)
+        figures.interval(cell.get("ci95"), head, "table1", key)
     for section, other in (("cot_effect", "cot"), ("ocr_effect", "ocr")):
         block = summary.get(section) or {}
         for setting, effect in block.items():
@@ -189,14 +196,8 @@ def suite_figures(summary: Mapping[str, Any]) -> Figures:
                 continue
             difference = effect.get("difference") or {}
             figures.put(difference.get("value"), head, section, setting, "difference")
-            _interval(figures, difference.get("ci95"), head, section, setting, "difference")
+            figures.interval(difference.get("ci95"), head, section, setting, "difference")
             figures.put(effect.get("mcnemar_p"), head, section, setting, "mcnemar_p")
             figures.put((effect.get("direct") or {}).get("value"), head, section, setting, "direct")
             figures.put((effect.get(other) or {}).get("value"), head, section, setting, other)
     return figures
-
-
-def _interval(figures: Figures, ci95: Any, *parts: str) -> None:
-    if ci95:
-        figures.put(ci95[0], *parts, "ci95_low")
-        figures.put(ci95[1], *parts, "ci95_high")

@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 import time
 
-from mmmu_eval.tracking.record import Record
+from mmmu_eval.tracking.record import Record, param_text
 from mmmu_eval.tracking.spec import DEFAULT_EXPERIMENT, LogTo
 
 __all__ = ["log_to_mlflow"]
@@ -31,7 +31,7 @@ def log_to_mlflow(record: Record, log_to: LogTo) -> str:
     try:
         stamp = int(time.time() * 1000)
         client.log_batch(run_id, metrics=[Metric(key, value, stamp, 0) for key, value in record.metrics.items()],
-                         params=[Param(key, value) for key, value in record.params.items()])
+                         params=[Param(key, param_text(value)) for key, value in record.params.items()])
         for path, folder in record.files:
             client.log_artifact(run_id, str(path), artifact_path=folder or None)
         for name, table in record.tables.items():

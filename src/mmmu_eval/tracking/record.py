@@ -14,9 +14,10 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Union
 
-__all__ = ["PARAM_CHARS", "TAG_CHARS", "Record", "Table", "bounded", "flat_params", "metric_name", "param_value"]
+__all__ = ["PARAM_CHARS", "TAG_CHARS", "Param", "Record", "Table", "bounded", "flat_params", "metric_name", "param_text",
+           "param_value"]
 
 #: Longest param value sent (MLflow refuses longer ones on older servers); the whole value stays
 #: in manifest.json, which is logged as a file.
@@ -24,6 +25,9 @@ PARAM_CHARS = 500
 
 #: Longest tag value sent (MLflow's limit is 5,000 on older servers).
 TAG_CHARS = 2000
+
+#: A param's value: a number or a flag as itself (W&B keeps its type), anything else as text.
+Param = Union[str, int, float, bool]
 
 
 @dataclass(frozen=True)
@@ -46,8 +50,8 @@ class Record:
     """The logged run's name: the directory's name."""
     kind: str
     """``run``, ``rescore`` or ``suite``."""
-    params: dict[str, str] = field(default_factory=dict)
-    """Configuration, protocol, scoring and data, as text (``param_value``)."""
+    params: dict[str, Param] = field(default_factory=dict)
+    """Configuration, protocol, scoring, data and backend (``param_value``)."""
     metrics: dict[str, float] = field(default_factory=dict)
     """Figures by scoped name (``metric_name``); a void figure is absent, never 0."""
     tags: dict[str, str] = field(default_factory=dict)
@@ -70,10 +74,18 @@ def metric_name(*parts: str) -> str:
     return "/".join(_UNSAFE.sub("_", str(part)).strip("_") or "_" for part in parts)
 
 
-def param_value(value: object) -> str:
-    """A param as text: JSON for lists and objects, at most ``PARAM_CHARS`` characters, the cut said."""
+def param_value(value: object) -> Param:
+    """A number or flag as it is; text, or JSON for lists and objects, cut at ``PARAM_CHARS``
+    characters with the cut said."""
+    if isinstance(value, (bool, int, float)):
+        return value
     text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, sort_keys=True, default=str)
     return bounded(text, PARAM_CHARS, where="; the whole value is in manifest.json")
+
+
+def param_text(value: Param) -> str:
+    """A param as MLflow stores it (text): numbers and flags as JSON writes them (``true``, ``0.5``)."""
+    return value if isinstance(value, str) else json.dumps(value)
 
 
 def bounded(text: str, limit: int, *, where: str = "") -> str:
@@ -84,10 +96,10 @@ def bounded(text: str, limit: int, *, where: str = "") -> str:
     return text[: limit - len(note)] + note
 
 
-def flat_params(prefix: str, block: Mapping[str, Any], *, skip: Sequence[str] = ()) -> dict[str, str]:
+def flat_params(prefix: str, block: Mapping[str, Any], *, skip: Sequence[str] = ()) -> dict[str, Param]:
     """``{prefix.key: text}`` for every key of ``block`` whose value is not null; one level of
     nested objects becomes ``prefix.key.inner``."""
-    out: dict[str, str] = {}
+    out: dict[str, Param] = {}
     for key, value in block.items():
         if key in skip or value is None:
             continue
