@@ -62,8 +62,11 @@ def test_a_setting_w_and_b_refuses_warns_and_the_run_is_returned_as_it_is(wandb_
 
 
 @pytest.fixture
-def no_mlflow(monkeypatch):
-    """This venv as if mlflow were not installed: its module is not found."""
+def no_mlflow(monkeypatch, tmp_path):
+    """This venv as if mlflow were not installed: its module is not found. (Were the check broken,
+    what the real mlflow then logs goes under the test's folder.)"""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("MLFLOW_TRACKING_URI", f"sqlite:///{tmp_path / 'mlflow.db'}")
     found = importlib.util.find_spec
     monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "mlflow" else found(name, *a))
 
@@ -79,7 +82,7 @@ def test_a_missing_sdk_is_refused_before_the_run_starts_naming_the_extra(no_mlfl
         evaluate_suite(model="random", data="sample", out=tmp_path / "suite", log_to="mlflow")
     with pytest.raises(ConfigError, match=r"mmmu-eval\[mlflow\]"):
         rescore_outputs(tmp_path / "nothing.jsonl", data="sample", out=tmp_path / "rescored", log_to="mlflow")
-    assert not out.exists() and not (tmp_path / "suite").exists() and not (tmp_path / "rescored").exists()
+    assert sorted(p.name for p in tmp_path.iterdir()) == []
 
 
 @pytest.mark.parametrize("words, message", [
