@@ -12,11 +12,12 @@ from mmmu_eval.tracking.spec import ANSWER_CHARS, DEFAULT_EXPERIMENT, SINKS, Log
 __all__ = ["add_log_flags", "log_to_of"]
 
 
-def add_log_flags(parser: argparse.ArgumentParser, *, what: str = "the run") -> None:
-    """The three flags, worded for ``what`` is logged (the run, the suite, the rescored run)."""
+def add_log_flags(parser: argparse.ArgumentParser, *, what: str = "the run", needs: str = "") -> None:
+    """The three flags, worded for ``what`` is logged (the run, the suite, the rescored run) and
+    what else it ``needs`` (rescore: ``--out``)."""
     parser.add_argument("--log-to", dest="log_to", action="append", choices=tuple(SINKS), metavar="SINK",
-                        help=f"once {what}'s files are written, log {what} to MLflow or Weights & Biases (repeat the "
-                             "flag for both): configuration and protocol as params, the accuracies and their "
+                        help=f"mlflow or wandb (repeat the flag for both){needs}: once {what} is written, log it to "
+                             "MLflow or Weights & Biases: configuration and protocol as params, the accuracies and their "
                              "intervals as metrics named by scope (full/overall/accuracy ...), results.json, "
                              "manifest.json and report.html as files. MLFLOW_TRACKING_URI and W&B's own "
                              "environment (WANDB_MODE, WANDB_PROJECT ...) are honoured; a failure only warns. "

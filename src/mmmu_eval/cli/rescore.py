@@ -67,7 +67,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--show-problems", type=int, default=10, metavar="N", help="print at most N problems (default 10)")
     p.add_argument("--show-differences", type=int, default=20, metavar="N",
                    help="print at most N items where the verdicts differ (default 20)")
-    add_log_flags(p, what="the rescored run (needs --out)")
+    add_log_flags(p, what="the rescored run", needs=", with --out")
     p.set_defaults(func=run)
 
 
