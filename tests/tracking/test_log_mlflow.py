@@ -144,23 +144,19 @@ def test_a_rescored_run_is_logged_as_such_and_needs_its_run_directory(mlflow_cli
 
 
 def test_mmmu_eval_rescore_logs_the_harness_s_own_verdicts_beside_the_official_ones(mlflow_client, tmp_path):
-    def sample(doc_id, item_id, response, answer, parsed):
-        acc = {"id": item_id, "subdomain": "Accounting", "question_type": "multiple-choice", "answer": answer,
-               "parsed_pred": [parsed]}
-        return {"doc_id": doc_id, "filtered_resps": response, "input": f"prompt of {item_id}", "mmmu_acc": acc,
-                "mmmu_acc_pass_at_k": acc}
-
-    log = write_jsonl(tmp_path / "logs" / "20250101_samples_mmmu_val.jsonl", [
-        sample(1, "validation_Accounting_2", "The answer is B.", "B", "B"),
-        sample(2, "validation_Accounting_3", "A", "A", "A"),
-        sample(36, "validation_Public_Health_1", "The picture shows a juniper tree on a hill (see note E.)", "B", "E"),
+    # The harness's own verdicts, one of which the official parser does not share (item 3 is right).
+    log = write_jsonl(tmp_path / "harness.jsonl", [
+        {"id": "validation_Accounting_2", "response": "The answer is B.", "pred": "B", "correct": True},
+        {"id": "validation_Accounting_3", "response": "A", "pred": "C", "correct": False},
+        {"id": "validation_Public_Health_1", "response": "see note E.", "pred": "E", "correct": False},
     ])
-    assert main(["rescore", str(log), "--data", "sample", "--partial", "--out", str(tmp_path / "lmms"),
-                 "--log-to", "mlflow", "--log-experiment", "lmms", "--log-items"]) == 0
-    (run,) = mlflow_runs(mlflow_client, "lmms")
+    assert main(["rescore", str(log), "--data", "sample", "--benchmark", "mmmu", "--partial", "--out",
+                 str(tmp_path / "rescored"), "--log-to", "mlflow", "--log-experiment", "harness", "--log-items"]) == 0
+    results = json.loads((tmp_path / "rescored" / "results.json").read_text())
+    (run,) = mlflow_runs(mlflow_client, "harness")
     metrics = run.data.metrics
-    assert metrics["sample/harness/lmms-eval/own_accuracy"] == pytest.approx(2 / 3)
-    assert metrics["sample/harness/lmms-eval/official_accuracy"] == metrics["sample/overall/accuracy"] == 1.0
-    assert metrics["sample/harness/lmms-eval/differing"] == 1
-    assert run.data.tags["mmmu_eval.rescored_from"] == "lmms-eval" and run.data.tags["mmmu_eval.kind"] == "rescore"
+    assert metrics["sample/harness/jsonl/own_accuracy"] == pytest.approx(1 / 3) == results["harness"]["accuracy"]
+    assert metrics["sample/harness/jsonl/official_accuracy"] == metrics["sample/overall/accuracy"] == pytest.approx(2 / 3)
+    assert metrics["sample/harness/jsonl/differing"] == 1
+    assert run.data.tags["mmmu_eval.rescored_from"] == "jsonl" and run.data.tags["mmmu_eval.kind"] == "rescore"
     assert "items.json" in mlflow_files(mlflow_client, run.info.run_id)
