@@ -93,9 +93,9 @@ def test_a_missing_sdk_is_refused_before_the_run_starts_naming_the_extra(no_mlfl
     (["run", "--model", "random", "--log-to", "wandb", "--log-to", "wandb"], "names a sink twice"),
     (["rescore", "nothing.jsonl", "--log-to", "wandb"], "add --out RUN_DIR"),
 ])
-def test_logging_flags_that_cannot_work_are_refused_before_anything_runs(words, message, tmp_path, monkeypatch, capsys):
+def test_logging_flags_that_cannot_work_are_refused_before_anything_runs(words, message, sdks_installed, tmp_path,
+                                                                           monkeypatch, capsys):
     monkeypatch.chdir(tmp_path)
-    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: object())  # as if both SDKs were installed
     assert main(words) == 2
     assert message in capsys.readouterr().err
     assert list(tmp_path.iterdir()) == []

@@ -64,10 +64,7 @@ def test_an_sdk_s_message_becomes_one_bounded_line_a_terminal_shows_as_text():
     assert "\x1b" not in line and "\n" not in line and "\x07" not in line and len(line) == 300
 
 
-def test_log_to_takes_a_name_a_list_or_a_log_to_and_refuses_what_it_cannot_use(monkeypatch):
-    import importlib.util
-
-    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: object())  # as if both SDKs were installed
+def test_log_to_takes_a_name_a_list_or_a_log_to_and_refuses_what_it_cannot_use(sdks_installed):
     assert as_log_to(None) is None and as_log_to([]) is None
     assert as_log_to("wandb") == LogTo(("wandb",)) and as_log_to(["mlflow", "wandb"]).sinks == ("mlflow", "wandb")
     with pytest.raises(ConfigError, match="did you mean mlflow"):
