@@ -14,7 +14,7 @@ from mmmu_eval import ConfigError, LogTo, evaluate, evaluate_suite, rescore_outp
 from mmmu_eval.cli.main import main
 from mmmu_eval.dataset.load import load_dataset
 from mmmu_eval.run.progress import NullDisplay
-from mmmu_eval.suite.progress import SuiteDisplay
+from mmmu_eval.suite.suite_progress import SuiteDisplay
 from mmmu_eval.tracking import log_run
 
 from .conftest import mlflow_file, mlflow_files, mlflow_runs

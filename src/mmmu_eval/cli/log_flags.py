@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 import logging
 
-from mmmu_eval.errors import ConfigError
+from mmmu_eval.core.errors import ConfigError
 from mmmu_eval.tracking.spec import ANSWER_CHARS, DEFAULT_EXPERIMENT, SINKS, LogTo, as_log_to
 
 __all__ = ["add_log_flags", "log_to_of"]

@@ -11,8 +11,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from mmmu_eval.errors import StoreError
-from mmmu_eval.report.results import read_results
+from mmmu_eval.core.errors import StoreError
+from mmmu_eval.results.results_json import read_results
 from mmmu_eval.store.rundir import MANIFEST, RunStore
 from mmmu_eval.tracking.figures import run_figures, run_params, run_tags, suite_figures
 from mmmu_eval.tracking.items import item_table

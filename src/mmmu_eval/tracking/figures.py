@@ -2,7 +2,7 @@
 
 A run's figures come from its results.json; a suite's from suite.json (Table 1, the CoT and OCR
 effects) plus each of its runs' results.json. Every name starts with its scope's kind
-(``report/scope.py``): ``full``, ``sampled``, ``subset``, ``shard``, ``partial`` or ``sample`` (the
+(``results/scope.py``): ``full``, ``sampled``, ``subset``, ``shard``, ``partial`` or ``sample`` (the
 bundled synthetic items), so a figure says what it was computed on wherever a dashboard shows it.
 
 What is void is left out, never logged as 0, and said in ``not_logged``: every accuracy of a run
@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from mmmu_eval.report.caveats import how_to_score, void
+from mmmu_eval.results.caveats import how_to_score, void
 from mmmu_eval.tracking.record import Param, flat_params, metric_name
 
 __all__ = ["Figures", "run_figures", "run_params", "run_tags", "suite_figures"]

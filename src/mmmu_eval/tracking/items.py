@@ -1,6 +1,6 @@
 """The per-item table (opt-in): one row per item of a finished run, read back from its directory.
 
-The run's items come back through ``report.loaded_run.load_run`` (the one reader of a run
+The run's items come back through ``results.loaded_run.load_run`` (the one reader of a run
 directory with its items, which carries the gold answers results.json does not), scored by the
 run's recorded scoring, so the table holds what results.json counted.
 """
@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from mmmu_eval.report.loaded_run import load_run
+from mmmu_eval.results.loaded_run import load_run
 from mmmu_eval.tracking.record import Table
 
 __all__ = ["COLUMNS", "item_table"]

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Union
 
-from mmmu_eval.errors import ConfigError, did_you_mean
+from mmmu_eval.core.errors import ConfigError, did_you_mean
 
 __all__ = ["ANSWER_CHARS", "DEFAULT_EXPERIMENT", "SINKS", "LogTo", "LogToArg", "as_log_to"]
 
