@@ -57,7 +57,7 @@ if _typing.TYPE_CHECKING:
     from mmmu_eval.commands.score import RunScore, score_run
     from mmmu_eval.scoring.spec import ScoringSpec
     from mmmu_eval.scoring.explain import Difference, Explanation
-    from mmmu_eval.store.manifest import Manifest
+    from mmmu_eval.core.manifest import Manifest
     from mmmu_eval.harnesses.readers.foreign import ForeignFile, ForeignRow
     from mmmu_eval.scoring.harness_verdicts import HarnessVerdict, RecordedScore
     from mmmu_eval.auditing import Audit, audit
@@ -112,7 +112,7 @@ _HOME = {
     **dict.fromkeys(("RunScore", "score_run"), "mmmu_eval.commands.score"),
     "ScoringSpec": "mmmu_eval.scoring.spec",
     **dict.fromkeys(("Difference", "Explanation"), "mmmu_eval.scoring.explain"),
-    "Manifest": "mmmu_eval.store.manifest",
+    "Manifest": "mmmu_eval.core.manifest",
     **dict.fromkeys(("ForeignFile", "ForeignRow"), "mmmu_eval.harnesses.readers.foreign"),
     **dict.fromkeys(("HarnessVerdict", "RecordedScore"), "mmmu_eval.scoring.harness_verdicts"),
     **dict.fromkeys(("Audit", "audit"), "mmmu_eval.auditing"),

@@ -21,7 +21,7 @@ from pathlib import Path
 from mmmu_eval.core.errors import ConfigError, MmmuEvalError
 from mmmu_eval.core.records import Item, letters
 from mmmu_eval.scoring.scorer import Scoring
-from mmmu_eval.store.manifest import MANIFEST, Manifest
+from mmmu_eval.core.manifest import MANIFEST, Manifest
 
 #: The official file names of the 2024 outputs: ``<model>_<prompt>_<Setting>.jsonl``.
 _OFFICIAL_NAME = re.compile(r"^(?P<model>.+?)_(?P<prompt>direct|cot|ocr)_(?P<setting>[^_]+)$", re.IGNORECASE)

@@ -24,7 +24,7 @@ from mmmu_eval.results.scope import FULL_SIZE
 from mmmu_eval.scoring.scorer import Scoring
 from mmmu_eval.scoring.boxed import last_boxed
 from mmmu_eval.scoring.strict import has_answer_line
-from mmmu_eval.store.manifest import Manifest
+from mmmu_eval.core.manifest import Manifest
 
 #: How many item ids a cause shows.
 EXAMPLES = 5

@@ -16,7 +16,7 @@ from mmmu_eval.core.records import Item, Response
 from mmmu_eval.core.numbers import pct
 from mmmu_eval.scoring.explain import explain
 from mmmu_eval.scoring.harness_verdicts import FAILURES, HarnessVerdict, RecordedScore, failures
-from mmmu_eval.store.manifest import Manifest
+from mmmu_eval.core.manifest import Manifest
 
 if TYPE_CHECKING:
     from mmmu_eval.scoring.scorer import Scoring

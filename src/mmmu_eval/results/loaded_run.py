@@ -23,7 +23,7 @@ from mmmu_eval.core.records import Item, Response
 from mmmu_eval.results.results_json import Results, build_results, lookup, read_results
 from mmmu_eval.stats.intervals import RESAMPLES
 from mmmu_eval.scoring.answers import Answer, apply_answers, load_answer_dict
-from mmmu_eval.store.manifest import MANIFEST, Manifest
+from mmmu_eval.core.manifest import MANIFEST, Manifest
 
 # The types of the record's fields are imported at run time: typing.get_type_hints (and so the
 # public-surface test and any tool that reads the annotations) resolves them.

@@ -30,7 +30,7 @@ from typing import Any
 from mmmu_eval.core.config import RunConfig
 from mmmu_eval.core.errors import ConfigError, DataError, StoreError
 from mmmu_eval.run.result import RunResult
-from mmmu_eval.store.manifest import Manifest
+from mmmu_eval.core.manifest import Manifest
 from mmmu_eval.store.rundir import MANIFEST, RESPONSES, RunStore
 from mmmu_eval.core.version import __version__
 

@@ -24,7 +24,7 @@ from typing import Any
 from mmmu_eval.core.errors import StoreError
 from mmmu_eval.core.records import Response
 from mmmu_eval.results.results_json import Results, read_results
-from mmmu_eval.store.manifest import Manifest
+from mmmu_eval.core.manifest import Manifest
 from mmmu_eval.store.rundir import MANIFEST, RunStore
 from mmmu_eval.suite.suite_config import SuiteRun
 
