@@ -230,7 +230,7 @@ class Manifest:
 
     @property
     def dataset(self) -> Mapping[str, Any]:
-        """The data the run read (``dataset_block``); empty when unrecorded."""
+        """The data the run read (``Dataset.manifest_block``); empty when unrecorded."""
         return self._fields.get("dataset") or {}
 
     @property
