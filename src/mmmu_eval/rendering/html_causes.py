@@ -5,7 +5,7 @@ The page computes nothing of its own: each cause's expected effect, plausible ra
 (labelled a bound), the named failures among the unparsed answers, and, against a published
 figure, the column compared, the causes outside the run, the causes together (each item once) and
 the remainder sentence, all come from the ``Diagnosis`` and its sentences
-(``doctor.diagnosis_lines``). The published figure is the one asked for (``report --published``),
+(``doctor.diagnosis``). The published figure is the one asked for (``report --published``),
 else the published row whose model name is exactly the run's (``diagnosis.named_row``); with
 neither, the section says how to set one.
 
@@ -22,8 +22,9 @@ from typing import Any
 from mmmu_eval.core.errors import MmmuEvalError
 from mmmu_eval.core.records import Item, Response
 from mmmu_eval.doctor.causes import cause_line
-from mmmu_eval.doctor.diagnosis import Diagnosis, diagnosis_of, named_row, published_row
-from mmmu_eval.doctor.diagnosis_lines import (
+from mmmu_eval.doctor.examine import diagnosis_of, named_row, published_row
+from mmmu_eval.doctor.diagnosis import (
+    Diagnosis,
     effect_text, failure_text, main_cause_text, not_like_for_like, published_head, remainder_sentence, row_text,
     run_together_text, shown_causes, together_text, unparsed_line, worst_case_text,
 )
