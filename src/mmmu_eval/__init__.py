@@ -47,7 +47,7 @@ if _typing.TYPE_CHECKING:
     from mmmu_eval.commands.diagnose import diagnose
     from mmmu_eval.commands.compare import compare
     from mmmu_eval.results.comparison import Comparison, DisciplineDiff, Flip
-    from mmmu_eval.results.loaded_run import LoadedRun, load_run
+    from mmmu_eval.results.finished_run import LoadedRun, load_run
     from mmmu_eval.commands.rescore import Rescored, rescore_outputs
     from mmmu_eval.harnesses.read import Rescore
     from mmmu_eval.harnesses.write import RescoredRun
@@ -102,7 +102,7 @@ _HOME = {
     # one call per command that reads or rewrites a finished run, and the records they return
     **dict.fromkeys(("Comparison", "DisciplineDiff", "Flip"), "mmmu_eval.results.comparison"),
     "compare": "mmmu_eval.commands.compare",
-    **dict.fromkeys(("LoadedRun", "load_run"), "mmmu_eval.results.loaded_run"),
+    **dict.fromkeys(("LoadedRun", "load_run"), "mmmu_eval.results.finished_run"),
     **dict.fromkeys(("Rescored", "rescore_outputs"), "mmmu_eval.commands.rescore"),
     "Rescore": "mmmu_eval.harnesses.read",
     "RescoredRun": "mmmu_eval.harnesses.write",

@@ -208,15 +208,15 @@ def published_value(value: str | float, benchmark: str, split: str | None, setti
 def diagnose_run(run_dir: str | Path, *, published: str | float | None = None,
                  other: Mapping[str, Any] | None = None) -> Diagnosis:
     """The diagnosis of one run directory (a run, a suite's run, a ``rescore --out`` directory),
-    read back as ``report`` reads it (``results.loaded_run``) and built by ``diagnosis_of``,
+    read back as ``report`` reads it (``results.finished_run``) and built by ``diagnosis_of``,
     the same function that feeds the run's page.
 
     ``other``: the same setting's run with the other prompt, in a suite (``{"mode", "accuracy",
     "inrun", "this_inrun"}``), which sizes ``best_of``.
     """
-    from mmmu_eval.results.loaded_run import load_run
+    from mmmu_eval.results.finished_run import read_run
 
-    loaded = load_run(run_dir, details=True)
+    loaded = read_run(run_dir, details=True)
     assert loaded.items is not None and loaded.responses is not None and loaded.scoring is not None
     return diagnosis_of(str(run_dir), loaded.results, loaded.manifest, loaded.items, loaded.responses,
                         loaded.scoring, published=published, other=other)

@@ -150,17 +150,17 @@ def diagnosis_html(d: Diagnosis, *, table_id: str = "doctor-table") -> str:
 def suite_doctor_section(records: Sequence[Any]) -> str:
     """The suite page's section: each run's diagnosis, as ``mmmu-eval doctor SUITE`` prints it.
 
-    ``records`` are the suite's ``RunRecord``s; each run is read back with its items and scoring
-    (``results.loaded_run.load_run``), the same reading the command does.
+    ``records`` are the suite's ``FinishedRun``s; each run is read back with its items and scoring
+    (``results.finished_run.read_run``), the same reading the command does.
     """
-    from mmmu_eval.results.loaded_run import load_run
+    from mmmu_eval.results.finished_run import read_run
 
     body = []
     for k, record in enumerate(records):
         if record.results is None:
             continue
         try:
-            run = load_run(record.path, details=True)
+            run = read_run(record.path, details=True)
             assert run.items is not None and run.responses is not None and run.scoring is not None
             d = diagnosis_of(str(record.name), run.results, run.manifest, run.items, run.responses, run.scoring,
                              published=_named(run.results))
