@@ -198,8 +198,8 @@ def sample_record(items: Sequence[Item], config: RunConfig) -> dict[str, Any] | 
 
 
 def _design(population: Sequence[Item], config: RunConfig) -> Any:
-    """The stratified design of ``--sample-audit`` (``stats.sample_design``; computed once per process)."""
-    from mmmu_eval.stats.sample_design import design_sample
+    """The stratified design of ``--sample-audit`` (``run.sample_audit`` over ``stats.sample_design``; computed once per process)."""
+    from mmmu_eval.run.sample_audit import design_sample
 
     assert config.sample is not None and config.sample_audit is not None
     return design_sample([it.id for it in population], config.sample, config.sample_seed or 0,
