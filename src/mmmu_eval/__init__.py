@@ -47,7 +47,7 @@ if _typing.TYPE_CHECKING:
     from mmmu_eval.commands.diagnose import diagnose
     from mmmu_eval.commands.compare import compare
     from mmmu_eval.results.comparison import Comparison, DisciplineDiff, Flip
-    from mmmu_eval.results.loaded_run import LoadedRun, load_run
+    from mmmu_eval.results.finished_run import LoadedRun, load_run
     from mmmu_eval.commands.rescore import Rescored, rescore_outputs
     from mmmu_eval.harnesses.read import Rescore
     from mmmu_eval.harnesses.write import RescoredRun
@@ -57,7 +57,7 @@ if _typing.TYPE_CHECKING:
     from mmmu_eval.commands.score import RunScore, score_run
     from mmmu_eval.scoring.spec import ScoringSpec
     from mmmu_eval.scoring.explain import Difference, Explanation
-    from mmmu_eval.store.manifest import Manifest
+    from mmmu_eval.core.manifest import Manifest
     from mmmu_eval.harnesses.readers.foreign import ForeignFile, ForeignRow
     from mmmu_eval.scoring.harness_verdicts import HarnessVerdict, RecordedScore
     from mmmu_eval.auditing import Audit, audit
@@ -103,7 +103,7 @@ _HOME = {
     # one call per command that reads or rewrites a finished run, and the records they return
     **dict.fromkeys(("Comparison", "DisciplineDiff", "Flip"), "mmmu_eval.results.comparison"),
     "compare": "mmmu_eval.commands.compare",
-    **dict.fromkeys(("LoadedRun", "load_run"), "mmmu_eval.results.loaded_run"),
+    **dict.fromkeys(("LoadedRun", "load_run"), "mmmu_eval.results.finished_run"),
     **dict.fromkeys(("Rescored", "rescore_outputs"), "mmmu_eval.commands.rescore"),
     "Rescore": "mmmu_eval.harnesses.read",
     "RescoredRun": "mmmu_eval.harnesses.write",
@@ -113,7 +113,7 @@ _HOME = {
     **dict.fromkeys(("RunScore", "score_run"), "mmmu_eval.commands.score"),
     "ScoringSpec": "mmmu_eval.scoring.spec",
     **dict.fromkeys(("Difference", "Explanation"), "mmmu_eval.scoring.explain"),
-    "Manifest": "mmmu_eval.store.manifest",
+    "Manifest": "mmmu_eval.core.manifest",
     **dict.fromkeys(("ForeignFile", "ForeignRow"), "mmmu_eval.harnesses.readers.foreign"),
     **dict.fromkeys(("HarnessVerdict", "RecordedScore"), "mmmu_eval.scoring.harness_verdicts"),
     **dict.fromkeys(("Audit", "audit"), "mmmu_eval.auditing"),
