@@ -6,6 +6,8 @@ import argparse
 
 from rich.console import Console
 
+from mmmu_eval.cli.shared_flags import add_data, add_json_file
+
 EPILOG = """examples:
   mmmu-eval audit runs/gpt4o-pro10 runs/qwen-pro10 runs/qwen-vision
   mmmu-eval audit suites/pro-2026 lmms_eval/samples_mmmu_pro.jsonl --data hub --json audit.json --html audit.html
@@ -30,11 +32,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     p.add_argument("paths", nargs="+", metavar="RUN_OR_FILE",
                    help="run directories, suite directories and harness output files, in any mix")
-    p.add_argument("--data", default="hub", metavar="hub|sample|DIR",
-                   help="the dataset other harnesses' rows are joined to (as for rescore; default hub)")
+    add_data(p, help="the dataset other harnesses' rows are joined to (as for rescore; default hub)")
     p.add_argument("--format", default="auto", help="the harness files' format (default auto; see rescore)")
-    p.add_argument("--json", metavar="FILE", help="write the whole audit as JSON (schema in docs/audit.md)")
-    p.add_argument("--html", metavar="FILE", help="write a self-contained page for reviewers")
+    add_json_file(p, writes="the whole audit (schema in docs/audit.md)", dest="json_file")
+    p.add_argument("--html", dest="html_file", metavar="FILE", help="write a self-contained page for reviewers")
     p.add_argument("--top", type=int, default=20, metavar="N", help="suspects and added options printed (default 20)")
     p.add_argument("--min-models", type=int, default=3, metavar="N",
                    help="models whose stronger runs must agree for an item to be flagged (default 3)")
@@ -55,12 +56,12 @@ def run(args: argparse.Namespace) -> int:
                    weakest=args.weakest, irt=not args.no_irt)
     console = Console(highlight=False)
     print_audit(result, console, top=args.top)
-    if args.json or args.html:
+    if args.json_file or args.html_file:
         from mmmu_eval.auditing.save_audit import save_audit
 
-        save_audit(result, json_file=args.json, html_file=args.html)
-    if args.json:
-        console.print(f"audit written to {args.json}")
-    if args.html:
-        console.print(f"page written to {args.html}")
+        save_audit(result, json_file=args.json_file, html_file=args.html_file)
+    if args.json_file:
+        console.print(f"audit written to {args.json_file}")
+    if args.html_file:
+        console.print(f"page written to {args.html_file}")
     return 0

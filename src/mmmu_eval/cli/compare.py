@@ -11,6 +11,7 @@ import json
 from rich.console import Console
 from rich.markup import escape
 
+from mmmu_eval.cli.shared_flags import add_bootstrap, add_json
 from mmmu_eval.core.errors import ConfigError
 
 EPILOG = """examples:
@@ -42,9 +43,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--allow-different-scoring", action="store_true",
                    help="compare runs scored by different parsers, fallback policies or answer files")
     p.add_argument("--flips", type=int, default=50, metavar="N", help="list at most N flipping items (default 50)")
-    p.add_argument("--bootstrap", type=int, default=1000, metavar="N", help="paired bootstrap resamples (default 1000)")
-    p.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
-    p.add_argument("--json", action="store_true", help="print the comparisons as JSON (all flips) instead of tables")
+    add_bootstrap(p, what="the paired intervals")
+    add_json(p, prints="the comparisons (all flips)")
     p.set_defaults(func=run)
 
 
@@ -58,11 +58,13 @@ def run(args: argparse.Namespace) -> int:
     if args.flips < 0 or args.bootstrap < 0:
         raise ConfigError("--flips and --bootstrap must be 0 or more")
     console = Console(highlight=False)
-    runs = [read_run(path, bootstrap=args.bootstrap, seed=args.seed) for path in args.runs]  # the baseline read once
+    # the baseline read once
+    runs = [read_run(path, bootstrap=args.bootstrap, bootstrap_seed=args.bootstrap_seed) for path in args.runs]
     comparisons = [
         compare(runs[0], other, labels=(str(args.runs[0]), str(path)),
                 allow_different_protocols=args.allow_different_protocols,
-                allow_different_scoring=args.allow_different_scoring, bootstrap=args.bootstrap, seed=args.seed)
+                allow_different_scoring=args.allow_different_scoring, bootstrap=args.bootstrap,
+                bootstrap_seed=args.bootstrap_seed)
         for path, other in zip(args.runs[1:], runs[1:])
     ]
     if args.json:

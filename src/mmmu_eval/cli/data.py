@@ -15,7 +15,9 @@ import sys
 from collections import Counter
 from typing import TextIO
 
-from mmmu_eval.core.config import IMAGE_LAYOUTS, MMMU_SPLITS, PRO_SETTINGS, PROMPT_MODES, UNREFERENCED_IMAGES, help_of
+from mmmu_eval.cli.shared_flags import (add_benchmark, add_data, add_json, add_limit, add_revision, add_setting,
+                                        add_split, add_subjects)
+from mmmu_eval.core.config import IMAGE_LAYOUTS, MMMU_SPLITS, PROMPT_MODES, UNREFERENCED_IMAGES, help_of
 from mmmu_eval.core.errors import ConfigError, DataError
 from mmmu_eval.prompt import EvalProtocol, build_request, prompt_text
 from mmmu_eval.prompt.layout import loose_images, question_and_options, token_numbers
@@ -56,8 +58,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         epilog=LIST_EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     _selection_flags(p_list)
-    p_list.add_argument("--limit", type=int, help="list only the first N items (the counts cover all)")
-    p_list.add_argument("--json", action="store_true", help="print one JSON object instead of a table")
+    add_limit(p_list, help="list only the first N items (the counts cover all)")
+    add_json(p_list, prints="the items and counts (one object)")
     p_list.set_defaults(func=run_list)
 
     p_show = sub.add_parser(
@@ -95,24 +97,22 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         ),
         epilog=DOWNLOAD_EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p_down.add_argument("--benchmark", choices=("mmmu", "mmmu-pro"), default=None,
-                        help="mmmu (default) or mmmu-pro")
-    p_down.add_argument("--split", choices=MMMU_SPLITS, help="MMMU split: dev, validation (default) or test")
-    p_down.add_argument("--setting", choices=PRO_SETTINGS, help="MMMU-Pro setting: standard-10 (default), standard-4, vision")
-    p_down.add_argument("--subjects", nargs="+", metavar="SUBJECT", help="subjects to fetch (long or short names); default all 30")
-    p_down.add_argument("--revision", help="hub revision (commit, tag, branch); default the pinned one")
+    add_benchmark(p_down, help="mmmu (default) or mmmu-pro")
+    add_split(p_down)
+    add_setting(p_down)
+    add_subjects(p_down, help="subjects to fetch (long or short names); default all 30")
+    add_revision(p_down, help="hub revision (commit, tag, branch); default the pinned one")
     p_down.add_argument("--dest", required=True, help="the snapshot directory to fill")
     p_down.set_defaults(func=run_download)
 
 
 def _selection_flags(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--benchmark", choices=("mmmu", "mmmu-pro"), default=None,
-                        help="mmmu or mmmu-pro (default mmmu; mmmu-pro when --setting is given)")
-    parser.add_argument("--split", choices=MMMU_SPLITS, help="MMMU split: dev, validation (default) or test")
-    parser.add_argument("--setting", choices=PRO_SETTINGS, help="MMMU-Pro setting: standard-10 (default), standard-4, vision")
-    parser.add_argument("--data", default="hub", help="hub (default), sample (bundled), or a snapshot directory")
-    parser.add_argument("--revision", help="hub revision; default the pinned one (hub only)")
-    parser.add_argument("--subjects", nargs="+", metavar="SUBJECT", help="subjects to keep (long or short names)")
+    add_benchmark(parser, help="mmmu or mmmu-pro (default mmmu; mmmu-pro when --setting is given)")
+    add_split(parser)
+    add_setting(parser)
+    add_data(parser, help="hub (default), sample (bundled), or a snapshot directory")
+    add_revision(parser)
+    add_subjects(parser, help="subjects to keep (long or short names)")
 
 
 def _usage(parser: argparse.ArgumentParser) -> int:

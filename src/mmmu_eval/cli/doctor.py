@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import argparse
 
+from mmmu_eval.cli.shared_flags import add_json_file, add_published
+
 EPILOG = """examples:
   mmmu-eval doctor runs/qwen-val
   mmmu-eval doctor runs/qwen-val --published 58.6
@@ -27,9 +29,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("run", metavar="RUN", help="a run directory, a rescore --out directory, or a suite directory")
-    p.add_argument("--published", metavar="VALUE|MODEL",
-                   help="a published accuracy in percent (58.6), or a model name from the published results shipped")
-    p.add_argument("--json", metavar="FILE", help="also write the diagnosis as JSON (docs/doctor.md)")
+    add_published(p, help="a published accuracy in percent (58.6), or a model name from the published results shipped")
+    add_json_file(p, writes="the diagnosis (docs/doctor.md)", dest="json_file")
     p.set_defaults(func=run)
 
 
@@ -41,9 +42,9 @@ def run(args: argparse.Namespace) -> int:
     diagnosis = diagnose(args.run, published=args.published)
     for line in diagnosis.lines():
         echo(line)  # folded between words at the terminal's width, never mid-word
-    if args.json:
+    if args.json_file:
         from mmmu_eval.doctor.save_diagnosis import save_diagnosis
 
-        save_diagnosis(diagnosis, args.json)
-        echo(f"wrote {args.json}")
+        save_diagnosis(diagnosis, args.json_file)
+        echo(f"wrote {args.json_file}")
     return 0

@@ -15,6 +15,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from mmmu_eval.cli.run import _json_object, add_rank_timeout
+from mmmu_eval.cli.shared_flags import add_data, add_limit, add_split, add_subjects
 from mmmu_eval.core.config import help_of
 
 if TYPE_CHECKING:
@@ -61,11 +62,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def _input_flags(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--data", required=True, help="sample, hub, a directory (MMMU or MMMU-Pro layout, or an earlier step's --out), or a .jsonl file")
+    add_data(p, required=True, metavar="DATA",
+             help="sample, hub, a directory (MMMU or MMMU-Pro layout, or an earlier step's --out), or a .jsonl file")
     p.add_argument("--out", required=True, help="the output directory (the same as --data extends a harden output)")
-    p.add_argument("--split", help="MMMU split to read from sample, hub or an MMMU directory (default validation)")
-    p.add_argument("--subjects", nargs="+", metavar="SUBJECT", help="keep only these subjects")
-    p.add_argument("--limit", type=int, help="keep the first N usable questions (to try a setting out)")
+    add_split(p, help="MMMU split to read from sample, hub or an MMMU directory (default validation)")
+    add_subjects(p, help="keep only these subjects")
+    add_limit(p, help="keep the first N usable questions (to try a setting out)")
     p.add_argument("--subject", dest="default_subject", metavar="SUBJECT", help="subject of JSONL rows that name none")
     p.add_argument("--seed", type=int, default=0, help="seeds every draw: trial seeds, the sample, shuffles, page styles (default 0)")
 
@@ -184,7 +186,7 @@ def main(args: argparse.Namespace) -> int:
 def _source_settings(args: argparse.Namespace) -> SourceSettings:
     from mmmu_eval.harden.step_settings import SourceSettings
 
-    subjects = tuple(s for group in args.subjects for s in group.split(",") if s) if args.subjects else None
+    subjects = tuple(args.subjects) if args.subjects else None
     return SourceSettings(split=args.split, subjects=subjects, limit=args.limit, default_subject=args.default_subject)
 
 

@@ -18,7 +18,7 @@ import sys
 from rich.console import Console
 from rich.markup import escape
 
-from mmmu_eval.core.errors import ConfigError, MmmuEvalError
+from mmmu_eval.core.errors import ConfigError, MmmuEvalError, speaking_cli
 from mmmu_eval.core.version import __version__
 
 #: Subcommand modules, in the order ``--help`` lists them.
@@ -57,6 +57,19 @@ def _command_in(argv: list[str] | None) -> str | None:
     """The subcommand a command line names: its first word that is not an option."""
     first = next((w for w in argv or () if not w.startswith("-")), None)
     return first if first in COMMANDS else None
+
+
+def flags_of(parser: argparse.ArgumentParser, command: str | None) -> dict[str, str]:
+    """Each keyword the subcommand's flags set, and the flag that sets it (``parsers`` ->
+    ``--parser``): how its errors name an argument (``core.errors.argument``)."""
+    sub = next((a for a in parser._actions if isinstance(a, argparse._SubParsersAction)), None)
+    chosen = sub.choices.get(command) if sub is not None and command else None
+    flags: dict[str, str] = {}
+    for action in chosen._actions if chosen is not None else ():
+        long = [o for o in action.option_strings if o.startswith("--") and not o.startswith("--no-")]
+        if long and action.help is not argparse.SUPPRESS:  # a deprecated alias never names its keyword
+            flags.setdefault(action.dest, long[0])
+    return flags
 
 
 def not_utf8(argv: list[str]) -> str | None:
@@ -152,7 +165,8 @@ def _main(argv: list[str] | None) -> int:
         return 2
     err = Console(stderr=True, highlight=False)
     try:
-        return int(args.func(args) or 0)
+        with speaking_cli(flags_of(parser, args.command)):  # errors name flags, not keywords
+            return int(args.func(args) or 0)
     except ConfigError as exc:
         err.print(f"[red]error:[/red] {escape(str(exc))}", soft_wrap=True)
         return 2

@@ -10,7 +10,7 @@ merge. The merge refuses runs that are not the complete, disjoint shards of one 
 
 (the same with ``vllm:`` and ``--tensor-parallel-size`` per shard, or one shard per node).
 
-Parse, call ``merge`` (``commands/merge.py``) and ``score_run``, print.
+Parse, call ``merge`` (``commands/merge.py``) and ``score``, print.
 """
 
 from __future__ import annotations
@@ -47,7 +47,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def _merge(args: argparse.Namespace) -> int:
     from mmmu_eval.cli.score import SHOWN_DISAGREEMENTS, print_score
     from mmmu_eval.commands.merge import merge
-    from mmmu_eval.commands.score import score_run
+    from mmmu_eval.commands.score import score
 
     # Joined first and scored after, so that "merged" is said even when the scoring then fails.
     merged = merge(args.runs, args.out, score=False)
@@ -58,7 +58,7 @@ def _merge(args: argparse.Namespace) -> int:
     if not args.score:
         print(f"score it with: mmmu-eval score {out} --save")
     else:  # as `mmmu-eval score OUT --save` scores and prints it
-        print_score(score_run(out, save=True), SHOWN_DISAGREEMENTS)
+        print_score(score(out, save=True), SHOWN_DISAGREEMENTS)
     if merged.failed:
         # Like `run`: a merged run that still holds failed items is not finished.
         failed = merged.failed

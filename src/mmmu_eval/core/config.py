@@ -13,7 +13,7 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Literal, Sequence
 
-from mmmu_eval.core.errors import ConfigError
+from mmmu_eval.core.errors import ConfigError, argument
 
 PromptMode = Literal["direct", "cot", "boxed", "ocr", "forced-choice"]
 ImageLayout = Literal["interleaved", "images-first", "text-then-images"]
@@ -51,17 +51,17 @@ def check_extra_body(extra: object) -> None:
     import json
 
     if not isinstance(extra, dict):
-        raise ConfigError(f"--extra-body must be a JSON object, not {type(extra).__name__}")
+        raise ConfigError(f"{argument('extra_body')} must be a JSON object, not {type(extra).__name__}")
     for name in OWN_BODY_FIELDS:
         if name in extra:
-            raise ConfigError(f"--extra-body must not set {name!r}: the run writes it from --model and the "
+            raise ConfigError(f"{argument('extra_body')} must not set {name!r}: the run writes it from {argument('model')} and the "
                               "prompt; remove it (per-request fields such as chat_template_kwargs are fine)")
     if extra.get("stream"):
-        raise ConfigError('--extra-body must not set "stream": true: answers are read whole; remove it')
+        raise ConfigError(f'{argument("extra_body")} must not set "stream": true: answers are read whole; remove it')
     try:
         json.dumps(extra, allow_nan=False)
     except (TypeError, ValueError) as exc:
-        raise ConfigError(f"--extra-body cannot be sent as JSON ({exc})") from None
+        raise ConfigError(f"{argument('extra_body')} cannot be sent as JSON ({exc})") from None
 
 
 #: Upper bound of ``--price-input`` and ``--price-output`` (dollars per ``PRICE_PER_TOKENS``):
@@ -76,7 +76,7 @@ _NUMBER_RULES: tuple[tuple[str, type | tuple[type, ...], float, bool], ...] = (
     ("max_tokens", int, 1, True),
     ("temperature", (int, float), 0, True),
     ("top_p", (int, float), 0, False),
-    ("seed", int, 0, True),
+    ("generation_seed", int, 0, True),
     ("concurrency", int, 1, True),
     ("max_attempts", int, 1, True),
     ("request_timeout", (int, float), 0, False),
@@ -111,7 +111,7 @@ class RunConfig:
     sample_audit: Path | None = field(default=None, metadata={"help": "with --sample: an audit's JSON (mmmu-eval audit --json) whose runs' answers stratify the sample by item difficulty and add a 2PL estimate of the full score, each only where the audit's hold-one-model-out check shows it beats uniform sampling (the check is recorded and printed)"})
     shard: tuple[int, int] | None = field(default=None, metadata={"help": "(K, N): run the K-th of N deterministic slices (1-based)"})
     out: Path | None = field(default=None, metadata={"help": "run directory; None picks runs/<benchmark>-<model>-<time>"})
-    resume: bool = field(default=False, metadata={"help": "continue the run in `out`, re-running only missing and failed items"})
+    resume: bool | None = field(default=None, metadata={"help": "continue the run in `out`, re-running only missing and failed items; None (the default) continues it when `out` holds one, as running the same command again does; False refuses such a directory"})
     allow_different_data: bool = field(default=False, metadata={"help": "continue a run although its data files now hold other contents (another digest; recorded in manifest.json as data_changes)"})
     image_layout: str = field(default="interleaved", metadata={"help": "interleaved, images-first, or text-then-images (the official GPT script)"})
     unreferenced_images: str = field(default="official", metadata={"help": "images no <image N> token refers to: official (not sent, as the official scripts) or append (sent after the referenced ones; not official)"})
@@ -119,7 +119,7 @@ class RunConfig:
     max_tokens: int | None = field(default=None, metadata={"help": "most new tokens per answer (tokens)"})
     temperature: float | None = field(default=None, metadata={"help": "sampling temperature; None leaves the backend default (greedy for hf)"})
     top_p: float | None = field(default=None, metadata={"help": "nucleus sampling mass"})
-    seed: int | None = field(default=None, metadata={"help": "generation seed (also seeds the random baseline)"})
+    generation_seed: int | None = field(default=None, metadata={"help": "generation seed: the request's seed field (API), the engine's seed (hf, vllm), the random baseline's draws (default 0); None sends none"})
     extra_body: dict[str, object] | None = field(default=None, metadata={"help": "extra JSON fields sent to API servers"})
     system_prompt: str | None = field(default=None, metadata={"help": "system message; None sends none"})
     # API backend
@@ -150,37 +150,37 @@ class RunConfig:
 
     def __post_init__(self) -> None:
         if self.benchmark not in BENCHMARKS:
-            raise ConfigError(f"--benchmark {self.benchmark!r} is not one of {', '.join(BENCHMARKS)}")
+            raise ConfigError(f"{argument('benchmark', self.benchmark)} is not one of {', '.join(BENCHMARKS)}")
         if self.benchmark == "mmmu":
             if self.setting is not None:
-                raise ConfigError("--setting applies to mmmu-pro only; MMMU has splits (--split)")
+                raise ConfigError(f"{argument('setting')} applies to mmmu-pro only; MMMU has splits ({argument('split')})")
             if self.split is not None and self.split not in MMMU_SPLITS:
-                raise ConfigError(f"--split {self.split!r} is not one of {', '.join(MMMU_SPLITS)}")
+                raise ConfigError(f"{argument('split', self.split)} is not one of {', '.join(MMMU_SPLITS)}")
             if self.prompt not in ("direct", "cot", "boxed"):
-                raise ConfigError(f"--prompt {self.prompt!r}: MMMU has the official direct prompt (and cot, boxed)")
+                raise ConfigError(f"{argument('prompt', self.prompt)}: MMMU has the official direct prompt (and cot, boxed)")
         else:
             if self.setting is not None and self.setting not in PRO_SETTINGS:
-                raise ConfigError(f"--setting {self.setting!r} is not one of {', '.join(PRO_SETTINGS)}")
+                raise ConfigError(f"{argument('setting', self.setting)} is not one of {', '.join(PRO_SETTINGS)}")
             if self.split not in (None, "test"):
-                raise ConfigError("MMMU-Pro has one split (test); drop --split")
+                raise ConfigError(f"MMMU-Pro has one split (test); drop {argument('split')}")
             if self.prompt not in PROMPT_MODES:
-                raise ConfigError(f"--prompt {self.prompt!r} is not one of {', '.join(PROMPT_MODES)}")
+                raise ConfigError(f"{argument('prompt', self.prompt)} is not one of {', '.join(PROMPT_MODES)}")
             if self.prompt == "ocr" and self.resolved_setting != "vision":
-                raise ConfigError("--prompt ocr applies to --setting vision only")
+                raise ConfigError(f"{argument('prompt', 'ocr')} applies to {argument('setting', 'vision')} only")
             if self.prompt == "forced-choice" and self.resolved_setting == "vision":
-                raise ConfigError("--prompt forced-choice applies to the standard settings only (the text is what it shows)")
+                raise ConfigError(f"{argument('prompt', 'forced-choice')} applies to the standard settings only (the text is what it shows)")
         if self.image_layout not in IMAGE_LAYOUTS:
-            raise ConfigError(f"--image-layout {self.image_layout!r} is not one of {', '.join(IMAGE_LAYOUTS)}")
+            raise ConfigError(f"{argument('image_layout', self.image_layout)} is not one of {', '.join(IMAGE_LAYOUTS)}")
         if self.unreferenced_images not in UNREFERENCED_IMAGES:
             raise ConfigError(
-                f"--unreferenced-images {self.unreferenced_images!r} is not one of {', '.join(UNREFERENCED_IMAGES)}"
+                f"{argument('unreferenced_images', self.unreferenced_images)} is not one of {', '.join(UNREFERENCED_IMAGES)}"
             )
         if self.shard is not None:
             k, n = self.shard
             if not (n >= 1 and 1 <= k <= n):
-                raise ConfigError(f"--shard {k}/{n}: need 1 <= K <= N")
+                raise ConfigError(f"{argument('shard', f'{k}/{n}', typed=True)}: need 1 <= K <= N")
         if self.sample_audit is not None and self.sample is None:
-            raise ConfigError("--sample-audit applies to a sampled run: add --sample K")
+            raise ConfigError(f"{argument('sample_audit')} applies to a sampled run: add {argument('sample')} K")
         self._check_numbers()
         # unknown parsers or fallback policy stop the run before a request (the scoring record,
         # ``ScoringSpec.from_config``, checks them the same way)
@@ -196,7 +196,7 @@ class RunConfig:
             value = getattr(self, name)
             if value is None:
                 continue
-            flag = "--" + name.replace("_", "-")
+            flag = argument(name)
             if isinstance(value, bool) or not isinstance(value, kind):
                 expected = "a whole number" if kind is int else "a number"
                 raise ConfigError(f"{flag} must be {expected}, not {value!r}")
@@ -208,11 +208,11 @@ class RunConfig:
         for name in ("price_input", "price_output"):
             price = getattr(self, name)
             if price is not None and price > MAX_PRICE:
-                raise ConfigError(f"--{name.replace('_', '-')} must be at most {MAX_PRICE:g} dollars per million tokens, not {price!r}")
+                raise ConfigError(f"{argument(name)} must be at most {MAX_PRICE:g} dollars per million tokens, not {price!r}")
         if self.extra_body is not None:
             check_extra_body(self.extra_body)
         if self.top_p is not None and self.top_p > 1:
-            raise ConfigError(f"--top-p must be at most 1, not {self.top_p!r}")
+            raise ConfigError(f"{argument('top_p')} must be at most 1, not {self.top_p!r}")
 
     @property
     def resolved_split(self) -> str:
@@ -258,8 +258,8 @@ def check_scoring_names(parsers: Sequence[str], fallback: str) -> None:
     """
     unknown = [p for p in parsers if p not in PARSERS]
     if unknown:
-        raise ConfigError(f"--parser {unknown[0]!r} is not one of {', '.join(PARSERS)}")
+        raise ConfigError(f"{argument('parsers', unknown[0])} is not one of {', '.join(PARSERS)}")
     if len(set(parsers)) != len(parsers):
-        raise ConfigError(f"--parser: {', '.join(parsers)} names a parser twice")
+        raise ConfigError(f"{argument('parsers')} {', '.join(parsers)} names a parser twice")
     if fallback not in FALLBACK_POLICIES:
-        raise ConfigError(f"--fallback {fallback!r} is not one of {', '.join(FALLBACK_POLICIES)}")
+        raise ConfigError(f"{argument('fallback', fallback)} is not one of {', '.join(FALLBACK_POLICIES)}")

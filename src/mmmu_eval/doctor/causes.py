@@ -93,7 +93,9 @@ def _generation(manifest: Manifest) -> dict[str, Any]:
     protocol = manifest.protocol
     generation = protocol.get("generation") if isinstance(protocol.get("generation"), Mapping) else {}
     config = manifest.config
-    return {key: generation.get(key, config.get(key)) for key in ("max_tokens", "temperature", "top_p", "seed")}
+    # the request's ``seed`` is the RunConfig's ``generation_seed``
+    return {key: generation.get(key, config.get("generation_seed" if key == "seed" else key))
+            for key in ("max_tokens", "temperature", "top_p", "seed")}
 
 
 def _unclosed_think(text: str) -> bool:

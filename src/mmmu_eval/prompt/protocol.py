@@ -97,7 +97,7 @@ class EvalProtocol:
                 max_tokens=max_tokens,
                 temperature=config.temperature,
                 top_p=config.top_p,
-                seed=config.seed,
+                seed=config.generation_seed,
                 extra_body=extra,
             ),
             unreferenced_images=config.unreferenced_images,

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 from mmmu_eval.core.errors import MmmuEvalError, StoreError
 from mmmu_eval.core.records import Item, Response
+from mmmu_eval.core.renamed import renamed_keywords
 from mmmu_eval.results.results_json import Results, build_results, lookup, read_results
 from mmmu_eval.stats.intervals import RESAMPLES
 from mmmu_eval.scoring.answers import Answer, apply_answers, load_answer_dict
@@ -205,6 +206,7 @@ def _file_items(run_dir: Path) -> tuple[Item, ...]:
     return tuple(item_from_json(row, where) for where, row in rows)
 
 
+@renamed_keywords(seed="bootstrap_seed")
 def read_run(
     path: str | Path,
     *,
@@ -212,7 +214,7 @@ def read_run(
     rebuild: bool = True,
     answers: str | Path | Mapping[str, Answer] | None = None,
     bootstrap: int = RESAMPLES,
-    seed: int = 0,
+    bootstrap_seed: int = 0,
 ) -> FinishedRun:
     """Read a run directory; rebuild its results when results.json is missing. Writes nothing.
 
@@ -225,7 +227,7 @@ def read_run(
         answers: an official answer dict to score against (the test split), as a file path or as
             ``load_answer_dict`` read it; forces a rebuild.
         bootstrap: bootstrap resamples of the intervals when the results are rebuilt.
-        seed: the bootstrap's seed when the results are rebuilt.
+        bootstrap_seed: the bootstrap's seed when the results are rebuilt.
 
     Raises:
         StoreError: the directory is not a readable run.
@@ -273,7 +275,7 @@ def read_run(
     else:
         from mmmu_eval.results.harness import harness_section
 
-        results = build_results(scoring, items, manifest, bootstrap=bootstrap, seed=seed, responses=responses,
+        results = build_results(scoring, items, manifest, bootstrap=bootstrap, bootstrap_seed=bootstrap_seed, responses=responses,
                                 harness=harness_section(store.path, manifest, items, scoring, responses))
     lacking, problem = lacking_items(manifest, results)
     return FinishedRun(Path(store.path), manifest, results, items, responses, scoring, rebuilt=stored is None,

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from mmmu_eval.results.results_schema import Results
+from mmmu_eval.core.errors import same_again
 from mmmu_eval.core.manifest import MANIFEST, Manifest
 
 __all__ = ["RunResult"]
@@ -57,6 +58,7 @@ class RunResult:
         """0 when every item has an answer; 1 when some remain for ``--resume`` or rows were unreadable."""
         return 1 if self.unfinished or self.data_problems else 0
 
+    @property
     def message(self) -> str | None:
         """What to tell the user when items remain or dataset rows were left out, else None."""
         lines = []
@@ -64,12 +66,12 @@ class RunResult:
             shown = "; ".join(self.data_problems[:3]) + ("; ..." if len(self.data_problems) > 3 else "")
             lines.append(
                 f"{len(self.data_problems)} dataset row(s) could not be read and are not in this run ({shown}). "
-                f"Fix the data, then run the same command again to ask them (all are in {self.run_dir}/manifest.json)"
+                f"Fix the data, then {same_again()} to ask them (all are in {self.run_dir}/manifest.json)"
             )
         if self.unfinished:
             lines.append(
                 f"{self.counts['error']} item(s) failed and {self.counts['missing']} were not asked; they are "
-                f"not scored. Run the same command again (or add --resume) to retry them: {self.run_dir}"
+                f"not scored. {same_again(start=True)} to retry them: {self.run_dir}"
             )
         return "\n".join(lines) or None
 

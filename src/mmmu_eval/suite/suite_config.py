@@ -220,9 +220,9 @@ def resolve_suite_config(
     Raises:
         ConfigError: an unknown key (with the closest), a per-run field, or a bad value.
     """
-    from mmmu_eval.run.resolve import resolve_config
+    from mmmu_eval.run.resolve import renamed_settings, resolve_config
 
-    overrides = dict(overrides)
+    overrides = renamed_settings(overrides)
     suite_fields = {f.name for f in dataclasses.fields(SuiteConfig)} - {"run"}
     run_fields = {f.name for f in dataclasses.fields(RunConfig)}
     for key in overrides:

@@ -25,7 +25,7 @@ __all__ = ["evaluate_suite_ranks"]
 log = logging.getLogger(__name__)
 
 
-def evaluate_suite_ranks(overrides: Mapping[str, Any], launch: Launch, *, bootstrap: int,
+def evaluate_suite_ranks(overrides: Mapping[str, Any], launch: Launch, *, bootstrap: int, bootstrap_seed: int = 0,
                          timeout: float = DEFAULT_TIMEOUT_S, log_to: LogToArg = None) -> Any:
     """This rank's part of a distributed suite: the SuiteResult on rank 0, None elsewhere;
     ``log_to`` as ``evaluate_suite`` takes it (rank 0 logs the merged suite).
@@ -54,13 +54,14 @@ def evaluate_suite_ranks(overrides: Mapping[str, Any], launch: Launch, *, bootst
     def work() -> None:
         evaluate_suite(**mine, bootstrap=0, display=SuiteDisplay(plain=True))
 
-    merged = run_as_rank(launch, own, work, lambda: _merge_suite(config, launch.world_size, bootstrap), timeout=timeout)
+    merged = run_as_rank(launch, own, work, lambda: _merge_suite(config, launch.world_size, bootstrap, bootstrap_seed),
+                         timeout=timeout)
     if merged is not None:
         log_suite(logging_to, merged.suite_dir, merged.summary)
     return merged
 
 
-def _merge_suite(config: Any, world_size: int, bootstrap: int) -> Any:
+def _merge_suite(config: Any, world_size: int, bootstrap: int, bootstrap_seed: int) -> Any:
     """Rank 0: every run's shards into the suite's run directories, then the study over them."""
     from mmmu_eval.suite.execute import SuiteResult, open_suite, summarize
 
@@ -76,5 +77,5 @@ def _merge_suite(config: Any, world_size: int, bootstrap: int) -> Any:
             log.warning("%s: %s", run.name, exc)
             failures[run.name] = str(exc)
     summary = summarize(config.out, runs, model=config.run.model, config=config.to_json(), failures=failures,
-                        resamples=bootstrap, html=config.run.html)
+                        resamples=bootstrap, seed=bootstrap_seed, html=config.run.html)
     return SuiteResult(config.out, summary, results, failures)
