@@ -48,11 +48,16 @@ def test_the_same_seed_gives_the_same_answers_and_another_seed_others(tmp_path):
     def texts(result):
         return {i: r.text for i, r in RunStore.read(result.run_dir).responses().items()}
 
-    a = evaluate(model="random", seed=3, out=tmp_path / "a", **QUIET, **DEV)
-    b = evaluate(model="random", seed=3, out=tmp_path / "b", **QUIET, **DEV)
-    c = evaluate(model="random", seed=4, out=tmp_path / "c", **QUIET, **DEV)
+    a = evaluate(model="random", generation_seed=3, out=tmp_path / "a", **QUIET, **DEV)
+    b = evaluate(model="random", generation_seed=3, out=tmp_path / "b", **QUIET, **DEV)
+    c = evaluate(model="random", generation_seed=4, out=tmp_path / "c", **QUIET, **DEV)
     assert texts(a) == texts(b)
     assert texts(a) != texts(c)
+    with pytest.warns(DeprecationWarning, match="seed= is deprecated .* pass generation_seed="):
+        old = evaluate(model="random", seed=3, out=tmp_path / "old", **QUIET, **DEV)  # the name before, one release
+    assert texts(old) == texts(a) and old.manifest["config"]["generation_seed"] == 3
+    with pytest.raises(ConfigError, match="seed= and generation_seed= set the same thing"):
+        evaluate(model="random", seed=3, generation_seed=4, out=tmp_path / "both", **QUIET, **DEV)
 
 
 def test_resume_asks_only_failed_and_missing_items(tmp_path):

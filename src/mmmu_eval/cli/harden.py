@@ -15,7 +15,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from mmmu_eval.cli.run import _json_object, add_rank_timeout
-from mmmu_eval.cli.shared_flags import add_data, add_limit, add_split, add_subjects
+from mmmu_eval.cli.shared_flags import add_data, add_draw_seed, add_limit, add_split, add_subjects
 from mmmu_eval.core.config import help_of
 
 if TYPE_CHECKING:
@@ -69,7 +69,7 @@ def _input_flags(p: argparse.ArgumentParser) -> None:
     add_subjects(p, help="keep only these subjects")
     add_limit(p, help="keep the first N usable questions (to try a setting out)")
     p.add_argument("--subject", dest="default_subject", metavar="SUBJECT", help="subject of JSONL rows that name none")
-    p.add_argument("--seed", type=int, default=0, help="seeds every draw: trial seeds, the sample, shuffles, page styles (default 0)")
+    add_draw_seed(p, help="seeds every draw: trial seeds, the sample, shuffles, page styles (default 0)")
 
 
 def _model_flags(p: argparse.ArgumentParser) -> None:
@@ -138,13 +138,13 @@ def main(args: argparse.Namespace) -> int:
         run.update({k: getattr(args, k) for k in ("max_tokens", "batch_size") if getattr(args, k) is not None})
     if step == "filter":
         if launch is None:
-            result = harden.harden_filter(args.data, args.out, _filter_settings(args), seed=args.seed, run_settings=run,
+            result = harden.harden_filter(args.data, args.out, _filter_settings(args), draw_seed=args.draw_seed, run_settings=run,
                                           source=source)
         else:  # one rank of torchrun / accelerate launch: rank 0 gets the filter's result, the others None
             from mmmu_eval.harden.filter_ranks import harden_filter_ranks
 
             ranked = harden_filter_ranks(args.data, args.out, launch, timeout=args.rank_timeout,
-                                         settings=_filter_settings(args), seed=args.seed, run_settings=run, source=source)
+                                         settings=_filter_settings(args), draw_seed=args.draw_seed, run_settings=run, source=source)
             if ranked is None:
                 return 0
             result = ranked
@@ -157,9 +157,9 @@ def main(args: argparse.Namespace) -> int:
             max_tokens=args.max_tokens, base_urls=args.base_urls, position_dependent=args.position_dependent,
             check=harden.CheckSettings(models=args.check_models, trials=args.check_trials),
         )
-        result = harden.harden_augment(args.data, args.out, augment, seed=args.seed, run_settings=run, source=source)
+        result = harden.harden_augment(args.data, args.out, augment, draw_seed=args.draw_seed, run_settings=run, source=source)
     elif step == "render":
-        result = harden.harden_render(args.data, args.out, _render_settings(args), seed=args.seed, source=source)
+        result = harden.harden_render(args.data, args.out, _render_settings(args), draw_seed=args.draw_seed, source=source)
     else:
         augment = harden.AugmentSettings(
             model=args.augment_model, options=args.options, attempts=args.attempts, temperature=args.augment_temperature,
@@ -168,7 +168,7 @@ def main(args: argparse.Namespace) -> int:
         )
         result = harden.harden_all(
             args.data, args.out, filter=_filter_settings(args), augment=augment, render=_render_settings(args),
-            seed=args.seed, run_settings=run, source=source,
+            draw_seed=args.draw_seed, run_settings=run, source=source,
         )
     print_report(result.record, console)
     console.print(f"{step}: {result.status}, {escape(result.summary())} · output: {escape(str(result.out))}", soft_wrap=True)

@@ -5,7 +5,8 @@ choices and default; a subcommand adds the words that say what the flag does the
 commands whose printout is not the result); ``--data`` / ``--revision`` and the selection flags
 (``--benchmark``, ``--split``, ``--setting``, ``--subjects``, ``--limit``) say which items;
 ``--bootstrap`` / ``--bootstrap-seed`` size and seed the intervals; ``--fallback-seed`` seeds the
-official random fallback; ``--generation-seed`` the model's sampling; ``--published`` is the
+official random fallback; ``--generation-seed`` the model's sampling; ``--draw-seed`` a harden
+step's draws; ``--published`` is the
 figure a run is set against. ``tests/cli/test_thin_cli.py`` checks that no other module declares them.
 
 Every seed is named for what it seeds. ``--seed``, the name three of them shared before, still
@@ -21,7 +22,7 @@ from typing import Any
 
 from mmmu_eval.core.config import BENCHMARKS, MMMU_SPLITS, PRO_SETTINGS
 
-__all__ = ["add_benchmark", "add_bootstrap", "add_data", "add_fallback_seed", "add_generation_seed", "add_ids",
+__all__ = ["add_benchmark", "add_bootstrap", "add_data", "add_draw_seed", "add_fallback_seed", "add_generation_seed", "add_ids",
            "add_json", "add_json_file", "add_limit", "add_published", "add_revision", "add_setting", "add_split",
            "add_subjects", "published_flag"]
 
@@ -141,6 +142,11 @@ def add_generation_seed(parser: argparse.ArgumentParser, *, help: str) -> argpar
     """``--generation-seed N``: the model's sampling seed (RunConfig ``generation_seed``), and the
     deprecated ``--seed`` that ``run`` and ``suite`` had for it."""
     return _seed(parser, "--generation-seed", default=None, help=help, old_seed=True)
+
+
+def add_draw_seed(parser: argparse.ArgumentParser, *, help: str) -> argparse.Action:
+    """``--draw-seed N``: every random draw of a harden step, and the deprecated ``--seed`` it had."""
+    return _seed(parser, "--draw-seed", default=0, help=help, old_seed=True)
 
 
 def published_flag(text: str) -> str:
