@@ -50,14 +50,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from mmmu_eval.commands.compare import compare
-    from mmmu_eval.rendering.comparison_terminal import print_comparison
     from mmmu_eval.results.finished_run import read_run
 
     if len(args.runs) < 2:
         raise ConfigError("compare needs at least two run directories (RUN_A RUN_B)")
     if args.flips < 0 or args.bootstrap < 0:
         raise ConfigError("--flips and --bootstrap must be 0 or more")
-    console = Console(highlight=False)
     # the baseline read once
     runs = [read_run(path, bootstrap=args.bootstrap, bootstrap_seed=args.bootstrap_seed) for path in args.runs]
     comparisons = [
@@ -67,12 +65,20 @@ def run(args: argparse.Namespace) -> int:
                 bootstrap_seed=args.bootstrap_seed)
         for path, other in zip(args.runs[1:], runs[1:])
     ]
-    if args.json:
+    print_comparisons(comparisons, as_json=args.json, flips=args.flips)
+    return 0
+
+
+def print_comparisons(comparisons: list, *, as_json: bool, flips: int) -> None:
+    """The comparisons as JSON (one object for one pair), or each as tables under a rule."""
+    from mmmu_eval.rendering.comparison_terminal import print_comparison
+
+    if as_json:
         out = [c.to_json() for c in comparisons]
         print(json.dumps(out[0] if len(out) == 1 else out, indent=2))
-        return 0
+        return
+    console = Console(highlight=False)
     for c in comparisons:
         if len(comparisons) > 1:
             console.rule(f"{escape(c.label_a)} vs {escape(c.label_b)}")
-        print_comparison(c, console, max_flips=args.flips)
-    return 0
+        print_comparison(c, console, max_flips=flips)

@@ -13,7 +13,8 @@ import io
 import json
 import sys
 from collections import Counter
-from typing import TextIO
+from collections.abc import Sequence
+from typing import Any, TextIO
 
 from mmmu_eval.cli.shared_flags import (add_benchmark, add_data, add_json, add_limit, add_revision, add_setting,
                                         add_split, add_subjects)
@@ -128,24 +129,29 @@ def _benchmark(args: argparse.Namespace) -> str:
 
 
 def run_list(args: argparse.Namespace, out: TextIO | None = None) -> int:
-    from mmmu_eval.dataset.load import load_dataset
+    from mmmu_eval.dataset.load import load_benchmark
 
     out = out or sys.stdout
     if args.limit is not None and args.limit < 1:
         raise ConfigError("--limit must be at least 1")
-    ds = load_dataset(_benchmark(args), split=args.split, setting=args.setting, data=args.data,
-                      revision=args.revision, subjects=args.subjects)
+    ds = load_benchmark(_benchmark(args), split=args.split, setting=args.setting, data=args.data,
+                        revision=args.revision, subjects=args.subjects)
     shown = ds.items[: args.limit] if args.limit else ds.items
-    counts = _counts(ds.items)
     if args.json:
         record = {
             "benchmark": ds.benchmark, "split": ds.split, "setting": ds.setting, "source": ds.source,
-            "revision": ds.revision, "digest": ds.digest, "counts": counts,
+            "revision": ds.revision, "digest": ds.digest, "counts": _counts(ds.items),
             "items": [_row(item) for item in shown],
             "problems": [str(p) for p in ds.problems],
         }
         out.write(json.dumps(record, indent=2, ensure_ascii=False) + "\n")
-        return 0
+    else:
+        print_list(ds, shown, args.limit, out)
+    return 0
+
+
+def print_list(ds: Any, shown: Sequence[Item], limit: int | None, out: TextIO) -> None:
+    """The selection's items as a table, then its counts and the rows that could not be read."""
     where = ds.setting or ds.split
     out.write(f"{ds.benchmark} {where} from {ds.source} (revision {ds.revision})\n")
     rows = [("id", "subject", "type", "options", "images", "tokens")]
@@ -157,11 +163,10 @@ def run_list(args: argparse.Namespace, out: TextIO | None = None) -> int:
     for row in rows:
         out.write("  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip() + "\n")
     if len(shown) < len(ds.items):
-        out.write(f"... {len(ds.items) - len(shown)} more (--limit {args.limit})\n")
-    out.write(_counts_line(counts) + "\n")
+        out.write(f"... {len(ds.items) - len(shown)} more (--limit {limit})\n")
+    out.write(_counts_line(_counts(ds.items)) + "\n")
     for problem in ds.problems:
         out.write(f"skipped: {problem}\n")
-    return 0
 
 
 def _row(item: Item) -> dict[str, object]:
@@ -201,7 +206,7 @@ def _counts_line(c: dict[str, object]) -> str:
 
 
 def run_show(args: argparse.Namespace, out: TextIO | None = None) -> int:
-    from mmmu_eval.dataset.load import find_item, load_dataset
+    from mmmu_eval.dataset.load import find_item, load_benchmark
 
     out = out or sys.stdout
     benchmark = _benchmark(args)
@@ -213,16 +218,19 @@ def run_show(args: argparse.Namespace, out: TextIO | None = None) -> int:
         args.prompt, image_layout=args.image_layout, system=args.system_prompt,
         unreferenced_images=args.unreferenced_images,
     )
-    ds = load_dataset(benchmark, split=split, setting=args.setting, data=args.data,
-                      revision=args.revision, subjects=subjects)
+    ds = load_benchmark(benchmark, split=split, setting=args.setting, data=args.data,
+                        revision=args.revision, subjects=subjects)
     item = find_item(ds, args.id)
     model = _template_model(args)
-    if args.text and model is None:
-        out.write(prompt_text(item, protocol))
-        return 0
     if args.text:
-        out.write(model.render(build_request(item, protocol)))
+        out.write(prompt_text(item, protocol) if model is None else model.render(build_request(item, protocol)))
         return 0
+    return print_show(item, ds, protocol, model, out)
+
+
+def print_show(item: Item, ds: Any, protocol: EvalProtocol, model: Any, out: TextIO) -> int:
+    """The item, the request built from it (and as ``model``'s template renders it); 1 when no
+    request can be built from it."""
     _show_item(item, ds.source, ds.revision, out, appended=protocol.appends_loose_images)
     out.write("\n")
     try:

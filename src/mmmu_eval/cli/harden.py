@@ -9,7 +9,7 @@ both, to extend it). Running the same command again resumes the step.
 from __future__ import annotations
 
 import argparse
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 from rich.markup import escape
@@ -121,55 +121,62 @@ def _render_flags(p: argparse.ArgumentParser) -> None:
 
 
 def main(args: argparse.Namespace) -> int:
-    from mmmu_eval import harden
     from mmmu_eval.core.errors import ConfigError
-    from mmmu_eval.harden.harden_report import print_report
     from mmmu_eval.run.distributed import Launch
 
-    console = Console(highlight=False)
-    step = args.harden_step
-    source = _source_settings(args)
-    run = {k: getattr(args, k) for k in ("concurrency", "max_attempts", "request_timeout", "api_key_env", "extra_body") if getattr(args, k, None) is not None}
     launch = Launch.from_env()
-    if launch is not None and step != "filter":
-        raise ConfigError(f"harden {step} does not run under torchrun / accelerate launch ({launch.name}): only "
-                          "harden filter does (its local models' trials, one shard per rank); run this step as one process")
+    if launch is not None and args.harden_step != "filter":
+        raise ConfigError(f"harden {args.harden_step} does not run under torchrun / accelerate launch ({launch.name}): "
+                          "only harden filter does (its local models' trials, one shard per rank); run this step as one process")
+    result = call_step(args, launch)
+    if result is None:  # a rank of torchrun / accelerate launch other than 0
+        return 0
+    print_step(result, args.harden_step)
+    return result.exit_status
+
+
+def call_step(args: argparse.Namespace, launch: Any) -> Any:
+    """The step's one call (``harden_filter``, ``harden_augment`` / ``harden_apply``,
+    ``harden_render``, ``harden_all``) with the settings its flags say; None on a rank other than 0."""
+    from mmmu_eval import harden
+
+    step, source = args.harden_step, _source_settings(args)
+    run = {k: getattr(args, k) for k in ("concurrency", "max_attempts", "request_timeout", "api_key_env", "extra_body")
+           if getattr(args, k, None) is not None}
     if step in ("filter", "all"):
         run.update({k: getattr(args, k) for k in ("max_tokens", "batch_size") if getattr(args, k) is not None})
-    if step == "filter":
-        if launch is None:
-            result = harden.harden_filter(args.data, args.out, _filter_settings(args), draw_seed=args.draw_seed, run_settings=run,
-                                          source=source)
-        else:  # one rank of torchrun / accelerate launch: rank 0 gets the filter's result, the others None
-            from mmmu_eval.harden.filter_ranks import harden_filter_ranks
+    if step == "filter" and launch is not None:  # one rank of torchrun / accelerate launch: rank 0 gets the result
+        from mmmu_eval.harden.filter_ranks import harden_filter_ranks
 
-            ranked = harden_filter_ranks(args.data, args.out, launch, timeout=args.rank_timeout,
-                                         settings=_filter_settings(args), draw_seed=args.draw_seed, run_settings=run, source=source)
-            if ranked is None:
-                return 0
-            result = ranked
-    elif step == "augment" and args.apply is not None:
-        result = harden.harden_apply(args.data, args.out, args.apply, source=source,
-                                     check=harden.CheckSettings(models=args.check_models, trials=args.check_trials))
-    elif step == "augment":
+        return harden_filter_ranks(args.data, args.out, launch, timeout=args.rank_timeout, settings=_filter_settings(args),
+                                   draw_seed=args.draw_seed, run_settings=run, source=source)
+    if step == "filter":
+        return harden.harden_filter(args.data, args.out, _filter_settings(args), draw_seed=args.draw_seed,
+                                    run_settings=run, source=source)
+    if step == "augment" and args.apply is not None:
+        return harden.harden_apply(args.data, args.out, args.apply, source=source,
+                                   check=harden.CheckSettings(models=args.check_models, trials=args.check_trials))
+    if step == "augment":
         augment = harden.AugmentSettings(
             model=args.model, options=args.options, attempts=args.attempts, temperature=args.temperature,
             max_tokens=args.max_tokens, base_urls=args.base_urls, position_dependent=args.position_dependent,
-            check=harden.CheckSettings(models=args.check_models, trials=args.check_trials),
-        )
-        result = harden.harden_augment(args.data, args.out, augment, draw_seed=args.draw_seed, run_settings=run, source=source)
-    elif step == "render":
-        result = harden.harden_render(args.data, args.out, _render_settings(args), draw_seed=args.draw_seed, source=source)
-    else:
-        augment = harden.AugmentSettings(
-            model=args.augment_model, options=args.options, attempts=args.attempts, temperature=args.augment_temperature,
-            base_urls=args.augment_base_urls, position_dependent=args.position_dependent,
-            check=harden.CheckSettings(trials=args.check_trials),
-        )
-        result = harden.harden_all(
-            args.data, args.out, filter=_filter_settings(args), augment=augment, render=_render_settings(args),
-            draw_seed=args.draw_seed, run_settings=run, source=source,
-        )
+            check=harden.CheckSettings(models=args.check_models, trials=args.check_trials))
+        return harden.harden_augment(args.data, args.out, augment, draw_seed=args.draw_seed, run_settings=run, source=source)
+    if step == "render":
+        return harden.harden_render(args.data, args.out, _render_settings(args), draw_seed=args.draw_seed, source=source)
+    augment = harden.AugmentSettings(
+        model=args.augment_model, options=args.options, attempts=args.attempts, temperature=args.augment_temperature,
+        base_urls=args.augment_base_urls, position_dependent=args.position_dependent,
+        check=harden.CheckSettings(trials=args.check_trials))
+    return harden.harden_all(args.data, args.out, filter=_filter_settings(args), augment=augment,
+                             render=_render_settings(args), draw_seed=args.draw_seed, run_settings=run, source=source)
+
+
+def print_step(result: Any, step: str) -> None:
+    """The step's report, its status and output, then its messages and (at most ten) problems."""
+    from mmmu_eval.harden.harden_report import print_report
+
+    console = Console(highlight=False)
     print_report(result.record, console)
     console.print(f"{step}: {result.status}, {escape(result.summary())} · output: {escape(str(result.out))}", soft_wrap=True)
     err = Console(stderr=True, highlight=False)
@@ -180,7 +187,6 @@ def main(args: argparse.Namespace) -> int:
         err.print(f"[red]{problem.label}[/red] {escape(str(problem))}", soft_wrap=True)
     if len([p for p in result.problems if p.bad]) > len(shown):
         err.print(f"... and more: every one is in {escape(str(result.out / 'harden.json'))} (left_out)", soft_wrap=True)
-    return result.exit_status
 
 
 def _source_settings(args: argparse.Namespace) -> SourceSettings:

@@ -59,14 +59,16 @@ def _merge(args: argparse.Namespace) -> int:
         print(f"score it with: mmmu-eval score {out} --save")
     else:  # as `mmmu-eval score OUT --save` scores and prints it
         print_score(score(out, save=True), SHOWN_DISAGREEMENTS)
-    if merged.failed:
-        # Like `run`: a merged run that still holds failed items is not finished.
-        failed = merged.failed
-        shown = ", ".join(failed[:5]) + (", ..." if len(failed) > 5 else "")
-        Console(stderr=True, highlight=False).print(
-            f"[red]{len(failed)} item(s) failed in the shards and are not scored ({escape(shown)}). "
-            "Run each shard's command again (it retries them), then merge into a new --out.[/red]",
-            soft_wrap=True,
-        )
+    if merged.failed:  # like `run`: a merged run that still holds failed items is not finished
+        print_failed(merged.failed)
         return 1
     return 0
+
+
+def print_failed(failed: tuple[str, ...]) -> None:
+    shown = ", ".join(failed[:5]) + (", ..." if len(failed) > 5 else "")
+    Console(stderr=True, highlight=False).print(
+        f"[red]{len(failed)} item(s) failed in the shards and are not scored ({escape(shown)}). "
+        "Run each shard's command again (it retries them), then merge into a new --out.[/red]",
+        soft_wrap=True,
+    )
