@@ -40,7 +40,7 @@ from contextvars import ContextVar
 from pathlib import Path
 
 from mmmu_eval.core.atomic import LOCK_FILE
-from mmmu_eval.core.errors import StoreError
+from mmmu_eval.core.errors import StoreError, argument
 
 __all__ = ["LOCK_FILE", "hold_directory"]
 
@@ -69,7 +69,7 @@ def hold_directory(path: str | Path, command: str) -> Iterator[Path]:
         yield folder
         return
     if folder.exists() and not folder.is_dir():
-        raise StoreError("is a file, not a directory; choose another --out", folder)
+        raise StoreError(f"is a file, not a directory; choose another {argument('out')}", folder)
     made = _make_folders(folder)
     try:
         fd = _acquire(folder, command)
@@ -95,7 +95,7 @@ def _make_folders(folder: Path) -> list[Path]:
     try:
         folder.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
-        raise StoreError(f"cannot write ({exc.strerror or exc}); choose a writable --out", folder) from exc
+        raise StoreError(f"cannot write ({exc.strerror or exc}); choose a writable {argument('out')}", folder) from exc
     return missing
 
 
@@ -119,7 +119,7 @@ def _acquire(folder: Path, command: str) -> int:
             continue
         except OSError as exc:
             raise StoreError(
-                f"cannot write ({exc.strerror or exc}); choose a writable --out (nothing was sent to a model)",
+                f"cannot write ({exc.strerror or exc}); choose a writable {argument('out')} (nothing was sent to a model)",
                 folder) from exc
         try:
             _lock(fd)
@@ -132,7 +132,7 @@ def _acquire(folder: Path, command: str) -> int:
             ) from None
         except OSError as exc:
             os.close(fd)
-            raise StoreError(f"cannot lock {LOCK_FILE} ({exc.strerror or exc}); choose another --out", folder) from exc
+            raise StoreError(f"cannot lock {LOCK_FILE} ({exc.strerror or exc}); choose another {argument('out')}", folder) from exc
         if _still_there(file, fd):
             break
         os.close(fd)  # the holder before us removed this file as it let go: lock the new one
@@ -144,7 +144,7 @@ def _acquire(folder: Path, command: str) -> int:
     except OSError as exc:  # a full disk: the lock holds all the same, only the name is missing
         if exc.errno not in (28, 122):  # ENOSPC, EDQUOT
             os.close(fd)
-            raise StoreError(f"cannot write ({exc.strerror or exc}); choose a writable --out", folder) from exc
+            raise StoreError(f"cannot write ({exc.strerror or exc}); choose a writable {argument('out')}", folder) from exc
     return fd
 
 

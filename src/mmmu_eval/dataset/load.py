@@ -28,7 +28,7 @@ from mmmu_eval.dataset.hub import DEFAULT_REVISIONS
 from mmmu_eval.dataset.file_layout import Selection
 from mmmu_eval.dataset.normalize import to_item
 from mmmu_eval.dataset.parquet import read_rows
-from mmmu_eval.core.errors import ConfigError, DataError, did_you_mean
+from mmmu_eval.core.errors import ConfigError, DataError, argument, did_you_mean
 from mmmu_eval.core.records import Item
 
 __all__ = ["DEFAULT_REVISIONS", "Benchmark", "Dataset", "dataset_identity", "find_item", "load_benchmark", "load_dataset",
@@ -201,9 +201,9 @@ def _locate(
         got = hub.fetch(selection, revision)
         return "hub", got.commit, got.files
     if revision is not None:
-        raise ConfigError(f"--revision {revision} applies to --data hub only (got --data {data})")
+        raise ConfigError(f"{argument('revision', revision, typed=True)} applies to {argument('data', 'hub', typed=True)} only (got {argument('data', data, typed=True)})")
     if isinstance(data, str) and data == "sample":
-        found = snapshot.locate(sample.SAMPLE_ROOT, selection, partial_ok=True, name="--data sample (a few subjects only)")
+        found = snapshot.locate(sample.SAMPLE_ROOT, selection, partial_ok=True, name=f"{argument('data', 'sample', typed=True)} (a few subjects only)")
         return "sample", sample.sample_revision(), found.files
     found = snapshot.locate(data, selection)
     return str(Path(data)), found.commit or "local", found.files

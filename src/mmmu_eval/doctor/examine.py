@@ -20,7 +20,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from mmmu_eval.core.errors import ConfigError, argument
+from mmmu_eval.core.errors import ConfigError, argument, to_caller
 from mmmu_eval.core.records import Item, Response
 from mmmu_eval.doctor.causes import Cause, find_causes
 from mmmu_eval.doctor.diagnosis import Diagnosis
@@ -46,8 +46,11 @@ def published_row(value: str | float, benchmark: str, split: str | None,
     number = _number(value)
     if number is not None:
         if not 1.0 < number <= 100.0:
-            raise ConfigError(f"--published {value!r}: give the published accuracy in percent (58.6), "
-                              "above 1 and at most 100 (a fraction such as 0.586 is read as a mistake)")
+            raise ConfigError(to_caller(
+                cli=f"--published {value!r}: give the published accuracy in percent (58.6), above 1 and at "
+                    "most 100 (a fraction such as 0.586 is read as a mistake)",
+                python=f"published: {number:g}% is no published accuracy; give one above 1% and at most 100% "
+                       "(as a fraction, 0.586, or a percent string, \"58.6%\")"))
         return number, "given", None
     row = find_published(str(value), score_key(benchmark, split, setting))
     return row.percent, f"{row.model}, {sources()[row.source].title}", row

@@ -28,7 +28,7 @@ from pathlib import Path
 from types import ModuleType
 
 from mmmu_eval.dataset.load import Dataset, load_dataset
-from mmmu_eval.core.errors import ConfigError, DataError
+from mmmu_eval.core.errors import ConfigError, DataError, argument
 from mmmu_eval.core.records import Item, Response
 from mmmu_eval.scoring.harness_verdicts import HarnessVerdict
 from mmmu_eval.harnesses.readers.foreign import ForeignFile, ForeignRow
@@ -77,13 +77,13 @@ def target(foreign: ForeignFile, benchmark: str | None, split: str | None, setti
     said = _one(rows, "benchmark", foreign.path)
     chosen = benchmark or foreign.benchmark or said
     if said and chosen != said:
-        raise ConfigError(f"{foreign.path}: its rows are {said} but --benchmark {chosen} was asked; "
+        raise ConfigError(f"{foreign.path}: its rows are {said} but {argument('benchmark', chosen, typed=True)} was asked; "
                           "a run scores the benchmark its responses were asked from")
     if chosen is None:
         raise ConfigError(f"{foreign.path}: neither its name nor its rows say which benchmark it holds; "
-                          "pass --benchmark mmmu or --benchmark mmmu-pro (with --setting)")
+                          f"pass {argument('benchmark', 'mmmu', typed=True)} or {argument('benchmark', 'mmmu-pro', typed=True)} (with {argument('setting')})")
     if chosen not in ("mmmu", "mmmu-pro"):
-        raise ConfigError(f"--benchmark {chosen!r} is not mmmu or mmmu-pro")
+        raise ConfigError(f"{argument('benchmark', chosen)} is not mmmu or mmmu-pro")
     if chosen == "mmmu-pro":
         row_setting = _one(rows, "setting", foreign.path)
         chosen_setting = setting or foreign.setting or row_setting
@@ -91,7 +91,7 @@ def target(foreign: ForeignFile, benchmark: str | None, split: str | None, setti
             raise ConfigError(f"{foreign.path}: its rows are MMMU-Pro {row_setting} but {chosen_setting} was asked")
         if chosen_setting is None:
             raise ConfigError(f"{foreign.path}: it does not say which MMMU-Pro setting it holds; "
-                              "pass --setting standard-10, standard-4 or vision")
+                              f"pass {argument('setting', 'standard-10', typed=True)}, standard-4 or vision")
         return chosen, None, chosen_setting
     splits = Counter(r.split or _split_of(r.key) for r in rows)
     splits.pop(None, None)
@@ -99,7 +99,7 @@ def target(foreign: ForeignFile, benchmark: str | None, split: str | None, setti
     if chosen_split is None:
         if len(splits) > 1:
             counts = ", ".join(f"{n} {s}" for s, n in splits.most_common())
-            raise ConfigError(f"{foreign.path}: its rows mix MMMU splits ({counts}); pass --split to score one of them")
+            raise ConfigError(f"{foreign.path}: its rows mix MMMU splits ({counts}); pass {argument('split')} to score one of them")
         chosen_split = next(iter(splits), None) or "validation"
     return chosen, chosen_split, None
 
@@ -162,7 +162,7 @@ def join(
             prompts[item.id] = row.prompt
     notes = list(matcher.notes())
     if aside:
-        notes.append(f"{aside} row(s) of another split than {chosen_split} set aside (pass --split to score them)")
+        notes.append(f"{aside} row(s) of another split than {chosen_split} set aside (pass {argument('split')} to score them)")
     missing = _missing(foreign, matcher.typed, taken)
     return Joined(dataset, items, responses, harness, prompts, tuple(unjoined), tuple(notes),
                   missing=missing, expected=len(items) + len(missing))

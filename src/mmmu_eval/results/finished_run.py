@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from mmmu_eval.core.errors import MmmuEvalError, StoreError
+from mmmu_eval.core.errors import MmmuEvalError, StoreError, argument
 from mmmu_eval.core.records import Item, Response
 from mmmu_eval.core.renamed import renamed_keywords
 from mmmu_eval.results.results_json import Results, build_results, lookup, read_results
@@ -159,7 +159,7 @@ def run_items(
         # on the hub: a network error that said nothing about the damaged manifest.
         raise StoreError(
             "has no 'config', so which data the run used is unknown; "
-            "restore it from a copy, or run the evaluation again with a new --out",
+            f"restore it from a copy, or run the evaluation again with a new {argument('out')}",
             manifest_path,
         )
     config = record.config
@@ -202,7 +202,7 @@ def _file_items(run_dir: Path) -> tuple[Item, ...]:
 
     rows = RunStore(run_dir, writable=False).read_jsonl(ITEMS)
     if not rows:
-        raise StoreError(f"has no {ITEMS}, which holds this rescored run's items; rescore into a new --out", run_dir)
+        raise StoreError(f"has no {ITEMS}, which holds this rescored run's items; rescore into a new {argument('out')}", run_dir)
     return tuple(item_from_json(row, where) for where, row in rows)
 
 

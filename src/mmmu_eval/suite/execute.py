@@ -33,7 +33,7 @@ from mmmu_eval.run.backend_settings import backend_settings
 from mmmu_eval.core.clock import utc_now
 from mmmu_eval.core.atomic import remove_leftovers
 from mmmu_eval.core.aio import run_coroutine
-from mmmu_eval.core.errors import ConfigError, MmmuEvalError, StoreError, same_again
+from mmmu_eval.core.errors import ConfigError, MmmuEvalError, StoreError, argument, same_again
 from mmmu_eval.core.renamed import renamed_keywords
 from mmmu_eval.run.finished import finished_result
 from mmmu_eval.run.resolve import Unpack
@@ -305,11 +305,11 @@ def open_suite(config: SuiteConfig, runs: list[SuiteRun]) -> None:
     """
     out = config.out
     if out.exists() and not out.is_dir():
-        raise StoreError("is a file, not a suite directory; choose another --out", out)
+        raise StoreError(f"is a file, not a suite directory; choose another {argument('out')}", out)
     if (out / MANIFEST).exists():
-        raise StoreError("is a run directory, not a suite; choose another --out", out)
+        raise StoreError(f"is a run directory, not a suite; choose another {argument('out')}", out)
     if not (out / SUITE_FILE).exists() and holds_more_than_ranks(out):  # a distributed suite's ranks: suite/suite_ranks.py
-        raise StoreError(f"is a non-empty directory without a {SUITE_FILE}; choose a new --out", out)
+        raise StoreError(f"is a non-empty directory without a {SUITE_FILE}; choose a new {argument('out')}", out)
     for run in runs:
         partial = build_manifest(config=run.config.to_manifest(), protocol=EvalProtocol.from_config(run.config).describe())
         check_run_dir(run.config, partial)  # as `run` refuses it, with the hint for a run of the old image rule
@@ -317,7 +317,7 @@ def open_suite(config: SuiteConfig, runs: list[SuiteRun]) -> None:
         out.mkdir(parents=True, exist_ok=True)
         remove_leftovers(out)  # of a suite killed while writing its first suite.json
     except OSError as exc:
-        raise StoreError(f"cannot be created ({exc.strerror or exc}); choose a writable --out", out) from exc
+        raise StoreError(f"cannot be created ({exc.strerror or exc}); choose a writable {argument('out')}", out) from exc
     old = read_summary(out) or {}
     document = {
         **_header(config.run.model, config.to_json(), runs, started_at=old.get("started_at")),

@@ -27,7 +27,7 @@ from typing import Any
 
 from mmmu_eval.backends.base import Backend
 from mmmu_eval.core.config import RunConfig
-from mmmu_eval.core.errors import ConfigError, did_you_mean
+from mmmu_eval.core.errors import ConfigError, argument, did_you_mean
 from mmmu_eval.run.dry_run import RunPlan
 from mmmu_eval.run.resolve import RunTemplateArgs, Unpack, slug
 from mmmu_eval.core.manifest import MANIFEST
@@ -126,7 +126,7 @@ class SuiteConfig:
                 if value not in known:
                     raise ConfigError(f"--{name} {value!r} is not one of {', '.join(known)}{did_you_mean(value, known)}")
         if self.ocr and "vision" not in self.settings:
-            raise ConfigError("--ocr adds vision with the OCR prompt, but --settings leaves vision out; add vision")
+            raise ConfigError(f"{argument('ocr', True)} adds vision with the OCR prompt, but {argument('settings')} leaves vision out; add vision")
         if self.run.benchmark != "mmmu-pro":
             raise ConfigError("a suite's run template is MMMU-Pro's; the MMMU run is made from it")
 
@@ -146,10 +146,10 @@ class SuiteConfig:
         if data in ("hub", "sample") or (Path(data).expanduser() / "MMMU").is_dir():
             return data
         if not Path(data).expanduser().is_dir():
-            raise ConfigError(f"--data {data}: no such directory (expected hub, sample, or a snapshot directory)")
+            raise ConfigError(f"{argument('data', data, typed=True)}: no such directory (expected hub, sample, or a snapshot directory)")
         raise ConfigError(
-            f"--data {data} is an MMMU-Pro snapshot without an MMMU folder; give the MMMU validation "
-            "data with --mmmu-data (hub, sample or a snapshot directory), or leave MMMU out with --no-mmmu"
+            f"{argument('data', data, typed=True)} is an MMMU-Pro snapshot without an MMMU folder; give the MMMU validation "
+            f"data with {argument('mmmu_data')} (hub, sample or a snapshot directory), or leave MMMU out with {argument('no_mmmu')}"
         )
 
     def runs(self) -> list[SuiteRun]:

@@ -15,7 +15,7 @@ import logging
 from pathlib import Path
 from typing import Any, Mapping
 
-from mmmu_eval.core.errors import ConfigError, MmmuEvalError
+from mmmu_eval.core.errors import ConfigError, MmmuEvalError, argument
 from mmmu_eval.run.distributed import DEFAULT_TIMEOUT_S, Launch
 from mmmu_eval.run.launcher_ranks import finish_merged, pin_vllm_devices, rank_device, rank_dir, run_as_rank
 from mmmu_eval.tracking.spec import LogToArg
@@ -41,10 +41,10 @@ def evaluate_suite_ranks(overrides: Mapping[str, Any], launch: Launch, *, bootst
 
     logging_to = as_log_to(log_to)
     if overrides.get("shard") is not None:
-        raise ConfigError(f"--shard does not go with {launch.name} of a launcher: each rank takes shard "
-                          "RANK+1/WORLD_SIZE of every run itself; drop --shard")
+        raise ConfigError(f"{argument('shard')} does not go with {launch.name} of a launcher: each rank takes shard "
+                          f"RANK+1/WORLD_SIZE of every run itself; drop {argument('shard')}")
     if overrides.get("out") is None:
-        raise ConfigError("a suite under torchrun / accelerate launch needs --out DIR, the same on every rank")
+        raise ConfigError(f"a suite under torchrun / accelerate launch needs {argument('out')} DIR, the same on every rank")
     config, _ = resolve_suite_config(None, dict(overrides))
     own = rank_dir(config.out, launch.rank, launch.world_size)
     # Each rank's own suite is a means: no study intervals, no pages; the merged suite has them.

@@ -33,7 +33,7 @@ import json
 from pathlib import Path
 from types import ModuleType
 
-from mmmu_eval.core.errors import ConfigError, DataError
+from mmmu_eval.core.errors import ConfigError, DataError, argument
 from mmmu_eval.harnesses.readers import inspect_log, lmms_eval, plain_jsonl, verifiers_output, vlmevalkit
 from mmmu_eval.harnesses.readers.foreign import ForeignFile, NoRows, empty_file_error, first_json_line, is_empty
 from mmmu_eval.harnesses.readers.official import FORMATS as OFFICIAL_FORMATS
@@ -89,10 +89,10 @@ def detect(path: Path) -> tuple[str, str]:
     if guessed is None:
         undecodable = _not_text(path)
         if undecodable:
-            raise DataError(f"{path}: not UTF-8 text ({undecodable}); --format auto recognises no format in it")
+            raise DataError(f"{path}: not UTF-8 text ({undecodable}); {argument('format', 'auto', typed=True)} recognises no format in it")
         what = "folder" if path.is_dir() else f"{path.suffix or 'extensionless'} file"
         raise ConfigError(
-            f"{path}: --format auto does not recognise this {what}; name its format with --format "
+            f"{path}: {argument('format', 'auto', typed=True)} does not recognise this {what}; name its format with {argument('format')} "
             f"(one of {', '.join(f for f in FORMATS if f != 'auto')})"
         )
     return guessed
@@ -107,7 +107,7 @@ def read_foreign(path: Path, format: str) -> ForeignFile:
     """
     module = READERS.get(format)
     if module is None:
-        raise ConfigError(f"--format {format!r} is not one of {', '.join(FORMATS)}")
+        raise ConfigError(f"{argument('format', format)} is not one of {', '.join(FORMATS)}")
     path = Path(path)
     if path.is_file() and is_empty(path):
         raise empty_file_error(path)
