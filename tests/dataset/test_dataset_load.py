@@ -100,7 +100,7 @@ def test_snapshot_root_may_hold_both_benchmarks(snap):
         (dict(benchmark="mmmu", setting="vision"), "applies to mmmu-pro only"),
         (dict(benchmark="mmmu-pro", split="validation"), "one split"),
         (dict(benchmark="mmmu-pro", setting="standard-7"), "unknown MMMU-Pro setting"),
-        (dict(benchmark="mmmu", revision="main"), "applies to --data hub only"),
+        (dict(benchmark="mmmu", revision="main"), "revision='main' applies to data='hub' only"),
     ],
 )
 def test_wrong_requests_are_config_errors(snap, kwargs, message):

@@ -166,7 +166,7 @@ def test_limit_applies_before_the_shard_and_ids_keep_dataset_order():
 
 def test_an_unknown_id_is_a_config_error_with_the_closest_ids():
     items = load_dataset("mmmu", split="dev", data="sample").items
-    with pytest.raises(ConfigError, match=r"--ids: .*dev_Accounting_1"):
+    with pytest.raises(ConfigError, match=r"ids=: .*dev_Accounting_1"):
         select_items(items, RunConfig(model="random", ids=("dev_Acounting_1",)))
 
 

@@ -186,10 +186,10 @@ def test_a_bad_audit_file_is_one_clear_error(tmp_path, audit_json):
         return evaluate(model="frequent", benchmark="mmmu", split="validation", data="sample", out=str(tmp_path / "r"),
                         display=NullDisplay(), html=False, sample_audit=str(path), **kw)
 
-    with pytest.raises(ConfigError, match="--sample-audit applies to a sampled run"):
+    with pytest.raises(ConfigError, match="sample_audit= applies to a sampled run: add sample= K"):
         run(audit_json)
     (tmp_path / "bad.json").write_text("{")
-    with pytest.raises(ConfigError, match="bad.json: cannot be read as JSON"):
+    with pytest.raises(ConfigError, match="bad.json': cannot be read as JSON"):
         run(tmp_path / "bad.json", sample=K)
     old = json.loads(audit_json.read_text())
     del old["items"]["responses"]

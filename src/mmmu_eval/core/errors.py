@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
-from pathlib import Path
+from pathlib import Path, PurePath
 
 
 __all__ = ["BackendError", "ConfigError", "DataError", "MmmuEvalError", "StoreError", "argument", "did_you_mean",
@@ -95,15 +95,16 @@ class _Caller:
 _NOT_GIVEN = object()
 
 
-def argument(name: str, value: object = _NOT_GIVEN, *, typed: bool = False) -> str:
+def argument(name: str, value: object = _NOT_GIVEN, *, typed: bool = False, flag: str | None = None) -> str:
     """An argument named as the caller wrote it, for an error message: the one place that spells
     one, so that Python errors name Python arguments and the CLI's its flags.
 
     ``name`` is the keyword (``split``, ``resume``); ``value``, when given, is shown with it.
     A Python caller reads ``split='devv'``, ``resume=True``, ``out=``; the command line reads
     ``--split 'devv'``, ``--resume``, ``--out`` (its own flag for the keyword, such as
-    ``--parser`` for ``parsers``; else the keyword with dashes). ``typed``: the command line
-    shows the value as typed, unquoted (a path, ``--shard 3/2``).
+    ``--parser`` for ``parsers``; else ``flag`` where the caller's name is another one, as
+    ``EvalProtocol(mode=)`` is ``--prompt``; else the keyword with dashes). ``typed``: the command
+    line shows the value as typed, unquoted (a path, ``--shard 3/2``).
 
     >>> argument("split", "devv"), argument("resume", True), argument("out")
     ("split='devv'", 'resume=True', 'out=')
@@ -112,9 +113,11 @@ def argument(name: str, value: object = _NOT_GIVEN, *, typed: bool = False) -> s
     ("--split 'devv'", '--resume', '--no-html', '--parser')
     """
     flags = _Caller.flags
+    if isinstance(value, PurePath):  # a path reads as the text it was given as, either way
+        value = str(value)
     if flags is None:
         return f"{name}=" if value is _NOT_GIVEN else f"{name}={value!r}"
-    flag = flags.get(name) or "--" + name.replace("_", "-")
+    flag = flags.get(name) or flag or "--" + name.replace("_", "-")
     if value is _NOT_GIVEN or value is True:
         return flag
     if value is False:

@@ -72,8 +72,8 @@ def target(foreign: ForeignFile, benchmark: str | None, split: str | None, setti
     for flag, asked, held in (("benchmark", benchmark, foreign.benchmark), ("setting", setting, foreign.setting),
                               ("split", split, foreign.split)):
         if asked and held and asked != held and not (flag == "split" and asked in in_rows):
-            raise ConfigError(f"{foreign.path}: --{flag} {asked} was asked, but {told} says {held}; "
-                              f"drop --{flag} or rescore the file that holds {asked}")
+            raise ConfigError(f"{foreign.path}: {argument(flag, asked, typed=True)} was asked, but {told} says {held}; "
+                              f"drop {argument(flag)} or rescore the file that holds {asked}")
     said = _one(rows, "benchmark", foreign.path)
     chosen = benchmark or foreign.benchmark or said
     if said and chosen != said:

@@ -42,7 +42,7 @@ PROMPTS: tuple[str, ...] = ("direct", "cot")
 #: RunConfig fields the suite sets per run; a caller who sets them is told what to use instead.
 _PER_RUN = {
     "benchmark": "the suite runs both benchmarks (mmmu=False leaves MMMU out)",
-    "setting": "use settings=... (--settings)",
+    "setting": "use settings=... (--settings)",  # both spellings: said of a keyword a suite refuses
     "split": "the suite's MMMU run is the validation split",
     "prompt": "use prompts=... (--prompts) and ocr=True (--ocr)",
     "out": None,  # the suite's own out, below
@@ -121,10 +121,10 @@ class SuiteConfig:
     def __post_init__(self) -> None:
         for name, values, known in (("settings", self.settings, SETTINGS), ("prompts", self.prompts, PROMPTS)):
             if not values:
-                raise ConfigError(f"--{name}: name at least one of {', '.join(known)}")
+                raise ConfigError(f"{argument(name)} names none: name at least one of {', '.join(known)}")
             for value in values:
                 if value not in known:
-                    raise ConfigError(f"--{name} {value!r} is not one of {', '.join(known)}{did_you_mean(value, known)}")
+                    raise ConfigError(f"{argument(name, value)} is not one of {', '.join(known)}{did_you_mean(value, known)}")
         if self.ocr and "vision" not in self.settings:
             raise ConfigError(f"{argument('ocr', True)} adds vision with the OCR prompt, but {argument('settings')} leaves vision out; add vision")
         if self.run.benchmark != "mmmu-pro":
@@ -149,7 +149,7 @@ class SuiteConfig:
             raise ConfigError(f"{argument('data', data, typed=True)}: no such directory (expected hub, sample, or a snapshot directory)")
         raise ConfigError(
             f"{argument('data', data, typed=True)} is an MMMU-Pro snapshot without an MMMU folder; give the MMMU validation "
-            f"data with {argument('mmmu_data')} (hub, sample or a snapshot directory), or leave MMMU out with {argument('no_mmmu')}"
+            f"data with {argument('mmmu_data')} (hub, sample or a snapshot directory), or leave MMMU out with {argument('mmmu', False)}"
         )
 
     def runs(self) -> list[SuiteRun]:
