@@ -12,9 +12,11 @@ Each foreign-format module has the same small surface:
 format     reads
 ========== ==================================================================================
 lmms-eval  ``--log_samples`` logs of the MMMU and MMMU-Pro tasks (``readers/lmms_eval.py``)
-vlmevalkit prediction files ``<model>_<dataset>.xlsx|tsv`` and their result files
+vlmevalkit prediction files ``<model>_<dataset>.xlsx|tsv|json``, their result and detailed-results files
 inspect    Inspect ``.eval`` / ``.json`` logs of inspect_evals' MMMU tasks
 verifiers  ``vf-eval`` outputs: ``traces.jsonl`` (0.4) or ``results.jsonl`` + ``metadata.json``
+evalscope  EvalScope run folders (``reviews/<model>/mmmu_<Subject>.jsonl``) or one review file
+lighteval  lighteval details (``details_mmmu_pro:<setting>|0_<time>.parquet``) of its MMMU-Pro tasks
 jsonl      ``{"id", "response"}`` rows
 ========== ==================================================================================
 
@@ -34,13 +36,21 @@ from pathlib import Path
 from types import ModuleType
 
 from mmmu_eval.errors import ConfigError, DataError
-from mmmu_eval.rescore.readers import inspect_log, lmms_eval, plain_jsonl, verifiers_output, vlmevalkit
+from mmmu_eval.rescore.readers import (
+    evalscope,
+    inspect_log,
+    lighteval,
+    lmms_eval,
+    plain_jsonl,
+    verifiers_output,
+    vlmevalkit,
+)
 from mmmu_eval.rescore.readers.base import ForeignFile, NoRows, empty_file_error, first_json_line, is_empty
 from mmmu_eval.rescore.readers.official import FORMATS as OFFICIAL_FORMATS
 
 #: The foreign formats, in the order ``auto`` tries them (the plainest last).
 READERS: dict[str, ModuleType] = {
-    m.NAME: m for m in (lmms_eval, vlmevalkit, inspect_log, verifiers_output, plain_jsonl)
+    m.NAME: m for m in (lmms_eval, vlmevalkit, inspect_log, verifiers_output, evalscope, lighteval, plain_jsonl)
 }
 #: The official MMMU-Pro output's own columns (besides ``id``), by which ``auto`` knows it.
 _PRO_COLUMNS = frozenset(("options", "answer", "response", "question", "shuffled_options", "shuffled_options_answer"))

@@ -46,7 +46,8 @@ class ForeignRow:
     prompt: str = ""
     """The prompt text the harness sent, when it recorded it (shown in the report)."""
     content: tuple[str, ...] = ()
-    """Question and option texts, for rows keyed by a number under the ``content`` scheme."""
+    """Question and option texts, for rows keyed by a number under the ``content`` scheme; under a
+    ``position`` scheme, the option texts the item at that position must have (checked by the join)."""
 
 
 @dataclass(frozen=True)
@@ -88,6 +89,8 @@ class ForeignFile:
     what the file should cover. None: every item of its split (and question type, and subjects)."""
     subjects: tuple[str, ...] | None = None
     """The subjects the harness was asked for (Inspect's ``task_args.subjects``); None for all."""
+    setting_evidence: str = ""
+    """Why the reader could not tell the MMMU-Pro setting (what it found), said when ``--setting`` is needed."""
 
 
 # -- small helpers every reader uses ----------------------------------------------------------
