@@ -97,6 +97,9 @@ def detect(path: Path) -> tuple[str, str]:
         raise empty_file_error(path)
     guessed = guess_format(path)
     if guessed is None:
+        binary = binary_kind(path)
+        if binary:
+            raise DataError(f"{path}: {binary}; --format auto recognises no format in it")
         undecodable = _not_text(path)
         if undecodable:
             raise DataError(f"{path}: not UTF-8 text ({undecodable}); --format auto recognises no format in it")
@@ -121,6 +124,11 @@ def read_foreign(path: Path, format: str) -> ForeignFile:
     path = Path(path)
     if path.is_file() and is_empty(path):
         raise empty_file_error(path)
+    kind = _magic(path)
+    if kind and format not in _BINARY_READERS[kind]:
+        guess = guess_format(path)
+        hint = f"; it looks like --format {guess[0]} ({guess[1]})" if guess else ""
+        raise DataError(f"{path}: {binary_kind(path)}, which --format {format} does not read{hint}")
     try:
         return module.read(path)
     except NoRows as exc:  # which format the file looks like: only the registry knows every reader
@@ -130,6 +138,55 @@ def read_foreign(path: Path, format: str) -> ForeignFile:
 def reader(format: str) -> ModuleType | None:
     """The module of a foreign format (None for the official ones)."""
     return READERS.get(format)
+
+
+#: Binary file types (by their first bytes) -> the formats whose files they can be.
+_BINARY_READERS = {"parquet": {"lighteval"}, "xlsx": {"vlmevalkit"}, "zip": {"inspect"}, "gzip": set()}
+
+
+def _magic(path: Path) -> str | None:
+    """``parquet``, ``xlsx``, ``zip`` or ``gzip`` by a file's first bytes; None for anything else."""
+    if not path.is_file():
+        return None
+    try:
+        with path.open("rb") as fh:
+            head = fh.read(4)
+    except OSError:
+        return None
+    if head == b"PAR1":
+        return "parquet"
+    if head[:2] == b"\x1f\x8b":
+        return "gzip"
+    if head == b"PK\x03\x04":
+        import zipfile
+
+        try:
+            with zipfile.ZipFile(path) as archive:
+                return "xlsx" if "xl/workbook.xml" in archive.namelist() else "zip"
+        except (zipfile.BadZipFile, OSError):
+            return "zip"
+    return None
+
+
+def binary_kind(path: Path) -> str | None:
+    """What a binary file is, in words, with the columns it holds where cheap; None for text."""
+    kind = _magic(path)
+    if kind == "parquet":
+        columns = lighteval.parquet_columns(path)
+        return ("an Apache Parquet file" + (f" with columns {', '.join(columns[:8])}" if columns else "")
+                + " (lighteval's details have doc, model_response and metric)")
+    if kind == "xlsx":
+        try:
+            header = [h for h in vlmevalkit.read_table(path, limit=0)[0] if h]
+        except (ConfigError, DataError):
+            header = []
+        return ("an Excel workbook (.xlsx)" + (f" whose first sheet has columns {', '.join(header[:8])}" if header else "")
+                + " (VLMEvalKit's prediction files have index and prediction)")
+    if kind == "zip":
+        return "a zip archive (Inspect's .eval logs are zip archives)"
+    if kind == "gzip":
+        return "a gzip-compressed file (decompress it first)"
+    return None
 
 
 def _not_text(path: Path) -> str | None:

@@ -58,7 +58,7 @@ def sniff(path: Path, first: dict | None) -> str | None:
         return f"a folder with lighteval details ({found[0].name})" if found else None
     if not is_parquet(path):
         return None
-    names = _top_columns(path)
+    names = set(parquet_columns(path))
     if {"doc", "model_response", "metric"} <= names:
         return "a parquet file with lighteval's doc, model_response and metric columns"
     return None
@@ -141,13 +141,14 @@ def is_parquet(path: Path) -> bool:
         return False
 
 
-def _top_columns(path: Path) -> set[str]:
+def parquet_columns(path: Path) -> list[str]:
+    """The top-level columns of a parquet file; [] when its footer cannot be read."""
     import pyarrow.parquet as pq
 
     try:
-        return set(pq.read_schema(path).names)
+        return list(pq.read_schema(path).names)
     except Exception:  # pyarrow raises its own errors for a damaged footer
-        return set()
+        return []
 
 
 def _read_columns(path: Path) -> dict[str, list]:
