@@ -164,7 +164,7 @@ def _magic(path: Path) -> str | None:
             with zipfile.ZipFile(path) as archive:
                 return "xlsx" if "xl/workbook.xml" in archive.namelist() else "zip"
         except (zipfile.BadZipFile, OSError):
-            return "zip"
+            return None  # a damaged archive: its reader says what is wrong with it
     return None
 
 

@@ -106,7 +106,8 @@ def read(path: Path) -> ForeignFile:
         raise no_rows_error(path, NAME, EXPECTED, problems)
     notes = []
     if results is None:
-        notes.append(f"no {predictions.stem}_*_result or {_DETAILED} file next to it: VLMEvalKit's own verdicts are unknown")
+        notes.append(f"no {predictions.stem}_*_result file (nor {_DETAILED}) next to it: VLMEvalKit's own "
+                     "verdicts are unknown")
         if predictions.suffix == ".json":
             notes.append("VLMEvalKit's own evaluation of PRED_FORMAT=json predictions fails (it sorts the JSON list as a "
                          "table), so it writes no verdicts for them")
