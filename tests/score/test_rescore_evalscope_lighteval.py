@@ -164,9 +164,10 @@ def test_the_standard10_run_lacks_the_row_lighteval_crashes_on():
 
 
 def test_a_renamed_lighteval_file_still_says_its_setting_in_its_rows(tmp_path):
-    shutil.copy(_details("standard10"), tmp_path / "scores.parquet")
-    result = rescore(tmp_path / "scores.parquet", data="sample")
-    assert result.format == "lighteval" and result.dataset.setting == "standard-10"
+    for setting, expected in (("standard4", "standard-4"), ("standard10", "standard-10")):
+        shutil.copy(_details(setting), tmp_path / f"{setting}.parquet")
+        result = rescore(tmp_path / f"{setting}.parquet", data="sample")
+        assert result.format == "lighteval" and result.dataset.setting == expected
 
 
 def test_lighteval_vision_rows_are_read_by_position_only_after_checking_their_options():

@@ -52,6 +52,9 @@ def test_a_json_prediction_file_is_recognised_and_read():
     raw = {row["id"]: row["prediction"] for row in json.loads(path.read_text()) if row["split"] == "validation"}
     assert {k: r.text for k, r in result.responses.items()} == raw
     assert result.harness == {} and result.explanation.graded == 0
+    # Its empty option cells are JSON NaN: an open question's row has no options, only its question.
+    (open_row,) = [r for r in result.source.rows if r.key == "validation_Accounting_1"]
+    assert open_row.content == ("<image 1> What is the total of the Amount column in the table?",)
     assert any("PRED_FORMAT=json predictions fails" in n for n in result.notes)
     # The same responses as the xlsx run of the same server: the same official verdicts.
     xlsx = rescore(_file("vlmevalkit_xlsx", ".xlsx"), data="sample")
@@ -83,3 +86,17 @@ def test_detailed_results_give_the_verifier_s_verdicts(run, suffix):
             row = next(r for r in csv.DictReader(fh) if r["Category"] == "validation")
         assert result.source.recorded.accuracy == pytest.approx(float(row["Accuracy"]) / 100)
         assert result.source.recorded.n == int(row["Total"]) == 40
+
+
+def test_the_verifier_s_accuracy_file_is_in_percent(tmp_path):
+    """Its verifier scored every row wrong (0.0 either way), so the percent is checked on a copy
+    whose validation Accuracy is set to 25.0."""
+    import shutil
+
+    for file in _file("vlmevalkit_verifier", ".xlsx").parent.glob(f"{STEM}*"):
+        shutil.copy(file, tmp_path / file.name)
+    acc = tmp_path / f"{STEM}_acc.csv"
+    lines = acc.read_text().splitlines()
+    acc.write_text("\n".join(line.replace('"0.0"', '"25.0"') if line.startswith('"validation"') else line
+                             for line in lines) + "\n")
+    assert rescore(tmp_path / f"{STEM}.xlsx", data="sample").source.recorded.accuracy == pytest.approx(0.25)
