@@ -217,6 +217,24 @@ def no_rows_error(path: Path, fmt: str, expected: str, problems: list[str]) -> N
     return NoRows(path, fmt, expected, problems)
 
 
+def the_one_file(path: Path, found: Sequence[Path], missing: str, several: str) -> Path:
+    """``path`` when it is a file, else the only one of ``found`` in it; one clear error otherwise.
+
+    ``missing`` says what was looked for (``"no lmms-eval samples file ... in it"``), ``several``
+    what the files are (``"samples files"``).
+    """
+    if not path.exists():
+        raise ConfigError(f"{path}: no such file or folder")
+    if not path.is_dir():
+        return path
+    if len(found) == 1:
+        return found[0]
+    if not found:
+        raise DataError(f"{path}: {missing}")
+    listed = ", ".join(str(p.relative_to(path)) for p in found[:6])
+    raise DataError(f"{path}: {len(found)} {several} ({listed}); name the one to rescore")
+
+
 def is_empty(path: Path) -> bool:
     """True for a file with no bytes, or only whitespace (a harness that wrote nothing)."""
     try:

@@ -36,6 +36,7 @@ from mmmu_eval.rescore.readers.base import (
     other_benchmark_error,
     prompt_text,
     read_json,
+    the_one_file,
 )
 from mmmu_eval.score.harness_verdicts import HarnessVerdict, RecordedScore
 
@@ -188,17 +189,9 @@ def _details_files(folder: Path) -> list[Path]:
 
 
 def _details_file(path: Path) -> Path:
-    if not path.exists():
-        raise ConfigError(f"{path}: no such file or folder")
-    if not path.is_dir():
-        return path
-    found = _details_files(path)
-    if len(found) == 1:
-        return found[0]
-    if not found:
-        raise DataError(f"{path}: no lighteval details file of an MMMU-Pro task in it (details_mmmu_pro:<setting>|0_<time>.parquet)")
-    listed = ", ".join(str(p.relative_to(path)) for p in found[:6])
-    raise DataError(f"{path}: {len(found)} lighteval details files ({listed}); name the one to rescore")
+    return the_one_file(path, _details_files(path) if path.is_dir() else [],
+                        "no lighteval details file of an MMMU-Pro task in it (details_mmmu_pro:<setting>|0_<time>.parquet)",
+                        "lighteval details files")
 
 
 def _recorded(details: Path, task: str, time: str | None) -> tuple[RecordedScore | None, Path | None, str | None]:

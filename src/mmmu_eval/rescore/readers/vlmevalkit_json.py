@@ -16,7 +16,8 @@ import json
 import math
 from pathlib import Path
 
-from mmmu_eval.errors import ConfigError, DataError
+from mmmu_eval.errors import DataError
+from mmmu_eval.rescore.readers.base import read_json
 
 #: What a VLMEvalKit JSON table is.
 EXPECTED = "VLMEvalKit's JSON rows (a list of objects with index and prediction)"
@@ -36,18 +37,10 @@ def json_rows(path: Path, limit: int | None = None) -> list[list[object]]:
     """``[header, row, ...]`` of a JSON table, cells as written (a ``NaN`` cell as None).
 
     Raises:
-        DataError: not JSON, or JSON that is not a list of row objects (what it is instead named).
+        DataError: not UTF-8 JSON, or JSON that is not a list of row objects (what it is instead named).
+        ConfigError: the file cannot be read.
     """
-    try:
-        text = path.read_text(encoding="utf-8")
-    except UnicodeDecodeError as exc:
-        raise DataError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start}); expected {EXPECTED}") from None
-    except OSError as exc:
-        raise ConfigError(f"{path}: cannot read ({exc.strerror or exc})") from None
-    try:
-        value = json.loads(text)
-    except ValueError as exc:
-        raise DataError(f"{path}: not valid JSON ({exc}); expected {EXPECTED}") from None
+    value = read_json(path, EXPECTED)
     if not isinstance(value, list):
         keys = f" with keys {', '.join(list(value)[:6])}" if isinstance(value, dict) else ""
         raise DataError(f"{path}: a JSON {type(value).__name__}{keys}, not a list of rows; expected {EXPECTED}")
