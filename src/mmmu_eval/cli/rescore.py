@@ -17,6 +17,8 @@ EPILOG = """examples:
   mmmu-eval rescore ../shared/fidelity/mmmu/qwen_vl --format official-mmmu
   mmmu-eval rescore logs/qwen2_vl/20250101_120000_samples_mmmu_val.jsonl --out runs/qwen-lmms-eval
   mmmu-eval rescore outputs/GPT4o/GPT4o_MMMU_DEV_VAL.xlsx --data sample --json scores.json
+  mmmu-eval rescore outputs/20250101_120000 --json scores.json          # an EvalScope run
+  mmmu-eval rescore results/details/openai/m/2025-01-01T12-00-00/      # lighteval details
   mmmu-eval rescore answers.jsonl --format jsonl --benchmark mmmu-pro --setting vision
 """
 
@@ -31,8 +33,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         description=(
             "Score model outputs written by another harness with the official parsers reproduced exactly, "
             "and set the harness's own verdicts beside ours: lmms-eval (--log_samples logs), vlmevalkit "
-            "(prediction .xlsx/.tsv, with its result file), inspect (.eval/.json logs), verifiers (vf-eval "
-            "output), jsonl ({\"id\", \"response\"} rows) and the official repository's formats "
+            "(prediction .xlsx/.tsv/.json, with its result or detailed-results file), inspect (.eval/.json "
+            "logs), verifiers (vf-eval output), evalscope (a run's reviews folder), lighteval (details "
+            ".parquet of its MMMU-Pro tasks), jsonl ({\"id\", \"response\"} rows) and the official repository's formats "
             "(official-mmmu, official-mmmu-eval-only, official-mmmu-pro). --format auto (default) "
             "recognises each. Rows are joined by id to our dataset (--data); rows that match no item are "
             "named. The items where the verdicts differ are listed by cause. --out writes a normal run "
