@@ -14,16 +14,18 @@ module may at that moment be half-imported by another thread, without the attrib
 
 from __future__ import annotations
 
+import dataclasses
 import email.utils
 import json
 from datetime import datetime, timezone
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 from mmmu_eval.backends.openai_http import StatusError, Unreachable
+from mmmu_eval.backends.openai_wire import AnswerTooLarge, NotJSON, Redirected, UnaskedEncoding
 from mmmu_eval.backends.retry import Failure
 from mmmu_eval.errors import BackendError
 
-__all__ = ["MalformedAnswer", "classify_error", "classify_preflight", "retry_after_seconds", "short"]
+__all__ = ["MalformedAnswer", "classify_error", "classify_preflight", "redacting", "retry_after_seconds", "short"]
 
 
 class MalformedAnswer(Exception):
@@ -35,8 +37,17 @@ def classify_error(exc: BaseException) -> Failure:
 
     429 is a rate limit (its ``Retry-After`` honoured), except an exhausted quota, which no
     wait fixes; 408, 409 and 5xx are temporary, as are timeouts and dropped connections;
-    bodies that are not a chat completion are malformed; other 4xx, and anything unknown, final.
+    bodies that are not a chat completion are malformed (not JSON at any depth or size, or in
+    an encoding not asked for); other 4xx, and anything unknown, final. A redirect is final and
+    stops the run (every request would go the same way: the base URL is wrong); an answer past
+    ``--max-response-bytes`` is final for its item, which a resumed run asks again.
     """
+    if isinstance(exc, Redirected):
+        return Failure("final", exc.message, stops_run=exc.message)
+    if isinstance(exc, AnswerTooLarge):
+        return Failure("final", str(exc))
+    if isinstance(exc, (NotJSON, UnaskedEncoding)):
+        return Failure("malformed", f"malformed answer: {short(str(exc))}")
     lineage = _class_names(exc)
     if isinstance(exc, StatusError) or "openai.APIStatusError" in lineage:
         return _status_failure(exc, exc.status_code, _headers_of(exc))
@@ -98,6 +109,16 @@ def _headers_of(exc: Any) -> Mapping[str, str]:
     if headers is None:
         headers = getattr(getattr(exc, "response", None), "headers", None)
     return headers if headers is not None else {}
+
+
+def redacting(classify: Callable[[BaseException], Failure], redact: Callable[[str], str]) -> Callable[[BaseException], Failure]:
+    """``classify``, with every secret we sent taken out of what its failure says (a server's
+    message or a redirect's Location may echo one): what is logged, stored and raised holds none."""
+    def read(exc: BaseException) -> Failure:
+        failure = classify(exc)
+        return dataclasses.replace(failure, message=redact(failure.message),
+                                   stops_run=None if failure.stops_run is None else redact(failure.stops_run))
+    return read
 
 
 def classify_preflight(exc: BaseException) -> Failure:
