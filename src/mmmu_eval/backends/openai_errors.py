@@ -25,7 +25,7 @@ from mmmu_eval.backends.openai_wire import AnswerTooLarge, NotJSON, Redirected, 
 from mmmu_eval.backends.retry import Failure
 from mmmu_eval.errors import BackendError
 
-__all__ = ["MalformedAnswer", "classify_error", "classify_preflight", "redacting", "retry_after_seconds", "short"]
+__all__ = ["MalformedAnswer", "classify_error", "classify_preflight", "classify_probe", "redacting", "retry_after_seconds", "short"]
 
 
 class MalformedAnswer(Exception):
@@ -38,13 +38,11 @@ def classify_error(exc: BaseException) -> Failure:
     429 is a rate limit (its ``Retry-After`` honoured), except an exhausted quota, which no
     wait fixes; 408, 409 and 5xx are temporary, as are timeouts and dropped connections;
     bodies that are not a chat completion are malformed (not JSON at any depth or size, or in
-    an encoding not asked for); other 4xx, and anything unknown, final. A redirect is final and
-    stops the run (every request would go the same way: the base URL is wrong); an answer past
-    ``--max-response-bytes`` is final for its item, which a resumed run asks again.
+    an encoding not asked for); other 4xx, and anything unknown, final. A redirect and an answer
+    past ``--max-response-bytes`` are final for their item, which a resumed run asks again (a
+    server that redirects every request is stopped by the preflight: ``classify_preflight``).
     """
-    if isinstance(exc, Redirected):
-        return Failure("final", exc.message, stops_run=exc.message)
-    if isinstance(exc, AnswerTooLarge):
+    if isinstance(exc, (Redirected, AnswerTooLarge)):
         return Failure("final", str(exc))
     if isinstance(exc, (NotJSON, UnaskedEncoding)):
         return Failure("malformed", f"malformed answer: {short(str(exc))}")
@@ -80,11 +78,14 @@ def _status_failure(exc: Any, status: int, headers: Mapping[str, str]) -> Failur
         return Failure("rate_limit", message, retry_after_seconds(headers))
     if status >= 500 or status in (408, 409):
         return Failure("temporary", message, retry_after_seconds(headers))
-    return Failure("final", message, stops_run=_never_passes(status, message))
+    return Failure("final", message, stops_run=_never_passes(status, message, getattr(exc, "basic_auth", False)))
 
 
-def _never_passes(status: int, message: str) -> str | None:
+def _never_passes(status: int, message: str, basic_auth: bool = False) -> str | None:
     """The real cause of an answer no request to this server can pass; None for one request's."""
+    if status in (401, 403) and basic_auth:
+        return (f"the server refused the user name and password in --base-url ({message}); check them "
+                "(they are sent as HTTP Basic auth, in place of the API key)")
     if status == 401:
         return (f"the server rejected the API key ({message}); check the key in OPENAI_API_KEY "
                 "(or the variable --api-key-env names)")
@@ -121,13 +122,22 @@ def redacting(classify: Callable[[BaseException], Failure], redact: Callable[[st
     return read
 
 
-def classify_preflight(exc: BaseException) -> Failure:
-    """As ``classify_error``, but a refused connection is final: the server is not there."""
+def classify_probe(exc: BaseException) -> Failure:
+    """As ``classify_error``, but a redirect or an answer past the cap at start-up stops the run
+    with what it is (not "cannot reach", not "refused the images")."""
     failure = classify_error(exc)
+    if isinstance(exc, (Redirected, AnswerTooLarge)):
+        return dataclasses.replace(failure, stops_run=failure.message)
+    return failure
+
+
+def classify_preflight(exc: BaseException) -> Failure:
+    """As ``classify_probe``, but a refused connection is final: the server is not there."""
+    failure = classify_probe(exc)
     lineage = _class_names(exc)
     refused = (isinstance(exc, Unreachable) and exc.kind == "connection") or (
         "openai.APIConnectionError" in lineage and "openai.APITimeoutError" not in lineage)
-    return Failure("final", failure.message) if refused else failure
+    return dataclasses.replace(failure, kind="final") if refused else failure
 
 
 def retry_after_seconds(headers: Mapping[str, str], now: datetime | None = None) -> float | None:

@@ -139,7 +139,8 @@ class StatusError(Exception):
     secret we sent taken out (``redact``).
     """
 
-    def __init__(self, status: int, headers: Mapping[str, str], content: bytes, redact: Redactor = _NO_SECRETS) -> None:
+    def __init__(self, status: int, headers: Mapping[str, str], content: bytes, redact: Redactor = _NO_SECRETS,
+                 *, basic_auth: bool = False) -> None:
         text = redact(content.decode("utf-8-sig", errors="replace").strip())  # a BOM is no part of the text
         body: object = text
         try:  # JSON of any depth or size: ``loads`` refuses what a walk of it could not take
@@ -151,6 +152,8 @@ class StatusError(Exception):
             body = parsed.get("error", parsed) if isinstance(parsed, dict) else parsed
         super().__init__(message)
         self.status_code = status
+        self.basic_auth = basic_auth
+        """Whether the request sent the base URL's credentials (not the key): a 401 is about them."""
         self.headers = headers
         self.body = body
         self.message = message
@@ -296,7 +299,8 @@ class Endpoint:
             return reply.content
         if 300 <= reply.status < 400:  # whatever its body holds, never an answer
             raise Redirected(reply.status, reply.headers.get("Location"), url)
-        raise StatusError(reply.status, reply.headers, reply.content, self.redact)
+        raise StatusError(reply.status, reply.headers, reply.content, self.redact,
+                          basic_auth=self.headers["Authorization"].startswith("Basic "))
 
 
 def _secrets_of(headers: Mapping[str, str], api_key: str, credentials: tuple[str, str] | None) -> list[str]:

@@ -19,7 +19,7 @@ import random
 from typing import Any, Callable
 
 from mmmu_eval.backends.base import PREFLIGHT_SENT
-from mmmu_eval.backends.openai_errors import classify_error, classify_preflight, redacting
+from mmmu_eval.backends.openai_errors import classify_preflight, classify_probe, redacting
 from mmmu_eval.backends.openai_http import Endpoint
 from mmmu_eval.backends.openai_servers import without_credentials
 from mmmu_eval.backends.openai_wire import loads
@@ -117,7 +117,7 @@ async def probe(
     n_images = len(widest.images) if widest else 0
     answer = await call_with_retries(
         lambda: endpoint.post_chat(body),
-        redacting(classify_error, endpoint.redact), policy=policy, item_id=f"preflight {shown}", sleep=sleep, rng=rng,
+        redacting(classify_probe, endpoint.redact), policy=policy, item_id=f"preflight {shown}", sleep=sleep, rng=rng,
     )
     sent = PREFLIGHT_SENT.get()
     if sent is not None:

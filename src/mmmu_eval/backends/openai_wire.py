@@ -65,7 +65,7 @@ class Redirected(Exception):
         else:
             base = _base_of(self.location)
             message = f"HTTP {status}: redirected to {self.location}; set --base-url to {base or 'it'}"
-            message += " (redirects are not followed, so the key never goes to a host you did not name)"
+            message += " (not followed: the key would go along)"
         super().__init__(message)
         self.message = message
 
