@@ -24,6 +24,7 @@ from __future__ import annotations
 import base64
 import functools
 import json
+import struct
 import zlib
 from typing import Any
 
@@ -39,14 +40,25 @@ MOVED = "/moved"
 
 @functools.lru_cache(maxsize=4)
 def gzip_bomb(completion: bytes, padding: int = BOMB_BYTES) -> bytes:
-    """gzip of ``completion`` with ``padding`` spaces spliced in before its last byte (still JSON)."""
-    packer = zlib.compressobj(9, zlib.DEFLATED, 16 + zlib.MAX_WBITS)
-    parts = [packer.compress(completion[:-1])]
+    """gzip of ``completion`` with ``padding`` spaces spliced in before its last byte (still JSON).
+
+    A megabyte of spaces is deflated once, after a full flush (so it refers to nothing before
+    it), and repeated: the bomb is built in a second, not by deflating a gigabyte.
+    """
+    packer = zlib.compressobj(9, zlib.DEFLATED, -zlib.MAX_WBITS)
     block = b" " * 2**20
-    for _ in range(padding // len(block)):
-        parts.append(packer.compress(block))
-    parts += [packer.compress(b" " * (padding % len(block)) + completion[-1:]), packer.flush()]
-    return b"".join(parts)
+    count, rest = divmod(padding, len(block))
+    last = b" " * rest + completion[-1:]
+    head = packer.compress(completion[:-1]) + packer.flush(zlib.Z_FULL_FLUSH)
+    one = packer.compress(block) + packer.flush(zlib.Z_FULL_FLUSH)
+    tail = packer.compress(last) + packer.flush()
+    crc = zlib.crc32(completion[:-1])
+    for _ in range(count):
+        crc = zlib.crc32(block, crc)
+    crc = zlib.crc32(last, crc)
+    header = b"\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\xff"  # gzip, deflate, no name, no time, unknown OS
+    trailer = struct.pack("<II", crc, (len(completion) + padding) % 2**32)
+    return header + head + one * count + tail + trailer
 
 
 def deep_json(depth: int = 100_000) -> bytes:
