@@ -134,9 +134,14 @@ def decode_image(data: bytes, item_id: str, field: str, position: int) -> "Image
     """
     from PIL import Image, UnidentifiedImageError
 
+    from mmmu_eval.prompt.image_scaling import ImageTooLarge, check_budget
+
     try:
         with Image.open(io.BytesIO(data)) as img:
+            check_budget(*img.size)  # from the header, before anything is decoded
             return img.convert("RGB")
+    except (Image.DecompressionBombError, ImageTooLarge) as exc:
+        raise DataError(f"{field} (image {position} of the prompt): {exc}", item_id) from exc
     except UnidentifiedImageError as exc:
         raise DataError(
             f"{field} (image {position} of the prompt) is not in an image format Pillow reads "

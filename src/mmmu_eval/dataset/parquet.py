@@ -150,15 +150,24 @@ def load_image(file_key: tuple, row_group: int, offset: int, column: str, label:
 
 
 def check_image(data: bytes, column: str, label: str) -> None:
-    """Raise DataError unless PIL can open (and, for non-PNG, fully decode) the bytes."""
+    """Raise DataError unless PIL can open (and, for non-PNG, decode) the bytes.
+
+    Nothing is decoded at full size that need not be: a PNG is verified (its CRCs), a JPEG decoded
+    at 1/8 scale (``draft``: every byte of it is still read, so a cut one is found), another
+    format decoded only within Pillow's limit (``PIL.Image.MAX_IMAGE_PIXELS``, read from the header).
+    """
     from PIL import Image
 
     try:
         with Image.open(io.BytesIO(data)) as img:
             fmt = img.format
+            pixels = img.width * img.height
             img.verify()
-        if fmt != "PNG":  # verify() checks PNG CRCs; other formats need a decode to find truncation
+        within = Image.MAX_IMAGE_PIXELS is None or pixels <= Image.MAX_IMAGE_PIXELS
+        if fmt != "PNG" and (fmt == "JPEG" or within):  # other formats need a decode to find truncation
             with Image.open(io.BytesIO(data)) as img:
+                if fmt == "JPEG":
+                    img.draft(None, (1, 1))
                 img.load()
     except Exception as exc:  # PIL raises many types for bad data; all mean "unusable image"
         # PIL's own message for unknown bytes names a BytesIO object and its address; the first
