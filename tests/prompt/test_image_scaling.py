@@ -108,19 +108,24 @@ def test_a_png_whose_rows_are_cut_is_unreadable(monkeypatch):
         prepare_image(cut, max_pixels=1000)
 
 
-def test_an_image_past_the_budget_is_refused_from_its_header(monkeypatch):
+def test_the_budget_is_pillows_limit_and_twice_it_for_a_reduced_decoding(monkeypatch):
     monkeypatch.setattr(Image, "MAX_IMAGE_PIXELS", 30_000)
-    data = picture("RGB", (250, 200))
-    with pytest.raises(ImageTooLarge, match=r"^250x200 is 50,000 pixels, more than the 30,000 .*MAX_IMAGE_PIXELS"):
-        prepare_image(data, max_pixels=1000)
-    with pytest.raises(ImageTooLarge, match="decompression bomb"):  # past twice the limit Pillow will not open it
+    png, gif = picture("RGB", (250, 200)), picture("P", (250, 200), "GIF")
+    payload, _, note = prepare_image(png, max_pixels=1000)  # 50,000 pixels, decoded a strip at a time
+    assert note == "down-scaled 250x200 to 35x28 (--max-image-pixels 1000)"
+    with pytest.raises(ImageTooLarge, match=r"^250x200 is 50,000 pixels, more than the 30,000 an image may have to "
+                                            r"be decoded \(PIL.Image.MAX_IMAGE_PIXELS, for an image decoded whole\)"):
+        prepare_image(gif, max_pixels=1000)  # no reduced decoding for GIF
+    with pytest.raises(ImageTooLarge, match=r"^250x200 is 50,000 pixels, more than the 30,000 "):
+        prepare_image(png, max_pixels=100_000)  # within --max-image-pixels: checked by a whole decode
+    with pytest.raises(ImageTooLarge, match="decompression bomb"):  # past twice the limit Pillow opens nothing
         prepare_image(picture("RGB", (400, 200)), max_pixels=1000)
-    assert prepare_image(data)[0] is data, "an image sent as stored is not decoded, so not refused"
+    assert prepare_image(png)[0] is png, "an image sent as stored is not decoded, so not refused"
 
 
 def test_an_image_too_large_to_decode_is_its_items_error_and_the_run_goes_on(monkeypatch):
     monkeypatch.setattr(Image, "MAX_IMAGE_PIXELS", 30_000)
-    big, small = picture("RGB", (250, 200)), picture("RGB", (100, 100))
+    big, small = picture("P", (250, 200), "GIF"), picture("RGB", (100, 100))
 
     def request(item_id: str, data: bytes) -> Request:
         return Request(item_id, parts=(TextPart("Look: "), ImagePart(ImageRef("image_1", loader=lambda: data))))
@@ -140,4 +145,4 @@ def test_an_image_too_large_to_decode_is_its_items_error_and_the_run_goes_on(mon
     assert out["dev_Art_2"].status == "ok"
     assert (out["dev_Art_1"].status, out["dev_Art_1"].error) == (
         "error", "dev_Art_1: image_1 (image part 1): 250x200 is 50,000 pixels, more than the 30,000 an image may "
-        "have to be decoded (PIL.Image.MAX_IMAGE_PIXELS); it was not decoded")
+        "have to be decoded (PIL.Image.MAX_IMAGE_PIXELS, for an image decoded whole); it was not decoded")

@@ -5,11 +5,12 @@ of them in flight took a run to 2.87 GB. So an image is opened lazily (Pillow re
 width and height) and checked against the budget before anything is decoded, and then only as
 much is decoded as the scaled image needs:
 
-- **The budget.** An image that must be decoded (to scale it, or to convert a format servers do
-  not take) may have at most ``PIL.Image.MAX_IMAGE_PIXELS`` pixels (Pillow's own limit against
-  decompression bombs, 89,478,485 unless a program changes it): a larger one is
-  ``ImageTooLarge``, its item's error, naming the size. Images sent as stored are never decoded
-  and never refused: the server decides.
+- **The budget** is Pillow's own limit against decompression bombs, ``PIL.Image.MAX_IMAGE_PIXELS``
+  (89,478,485 unless a program changes it). An image decoded whole (converted, checked, or
+  scaled from a format without reduced decoding) may have at most that many pixels; one decoded
+  at a reduced scale (below) at most twice that, the size past which Pillow will not open an
+  image at all. Past it an image is ``ImageTooLarge``, its item's error, naming the size. Images
+  sent as stored are never decoded and never refused: the server decides.
 - **JPEG** is decoded at a reduced scale (``Image.draft``: the decoder's 1/2, 1/4 or 1/8 DCT
   scaling), at least ``REDUCING_GAP`` times the target size, then resampled.
 - **PNG** has no reduced decoding, so it is decoded a strip of rows at a time (8-bit,
@@ -39,7 +40,7 @@ from typing import TYPE_CHECKING, Iterator
 if TYPE_CHECKING:
     from PIL.Image import Image
 
-__all__ = ["REDUCING_GAP", "ImageTooLarge", "check_budget", "open_header", "scaled"]
+__all__ = ["REDUCING_GAP", "ImageTooLarge", "check_budget", "open_header", "reduces", "scaled"]
 
 #: Pillow's reducing gap: the whole-factor reduction stops at this many times the target size.
 REDUCING_GAP = 3.0
@@ -54,14 +55,22 @@ class ImageTooLarge(ValueError):
     """An image whose width x height is past the decode budget."""
 
 
-def check_budget(width: int, height: int) -> None:
-    """Raise ``ImageTooLarge`` when decoding ``width`` x ``height`` is past Pillow's limit."""
+def check_budget(width: int, height: int, *, reduced: bool = False) -> None:
+    """Raise ``ImageTooLarge`` when decoding ``width`` x ``height`` is past Pillow's limit (twice
+    it for a reduced decoding, which never holds the whole image)."""
     from PIL import Image
 
-    budget = Image.MAX_IMAGE_PIXELS
-    if budget is not None and width * height > budget:
-        raise ImageTooLarge(f"{width}x{height} is {width * height:,} pixels, more than the {budget:,} an image may "
-                            "have to be decoded (PIL.Image.MAX_IMAGE_PIXELS); it was not decoded")
+    limit = Image.MAX_IMAGE_PIXELS
+    if limit is not None and width * height > limit * (2 if reduced else 1):
+        how = ("twice PIL.Image.MAX_IMAGE_PIXELS, past which Pillow opens no image" if reduced
+               else "PIL.Image.MAX_IMAGE_PIXELS, for an image decoded whole")
+        raise ImageTooLarge(f"{width}x{height} is {width * height:,} pixels, more than the "
+                            f"{limit * (2 if reduced else 1):,} an image may have to be decoded ({how}); it was not decoded")
+
+
+def reduces(image: "Image", data: bytes) -> bool:
+    """Whether ``image`` can be scaled without decoding it whole (a JPEG, an 8-bit PNG)."""
+    return image.format == "JPEG" or (image.format == "PNG" and _png_layout(data) is not None)
 
 
 def open_header(data: bytes) -> "Image":
@@ -71,10 +80,14 @@ def open_header(data: bytes) -> "Image":
         ImageTooLarge: past twice Pillow's limit (Pillow itself refuses to open it).
         ValueError: not an image Pillow reads.
     """
+    import warnings
+
     from PIL import Image
 
     try:
-        return Image.open(io.BytesIO(data))
+        with warnings.catch_warnings():  # the size is checked by the caller (check_budget), not warned about
+            warnings.simplefilter("ignore", Image.DecompressionBombWarning)
+            return Image.open(io.BytesIO(data))
     except Image.DecompressionBombError as exc:
         raise ImageTooLarge(f"{exc}; it was not decoded") from None
     except Exception as exc:  # Pillow raises several unrelated types for bad bytes
@@ -186,7 +199,7 @@ def _png_scaled(image: "Image", data: bytes, layout: _Layout, size: tuple[int, i
         strip_png = b"".join([_PNG_SIGNATURE, _chunk(b"IHDR", header), *layout.extra,
                               _chunk(b"IDAT", zlib.compress(rows, 0)), _chunk(b"IEND", b"")])
         del rows
-        with Image.open(io.BytesIO(strip_png)) as decoded:
+        with open_header(strip_png) as decoded:  # a strip is checked as any image is
             decoded.load()
             strip = decoded.crop((0, top, width, top + n)) if top else decoded.copy()
         above = strip.crop((0, n - 1, width, n)).tobytes()

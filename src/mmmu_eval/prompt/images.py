@@ -26,7 +26,7 @@ try:  # about 2.5x faster than the standard library on a 300 KB image; same byte
 except ImportError:  # pragma: no cover - pybase64 is a dependency, but keep working without it
     from base64 import b64encode
 
-from mmmu_eval.prompt.image_scaling import check_budget, open_header, scaled
+from mmmu_eval.prompt.image_scaling import check_budget, open_header, reduces, scaled
 from mmmu_eval.records import sniff_media_type
 
 #: Formats passed through as stored: the ones OpenAI, vLLM, SGLang, TGI and Ollama all accept.
@@ -54,8 +54,8 @@ def prepare_image(data: bytes, *, max_pixels: int | None = None) -> tuple[bytes,
     # Only the header is read here; nothing is decoded before the size is checked (image_scaling.py).
     image = open_header(data)
     width, height = image.size
-    check_budget(width, height)
     if max_pixels is not None and width * height > max_pixels:
+        check_budget(width, height, reduced=reduces(image, data))
         scale = math.sqrt(max_pixels / (width * height))
         new_size = (max(1, int(width * scale)), max(1, int(height * scale)))
         note = (
@@ -63,6 +63,7 @@ def prepare_image(data: bytes, *, max_pixels: int | None = None) -> tuple[bytes,
             f"(--max-image-pixels {max_pixels})"
         )
         return _png(scaled(image, data, new_size)), "image/png", note
+    check_budget(width, height)
     try:
         image.load()  # within the budget: decoded once, so a corrupt image is found before it is sent
     except Exception as exc:  # Pillow raises several unrelated types for bad bytes
