@@ -11,6 +11,7 @@ import asyncio
 import base64
 import gzip
 import json
+import tracemalloc
 import zlib
 
 import httpx
@@ -81,9 +82,15 @@ def test_a_gzip_bomb_is_inflated_only_up_to_the_cap():
             seen.append(len(chunk))
             yield chunk
 
-    with pytest.raises(AnswerTooLarge, match="exceeded 4194304 bytes \\(decoded\\)"):
-        asyncio.run(read_capped(watched(), encoding="gzip", declared=None, cap=4 * 2**20))
+    tracemalloc.start()
+    try:
+        with pytest.raises(AnswerTooLarge, match="exceeded 4194304 bytes \\(decoded\\)"):
+            asyncio.run(read_capped(watched(), encoding="gzip", declared=None, cap=4 * 2**20))
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
     assert sum(seen) < 65536 * 2, "stopped at the first chunk past the cap, not after inflating the rest"
+    assert peak < 3 * 4 * 2**20, f"inflated a step at a time, never past the cap: peak {peak:,} bytes"
 
 
 def test_a_declared_length_past_the_cap_reads_nothing():
@@ -245,7 +252,8 @@ async def test_credentials_in_the_base_url_go_as_basic_auth_from_a_url_without_t
 def test_a_server_echoing_the_basic_token_or_password_gets_it_redacted():
     endpoint = Endpoint("http://user:pass-word-42@127.0.0.1:9/v1", "EMPTY", concurrency=1, timeout=None)
     token = base64.b64encode(b"user:pass-word-42").decode()
-    error = StatusError(401, {}, f'{{"error": {{"message": "no: Basic {token} / pass-word-42"}}}}'.encode(), endpoint.redact)
+    error = StatusError(401, {}, f'{{"error": {{"message": "no: Basic {token}; token {token}, pass-word-42"}}}}'.encode(),
+                        endpoint.redact)
     assert token not in error.message and "pass-word-42" not in error.message
 
 

@@ -146,3 +146,17 @@ def test_an_image_too_large_to_decode_is_its_items_error_and_the_run_goes_on(mon
     assert (out["dev_Art_1"].status, out["dev_Art_1"].error) == (
         "error", "dev_Art_1: image_1 (image part 1): 250x200 is 50,000 pixels, more than the 30,000 an image may "
         "have to be decoded (PIL.Image.MAX_IMAGE_PIXELS, for an image decoded whole); it was not decoded")
+
+
+def test_a_local_model_gets_no_image_past_the_budget(monkeypatch):
+    """``hf:`` and ``vllm:`` decode every image whole: past Pillow's limit it is the item's error,
+    named, before a decode; before, past twice the limit, Pillow's own error ended the run."""
+    from mmmu_eval.backends.local_chat import decode_image
+    from mmmu_eval.errors import DataError
+
+    monkeypatch.setattr(Image, "MAX_IMAGE_PIXELS", 30_000)
+    assert decode_image(picture("RGB", (150, 200)), "dev_Art_1", "image_1", 1).size == (150, 200)
+    with pytest.raises(DataError, match=r"dev_Art_1.*image_1 \(image 1 of the prompt\): 250x200 is 50,000 pixels"):
+        decode_image(picture("RGB", (250, 200)), "dev_Art_1", "image_1", 1)
+    with pytest.raises(DataError, match=r"image_2 \(image 2 of the prompt\): .*decompression bomb"):
+        decode_image(picture("RGB", (400, 200)), "dev_Art_1", "image_2", 2)
