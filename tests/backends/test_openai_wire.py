@@ -30,9 +30,9 @@ from mmmu_eval.backends.openai_wire import (
     read_capped,
 )
 from mmmu_eval.backends.retry import RetryPolicy
-from mmmu_eval.config import RunConfig
-from mmmu_eval.errors import ConfigError
-from mmmu_eval.records import Request, TextPart
+from mmmu_eval.core.config import RunConfig
+from mmmu_eval.core.errors import ConfigError
+from mmmu_eval.core.records import Request, TextPart
 
 FAST = RetryPolicy(max_attempts=4, base_delay=0.001, max_delay=0.01, timeout=30)
 ANSWER = {"choices": [{"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": "(B)"}}]}

@@ -19,7 +19,7 @@ from mmmu_eval.backends.openai_api import OpenAIBackend
 from mmmu_eval.backends.retry import RetryPolicy
 from mmmu_eval.prompt.image_scaling import REDUCING_GAP, ImageTooLarge, open_header, resizable, scaled
 from mmmu_eval.prompt.images import prepare_image
-from mmmu_eval.records import ImagePart, ImageRef, Request, TextPart
+from mmmu_eval.core.records import ImagePart, ImageRef, Request, TextPart
 
 
 def picture(mode: str, size: tuple[int, int], fmt: str = "PNG", seed: int = 0) -> bytes:
@@ -152,7 +152,7 @@ def test_a_local_model_gets_no_image_past_the_budget(monkeypatch):
     """``hf:`` and ``vllm:`` decode every image whole: past Pillow's limit it is the item's error,
     named, before a decode; before, past twice the limit, Pillow's own error ended the run."""
     from mmmu_eval.backends.local_chat import decode_image
-    from mmmu_eval.errors import DataError
+    from mmmu_eval.core.errors import DataError
 
     monkeypatch.setattr(Image, "MAX_IMAGE_PIXELS", 30_000)
     assert decode_image(picture("RGB", (150, 200)), "dev_Art_1", "image_1", 1).size == (150, 200)

@@ -23,7 +23,7 @@ from typing import Any, Callable, Mapping
 from mmmu_eval.backends.openai_http import StatusError, Unreachable
 from mmmu_eval.backends.openai_wire import AnswerTooLarge, NotJSON, Redirected, UnaskedEncoding
 from mmmu_eval.backends.retry import Failure
-from mmmu_eval.errors import BackendError
+from mmmu_eval.core.errors import BackendError
 
 __all__ = ["MalformedAnswer", "classify_error", "classify_preflight", "classify_probe", "redacting", "retry_after_seconds", "short"]
 

@@ -57,8 +57,8 @@ from mmmu_eval.backends.openai_wire import (
     read_capped,
     shown_text,
 )
-from mmmu_eval.urls import credentials_of, without_credentials
-from mmmu_eval.version import __version__
+from mmmu_eval.core.urls import credentials_of, without_credentials
+from mmmu_eval.core.version import __version__
 
 if TYPE_CHECKING:  # imported for real only where used: see the module doc
     import httpx

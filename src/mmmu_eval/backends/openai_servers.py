@@ -19,8 +19,8 @@ from typing import Sequence
 from urllib.parse import urlsplit
 
 from mmmu_eval.backends.settings import OpenAISettings
-from mmmu_eval.errors import ConfigError
-from mmmu_eval.urls import credentials_of, without_credentials
+from mmmu_eval.core.errors import ConfigError
+from mmmu_eval.core.urls import credentials_of, without_credentials
 
 __all__ = ["DEFAULT_BASE_URL", "LOCAL_PLACEHOLDER_KEY", "api_key", "endpoint_urls", "is_loopback", "normalise_url",
            "without_credentials"]

@@ -28,7 +28,7 @@ import zlib
 from typing import Any, AsyncIterable, Mapping
 from urllib.parse import urljoin, urlsplit
 
-from mmmu_eval.urls import without_credentials
+from mmmu_eval.core.urls import without_credentials
 
 __all__ = ["DEFAULT_MAX_RESPONSE_BYTES", "MAX_JSON_DEPTH", "AnswerTooLarge", "NotJSON", "Redirected",
            "UnaskedEncoding", "accept_encoding", "content_length", "loads", "read_capped", "shown_text"]

@@ -27,7 +27,7 @@ except ImportError:  # pragma: no cover - pybase64 is a dependency, but keep wor
     from base64 import b64encode
 
 from mmmu_eval.prompt.image_scaling import check_budget, open_header, reduces, scaled
-from mmmu_eval.records import sniff_media_type
+from mmmu_eval.core.records import sniff_media_type
 
 #: Formats passed through as stored: the ones OpenAI, vLLM, SGLang, TGI and Ollama all accept.
 PASS_THROUGH = frozenset({"image/png", "image/jpeg", "image/gif", "image/webp"})
