@@ -83,7 +83,7 @@ def main() -> None:
                         "--max-image-pixels", str(args.max_image_pixels), "--no-html"]
                 peak, _ = measured(argv, env)
                 stored = sum(json.loads(line)["status"] == "ok" for line in (out / "responses.jsonl").read_text().splitlines())
-                rows.append((case, len(root.rglob("*.parquet").__next__().read_bytes()), src, peak, stored))
+                rows.append((case, next(root.rglob("*.parquet")).stat().st_size, src, peak, stored))
                 print(rows[-1], flush=True)
     print(f"two items, each one image, --max-image-pixels {args.max_image_pixels:,}; peak RSS of the whole command")
     print(f"{'image':<16} {'parquet':>9}  {'package':<40} {'peak RSS':>9}  answered")

@@ -25,13 +25,9 @@ The request headers are the ones the SDK sends that mean something to a server: 
 JSON content type and accept, ``OpenAI-Organization`` / ``OpenAI-Project`` from
 ``OPENAI_ORG_ID`` / ``OPENAI_PROJECT_ID`` when set (as the SDK reads them), and a user agent that
 names mmmu-eval. Proxies come from the environment (``HTTPS_PROXY``, ``NO_PROXY``), as with the SDK;
-redirects are not followed, as the SDK's client does not follow them. A base URL with
-``user:password@`` is sent without them, its credentials as HTTP Basic auth in place of the key
-(as the SDK's httpx does).
-
-Only a 2xx is an answer: a 3xx is ``Redirected`` (named, never followed), a 4xx/5xx
-``StatusError``. Every body is read under ``--max-response-bytes``, decoded as it streams in
-(``openai_wire.read_capped``); past it the attempt fails as ``AnswerTooLarge``.
+redirects are not followed, as the SDK's client does not follow them. A base URL's
+``user:password@`` goes as HTTP Basic auth in place of the key, as the SDK's httpx sends it. Only a
+2xx is an answer, every body read under ``--max-response-bytes`` (``openai_wire``).
 
 Tests pass an httpx transport (``httpx.MockTransport``) instead of the network: everything above
 the bytes (headers, bodies, errors, retries, limits) runs as in a real run.
@@ -40,7 +36,6 @@ the bytes (headers, bodies, errors, retries, limits) runs as in a real run.
 from __future__ import annotations
 
 import asyncio
-import base64
 import json
 import os
 from typing import TYPE_CHECKING, AsyncIterator, Mapping, NamedTuple, Protocol, Sequence
@@ -57,7 +52,7 @@ from mmmu_eval.backends.openai_wire import (
     read_capped,
     shown_text,
 )
-from mmmu_eval.core.urls import credentials_of, without_credentials
+from mmmu_eval.core.urls import basic_authorization, credentials_of, without_credentials
 from mmmu_eval.core.version import __version__
 
 if TYPE_CHECKING:  # imported for real only where used: see the module doc
@@ -195,12 +190,8 @@ class HTTPClient(Protocol):
 def request_headers(api_key: str, credentials: tuple[str, str] | None = None) -> dict[str, str]:
     """The headers of every request to an endpoint: the key as a bearer token, or ``credentials``
     (user, password: a base URL's ``user:password@``) as HTTP Basic auth instead."""
-    if credentials is None:
-        authorization = f"Bearer {api_key}"
-    else:
-        authorization = "Basic " + base64.b64encode(":".join(credentials).encode()).decode("ascii")
     headers = {
-        "Authorization": authorization,
+        "Authorization": f"Bearer {api_key}" if credentials is None else basic_authorization(*credentials),
         "Content-Type": "application/json",
         "Accept": "application/json",
         "Accept-Encoding": accept_encoding(),
@@ -215,10 +206,9 @@ def request_headers(api_key: str, credentials: tuple[str, str] | None = None) ->
 class Endpoint:
     """One base URL: its headers, its in-flight limit and its connection pool.
 
-    ``post_chat`` and ``get`` return the body of a 2xx answer, and raise ``Redirected`` for a
-    3xx, ``StatusError`` for a 4xx/5xx answer, ``AnswerTooLarge`` past ``max_response_bytes``,
-    ``UnaskedEncoding`` for a body encoded as not asked, and ``Unreachable`` when none came.
-    Take a slot (``async with endpoint.slots``) around each item's request and retries.
+    ``post_chat`` and ``get`` return the body of a 2xx answer, and raise ``Redirected`` (3xx),
+    ``StatusError`` (4xx/5xx), ``AnswerTooLarge``, ``UnaskedEncoding`` (``openai_wire``) or
+    ``Unreachable`` (no answer). Take a slot (``async with endpoint.slots``) around each item's request and retries.
     """
 
     def __init__(

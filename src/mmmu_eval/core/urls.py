@@ -12,9 +12,10 @@ configuration (which no backend may import) and the backends both need it.
 
 from __future__ import annotations
 
+import base64
 from urllib.parse import unquote, urlsplit, urlunsplit
 
-__all__ = ["credentials_of", "without_credentials"]
+__all__ = ["basic_authorization", "credentials_of", "without_credentials"]
 
 
 def without_credentials(url: str) -> str:
@@ -33,3 +34,12 @@ def credentials_of(url: str) -> tuple[str, str] | None:
     if "@" not in parts.netloc:
         return None
     return unquote(parts.username or ""), unquote(parts.password or "")
+
+
+def basic_authorization(user: str, password: str) -> str:
+    """The ``Authorization`` header value of HTTP Basic auth (RFC 7617, UTF-8).
+
+    >>> basic_authorization("us@er", "p:w")
+    'Basic dXNAZXI6cDp3'
+    """
+    return "Basic " + base64.b64encode(f"{user}:{password}".encode()).decode("ascii")
