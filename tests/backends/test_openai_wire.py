@@ -46,6 +46,14 @@ def chunks(data: bytes, size: int = 1000):
     return gen()
 
 
+def _no_brotli() -> bool:
+    try:
+        import brotli
+    except ImportError:
+        return True
+    return not hasattr(brotli.Decompressor(), "can_accept_more_data")
+
+
 def read(data: bytes, encoding: str | None, cap: int, declared: int | None = None) -> bytes:
     return asyncio.run(read_capped(chunks(data), encoding=encoding, declared=declared, cap=cap))
 
@@ -98,12 +106,36 @@ def test_a_declared_length_past_the_cap_reads_nothing():
         read(b"", None, cap=100, declared=5000)
 
 
+def test_br_is_asked_for_and_inflated_under_the_cap_where_brotli_can_limit_its_output():
+    """Only with the optional ``brotli`` >= 1.2 (output limits); without it br is neither asked for
+    nor read (the case below, ``an_encoding_not_asked_for``)."""
+    brotli = pytest.importorskip("brotli")
+    if not hasattr(brotli.Decompressor(), "can_accept_more_data"):
+        pytest.skip("brotli before 1.2 cannot limit its output")
+    from mmmu_eval.backends.openai_wire import accept_encoding
+
+    assert accept_encoding() == "gzip, deflate, br"
+    body = json.dumps(ANSWER).encode() * 50
+    assert read(brotli.compress(body), "br", cap=len(body)) == body
+    bomb = brotli.compress(b" " * 2**26, quality=1)
+    tracemalloc.start()
+    try:
+        with pytest.raises(AnswerTooLarge, match=r"exceeded 1000000 bytes \(decoded\)"):
+            read(bomb, "br", cap=1_000_000)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 8 * 1_000_000, f"inflated a step at a time: peak {peak:,} bytes"
+    with pytest.raises(UnaskedEncoding, match="br body is cut short"):
+        read(brotli.compress(body)[:-4], "br", cap=10**6)
+
+
 def test_gzip_members_one_after_another_are_one_body():
     assert read(gzip.compress(b"ab") + gzip.compress(b"cd"), "gzip", cap=100) == b"abcd"
 
 
 @pytest.mark.parametrize("encoding, data, problem", [
-    ("br", b"\x1b", "encoded as 'br', which the request did not ask for"),
+    *([("br", b"\x1b", "encoded as 'br', which the request did not ask for")] if _no_brotli() else []),
     ("zstd", b"\x28\xb5", "encoded as 'zstd'"),
     ("gzip", gzip.compress(b"x" * 1000)[:-8], "gzip body is cut short"),
     ("gzip", b"not gzip at all", "not valid gzip"),
