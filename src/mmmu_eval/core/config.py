@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Literal, Sequence
 
 from mmmu_eval.core.errors import ConfigError
+from mmmu_eval.core.urls import without_credentials
 
 PromptMode = Literal["direct", "cot", "boxed", "ocr", "forced-choice"]
 ImageLayout = Literal["interleaved", "images-first", "text-then-images"]
@@ -81,6 +82,7 @@ _NUMBER_RULES: tuple[tuple[str, type | tuple[type, ...], float, bool], ...] = (
     ("max_attempts", int, 1, True),
     ("request_timeout", (int, float), 0, False),
     ("probe_timeout", (int, float), 0, False),
+    ("max_response_bytes", int, 1, True),
     ("max_image_pixels", int, 1, True),
     ("batch_size", int, 1, True),
     ("tensor_parallel_size", int, 1, True),
@@ -129,6 +131,7 @@ class RunConfig:
     max_attempts: int | None = field(default=None, metadata={"help": "tries per request before it is stored as an error (default 6)"})
     request_timeout: float | None = field(default=None, metadata={"help": "seconds per request attempt (default 600)"})
     probe_timeout: float | None = field(default=None, metadata={"help": "seconds each start-up request (the model listing, the probe) may take before it counts as unanswered (default 60), so a server that never answers is found fast"})
+    max_response_bytes: int | None = field(default=None, metadata={"help": "most bytes of one server answer, read decoded (gzip and deflate inflated as they stream in); past it the attempt fails, named, and the item is an error (default 67108864, 64 MiB: far above any real answer)"})
     max_image_pixels: int | None = field(default=None, metadata={"help": "down-scale larger images to this many pixels; None never scales"})
     # Local backends
     batch_size: int | None = field(default=None, metadata={"help": "items per generate() call for hf (default 8)"})
@@ -228,11 +231,14 @@ class RunConfig:
         return self.setting or "standard-10"
 
     def to_manifest(self) -> dict[str, object]:
-        """The configuration as JSON-ready data; holds no secret by construction."""
+        """The configuration as JSON-ready data; holds no secret: the key is never in it (only
+        the variable's name), and a base URL's ``user:password@`` is taken out."""
         out: dict[str, object] = {}
         for f in fields(self):
             value = getattr(self, f.name)
-            if isinstance(value, Path):
+            if f.name == "base_urls" and value is not None:
+                value = [without_credentials(u) for u in value]
+            elif isinstance(value, Path):
                 value = str(value)
             elif isinstance(value, tuple):
                 value = list(value)
