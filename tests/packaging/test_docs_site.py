@@ -66,3 +66,34 @@ def test_a_broken_internal_link_fails_the_strict_build(tmp_path):
     done = _build(project, tmp_path / "site")
     assert done.returncode != 0
     assert "no-such-page.md" in done.stdout + done.stderr
+
+
+def test_the_built_site_loads_nothing_from_the_network(site):
+    """No page fetches a script, style or font from elsewhere: the offline plugin's Worker polyfill
+    would come from unpkg.com and the theme's fonts from Google; ours are in the site."""
+    import re
+
+    for page in site.rglob("*.html"):
+        fetched = re.findall(r'<(?:script|link)[^>]*(?:src|href)="(https?://[^"]+)"', page.read_text())
+        assert not fetched, f"{page.relative_to(site)} fetches {fetched}"
+
+
+def test_search_works_on_the_site_opened_from_the_disk_with_no_network(site, tmp_path):
+    """The search index is inlined (search/search_index.js, Material's offline plugin) and the
+    search Worker runs through docs/assets/javascripts/iframe-worker.js: Chromium opens a page
+    from file://, with every network request sent to a dead proxy, and the search the page's
+    ``?q=`` opens lists the pages that hold the word."""
+    import re
+
+    assert (site / "search" / "search_index.js").read_text().startswith("var __index = ")
+    chromium = required.executable("chromium", "the offline search is checked in headless Chromium")
+    page = (site / "reference" / "cli.html").as_uri() + "?q=concurrency"
+    done = subprocess.run(
+        [str(chromium), "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+         f"--user-data-dir={tmp_path / 'profile'}", "--proxy-server=http://127.0.0.1:9",
+         "--proxy-bypass-list=<-loopback>", "--virtual-time-budget=15000", "--dump-dom", page],
+        capture_output=True, text=True, timeout=120,
+    )
+    found = re.search(r'class="md-search-result__meta">\s*(\d+) matching documents', done.stdout)
+    assert found and int(found.group(1)) >= 3, done.stdout[-2000:] or done.stderr[-2000:]
+    assert "Python API reference" in done.stdout  # a result: the API page, which has the field
