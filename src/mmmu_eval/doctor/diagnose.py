@@ -73,8 +73,13 @@ class SuiteDiagnosis:
     """A suite: its Table 1 row beside the published one, and one diagnosis per run."""
 
     suite: str
+    """The suite directory diagnosed, as given."""
     table1: dict[str, Any]
+    """``ours``: the suite's Table 1 cells in percent (``standard_4``, ``standard_10``, ``vision``,
+    ``overall``, ``mmmu_val``; None where not run); ``published``: the published row's ``model``
+    and ``scores``, or None."""
     runs: tuple[Diagnosis, ...]
+    """One diagnosis per run of the suite, each against its own column of the published row."""
 
     def to_json(self) -> dict[str, Any]:
         return {"suite": self.suite, "table1": dict(self.table1), "runs": [r.to_json() for r in self.runs]}

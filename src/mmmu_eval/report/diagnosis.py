@@ -38,9 +38,16 @@ class Diagnosis:
     """One run's figure, its causes (largest first) and its place against a published value."""
 
     run: str
+    """The run directory diagnosed, as given."""
     figure: dict[str, Any]
+    """The run's headline: ``benchmark``, ``split``, ``setting``, ``model``, ``accuracy`` (percent),
+    ``correct``, ``n``, ``ci95`` (percent), ``scope`` ... (docs/doctor.md, ``--json``)."""
     causes: tuple[Cause, ...]
+    """What in the run could move its figure, largest worst case first (``report.causes``)."""
     published: dict[str, Any] | None = None
+    """The published figure set against the run: ``value`` (percent), ``source``, ``gap`` (points),
+    ``inside_interval``, ``explained``, ``remainder``, ``main_cause`` ...; None when none was given
+    or found."""
     effects: tuple[Effect, ...] = ()
     """The expected effect of each cause in the run, then of each cause outside it (``report.effects``)."""
     failures: dict[str, Any] = field(default_factory=dict)

@@ -32,7 +32,7 @@ class RunResult:
 
     @property
     def accuracy(self) -> float:
-        """Overall accuracy of the headline parser over the scored items."""
+        """Overall accuracy of the headline parser over the scored items, a fraction from 0 to 1."""
         return float(self.results["overall"]["accuracy"])
 
     @property
