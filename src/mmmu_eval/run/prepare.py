@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-import logging
 import threading
 from collections import Counter
 from collections.abc import Mapping, Sequence
@@ -41,9 +40,9 @@ __all__ = [
     "run_scoring", "select_items",
 ]
 
-log = logging.getLogger(__name__)
 
 T = TypeVar("T")
+
 
 @dataclass(frozen=True)
 class PreparedRun:
@@ -215,8 +214,7 @@ def build_requests(items: Sequence[Item], protocol: EvalProtocol) -> tuple[list[
             requests.append(build_request(item, protocol))
         except DataError as exc:
             message = str(exc) if str(exc).startswith(item.id) else f"{item.id}: {exc}"
-            failures.append(Response(item.id, "error", error=message, notes=(NOT_SENT,)))
-            log.warning("%s", message)
+            failures.append(Response(item.id, "error", error=message, notes=(NOT_SENT,)))  # logged when stored
     return requests, failures
 
 
