@@ -62,7 +62,7 @@ def test_a_fast_run_in_a_log_writes_a_line_per_tenth():
 
 def test_in_a_notebook_one_output_is_replaced_at_most_once_a_second():
     out, clock, shown = io.StringIO(), Clock(), Recorder()
-    display = ProgressDisplay(Console(file=out, width=200), clock=clock, in_place=shown)
+    display = ProgressDisplay(Console(file=out, width=200), clock=clock, in_place=shown.show)
     _run(display, clock, 900, 0.1)  # 90 s
     assert out.getvalue() == ""  # nothing printed as lines
     assert 85 <= len(shown.shown) <= 95
@@ -72,16 +72,16 @@ def test_in_a_notebook_one_output_is_replaced_at_most_once_a_second():
 
 def test_a_notebook_console_gets_the_in_place_output_unless_plain_lines_are_asked_for():
     notebook = Console(file=io.StringIO(), force_jupyter=True)
-    assert isinstance(notebook_output(notebook), InPlace)
+    assert isinstance(notebook_output(notebook).__self__, InPlace)
     assert notebook_output(Console(file=io.StringIO(), force_jupyter=False)) is None
-    assert isinstance(ProgressDisplay(notebook).in_place, InPlace)
+    assert isinstance(ProgressDisplay(notebook).in_place.__self__, InPlace)
     assert ProgressDisplay(notebook, plain=True).in_place is None
-    assert isinstance(SuiteDisplay(notebook).in_place, InPlace)
+    assert isinstance(SuiteDisplay(notebook).in_place.__self__, InPlace)
 
 
 def test_a_suite_in_a_notebook_shows_a_line_per_run_in_one_output():
     clock, shown = Clock(), Recorder()
-    display = SuiteDisplay(Console(file=io.StringIO()), clock=clock, in_place=shown)
+    display = SuiteDisplay(Console(file=io.StringIO()), clock=clock, in_place=shown.show)
     display.open(["standard-10-direct", "vision-direct"])
     assert shown.shown[-1] == "standard-10-direct: waiting\nvision-direct: waiting"
     run = display.run("standard-10-direct")

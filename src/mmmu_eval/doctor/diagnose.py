@@ -84,6 +84,16 @@ class SuiteDiagnosis:
     def to_json(self) -> dict[str, Any]:
         return {"suite": self.suite, "table1": dict(self.table1), "runs": [r.to_json() for r in self.runs]}
 
+    def __repr__(self) -> str:
+        from mmmu_eval.report.notebook import bounded
+
+        return f"SuiteDiagnosis({bounded(self.suite)}: {len(self.runs)} runs diagnosed)"
+
+    def _repr_html_(self) -> str:
+        from mmmu_eval.report.notebook import diagnosis_html
+
+        return "".join(diagnosis_html(run) for run in self.runs)
+
     def lines(self) -> list[str]:
         row = self.table1
         cells = ", ".join(f"{k} {fixed(v)}" if v is not None else f"{k} -" for k, v in row["ours"].items())

@@ -101,6 +101,16 @@ class Comparison:
     scoring_b: dict = field(default_factory=dict)
     """How run B was scored, as ``scoring_a``."""
 
+    def __repr__(self) -> str:
+        from mmmu_eval.report.notebook import comparison_repr
+
+        return comparison_repr(self)
+
+    def _repr_html_(self) -> str:
+        from mmmu_eval.report.notebook import comparison_html
+
+        return comparison_html(self)
+
     def to_json(self) -> dict:
         """JSON-ready form (for ``compare --json``)."""
         return {

@@ -68,6 +68,16 @@ class Diagnosis:
         comparison, the causes together and the remainder (``report.diagnosis_lines``)."""
         return diagnosis_lines(self)
 
+    def __repr__(self) -> str:
+        from mmmu_eval.report.notebook import diagnosis_repr
+
+        return diagnosis_repr(self)
+
+    def _repr_html_(self) -> str:
+        from mmmu_eval.report.notebook import diagnosis_html
+
+        return diagnosis_html(self)
+
 
 def published_row(value: str | float, benchmark: str, split: str | None,
                   setting: str | None) -> tuple[float, str, Published | None]:

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Callable, Protocol
 from rich.console import Console
 
 from mmmu_eval.records import Response
-from mmmu_eval.run.progress_out import EVERY_S, IN_PLACE_EVERY_S, SHARE, Output, Pace, notebook_output
+from mmmu_eval.run.progress_out import EVERY_S, IN_PLACE_EVERY_S, SHARE, Pace, notebook_output
 
 if TYPE_CHECKING:
     from rich.progress import Progress
@@ -134,7 +134,7 @@ class ProgressDisplay:
         every_s: float = EVERY_S,
         every_share: float = SHARE,
         label: str = "items",
-        in_place: Output | None = None,
+        in_place: Callable[[str], None] | None = None,
     ) -> None:
         """
         Args:
@@ -145,7 +145,8 @@ class ProgressDisplay:
             every_s: the most seconds between two plain lines (the first and last are always printed).
             every_share: a plain line each time this share of the items is done.
             label: what the bar calls the work.
-            in_place: the output to replace with each update (a notebook's; ``progress_out.InPlace``);
+            in_place: a function that replaces one output with the text given (a notebook's:
+                ``progress_out.InPlace().show``);
                 None: the notebook's when the console is one and ``plain`` is None.
         """
         self.console, self.plain = terminal(console, plain)
@@ -242,4 +243,4 @@ class ProgressDisplay:
     def _show(self) -> None:
         assert self.in_place is not None
         self._shown_at = self.clock()
-        self.in_place.show(f"{self.label}: {self.status_line()}")
+        self.in_place(f"{self.label}: {self.status_line()}")

@@ -19,7 +19,7 @@ True
 from __future__ import annotations
 
 import math
-from typing import Any, Protocol
+from typing import Any, Callable
 
 from rich.console import Console
 
@@ -54,12 +54,9 @@ class Pace:
         self._last = (now, done)
 
 
-class Output(Protocol):
-    """One replaceable output (``InPlace``, or a test's recorder)."""
-
-    def show(self, text: str) -> None:
-        """Replace what the output shows with ``text``."""
-        ...
+#: What a display is given to show its text in place: a function that replaces one output with
+#: the text (``InPlace().show`` in a notebook, a test's recorder).
+Output = Callable[[str], None]
 
 
 class InPlace:
@@ -79,13 +76,13 @@ class InPlace:
             self._handle.update(bundle, raw=True)
 
 
-def notebook_output(console: Console) -> InPlace | None:
-    """An ``InPlace`` when ``console`` writes into a Jupyter notebook (rich's own test, and
-    IPython importable); None anywhere else (a terminal, a file, a plain IPython shell)."""
+def notebook_output(console: Console) -> Output | None:
+    """An ``InPlace``'s ``show`` when ``console`` writes into a Jupyter notebook (rich's own test,
+    and IPython importable); None anywhere else (a terminal, a file, a plain IPython shell)."""
     if not console.is_jupyter:
         return None
     try:
         import IPython.display  # noqa: F401
     except ImportError:
         return None
-    return InPlace()
+    return InPlace().show

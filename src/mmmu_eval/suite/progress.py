@@ -24,7 +24,7 @@ from rich.console import Console
 from rich.progress import Progress, TaskID
 
 from mmmu_eval.run.progress import Display, progress_bar, session_rate, status_text, terminal
-from mmmu_eval.run.progress_out import EVERY_S, IN_PLACE_EVERY_S, SHARE, Output, Pace, notebook_output
+from mmmu_eval.run.progress_out import EVERY_S, IN_PLACE_EVERY_S, SHARE, Pace, notebook_output
 from mmmu_eval.records import Response
 
 __all__ = ["SuiteDisplay"]
@@ -83,7 +83,7 @@ class SuiteDisplay:
         plain: bool | None = None,
         every_s: float = EVERY_S,
         every_share: float = SHARE,
-        in_place: Output | None = None,
+        in_place: Callable[[str], None] | None = None,
     ) -> None:
         """
         Args:
@@ -94,7 +94,7 @@ class SuiteDisplay:
             every_s: the most seconds between two plain total lines (run starts and ends are
                 always printed).
             every_share: a plain total line each time this share of all runs' items is done.
-            in_place: the output to replace with each update; None: the notebook's when the
+            in_place: a function that replaces one output with the text given; None: the notebook's when the
                 console is one and ``plain`` is None.
         """
         self.console, self.plain = terminal(console, plain)
@@ -221,7 +221,7 @@ class SuiteDisplay:
             lines.append(f"{name}: {state}")
         if self.all.started is not None:
             lines.append(f"{TOTAL}: {self.all.line(now)}")
-        self.in_place.show("\n".join(lines))
+        self.in_place("\n".join(lines))
 
 
 def _fields(row: _Row, now: float) -> str:
