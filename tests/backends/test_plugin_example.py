@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from mmmu_eval.backends.registry import ENTRY_POINT_GROUP, make_backend
-from mmmu_eval.errors import ConfigError
+from mmmu_eval.core.errors import ConfigError
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "examples" / "plugin"
@@ -119,7 +119,7 @@ def test_the_guide_shows_the_tested_package_and_no_example_is_cut_short():
 # -- the registry's rules: a broken plug-in is named, a partial one completed ------------------
 
 PARTIAL = """
-from mmmu_eval.records import Response
+from mmmu_eval.core.records import Response
 
 
 def make(name):

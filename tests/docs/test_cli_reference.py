@@ -167,7 +167,7 @@ def test_each_run_field_s_text_says_the_default_its_flag_shows():
     from dataclasses import fields
 
     from mmmu_eval.cli.flag_defaults import Phrase, run_default
-    from mmmu_eval.config import RunConfig, field_docs
+    from mmmu_eval.core.config import RunConfig, field_docs
 
     docs = field_docs()
     for f in fields(RunConfig):
@@ -185,7 +185,7 @@ def test_each_run_field_s_text_names_its_flag():
     import argparse
 
     from mmmu_eval.cli.main import build_parser
-    from mmmu_eval.config import field_docs
+    from mmmu_eval.core.config import field_docs
 
     sub = next(a for a in build_parser(["run"])._actions if isinstance(a, argparse._SubParsersAction))
     flags = {a.dest: a.option_strings for a in sub.choices["run"]._actions}

@@ -122,7 +122,7 @@ def test_every_field_of_the_run_configuration_and_the_plugin_settings_is_on_the_
     from dataclasses import fields
 
     from mmmu_eval.backends.settings import CustomSettings, HFSettings, OpenAISettings
-    from mmmu_eval.config import RunConfig
+    from mmmu_eval.core.config import RunConfig
 
     page = (site / "reference" / "api.html").read_text()
     for record, path in ((RunConfig, "mmmu_eval.RunConfig"), (CustomSettings, "mmmu_eval.backends.settings.CustomSettings"),

@@ -28,7 +28,7 @@ from collections.abc import Callable
 from dataclasses import MISSING, fields
 from typing import Union
 
-from mmmu_eval.config import FALLBACK_POLICIES, SAMPLE_SEED, RunConfig
+from mmmu_eval.core.config import FALLBACK_POLICIES, SAMPLE_SEED, RunConfig
 
 __all__ = ["REQUIRED", "Declared", "HelpFormatter", "Phrase", "declare", "default_of", "default_text", "run_default"]
 
@@ -157,7 +157,7 @@ _RUN_DEFAULTS: dict[str, Declared] = {
     "data_parallel_size": 1,
     "parsers": Phrase("official (boxed, official for --prompt boxed)"),
     "fallback": lambda: FALLBACK_POLICIES[0],
-    "fallback_seed": _owned("mmmu_eval.score.scorer", "OFFICIAL_SEED"),
+    "fallback_seed": _owned("mmmu_eval.scoring.scorer", "OFFICIAL_SEED"),
     "answers": Phrase("none; the test split is not scored"),
     "price_input": Phrase("none; no cost is reported"),
     "price_output": Phrase("none; no cost is reported"),

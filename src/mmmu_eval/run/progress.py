@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Callable, Protocol
 
 from rich.console import Console
 
-from mmmu_eval.records import Response
+from mmmu_eval.core.records import Response
 from mmmu_eval.run.progress_out import EVERY_S, IN_PLACE_EVERY_S, SHARE, Pace, notebook_output
 
 if TYPE_CHECKING:

@@ -7,7 +7,7 @@ notebook output replaced in place.
 - **A notebook** (a Jupyter kernel): one output of the cell, replaced as the run goes (IPython's
   display handle), at most once a second (``InPlace``), instead of a new output per line.
 
-Both the run's display (``progress.py``) and the suite's (``suite/progress.py``) use them.
+Both the run's display (``progress.py``) and the suite's (``suite/suite_progress.py``) use them.
 
 >>> pace = Pace(every_s=60, share=0.1)
 >>> pace.due(now=0.0, done=0, total=900)

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from mmmu_eval.report.results_schema import Results
+from mmmu_eval.results.results_schema import Results
 from mmmu_eval.store.manifest import MANIFEST, Manifest
 
 __all__ = ["RunResult"]
@@ -26,7 +26,7 @@ class RunResult:
     """manifest.json as written at the end."""
     results: Results
     """results.json: overall accuracy, breakdowns, intervals; ``Results`` declares each key
-    (``report/results_schema.py``, ``docs/results-schema.md``)."""
+    (``results/results_schema.py``, ``docs/results-schema.md``)."""
     counts: dict[str, int]
     """``items``, ``ok``, ``truncated``, ``error`` and ``missing`` over the selected items."""
 
@@ -75,14 +75,14 @@ class RunResult:
 
     def __repr__(self) -> str:
         """``RunResult(runs/x: 25.0% (6 of 24), bundled sample: ...; 24 items: 24 ok, 0 truncated, 0 errors, 0 missing)``"""
-        from mmmu_eval.report.notebook import answers_line, bounded, headline
+        from mmmu_eval.results.notebook_view import answers_line, bounded, headline
 
         return f"RunResult({bounded(self.run_dir)}: {headline(self.results)}; {answers_line(self.counts)})"
 
     def _repr_html_(self) -> str:
         """The run in a notebook: its headline with scope and interval, its answers, where it is."""
-        from mmmu_eval.report.notebook import answers_line, bounded, headline, html_record
-        from mmmu_eval.report.numbers import interval
+        from mmmu_eval.results.notebook_view import answers_line, bounded, headline, html_record
+        from mmmu_eval.core.numbers import interval
 
         r = self.results
         what = " ".join(str(x) for x in (r.get("benchmark"), r.get("setting") or r.get("split")) if x)
