@@ -98,12 +98,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         ),
         epilog=DOWNLOAD_EXAMPLES, formatter_class=HelpFormatter,
     )
-    declare(p_down.add_argument("--benchmark", choices=("mmmu", "mmmu-pro"), default=None, help="mmmu or mmmu-pro"),
-            Phrase("mmmu; mmmu-pro when --setting is given"))
-    declare(p_down.add_argument("--split", choices=MMMU_SPLITS, help="MMMU split: dev, validation or test"),
-            run_default("split"))
-    declare(p_down.add_argument("--setting", choices=PRO_SETTINGS, help="MMMU-Pro setting: standard-10, standard-4, vision"),
-            run_default("setting"))
+    _benchmark_flags(p_down)
     declare(p_down.add_argument("--subjects", nargs="+", metavar="SUBJECT", help="subjects to fetch (long or short names)"),
             run_default("subjects"))
     declare(p_down.add_argument("--revision", help="hub revision (commit, tag, branch)"), run_default("revision"))
@@ -111,13 +106,18 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p_down.set_defaults(func=run_download)
 
 
-def _selection_flags(parser: argparse.ArgumentParser) -> None:
+def _benchmark_flags(parser: argparse.ArgumentParser) -> None:
+    """Which benchmark, split and setting: the same three flags for list, show and download."""
     declare(parser.add_argument("--benchmark", choices=("mmmu", "mmmu-pro"), default=None, help="mmmu or mmmu-pro"),
             Phrase("mmmu; mmmu-pro when --setting is given"))
     declare(parser.add_argument("--split", choices=MMMU_SPLITS, help="MMMU split: dev, validation or test"),
             run_default("split"))
     declare(parser.add_argument("--setting", choices=PRO_SETTINGS, help="MMMU-Pro setting: standard-10, standard-4, vision"),
             run_default("setting"))
+
+
+def _selection_flags(parser: argparse.ArgumentParser) -> None:
+    _benchmark_flags(parser)
     parser.add_argument("--data", default="hub", help="hub, sample (bundled), or a snapshot directory")
     declare(parser.add_argument("--revision", help="hub revision (hub only)"), run_default("revision"))
     declare(parser.add_argument("--subjects", nargs="+", metavar="SUBJECT", help="subjects to keep (long or short names)"),
