@@ -11,6 +11,7 @@ import json
 from rich.console import Console
 from rich.markup import escape
 
+from mmmu_eval.cli.flag_defaults import HelpFormatter
 from mmmu_eval.cli.shared_flags import add_bootstrap, add_json
 from mmmu_eval.core.errors import ConfigError
 
@@ -35,14 +36,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
             "Each run's scoring is printed in the header and in --json."
         ),
         epilog=EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        formatter_class=HelpFormatter,
     )
     p.add_argument("runs", nargs="+", metavar="RUN_DIR", help="two or more run directories; the first is the baseline")
     p.add_argument("--allow-different-protocols", action="store_true",
                    help="compare runs whose prompts or settings differ (e.g. direct vs cot)")
     p.add_argument("--allow-different-scoring", action="store_true",
                    help="compare runs scored by different parsers, fallback policies or answer files")
-    p.add_argument("--flips", type=int, default=50, metavar="N", help="list at most N flipping items (default 50)")
+    p.add_argument("--flips", type=int, default=50, metavar="N", help="list at most N flipping items")
     add_bootstrap(p, what="the paired intervals")
     add_json(p, prints="the comparisons (all flips)")
     p.set_defaults(func=run)

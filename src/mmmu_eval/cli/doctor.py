@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 
+from mmmu_eval.cli.flag_defaults import HelpFormatter, Phrase
 from mmmu_eval.cli.shared_flags import add_json_file, add_published
 
 EPILOG = """examples:
@@ -26,10 +27,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
             "value lies inside the run's 95% interval and which causes together could cover the gap."
         ),
         epilog=EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        formatter_class=HelpFormatter,
     )
     p.add_argument("run", metavar="RUN", help="a run directory, a rescore --out directory, or a suite directory")
-    add_published(p, help="a published accuracy in percent (58.6), or a model name from the published results shipped")
+    add_published(p, help="a published accuracy in percent (58.6), or a model name from the published results shipped",
+                  shows=Phrase("none; the run alone"))
     add_json_file(p, writes="the diagnosis (docs/doctor.md)", dest="json_file")
     p.set_defaults(func=run)
 
