@@ -20,14 +20,19 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
+from mmmu_eval.cli.flag_defaults import Declared, Phrase, declare, run_default
 from mmmu_eval.core.config import BENCHMARKS, MMMU_SPLITS, PRO_SETTINGS
 
-__all__ = ["add_benchmark", "add_bootstrap", "add_data", "add_draw_seed", "add_fallback_seed", "add_generation_seed", "add_ids",
-           "add_json", "add_json_file", "add_limit", "add_published", "add_revision", "add_setting", "add_split",
-           "add_subjects", "published_flag"]
+__all__ = ["add_benchmark", "add_bootstrap", "add_data", "add_draw_seed", "add_fallback_seed", "add_generation_seed",
+           "add_ids", "add_json", "add_json_file", "add_limit", "add_published", "add_revision", "add_setting",
+           "add_split", "add_subjects", "published_flag"]
 
 #: Bootstrap resamples of an interval when no flag says (as ``stats.intervals.RESAMPLES``).
 BOOTSTRAP = 1000
+
+#: What a flag whose value stays None shows as its default (``flag_defaults.declare``), where the
+#: subcommand says nothing else.
+NO_FILE = Phrase("none; no JSON file")
 
 
 def add_json(parser: argparse.ArgumentParser, *, prints: str, dest: str = "json", when: str = "") -> argparse.Action:
@@ -40,39 +45,42 @@ def add_json_file(parser: argparse.ArgumentParser, *, writes: str, metavar: str 
                   dest: str = "json") -> argparse.Action:
     """``--json FILE``: also write ``writes`` as JSON to FILE (the printout stays as it is);
     ``dest``: the API keyword it becomes (``json_file``), so that an error names the flag."""
-    return parser.add_argument("--json", dest=dest, metavar=metavar, default=None,
-                               help=f"also write {writes} as JSON to {metavar}")
+    return declare(parser.add_argument("--json", dest=dest, metavar=metavar, default=None,
+                                       help=f"also write {writes} as JSON to {metavar}"), NO_FILE)
 
 
 def add_data(parser: argparse.ArgumentParser, *, help: str, default: str | None = "hub", required: bool = False,
-             metavar: str = "hub|sample|DIR") -> argparse.Action:
-    """``--data``: where the items come from: the hub, the bundled sample, or a snapshot directory."""
+             metavar: str = "hub|sample|DIR", shows: Declared = None) -> argparse.Action:
+    """``--data``: where the items come from: the hub, the bundled sample, or a snapshot directory
+    (``shows``: the default said, where the value stays None)."""
     if required:
         return parser.add_argument("--data", required=True, metavar=metavar, help=help)
-    return parser.add_argument("--data", default=default, metavar=metavar, help=help)
+    action = parser.add_argument("--data", default=default, metavar=metavar, help=help)
+    return declare(action, shows) if shows is not None else action
 
 
-def add_revision(parser: argparse.ArgumentParser, *, help: str = "hub revision; default the pinned one (hub only)"
-                 ) -> argparse.Action:
-    """``--revision``: the dataset's hub revision (a commit, tag or branch)."""
-    return parser.add_argument("--revision", default=None, metavar="REVISION", help=help)
+def add_revision(parser: argparse.ArgumentParser, *, help: str = "hub revision (hub only)") -> argparse.Action:
+    """``--revision``: the dataset's hub revision (a commit, tag or branch); the pinned one when left out."""
+    return declare(parser.add_argument("--revision", default=None, metavar="REVISION", help=help), run_default("revision"))
 
 
-def add_benchmark(parser: argparse.ArgumentParser, *, help: str) -> argparse.Action:
-    """``--benchmark``: mmmu or mmmu-pro."""
-    return parser.add_argument("--benchmark", choices=BENCHMARKS, default=None, help=help)
+def add_benchmark(parser: argparse.ArgumentParser, *, help: str, shows: Declared) -> argparse.Action:
+    """``--benchmark``: mmmu or mmmu-pro (``shows``: what applies when it is left out)."""
+    return declare(parser.add_argument("--benchmark", choices=BENCHMARKS, default=None, help=help), shows)
 
 
-def add_split(parser: argparse.ArgumentParser, *,
-              help: str = "MMMU split: dev, validation (default) or test") -> argparse.Action:
-    """``--split``: an MMMU split."""
-    return parser.add_argument("--split", choices=MMMU_SPLITS, default=None, help=help)
+def add_split(parser: argparse.ArgumentParser, *, help: str = "MMMU split: dev, validation or test",
+              shows: Declared = None) -> argparse.Action:
+    """``--split``: an MMMU split (``shows``: what applies when it is left out; RunConfig's default)."""
+    action = parser.add_argument("--split", choices=MMMU_SPLITS, default=None, help=help)
+    return declare(action, run_default("split") if shows is None else shows)
 
 
-def add_setting(parser: argparse.ArgumentParser, *,
-                help: str = "MMMU-Pro setting: standard-10 (default), standard-4, vision") -> argparse.Action:
-    """``--setting``: an MMMU-Pro setting."""
-    return parser.add_argument("--setting", choices=PRO_SETTINGS, default=None, help=help)
+def add_setting(parser: argparse.ArgumentParser, *, help: str = "MMMU-Pro setting: standard-10, standard-4, vision",
+                shows: Declared = None) -> argparse.Action:
+    """``--setting``: an MMMU-Pro setting (``shows``: what applies when it is left out; RunConfig's default)."""
+    action = parser.add_argument("--setting", choices=PRO_SETTINGS, default=None, help=help)
+    return declare(action, run_default("setting") if shows is None else shows)
 
 
 class _Words(argparse.Action):
@@ -87,18 +95,20 @@ class _Words(argparse.Action):
 
 
 def add_subjects(parser: argparse.ArgumentParser, *, help: str) -> argparse.Action:
-    """``--subjects``: subjects by long or short name (a flat tuple; None when not given)."""
-    return parser.add_argument("--subjects", nargs="+", action=_Words, default=None, metavar="SUBJECT", help=help)
+    """``--subjects``: subjects by long or short name (a flat tuple; None when not given: all 30)."""
+    return declare(parser.add_argument("--subjects", nargs="+", action=_Words, default=None, metavar="SUBJECT", help=help),
+                   run_default("subjects"))
 
 
 def add_ids(parser: argparse.ArgumentParser, *, help: str) -> argparse.Action:
-    """``--ids``: item ids (a flat tuple; None when not given)."""
-    return parser.add_argument("--ids", nargs="+", action=_Words, default=None, metavar="ID", help=help)
+    """``--ids``: item ids (a flat tuple; None when not given: every item)."""
+    return declare(parser.add_argument("--ids", nargs="+", action=_Words, default=None, metavar="ID", help=help),
+                   run_default("ids"))
 
 
 def add_limit(parser: argparse.ArgumentParser, *, help: str) -> argparse.Action:
-    """``--limit N``: the first N items."""
-    return parser.add_argument("--limit", type=int, default=None, metavar="N", help=help)
+    """``--limit N``: the first N items (every item when left out)."""
+    return declare(parser.add_argument("--limit", type=int, default=None, metavar="N", help=help), run_default("limit"))
 
 
 class _Renamed(argparse.Action):
@@ -115,9 +125,11 @@ class _Renamed(argparse.Action):
 
 
 def _seed(parser: argparse.ArgumentParser, flag: str, *, default: int | None, help: str,
-          old_seed: bool) -> argparse.Action:
+          old_seed: bool, shows: Declared = None) -> argparse.Action:
     dest = flag.removeprefix("--").replace("-", "_")
     action = parser.add_argument(flag, dest=dest, type=int, default=default, metavar="N", help=help)
+    if shows is not None:
+        declare(action, shows)
     if old_seed:
         parser.add_argument("--seed", dest=dest, type=int, action=_Renamed, new=flag)
     return action
@@ -126,22 +138,22 @@ def _seed(parser: argparse.ArgumentParser, flag: str, *, default: int | None, he
 def add_bootstrap(parser: argparse.ArgumentParser, *, what: str, old_seed: bool = True) -> None:
     """``--bootstrap N`` (resamples) and ``--bootstrap-seed N`` of ``what`` intervals;
     ``old_seed``: also the deprecated ``--seed`` the command had for the latter."""
-    parser.add_argument("--bootstrap", type=int, default=BOOTSTRAP, metavar="N",
-                        help=f"bootstrap resamples of {what} (default {BOOTSTRAP})")
-    _seed(parser, "--bootstrap-seed", default=0, help=f"seed of the bootstrap of {what} (default 0)", old_seed=old_seed)
+    parser.add_argument("--bootstrap", type=int, default=BOOTSTRAP, metavar="N", help=f"bootstrap resamples of {what}")
+    _seed(parser, "--bootstrap-seed", default=0, help=f"seed of the bootstrap of {what}", old_seed=old_seed)
 
 
-def add_fallback_seed(parser: argparse.ArgumentParser, *, default: int | None, help: str,
+def add_fallback_seed(parser: argparse.ArgumentParser, *, default: int | None, help: str, shows: Declared = None,
                       old_seed: bool = True) -> argparse.Action:
     """``--fallback-seed N``: the seed of the official random letter given to an unparseable
     multiple-choice answer; ``old_seed``: also the deprecated ``--seed`` the command had for it."""
-    return _seed(parser, "--fallback-seed", default=default, help=help, old_seed=old_seed)
+    return _seed(parser, "--fallback-seed", default=default, help=help, old_seed=old_seed, shows=shows)
 
 
 def add_generation_seed(parser: argparse.ArgumentParser, *, help: str) -> argparse.Action:
     """``--generation-seed N``: the model's sampling seed (RunConfig ``generation_seed``), and the
     deprecated ``--seed`` that ``run`` and ``suite`` had for it."""
-    return _seed(parser, "--generation-seed", default=None, help=help, old_seed=True)
+    return _seed(parser, "--generation-seed", default=None, help=help, old_seed=True,
+                 shows=run_default("generation_seed"))
 
 
 def add_draw_seed(parser: argparse.ArgumentParser, *, help: str) -> argparse.Action:
@@ -160,6 +172,8 @@ def published_flag(text: str) -> str:
     return body if body.endswith("%") else body + "%"
 
 
-def add_published(parser: argparse.ArgumentParser, *, help: str) -> argparse.Action:
-    """``--published VALUE|MODEL``: a published accuracy in percent (58.6) or a model's name."""
-    return parser.add_argument("--published", type=published_flag, default=None, metavar="VALUE|MODEL", help=help)
+def add_published(parser: argparse.ArgumentParser, *, help: str, shows: Declared) -> argparse.Action:
+    """``--published VALUE|MODEL``: a published accuracy in percent (58.6) or a model's name
+    (``shows``: what the run is set against when it is left out)."""
+    return declare(parser.add_argument("--published", type=published_flag, default=None, metavar="VALUE|MODEL",
+                                       help=help), shows)

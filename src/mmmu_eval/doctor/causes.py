@@ -308,7 +308,7 @@ def find_causes(
 ) -> list[Cause]:
     """Every cause a run shows, largest ``points`` first (ties: the order of this module).
 
-    Takes what ``report`` has in hand (``results.finished_run.load_run(..., details=True)``, or the
+    Takes what ``report`` has in hand (``results.finished_run.read_run(..., details=True)``, or the
     pieces ``report.html`` is given), so the page and the command say the same.
     """
     verdicts = scoring.verdicts[scoring.parsers[0]]

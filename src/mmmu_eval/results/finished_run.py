@@ -63,6 +63,7 @@ class FinishedRun:
     setting: str | None = None
     """The MMMU-Pro setting; None for MMMU."""
     split: str = ""
+    """The split read: ``dev``, ``validation`` or ``test`` (MMMU-Pro: ``test``)."""
     prompt: str = ""
     """The prompt mode: ``direct``, ``cot``, ``ocr`` ..."""
     lacking: int = 0
@@ -235,7 +236,7 @@ def read_run(
 
     ::
 
-        run = mmmu_eval.load_run("runs/sample-random")   # read_run
+        run = mmmu_eval.read_run("runs/sample-random")
         print(run.results["overall"]["accuracy"], run.rebuilt)
     """
     from mmmu_eval.store.rundir import RunStore
