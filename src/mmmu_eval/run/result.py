@@ -92,5 +92,5 @@ class RunResult:
                 ("accuracy", headline(r) + (f"; 95% interval {interval(r['overall'].get('ci95'))}"
                                             if r.get("gold_available", True) else ""))]
         rows.append(("answers", answers_line(self.counts)))
-        rows.append(("exit status", f"{self.exit_status}" + (f": {self.message()}" if self.exit_status else "")))
+        rows.append(("exit status", f"{self.exit_status}" + (f": {self.message}" if self.exit_status else "")))
         return html_record("RunResult", rows, note=str(self.run_dir))
