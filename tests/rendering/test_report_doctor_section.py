@@ -77,7 +77,7 @@ def test_the_page_shows_the_doctors_diagnosis_of_a_paper_era_file(paper_run):
         ("doctor-published", "published 41.90% (InternVL2-Llama3-76B, MMMU-Pro: A More Robust"),
         ("doctor-together", "together, each item counted once (100 items): expected +4.79 points"),
         ("doctor-main", "main cause: best_of, expected +4.45 of the +4.56-point gap"),
-        ("doctor-remainder", "the causes' expected effects exceed the 4.6-point gap by 0.2 points"),
+        ("doctor-remainder", "the causes' expected effects exceed the 4.56-point gap by 0.23 points"),
         ("doctor-worst", "worst case (a bound, not an estimate): unparsed could reach the gap"),
         ("doctor-row", "protocol: the official MMMU-Pro prompts, direct and chain of thought"),
     ):

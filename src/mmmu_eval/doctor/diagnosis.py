@@ -23,7 +23,7 @@ from mmmu_eval.core.errors import ConfigError
 from mmmu_eval.core.records import Item, Response
 from mmmu_eval.doctor.causes import Cause, find_causes
 from mmmu_eval.doctor.diagnosis_lines import diagnosis_lines
-from mmmu_eval.doctor.effects import PRIORITY, Effect, combine, run_effects
+from mmmu_eval.doctor.effects import PRIORITY, Effect, attribute, combine, run_effects
 from mmmu_eval.doctor.failures import failure_kinds
 from mmmu_eval.core.numbers import fixed, percent, points, rounded
 from mmmu_eval.doctor.outside import compared_line, outside_effects, run_model_name
@@ -192,8 +192,9 @@ def diagnosis_of(
             src = sources()[row.source] if row is not None else None
             verdicts = scoring.verdicts[scoring.parsers[0]]
             correct = {i: bool(v.correct) for i, v in verdicts.items()}
-            effects = effects + outside_effects(figure, manifest, items, correct, row, src,
-                                                in_run=[c.cause for c in causes], other=other)
+            # the causes outside the run come last in PRIORITY: the run's own effects keep their sizes
+            effects = attribute(effects + outside_effects(figure, manifest, items, correct, row, src,
+                                                          in_run=[c.cause for c in causes], other=other), figure["n"])
             against["compared"] = compared_line(figure, manifest, row, src)
             against.update(_explained(against["gap"], effects, figure["n"]))
             if row is not None and src is not None:
