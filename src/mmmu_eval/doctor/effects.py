@@ -3,14 +3,15 @@
 ``doctor.causes`` counts what a cause concerns and bounds it (every concerned wrong answer right).
 A bound blames a cause for the whole gap whenever it is large enough, which is rarely what
 happened. An effect here is the expected change of the figure, in points, had the cause not been
-there, with a plausible range:
+there, with a plausible range. Each concerned item gets a counterfactual: its chance of being
+right without the cause.
 
-- ``unparsed``: each random fallback scored at its expected value (1/options) instead of its draw;
-- ``truncated`` and ``refusal``: each such answer scored at the run's own accuracy on the
-  answers that finished;
+- ``unparsed``: each random fallback at its expected value (1/options) instead of its draw;
+- ``truncated`` and ``refusal``: each such answer at the run's own accuracy on the answers that
+  finished;
 - ``sampling``: a token limit moves the figure only through the answers it cut (the truncated
-  ones, so it shares their items); other sampling settings have no known direction (expected 0,
-  range one re-sample's spread);
+  ones, which count there); other sampling settings have no known direction (expected 0, range
+  one re-sample's spread);
 - ``errors`` and ``coverage``: unscored items at the run's accuracy move the expected figure by
   nothing; the range is their sampling spread;
 - ``judge`` / ``parser`` (a rescored harness): the harness's verdict on each differing item,
@@ -23,8 +24,9 @@ counterfactual, that of the first cause of ``PRIORITY`` holding it (``attribute`
 cause's expected effect is the sum over the items it holds that way plus what it adds beside
 items (a spread, a measured shift): so the causes' effects add up exactly to the causes
 together (``combine``), and a cause that shares its items says under which cause they count.
-Every range, of one cause or of several together, is made one way (``Size.range``): a 95% normal
-range from the variances added, clipped to the worst cases of what it covers.
+Every range, of one cause or of several together, is made one way (``Size.range``): the central
+95% of the counterfactual outcomes, exactly (``stats.outcomes``), so it never passes what the
+items can do, and one cause alone has the same range as the causes together.
 """
 
 from __future__ import annotations
@@ -39,11 +41,13 @@ from mmmu_eval.core.numbers import pct, rounded
 from mmmu_eval.core.records import Item, Response, is_refusal
 from mmmu_eval.doctor.causes import Cause
 from mmmu_eval.scoring.scorer import Scoring
+from mmmu_eval.stats.outcomes import central_range
 
 __all__ = ["Counterfactual", "Effect", "PRIORITY", "Size", "attribute", "combine", "run_effects"]
 
-#: z for a 95% range.
+#: z for a 95% range, and its coverage.
 Z = 1.96
+LEVEL = 0.95
 
 #: Which counterfactual an item takes when several causes hold it (first wins). The causes
 #: outside the run come last, so the run's own effects read the same with or without a published figure.
@@ -53,50 +57,61 @@ PRIORITY = ("judge", "parser", "truncated", "sampling", "refusal", "unparsed", "
 class Counterfactual(NamedTuple):
     """One item's verdict had a cause not been there."""
 
-    delta: float
-    """Expected change of the item's verdict (1 right, 0 wrong)."""
-    variance: float
-    """Variance of that change (0: known exactly)."""
+    chance: float
+    """The chance the item is right in the counterfactual (1/options for a random letter, the
+    run's accuracy for a cut answer, 0 or 1 for a harness's own verdict)."""
     correct: bool
-    """The run's verdict: a right answer can only lose, a wrong one only gain (the range's clip)."""
+    """The run's verdict now."""
+
+    @property
+    def delta(self) -> float:
+        """The expected change of the item's verdict (1 right, 0 wrong)."""
+        return self.chance - self.correct
 
 
 @dataclass(frozen=True)
 class Size:
-    """What an effect adds to the figure, in points: the expected change, its variance, and the
-    worst cases either way that clip its range. Sizes add (independent parts)."""
+    """What an effect adds to the figure, in points: its items' counterfactuals, a spread beside
+    them and a change known exactly. Sizes add (independent parts); the range of a sum is made as
+    the range of one part (``stats.outcomes.central_range``)."""
 
-    mean: float = 0.0
-    variance: float = 0.0
-    lowest: float = 0.0
-    highest: float = 0.0
+    scale: float = 0.0
+    """Points per item (100 / items scored)."""
+    chances: tuple[Counterfactual, ...] = ()
+    shift: float = 0.0
+    """Points known exactly beside the items (a measured difference of two figures)."""
+    sd: float = 0.0
+    """Standard deviation (points) of a normal spread beside the items (a re-sample's, unscored items')."""
+
+    @property
+    def mean(self) -> float:
+        return self.shift + self.scale * sum(c.delta for c in self.chances)
 
     def __add__(self, other: Size) -> Size:
-        return Size(self.mean + other.mean, self.variance + other.variance, self.lowest + other.lowest,
-                    self.highest + other.highest)
+        if self.chances and other.chances and abs(self.scale - other.scale) > 1e-12:
+            raise ValueError("sizes of figures over different numbers of items do not add")
+        return Size(self.scale if self.chances else other.scale, self.chances + other.chances,
+                    self.shift + other.shift, math.hypot(self.sd, other.sd))
 
     def range(self) -> tuple[float, float]:
-        """The 95% plausible range: mean ± 1.96 sd, clipped to the worst cases."""
-        half = Z * math.sqrt(self.variance)
-        return max(self.mean - half, self.lowest), min(self.mean + half, self.highest)
+        """The central 95% of the counterfactual outcomes: never past what the items can do."""
+        return central_range([c.chance for c in self.chances], [c.correct for c in self.chances],
+                             scale=self.scale, sd=self.sd, shift=self.shift, level=LEVEL)
 
     @classmethod
     def of_items(cls, deltas: Mapping[str, Counterfactual], ids: Sequence[str] | frozenset[str], n: int) -> Size:
-        """The items' counterfactuals summed, in points of a figure over ``n`` items."""
-        scale = 100.0 / n if n else 0.0
-        chosen = [deltas[i] for i in ids]
-        return cls(scale * sum(c.delta for c in chosen), scale * scale * sum(c.variance for c in chosen),
-                   -scale * sum(1 for c in chosen if c.correct), scale * sum(1 for c in chosen if not c.correct))
+        """The items' counterfactuals, in points of a figure over ``n`` items (in ``ids``' order)."""
+        return cls(100.0 / n if n else 0.0, tuple(deltas[i] for i in sorted(ids)))
 
     @classmethod
-    def spread(cls, half_width: float, lowest: float, highest: float) -> Size:
-        """No expected change, a 95% half-width (points), clipped to the worst cases."""
-        return cls(0.0, (half_width / Z) ** 2, min(lowest, 0.0), max(highest, 0.0))
+    def spread(cls, half_width: float) -> Size:
+        """No expected change; a normal spread whose 95% half-width is ``half_width`` points."""
+        return cls(sd=half_width / Z)
 
     @classmethod
     def exact(cls, value: float) -> Size:
         """A change known exactly (a measured difference of two figures)."""
-        return cls(value, 0.0, value, value)
+        return cls(shift=value)
 
 
 @dataclass(frozen=True)
@@ -214,12 +229,12 @@ def run_effects(
             for i in ids:
                 k = verdicts[i].n_choices
                 if verdicts[i].fallback and k:
-                    deltas[i] = Counterfactual(1.0 / k - scored[i], (1.0 / k) * (1 - 1.0 / k), scored[i])
+                    deltas[i] = Counterfactual(1.0 / k, scored[i])
             out.append(Effect("unparsed", "run", None, None, None,
                               f"{len(deltas)} random fallbacks at their expected value (1/options each) instead of "
                               f"their draw ({cause.detail.get('fallback_hits', 0)} hit)", cause.points, cause.items, deltas, beside=Size()))
         elif cause.cause in ("truncated", "refusal"):
-            deltas = {i: Counterfactual(p_fin - scored[i], p_fin * (1 - p_fin), scored[i]) for i in ids}
+            deltas = {i: Counterfactual(p_fin, scored[i]) for i in ids}
             out.append(Effect(cause.cause, "run", None, None, None,
                               f"{len(ids)} answers at the run's accuracy on the answers that finished "
                               f"({pct(Fraction(sum(finished), len(finished)) if finished else 0, 2)}%)",
@@ -233,7 +248,7 @@ def run_effects(
             out.append(Effect(cause.cause, "run", None, None, None,
                               f"{left} items unscored, at the run's own accuracy: no expected change; range their "
                               "sampling spread", cause.points, left,
-                              beside=Size.spread(spread, -cause.points_down, cause.points)))
+                              beside=Size.spread(spread)))
         elif cause.cause in ("judge", "parser"):
             out.append(_harness(cause, results))
         else:  # prompt, images: one run cannot size them
@@ -265,8 +280,7 @@ def _sampling(cause: Cause, truncated: Cause | None, p_fin: float, p_all: float,
             said.append(f"max_tokens {limit}: no answer was cut, so the limit moved nothing")
         else:
             right = truncated.right
-            deltas = {i: Counterfactual(p_fin - (1.0 if i in right else 0.0), p_fin * (1 - p_fin), i in right)
-                      for i in sorted(truncated.wrong | right)}
+            deltas = {i: Counterfactual(p_fin, i in right) for i in sorted(truncated.wrong | right)}
             said.append(f"max_tokens {limit} acts through the {len(deltas)} answers cut (the truncated items, "
                         "counted there)")
     if others:
@@ -274,7 +288,7 @@ def _sampling(cause: Cause, truncated: Cause | None, p_fin: float, p_all: float,
                     "known direction, range one re-sample's spread")
     bound = truncated.points if (truncated is not None and not others) else (cause.points if others else 0.0)
     return Effect("sampling", "run", None, None, None, "; ".join(said), bound, cause.items if others else len(deltas),
-                  deltas, beside=Size.spread(spread, -cause.points_down, cause.points))
+                  deltas, beside=Size.spread(spread))
 
 
 def _unscored_spread(p: float, n: int, left: int, *, finite: bool, full: int) -> float:
@@ -297,7 +311,7 @@ def _harness(cause: Cause, results: Mapping[str, Any]) -> Effect:
         ours = row["official"]["correct"]
         if (row["cause"] == "judge") != (cause.cause == "judge") or ours is None:
             continue  # None: an item we did not score (a failed request), the errors cause's
-        deltas[row["id"]] = Counterfactual(float(row["harness"]["correct"]) - float(ours), 0.0, bool(ours))
+        deltas[row["id"]] = Counterfactual(float(row["harness"]["correct"]), bool(ours))
         if row["cause"] == "fallback" and row["official"].get("fallback"):
             draws.add(row["id"])
     basis = f"the harness's own verdicts on the {len(deltas)} item{'' if len(deltas) == 1 else 's'} where they differ from ours (exact)"

@@ -198,7 +198,7 @@ def _data_revision(wanted: str, manifest: Mapping[str, Any], scored: Sequence[st
     question there, at the run's own accuracy (no direction known beyond that)."""
     n = figure["n"] or 1
     p = figure["correct"] / n
-    deltas = {i: Counterfactual(p - correct[i], p * (1 - p), correct[i]) for i in scored}
+    deltas = {i: Counterfactual(p, correct[i]) for i in scored}
     wrong = sum(1 for i in scored if not correct[i])
     return Effect("data_revision", "published", None, None, None,
                   f"the published figure is on the {wanted} data build; this run's data revision: "
