@@ -235,3 +235,27 @@ def test_an_eval_only_run_shows_no_parser_figures(tmp_path):
     # the official parser reads letters out of options the eval-only items do not carry: its 0.22% means nothing
     assert "parser" not in text.split("published")[0] and "unparsed" not in text
     assert "no cause found in the run that could move the figure" in text
+
+
+def test_todays_vision_direct_file_against_42_4_is_explained_by_its_own_random_letters(tmp_path):
+    """Issue 42's case: the causes said -0.09 (unparsed) and -0.06 (parser), the line together +0.09
+    over the same items, and the last line that the causes "point the other way". The 11 items where
+    the harness's verdict differs are random letters on both sides: they count once, as unparsed."""
+    from fakes import required
+
+    source = required.path(FIDELITY / "mmmu-pro" / "gpt-4o_vision_direct.jsonl", "needs ../shared/fidelity")
+    assert main(["rescore", str(source), "--out", str(tmp_path / "run"), "--no-html"]) == 0
+    d = diagnose(tmp_path / "run", published=42.4)
+    effects = _effects(d)
+    # 735 right of 1,730; the 48 random letters (10 hit) are worth 733.37 - 735 = -1.63 items at their expected value
+    assert effects["unparsed"]["expected"] == pytest.approx(100 * (733.3679 - 735) / N, abs=1e-3)
+    assert effects["unparsed"]["counted"] == 48
+    assert effects["parser"]["expected"] == 0.0 and effects["parser"]["elsewhere"] == {"unparsed": 11}
+    explained = d.published["explained"]
+    assert explained["expected"] == effects["unparsed"]["expected"] and explained["union_items"] == 48
+    assert (explained["low"], explained["high"]) == (effects["unparsed"]["low"], effects["unparsed"]["high"])
+    text = "\n".join(d.lines())
+    assert "11 of its items counted under unparsed" in text
+    assert "gap -0.09 points" in text and "together, each item counted once (48 items): expected -0.09 points" in text
+    assert "the causes' expected effects account for the whole 0.09-point gap" in text
+    assert "point the other way" not in text
