@@ -172,6 +172,7 @@ def _suite_reports(suites: list[str], args: argparse.Namespace, console: Console
 
 def _pro_headline(loaded: list, err: Console) -> dict | None:
     """The MMMU-Pro headline over several MMMU-Pro runs (direct/cot only), or None."""
+    from mmmu_eval.results.caveats import NO_SCORE, void, void_reason
     from mmmu_eval.scoring.headline import pro_headline
 
     pro = [r for r in loaded if r.results["benchmark"] == "mmmu-pro"]
@@ -182,6 +183,10 @@ def _pro_headline(loaded: list, err: Console) -> dict | None:
         mode = str(r.results["run"]["prompt_mode"] or "direct")
         if mode not in ("direct", "cot"):
             err.print(f"[yellow]{escape(str(r.path))}: prompt mode {escape(mode)} is not part of the MMMU-Pro headline[/yellow]")
+            continue
+        if void(r.results):
+            err.print(f"[yellow]{escape(str(r.path))}: {NO_SCORE} ({escape(str(void_reason(r.results)))}); "
+                      "not part of the MMMU-Pro headline[/yellow]")
             continue
         key = (str(r.results["setting"]), mode)
         if key in by_run:

@@ -103,13 +103,14 @@ def diagnosis_lines(d: Diagnosis) -> list[str]:
     """The terminal report of one run."""
     f = d.figure
     where = f"{f['benchmark']}/{f['setting'] or f['split']}"
-    accuracy = pct(Fraction(f["correct"], f["n"]), 2) if f["n"] else fixed(f["accuracy"], 2)
     scope = f.get("scope") or {}
-    if f.get("gold_available") is False:
-        out = [f"{d.run}: {f['model']} on {where}: no gold answers, no figure to diagnose; {scope.get('text', '')}"]
+    if f.get("gold_available") is False or f.get("no_score") or not f["n"]:
+        why = "no gold answers" if f.get("gold_available") is False else f"no score ({f.get('no_score')})"
+        out = [f"{d.run}: {f['model']} on {where}: {why}, no figure to diagnose; {scope.get('text', '')}"]
         if d.published is not None:
             out.append(f"published figure not set beside this run: {d.published.get('refused')}")
         return out
+    accuracy = pct(Fraction(f["correct"], f["n"]), 2)
     out = [f"{d.run}: {f['model']} on {where}: {accuracy}% ({f['correct']}/{f['n']}), "
            f"95% CI [{fixed(f['ci95'][0], 2)}, {fixed(f['ci95'][1], 2)}]" + (f"; {scope['text']}" if scope else "")]
     effects = {e.cause: e for e in d.effects if e.where == "run"}

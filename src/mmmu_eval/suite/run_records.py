@@ -23,6 +23,7 @@ from typing import Any
 
 from mmmu_eval.core.errors import StoreError
 from mmmu_eval.core.records import Response
+from mmmu_eval.results.caveats import void, void_reason
 from mmmu_eval.results.results_json import Results, read_results
 from mmmu_eval.store.manifest import Manifest
 from mmmu_eval.store.rundir import MANIFEST, RunStore
@@ -118,6 +119,8 @@ def _lack(manifest: Mapping[str, Any], results: Results | None) -> tuple[int, st
     lacking = coverage["errors"] + coverage["missing"] + unreadable
     if not results["gold_available"]:
         return lacking, "has no gold answers (test split): no accuracy"
+    if void(results):  # nothing scored: no figure at all, not a figure over fewer items
+        return lacking, f"has no score ({void_reason(results)})" + ("; run the suite again to ask them" if lacking else "")
     if not lacking:
         return 0, None
     parts = [f"{n} {what}" for n, what in ((coverage["errors"], "failed"), (coverage["missing"], "not asked"),
