@@ -43,7 +43,8 @@ from mmmu_eval.doctor.causes import Cause
 from mmmu_eval.scoring.scorer import Scoring
 from mmmu_eval.stats.outcomes import central_range
 
-__all__ = ["Counterfactual", "Effect", "PRIORITY", "Size", "attribute", "combine", "run_effects"]
+__all__ = ["NOTHING_BESIDE", "PRIORITY", "Counterfactual", "Effect", "Size", "attribute", "combine", "exact_beside",
+           "run_effects", "spread_beside"]
 
 #: z for a 95% range, and its coverage.
 Z = 1.96
@@ -99,19 +100,26 @@ class Size:
                              scale=self.scale, sd=self.sd, shift=self.shift, level=LEVEL)
 
     @classmethod
-    def of_items(cls, deltas: Mapping[str, Counterfactual], ids: Sequence[str] | frozenset[str], n: int) -> Size:
-        """The items' counterfactuals, in points of a figure over ``n`` items (in ``ids``' order)."""
-        return cls(100.0 / n if n else 0.0, tuple(deltas[i] for i in sorted(ids)))
+    def of(cls, effect: Effect, held: frozenset[str], n: int) -> Size:
+        """An effect's part: the counterfactuals of the items it holds (in points of a figure over
+        ``n`` items) and what it adds beside them."""
+        shift, sd = effect.beside or NOTHING_BESIDE
+        chances = tuple(Counterfactual(*effect.deltas[i]) for i in sorted(held))
+        return cls(100.0 / n if n else 0.0, chances, shift, sd)
 
-    @classmethod
-    def spread(cls, half_width: float) -> Size:
-        """No expected change; a normal spread whose 95% half-width is ``half_width`` points."""
-        return cls(sd=half_width / Z)
 
-    @classmethod
-    def exact(cls, value: float) -> Size:
-        """A change known exactly (a measured difference of two figures)."""
-        return cls(shift=value)
+#: ``Effect.beside`` of an effect that adds nothing beside its items (but is sized by them, even when it holds none).
+NOTHING_BESIDE = (0.0, 0.0)
+
+
+def spread_beside(half_width: float) -> tuple[float, float]:
+    """``Effect.beside`` for no expected change and a normal spread of 95% half-width ``half_width`` points."""
+    return 0.0, half_width / Z
+
+
+def exact_beside(value: float) -> tuple[float, float]:
+    """``Effect.beside`` for a change known exactly (a measured difference of two figures)."""
+    return value, 0.0
 
 
 @dataclass(frozen=True)
@@ -130,11 +138,13 @@ class Effect:
     bound: float | None = None
     """The worst case toward the gap (``doctor.causes``' points), labelled as a bound."""
     items: int = 0
-    deltas: Mapping[str, Counterfactual] = field(default_factory=dict, repr=False)
-    """Item id -> its counterfactual under this cause, for every item the cause concerns."""
-    beside: Size | None = None
-    """What the effect adds beside its items (a re-sample's spread, unscored items, a measured
-    shift); None with no item either: the size is not known."""
+    deltas: Mapping[str, tuple[float, bool]] = field(default_factory=dict, repr=False)
+    """Item id -> its counterfactual under this cause (``Counterfactual``: the chance it is right
+    without the cause, its verdict now), for every item the cause concerns."""
+    beside: tuple[float, float] | None = None
+    """``(shift, sd)`` in points: what the effect adds beside its items (a measured shift; the
+    standard deviation of a re-sample's or unscored items' spread); None with no item either: the
+    size is not known."""
     yields: frozenset[str] = field(default=frozenset(), repr=False)
     """Items this cause leaves to another cause that holds them (a harness difference that is
     only our own random letter against the harness's: ``unparsed``'s)."""
@@ -142,8 +152,6 @@ class Effect:
     """Items whose counterfactual this effect carries in the union (``attribute``)."""
     elsewhere: Mapping[str, int] = field(default_factory=dict)
     """Cause -> how many of this cause's items are counted under it instead."""
-    size: Size | None = field(default=None, repr=False)
-    """The effect's part of the union (``attribute``); None when its size is not known."""
 
     @property
     def sized(self) -> bool:
@@ -177,26 +185,30 @@ def attribute(effects: Sequence[Effect], n: int) -> list[Effect]:
     that the effects add up to ``combine``'s total; the order and the unsized effects are kept."""
     holder = _holders(effects)
     out = []
-    for e in effects:
-        if not e.sized:
+    for e, size in _parts(effects, n):
+        if size is None:
             out.append(e)
             continue
-        mine = frozenset(i for i in e.deltas if holder[i] == e.cause)
-        size = Size.of_items(e.deltas, mine, n) + (e.beside or Size())
         low, high = size.range()
         elsewhere: dict[str, int] = {}
         for i in e.deltas:
             if holder[i] != e.cause:
                 elsewhere[holder[i]] = elsewhere.get(holder[i], 0) + 1
-        out.append(replace(e, expected=size.mean, low=low, high=high, counted=len(mine), elsewhere=elsewhere, size=size))
+        out.append(replace(e, expected=size.mean, low=low, high=high, counted=len(size.chances), elsewhere=elsewhere))
     return out
+
+
+def _parts(effects: Sequence[Effect], n: int) -> list[tuple[Effect, Size | None]]:
+    """Each effect with its part of the union (None: its size is not known)."""
+    holder = _holders(effects)
+    return [(e, Size.of(e, frozenset(i for i in e.deltas if holder[i] == e.cause), n) if e.sized else None)
+            for e in effects]
 
 
 def combine(effects: Sequence[Effect], n: int) -> dict[str, Any]:
     """The effects together: the sum of their parts as ``attribute`` sizes them (each item once),
     its range made as each part's is."""
-    parts = [e for e in attribute(effects, n) if e.size is not None]
-    total = sum((e.size for e in parts if e.size is not None), Size())
+    total = sum((size for _, size in _parts(effects, n) if size is not None), Size())
     low, high = total.range()
     return {"expected": total.mean, "low": low, "high": high,
             "union_items": len(_holders(effects)), "listed_items": sum(len(e.deltas) for e in effects),
@@ -232,13 +244,13 @@ def run_effects(
                     deltas[i] = Counterfactual(1.0 / k, scored[i])
             out.append(Effect("unparsed", "run", None, None, None,
                               f"{len(deltas)} random fallbacks at their expected value (1/options each) instead of "
-                              f"their draw ({cause.detail.get('fallback_hits', 0)} hit)", cause.points, cause.items, deltas, beside=Size()))
+                              f"their draw ({cause.detail.get('fallback_hits', 0)} hit)", cause.points, cause.items, deltas, beside=NOTHING_BESIDE))
         elif cause.cause in ("truncated", "refusal"):
             deltas = {i: Counterfactual(p_fin, scored[i]) for i in ids}
             out.append(Effect(cause.cause, "run", None, None, None,
                               f"{len(ids)} answers at the run's accuracy on the answers that finished "
                               f"({pct(Fraction(sum(finished), len(finished)) if finished else 0, 2)}%)",
-                              cause.points, cause.items, deltas, beside=Size()))
+                              cause.points, cause.items, deltas, beside=NOTHING_BESIDE))
         elif cause.cause == "sampling":
             out.append(_sampling(cause, by.get("truncated"), p_fin, p_all, n))
         elif cause.cause in ("errors", "coverage"):
@@ -248,7 +260,7 @@ def run_effects(
             out.append(Effect(cause.cause, "run", None, None, None,
                               f"{left} items unscored, at the run's own accuracy: no expected change; range their "
                               "sampling spread", cause.points, left,
-                              beside=Size.spread(spread)))
+                              beside=spread_beside(spread)))
         elif cause.cause in ("judge", "parser"):
             out.append(_harness(cause, results))
         else:  # prompt, images: one run cannot size them
@@ -288,7 +300,7 @@ def _sampling(cause: Cause, truncated: Cause | None, p_fin: float, p_all: float,
                     "known direction, range one re-sample's spread")
     bound = truncated.points if (truncated is not None and not others) else (cause.points if others else 0.0)
     return Effect("sampling", "run", None, None, None, "; ".join(said), bound, cause.items if others else len(deltas),
-                  deltas, beside=Size.spread(spread))
+                  deltas, beside=spread_beside(spread))
 
 
 def _unscored_spread(p: float, n: int, left: int, *, finite: bool, full: int) -> float:
@@ -319,4 +331,4 @@ def _harness(cause: Cause, results: Mapping[str, Any]) -> Effect:
         basis += (f"; on {len(draws)} of them only the random letters differ, ours and the harness's: "
                   f"{'it counts' if len(draws) == 1 else 'those count'} as unparsed, our draw at its expected value")
     return Effect(cause.cause, "run", None, None, None, basis, cause.points, cause.items, deltas,
-                  beside=Size(), yields=frozenset(draws))
+                  beside=NOTHING_BESIDE, yields=frozenset(draws))

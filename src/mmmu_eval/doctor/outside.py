@@ -26,7 +26,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from mmmu_eval.doctor.effects import Counterfactual, Effect, Size
+from mmmu_eval.doctor.effects import NOTHING_BESIDE, Counterfactual, Effect, exact_beside
 from mmmu_eval.core.records import Item
 from mmmu_eval.core.numbers import fixed
 from mmmu_eval.published.figures import Published, Source, per_prompt, revisions
@@ -126,7 +126,7 @@ def _best_of(figure: Mapping[str, Any], mode: str | None, how: str, prompts: Seq
                       f"the suite's {_NAMES.get(other['mode'], other['mode'])} run of {setting} scored "
                       f"{fixed(other_acc, 2)}% against this {_NAMES.get(mode, mode)} run's {fixed(this_acc, 2)}%, and Table 1 takes "
                       "the better (each run's own expected effects taken out, so none counts twice)", None, figure["n"],
-                      beside=Size.exact(expected))
+                      beside=exact_beside(expected))
     counts = per_prompt(run_model_name(figure.get("model")))
     row = (counts or {}).get("counts", {}).get(setting or "")
     if counts and row and mode in row and all(p in row for p in others):
@@ -139,7 +139,7 @@ def _best_of(figure: Mapping[str, Any], mode: str | None, how: str, prompts: Seq
         return Effect("best_of", "published", expected, expected, expected,
                       f"the official counts for {counts['model']} on {setting}: {_NAMES.get(mode, mode)} {row[mode]}, "
                       f"{_NAMES.get(best, best)} {row[best]} of {n} (results_summary.xlsx, commit e3be682); the published "
-                      f"figure is the better, {_NAMES.get(best, best)}", None, n, beside=Size.exact(expected))
+                      f"figure is the better, {_NAMES.get(best, best)}", None, n, beside=exact_beside(expected))
     return Effect("best_of", "published", None, None, None,
                   "the published figure is the better of " + " and ".join(_NAMES.get(p, p) for p in prompts)
                   + f"; this run is {_NAMES.get(mode, mode)} ({how}) and no "
@@ -204,7 +204,7 @@ def _data_revision(wanted: str, manifest: Mapping[str, Any], scored: Sequence[st
                   f"the published figure is on the {wanted} data build; this run's data revision: "
                   f"{recorded_revision(manifest)}; {len(scored)} of its items have other options or another answer in "
                   f"the {wanted} build (e.g. {', '.join(scored[:3])}): each, another question there, at the run's own "
-                  "accuracy; range their binomial spread", 100.0 * wrong / n, len(scored), deltas, beside=Size())
+                  "accuracy; range their binomial spread", 100.0 * wrong / n, len(scored), deltas, beside=NOTHING_BESIDE)
 
 
 def compared_line(figure: Mapping[str, Any], manifest: Mapping[str, Any], row: Published | None,
