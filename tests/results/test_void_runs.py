@@ -81,7 +81,9 @@ def _no_figure_anywhere(results) -> None:
 
 def test_a_model_that_always_raises_has_no_figure_in_the_api_and_results_json(runs):
     result = runs["failed"]
-    assert result.accuracy is None and "accuracy=None" in repr(result)
+    assert result.accuracy is None
+    said = f"no score (no item could be scored: {ITEMS} failed, see responses.jsonl)"
+    assert said in repr(result) and said in result._repr_html_() and "95% interval" not in result._repr_html_()
     assert result.counts["error"] == ITEMS
     _no_figure_anywhere(result.results)
     _no_figure_anywhere(read_results(result.run_dir))
@@ -127,6 +129,7 @@ def test_the_doctor_compare_and_score_name_the_void_run(runs, capsys):
     failed = runs["failed"].run_dir
     d = diagnose(failed, published=40)
     assert d.figure["accuracy"] is None and d.figure["ci95"] is None and d.causes == ()
+    assert "no figure (no item could be scored" in repr(d)
     assert "no score (no item could be scored" in d.lines()[0] and "refused" in d.published
     with pytest.raises(ConfigError, match="has no score .no item could be scored.*nothing to compare"):
         compare_runs(read_results(runs["scored"].run_dir), read_results(failed), label_b="failed")
