@@ -126,11 +126,13 @@ def lacking_items(manifest: Mapping[str, Any], results: Results | None) -> tuple
     record = Manifest.of(manifest)
     if results is None:
         return len(record.item_ids or ()), "has no results.json (the run did not finish)"
-    coverage = results["coverage"]
+    # a results.json edited by hand may lack a count: it is read as none (report and compare use
+    # the file's figures; this only says whether they stand for every item)
+    coverage = {key: int(results.get("coverage", {}).get(key) or 0) for key in ("items", "errors", "missing")}
     config = record.config
     unreadable = 0 if config.get("ids") or config.get("limit") or config.get("sample") else len(record.dataset.get("problems") or ())
     lacking = coverage["errors"] + coverage["missing"] + unreadable
-    if not results["gold_available"]:
+    if not results.get("gold_available", True):
         return lacking, "has no gold answers (test split): no accuracy"
     if not lacking:
         return 0, None
