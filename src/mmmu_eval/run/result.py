@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from mmmu_eval.results.results_schema import Results
-from mmmu_eval.store.manifest import MANIFEST, Manifest
+from mmmu_eval.core.manifest import MANIFEST, Manifest
 
 __all__ = ["RunResult"]
 
