@@ -26,9 +26,9 @@ import pytest
 
 from doctor.conftest import FIDELITY
 from mmmu_eval.cli.main import main
-from mmmu_eval.doctor.diagnosis import diagnosis_of, named_row
+from mmmu_eval.doctor.examine import diagnosis_of, named_row
 from mmmu_eval.doctor.outside import recorded_revision
-from mmmu_eval.results.loaded_run import load_run
+from mmmu_eval.results.finished_run import read_run
 
 #: The run's own figures and causes sum and round to 4 places; a sum of a few of them can differ by this.
 SUMS = 1e-3
@@ -98,7 +98,7 @@ def loaded(tmp_path_factory):
         if name not in cache:
             out = base / re.sub(r"[^\w.-]+", "_", name)
             assert main(["rescore", *SOURCES[name], "--out", str(out), "--no-html"]) == 0
-            cache[name] = load_run(out, details=True)
+            cache[name] = read_run(out, details=True)
         return cache[name]
 
     return get

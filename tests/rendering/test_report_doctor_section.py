@@ -140,9 +140,9 @@ def test_a_run_named_as_a_leaderboard_row_is_marked_and_set_against_it(qwen_run)
     """A run whose model is exactly a published name (case, spaces and hyphens ignored) is set against it
     on its page without being asked; a part of a name is not enough."""
     from mmmu_eval.rendering.run_page import render_html
-    from mmmu_eval.results.loaded_run import load_run
+    from mmmu_eval.results.finished_run import read_run
 
-    loaded = load_run(qwen_run, details=True)
+    loaded = read_run(qwen_run, details=True)
     for model, expected in (("openai:claude-opus-4.5", "Claude Opus 4.5"), ("openai:opus-4.5", None)):
         results = dict(loaded.results, run=dict(loaded.results["run"], model=model))
         page = render_html(results, loaded.items, loaded.responses, loaded.scoring, loaded.manifest, prompts={},

@@ -14,8 +14,8 @@ from mmmu_eval import ConfigError, LogTo, evaluate
 from mmmu_eval.run.progress import NullDisplay
 from mmmu_eval.tracking import as_log_to
 from mmmu_eval.tracking.build import run_record
-from mmmu_eval.tracking.figures import run_figures
-from mmmu_eval.tracking.record import PARAM_CHARS, metric_name, param_value
+from mmmu_eval.tracking.metrics import run_figures
+from mmmu_eval.tracking.log_record import PARAM_CHARS, metric_name, param_value
 from mmmu_eval.tracking.send import one_line
 
 

@@ -5,7 +5,7 @@
         -> structural (problems on the item's face)  -> stats (difficulty, discrimination, 2PL)
         -> revisions (data that differs between runs)  -> JSON, terminal, page
 
-A user of runs like ``suite`` and ``rescore``: it reads runs through ``results.loaded_run`` and
+A user of runs like ``suite`` and ``rescore``: it reads runs through ``results.finished_run`` and
 other harnesses' files through ``rescore``, and never changes a run or an official figure. A
 suspect is evidence for a person to check, never a verdict.
 

@@ -5,7 +5,7 @@ that run's data held them) and the option it chose on each, named by its TEXT, s
 different shuffles and settings can be set side by side. A random fallback is no choice: the
 official parser drew the letter, the model did not pick it.
 
-- a run directory (``manifest.json``): read with ``results.loaded_run`` and scored as the run says;
+- a run directory (``manifest.json``): read with ``results.finished_run`` and scored as the run says;
 - a suite directory (no manifest, run directories below it): each of its runs;
 - any other file or folder: read with ``rescore`` (``--format auto`` unless told), so every
   harness ``rescore`` reads, the official repository's outputs included, feeds the audit.
@@ -21,7 +21,7 @@ from pathlib import Path
 from mmmu_eval.core.errors import ConfigError, MmmuEvalError
 from mmmu_eval.core.records import Item, letters
 from mmmu_eval.scoring.scorer import Scoring
-from mmmu_eval.store.manifest import MANIFEST, Manifest
+from mmmu_eval.core.manifest import MANIFEST, Manifest
 
 #: The official file names of the 2024 outputs: ``<model>_<prompt>_<Setting>.jsonl``.
 _OFFICIAL_NAME = re.compile(r"^(?P<model>.+?)_(?P<prompt>direct|cot|ocr)_(?P<setting>[^_]+)$", re.IGNORECASE)
@@ -112,9 +112,9 @@ def _looks_like_harness_folder(folder: Path) -> bool:
 
 
 def _read_run(path: Path) -> RunAnswers:
-    from mmmu_eval.results.loaded_run import load_run
+    from mmmu_eval.results.finished_run import read_run
 
-    loaded = load_run(path, details=True)
+    loaded = read_run(path, details=True)
     record = Manifest.of(loaded.manifest, path / MANIFEST)
     config = record.config
     benchmark = str(config.get("benchmark") or "mmmu")

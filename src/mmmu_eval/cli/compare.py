@@ -1,6 +1,6 @@
 """``mmmu-eval compare RUN_A RUN_B [...]``: paired comparison on the items the runs share.
 
-Parse, read each run once (``load_run``), call ``compare`` per pair (``commands/compare.py``), print.
+Parse, read each run once (``read_run``), call ``compare`` per pair (``commands/compare.py``), print.
 """
 
 from __future__ import annotations
@@ -52,14 +52,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from mmmu_eval.commands.compare import compare
     from mmmu_eval.rendering.comparison_terminal import print_comparison
-    from mmmu_eval.results.loaded_run import load_run
+    from mmmu_eval.results.finished_run import read_run
 
     if len(args.runs) < 2:
         raise ConfigError("compare needs at least two run directories (RUN_A RUN_B)")
     if args.flips < 0 or args.bootstrap < 0:
         raise ConfigError("--flips and --bootstrap must be 0 or more")
     console = Console(highlight=False)
-    runs = [load_run(path, bootstrap=args.bootstrap, seed=args.seed) for path in args.runs]  # the baseline read once
+    runs = [read_run(path, bootstrap=args.bootstrap, seed=args.seed) for path in args.runs]  # the baseline read once
     comparisons = [
         compare(runs[0], other, labels=(str(args.runs[0]), str(path)),
                 allow_different_protocols=args.allow_different_protocols,

@@ -65,7 +65,7 @@ def run(args: argparse.Namespace) -> int:
     from mmmu_eval.rendering.run_terminal import official_table_text, print_pro_headline, print_results
     from mmmu_eval.commands.report import report_run
     from mmmu_eval.scoring.answers import load_answer_dict
-    from mmmu_eval.store.rundir import RunStore
+    from mmmu_eval.results.finished_run import read_run
 
     if args.image_budget_mb < 0:
         raise ConfigError("--image-budget-mb must be 0 or more")
@@ -78,7 +78,7 @@ def run(args: argparse.Namespace) -> int:
         if not args.runs:
             return 0
     for path in args.runs:  # every directory checked before the first report is printed
-        RunStore.read(path)
+        read_run(path, rebuild=False)
     answers = load_answer_dict(args.answers) if args.answers else None
     aside = None
     if args.exclude_suspects:

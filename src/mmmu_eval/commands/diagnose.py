@@ -32,10 +32,11 @@ from pathlib import Path
 from typing import Any
 
 from mmmu_eval.core.errors import ConfigError, StoreError
-from mmmu_eval.doctor.diagnosis import Diagnosis, SuiteDiagnosis, _number, diagnose_run, published_value
+from mmmu_eval.doctor.diagnosis import Diagnosis, SuiteDiagnosis
+from mmmu_eval.doctor.examine import _number, diagnose_run, published_value
 from mmmu_eval.doctor.effects import combine
 from mmmu_eval.published.figures import TABLE1_KEYS, find_published, leaderboard_source, sources, table1_rows
-from mmmu_eval.store.manifest import MANIFEST
+from mmmu_eval.core.manifest import MANIFEST
 
 __all__ = ["diagnose"]
 

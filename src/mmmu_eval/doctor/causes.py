@@ -24,7 +24,7 @@ from mmmu_eval.results.scope import FULL_SIZE
 from mmmu_eval.scoring.scorer import Scoring
 from mmmu_eval.scoring.boxed import last_boxed
 from mmmu_eval.scoring.strict import has_answer_line
-from mmmu_eval.store.manifest import Manifest
+from mmmu_eval.core.manifest import Manifest
 
 #: How many item ids a cause shows.
 EXAMPLES = 5
@@ -306,7 +306,7 @@ def find_causes(
 ) -> list[Cause]:
     """Every cause a run shows, largest ``points`` first (ties: the order of this module).
 
-    Takes what ``report`` has in hand (``results.loaded_run.load_run(..., details=True)``, or the
+    Takes what ``report`` has in hand (``results.finished_run.load_run(..., details=True)``, or the
     pieces ``report.html`` is given), so the page and the command say the same.
     """
     verdicts = scoring.verdicts[scoring.parsers[0]]

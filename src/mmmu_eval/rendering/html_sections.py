@@ -20,7 +20,7 @@ from mmmu_eval.results.caveats import void
 from mmmu_eval.results.results_json import Results
 from mmmu_eval.results.scope import scope_of_results
 from mmmu_eval.results.usage import usage_rows
-from mmmu_eval.store.manifest import Manifest
+from mmmu_eval.core.manifest import Manifest
 
 #: Words for ``expert_levels``'s verdicts, in the table.
 _REACHES = {"yes": "reached", "no": "not reached", "within interval": "within the interval: undecided"}

@@ -27,7 +27,7 @@ from mmmu_eval.core.errors import ConfigError, DataError
 from mmmu_eval.prompt.protocol import EvalProtocol, build_request, loose_images_record
 from mmmu_eval.core.records import NOT_SENT, Item, Request, Response
 from mmmu_eval.scoring.spec import ScoringSpec
-from mmmu_eval.store.manifest import MANIFEST, build_manifest, dataset_block
+from mmmu_eval.core.manifest import MANIFEST, build_manifest
 from mmmu_eval.store.rundir import RunStore
 from mmmu_eval.store.same_run import ANSWERS_FILE
 from mmmu_eval.core.version import __version__
@@ -197,8 +197,8 @@ def sample_record(items: Sequence[Item], config: RunConfig) -> dict[str, Any] | 
 
 
 def _design(population: Sequence[Item], config: RunConfig) -> Any:
-    """The stratified design of ``--sample-audit`` (``stats.sample_design``; computed once per process)."""
-    from mmmu_eval.stats.sample_design import design_sample
+    """The stratified design of ``--sample-audit`` (``run.sample_audit`` over ``stats.sample_design``; computed once per process)."""
+    from mmmu_eval.run.sample_audit import design_sample
 
     assert config.sample is not None and config.sample_audit is not None
     return design_sample([it.id for it in population], config.sample, config.sample_seed or SAMPLE_SEED,
@@ -300,7 +300,7 @@ def run_manifest(
         config=config.to_manifest(),
         protocol=protocol.describe(),
         scoring=scoring.to_manifest(),
-        dataset=dataset_block(dataset),
+        dataset=dataset.manifest_block(),
         shard=config.shard or None,
         item_ids=[it.id for it in items],
         unreferenced_images=loose_images_record(items, protocol),

@@ -12,7 +12,7 @@ from typing import Any
 
 from mmmu_eval.results.caveats import how_to_score, void, void_reason
 from mmmu_eval.results.results_schema import Results
-from mmmu_eval.store.manifest import MANIFEST, Manifest
+from mmmu_eval.core.manifest import MANIFEST, Manifest
 
 __all__ = ["NO_SCORE_STATUS", "RunResult"]
 

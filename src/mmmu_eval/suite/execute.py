@@ -41,7 +41,7 @@ from mmmu_eval.run.resume import check_run_dir
 from mmmu_eval.run.runner import run_together
 from mmmu_eval.prompt.protocol import EvalProtocol
 from mmmu_eval.stats.intervals import RESAMPLES
-from mmmu_eval.store.manifest import MANIFEST, build_manifest
+from mmmu_eval.core.manifest import MANIFEST, build_manifest
 from mmmu_eval.store.rundir import RunStore, holds_more_than_ranks
 from mmmu_eval.store.versioned import read_versioned
 from mmmu_eval.core.writer_lock import hold_directory

@@ -11,6 +11,6 @@ or configuration: logging a run again logs the same files again.
 """
 
 from mmmu_eval.tracking.send import log_run, log_suite
-from mmmu_eval.tracking.spec import LogTo, LogToArg, as_log_to
+from mmmu_eval.tracking.log_to import LogTo, LogToArg, as_log_to
 
 __all__ = ["LogTo", "LogToArg", "as_log_to", "log_run", "log_suite"]

@@ -1,6 +1,6 @@
 """The per-item table (opt-in): one row per item of a finished run, read back from its directory.
 
-The run's items come back through ``results.loaded_run.load_run`` (the one reader of a run
+The run's items come back through ``results.finished_run.read_run`` (the one reader of a run
 directory with its items, which carries the gold answers results.json does not), scored by the
 run's recorded scoring, so the table holds what results.json counted.
 """
@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from mmmu_eval.results.loaded_run import load_run
-from mmmu_eval.tracking.record import Table
+from mmmu_eval.results.finished_run import read_run
+from mmmu_eval.tracking.log_record import Table
 
 __all__ = ["COLUMNS", "item_table"]
 
@@ -21,7 +21,7 @@ def item_table(run_dir: Path, answer_chars: int) -> Table:
     """Every item of the run: ``correct`` and ``fallback`` are null where the item was not scored
     (no gold answer, a failed request, no response); ``answer`` is the response's first
     ``answer_chars`` characters."""
-    run = load_run(run_dir, details=True)
+    run = read_run(run_dir, details=True)
     assert run.items is not None and run.responses is not None and run.scoring is not None  # details=True
     verdicts = run.scoring.verdicts[run.scoring.parsers[0]]
     rows = []

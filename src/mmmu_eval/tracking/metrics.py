@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from mmmu_eval.results.caveats import how_to_score, ungraded, void, void_reason
-from mmmu_eval.tracking.record import Param, flat_params, metric_name
+from mmmu_eval.tracking.log_record import Param, flat_params, metric_name
 
 __all__ = ["Figures", "run_figures", "run_params", "run_tags", "suite_figures"]
 
