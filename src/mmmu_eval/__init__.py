@@ -60,7 +60,7 @@ if _typing.TYPE_CHECKING:
     from mmmu_eval.results.finished_run import FinishedRun, read_run
     from mmmu_eval.run.pipeline import RunInterrupted, RunResult, evaluate, evaluate_async, plan_run
     from mmmu_eval.suite.execute import SuiteResult, evaluate_suite, evaluate_suite_async
-    from mmmu_eval.tracking.spec import LogTo
+    from mmmu_eval.tracking.log_to import LogTo
 
 # Each public name, and the module that holds it. They are imported on first use (PEP 562), so
 # ``mmmu-eval run`` loads what a run needs when it needs it, not the report and scoring code (and
@@ -79,7 +79,7 @@ _HOME = {
     **dict.fromkeys(("FinishedRun", "read_run"), "mmmu_eval.results.finished_run"),
     "load_benchmark": "mmmu_eval.dataset.load",
     "RunConfig": "mmmu_eval.core.config",
-    "LogTo": "mmmu_eval.tracking.spec",
+    "LogTo": "mmmu_eval.tracking.log_to",
     **dict.fromkeys(("BackendError", "ConfigError", "DataError", "MmmuEvalError", "StoreError"), "mmmu_eval.core.errors"),
 }
 

@@ -96,3 +96,17 @@ def test_only_the_run_itself_opens_a_run_directory_with_the_store_s_reader():
                     and isinstance(node.func.value, ast.Name) and node.func.value.id == "RunStore"):
                 callers.add(path.relative_to(SRC).as_posix())
     assert callers == STORE_READERS
+
+
+def test_a_results_file_without_its_counts_is_still_read(run_dir, tmp_path):
+    """report and compare read a results.json by its figures; one edited without its coverage
+    counts is read, not refused with a KeyError, and says nothing about lacking items."""
+    results = json.loads((run_dir / "results.json").read_text())
+    del results["coverage"], results["gold_available"]
+    copy = tmp_path / "edited"
+    copy.mkdir()
+    for name in ("manifest.json", "responses.jsonl"):
+        (copy / name).write_bytes((run_dir / name).read_bytes())
+    (copy / "results.json").write_text(json.dumps(results))
+    run = read_run(copy)
+    assert not run.rebuilt and run.results["overall"] == results["overall"] and run.usable

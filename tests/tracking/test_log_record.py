@@ -14,8 +14,8 @@ from mmmu_eval import ConfigError, LogTo, evaluate
 from mmmu_eval.run.progress import NullDisplay
 from mmmu_eval.tracking import as_log_to
 from mmmu_eval.tracking.build import run_record
-from mmmu_eval.tracking.figures import run_figures
-from mmmu_eval.tracking.record import PARAM_CHARS, metric_name, param_value
+from mmmu_eval.tracking.metrics import run_figures
+from mmmu_eval.tracking.log_record import PARAM_CHARS, metric_name, param_value
 from mmmu_eval.tracking.send import one_line
 
 
@@ -46,8 +46,10 @@ def test_a_figure_over_no_scored_item_is_left_out_and_said_not_logged_as_zero(va
     assert result.results["overall"]["n"] == 0 and result.results["gold_available"]
     assert not [name for name in record.metrics if "accuracy" in name or "ci95" in name]
     assert record.metrics["subset/coverage/errors"] == 20 and record.tags["mmmu_eval.status"] == "incomplete"
-    assert record.not_logged[0] == "subset/overall: no scored item"
+    assert record.not_logged[0] == ("subset/overall: no scored item (no item could be scored: 20 failed, "
+                                    "see responses.jsonl)")
     assert record.tags["mmmu_eval.not_logged"].startswith("subset/overall: no scored item")
+    assert record.tags["mmmu_eval.void"].startswith("no item could be scored: 20 failed")
 
 
 def test_metric_names_are_safe_for_both_sdks_and_params_are_bounded():

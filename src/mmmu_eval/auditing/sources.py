@@ -62,8 +62,9 @@ class RunAnswers:
     """Item id -> the item as the run held it (options in its order)."""
     answers: Mapping[str, Answer]
     """Item id -> the run's answer."""
-    accuracy: float
-    """The run's official accuracy over the items it answered, against its own gold."""
+    accuracy: float | None
+    """The run's official accuracy over the items it answered, against its own gold; None when it
+    answered none (every request failed): no figure, and no vote on any item."""
     images: Mapping[str, int] = field(default_factory=dict)
     """Item id -> how many images it holds, where the items carry no image records (official files)."""
 
@@ -205,6 +206,6 @@ def gold_text(item: Item) -> str | None:
     return option_text(item, item.answer)
 
 
-def _accuracy(scoring: Scoring) -> float:
+def _accuracy(scoring: Scoring) -> float | None:
     overall = scoring.aggregates[scoring.parsers[0]].overall
-    return overall.accuracy if overall.n else 0.0
+    return overall.accuracy if overall.n else None

@@ -8,7 +8,7 @@ import logging
 
 from mmmu_eval.cli.flag_defaults import Phrase, declare
 from mmmu_eval.core.errors import ConfigError
-from mmmu_eval.tracking.spec import ANSWER_CHARS, DEFAULT_EXPERIMENT, SINKS, LogTo, as_log_to
+from mmmu_eval.tracking.log_to import ANSWER_CHARS, DEFAULT_EXPERIMENT, SINKS, LogTo, as_log_to
 
 __all__ = ["add_log_flags", "log_to_of"]
 

@@ -100,11 +100,11 @@ def print_score(scored: RunScore, show: int) -> None:
 
 def replaced_text(before) -> str:
     """What the results.json that ``--save`` replaced said: its parser and headline."""
-    from mmmu_eval.results.caveats import void
+    from mmmu_eval.results.caveats import NO_SCORE, void, void_reason
     from mmmu_eval.core.numbers import pct
 
     parse = before.get("parse") or {}
-    figure = "no gold answers" if void(before) else f"{pct(before['overall']['accuracy'])}%"
+    figure = f"{NO_SCORE} ({void_reason(before)})" if void(before) else f"{pct(before['overall']['accuracy'])}%"
     return f"it said {figure} (parser {parse.get('parser', '?')}, fallback {parse.get('fallback_policy', '?')})"
 
 
@@ -114,7 +114,7 @@ def summary_lines(scoring, n_items: int, show: int, *, results=None) -> list[str
     With ``results`` (``build_results`` of the same scoring) the lines also say the scope, warn
     when the random fallback drew many of the answers, and name a run without gold answers void.
     """
-    from mmmu_eval.results.caveats import fallback_warning, how_to_score
+    from mmmu_eval.results.caveats import NO_SCORE, fallback_warning, how_to_score, void_reason
     from mmmu_eval.core.numbers import pct
     from mmmu_eval.results.scope import scope_of_results
 
@@ -144,6 +144,9 @@ def summary_lines(scoring, n_items: int, show: int, *, results=None) -> list[str
         where = results if results is not None else {"benchmark": scoring.benchmark}
         lines.append(f"no gold answers for {len(scoring.ungraded)} predictions ({guessed} of them unparsed): no "
                      f"accuracy; {how_to_score(where)} (`mmmu-eval report --submission` writes it)")
+    if not graded and not scoring.ungraded:  # every request failed or was never answered: no figure, not 0%
+        reason = void_reason(results) if results is not None else None
+        lines.append(f"{NO_SCORE}: " + (reason or f"no item could be scored: {len(scoring.errors)} failed, see responses.jsonl"))
     lines.append(f"items {n_items}: scored {graded}, errors {len(scoring.errors)}, missing {len(scoring.missing)}")
     if scoring.problems:
         lines.append(f"{len(scoring.problems)} item(s) the official code would crash on (scored wrong), e.g. {scoring.problems[0]}")

@@ -166,7 +166,7 @@ class Reports:
     """The MMMU-Pro headline over the MMMU-Pro runs given (``scoring.headline.pro_headline``);
     None with fewer than two of them."""
     notes: tuple[str, ...] = ()
-    """Runs the headline left out, and why (another prompt mode; a second run of one setting)."""
+    """Runs the headline left out, and why (another prompt mode; no score; a second run of one setting)."""
 
     def to_json(self) -> list[dict[str, Any]]:
         """The JSON documents ``report --json`` prints, one after another: each suite's summary,
@@ -242,6 +242,7 @@ def report_dirs(
 def _pro_headline(reports: Sequence[RunReport]) -> tuple[dict[str, Any] | None, tuple[str, ...]]:
     """The MMMU-Pro headline over several MMMU-Pro runs (direct/cot only), or None; and the runs
     it left out, said."""
+    from mmmu_eval.results.caveats import NO_SCORE, void, void_reason
     from mmmu_eval.scoring.headline import pro_headline
 
     pro = [r for r in reports if r.results["benchmark"] == "mmmu-pro"]
@@ -253,6 +254,9 @@ def _pro_headline(reports: Sequence[RunReport]) -> tuple[dict[str, Any] | None, 
         mode = str(r.results["run"]["prompt_mode"] or "direct")
         if mode not in ("direct", "cot"):
             notes.append(f"{r.run.path}: prompt mode {mode} is not part of the MMMU-Pro headline")
+            continue
+        if void(r.results):
+            notes.append(f"{r.run.path}: {NO_SCORE} ({void_reason(r.results)}); not part of the MMMU-Pro headline")
             continue
         key = (str(r.results["setting"]), mode)
         if key in by_run:

@@ -65,7 +65,7 @@ class RunScore:
 
     @property
     def accuracy(self) -> float | None:
-        """The headline parser's accuracy over the graded items; None when none is graded (a test run)."""
+        """The headline parser's accuracy over the graded items; None when none is graded (no gold answers, or every request failed)."""
         overall = self.scoring.aggregates[self.scoring.parsers[0]].overall
         return overall.accuracy if overall.n else None
 

@@ -17,7 +17,7 @@ from typing import Any
 
 from mmmu_eval.doctor.effects import Effect
 from mmmu_eval.doctor.causes import Cause, cause_line
-from mmmu_eval.core.numbers import fixed, pct
+from mmmu_eval.core.numbers import fixed, half_up, pct
 
 
 __all__ = ["MEANINGFUL", "Diagnosis", "SuiteDiagnosis", "diagnosis_lines", "effect_text", "failure_text", "not_like_for_like", "published_head",
@@ -115,12 +115,17 @@ class SuiteDiagnosis:
 
 
 def effect_text(e: Effect) -> str:
-    """``expected +0.34 points (plausible -0.12 to +0.80)``, or that its size is not known."""
+    """``expected +0.34 points (plausible -0.12 to +0.80)``, or that its size is not known; and
+    how many of its items count under another cause (each item counts once, ``effects.attribute``)."""
     if e.expected is None:
         return "size not known"
     text = f"expected {fixed(e.expected, 2, signed=True)} points"
     if e.low is not None and e.high is not None and (abs(e.high - e.expected) > 1e-9 or abs(e.expected - e.low) > 1e-9):
         text += f" (plausible {fixed(e.low, 2, signed=True)} to {fixed(e.high, 2, signed=True)})"
+    if e.elsewhere:
+        names = list(e.elsewhere)
+        under = names[0] if len(names) == 1 else ", ".join(f"{k} ({v})" for k, v in e.elsewhere.items())
+        text += f"; {sum(e.elsewhere.values())} of its items counted under {under}"
     return text
 
 
@@ -148,34 +153,40 @@ def _silent(c: Cause, has_options: bool) -> bool:
     return c.cause == "unparsed" and c.items == 0 and ";" not in unparsed_line(c, has_options)
 
 
-def remainder_sentence(gap: float, remainder: float, unsized: list[str]) -> str:
-    """The quotable sentence on the part of the gap the causes' expected effects leave."""
-    total = fixed(abs(gap), 1)
-    left = fixed(abs(remainder), 1)
+def remainder_sentence(gap: float, explained: float, unsized: list[str]) -> str:
+    """The quotable sentence on the part of the gap the causes' expected effects leave, worked out
+    from the two figures as printed (``gap +4.56``, ``together ... expected +4.79``), so a reader
+    can check it by subtraction."""
+    shown_gap, shown = half_up(gap, 2), half_up(explained, 2)
+    left = shown_gap - shown
+    total = f"{abs(shown_gap):.2f}"
     unknown = (f"; {', '.join(unsized)} could account for part of it, by how much is not known"
                if unsized else "")
-    if abs(gap) < 1e-9:
+    if not shown_gap:
         return "there is no gap to explain"
-    if remainder * gap < 0:
-        return (f"the causes' expected effects exceed the {total}-point gap by {left} points: they move the figure "
-                "past the published one")
-    if abs(remainder) > abs(gap):
-        return (f"none of the {total} points is explained by anything recorded in this run: the causes' expected "
-                f"effects point the other way, by {fixed(abs(remainder) - abs(gap), 1)} points{unknown}")
-    return f"{left} of the {total} points are not explained by anything recorded in this run{unknown}"
+    if shown * shown_gap <= 0:
+        other_way = f": the causes' expected effects point the other way, by {abs(shown):.2f} points" if shown else ""
+        return f"none of the {total} points is explained by anything recorded in this run{other_way}{unknown}"
+    if not left:
+        return f"the causes' expected effects account for the whole {total}-point gap{unknown}"
+    if left * shown_gap < 0:
+        return (f"the causes' expected effects exceed the {total}-point gap by {abs(left):.2f} points: they move the "
+                "figure past the published one")
+    return f"{abs(left):.2f} of the {total} points are not explained by anything recorded in this run{unknown}"
 
 
 def diagnosis_lines(d: Diagnosis) -> list[str]:
     """The terminal report of one run."""
     f = d.figure
     where = f"{f['benchmark']}/{f['setting'] or f['split']}"
-    accuracy = pct(Fraction(f["correct"], f["n"]), 2) if f["n"] else fixed(f["accuracy"], 2)
     scope = f.get("scope") or {}
-    if f.get("gold_available") is False:
-        out = [f"{d.run}: {f['model']} on {where}: no gold answers, no figure to diagnose; {scope.get('text', '')}"]
+    if f.get("gold_available") is False or f.get("no_score") or not f["n"]:
+        why = "no gold answers" if f.get("gold_available") is False else f"no score ({f.get('no_score')})"
+        out = [f"{d.run}: {f['model']} on {where}: {why}, no figure to diagnose; {scope.get('text', '')}"]
         if d.published is not None:
             out.append(f"published figure not set beside this run: {d.published.get('refused')}")
         return out
+    accuracy = pct(Fraction(f["correct"], f["n"]), 2)
     out = [f"{d.run}: {f['model']} on {where}: {accuracy}% ({f['correct']}/{f['n']}), "
            f"95% CI [{fixed(f['ci95'][0], 2)}, {fixed(f['ci95'][1], 2)}]" + (f"; {scope['text']}" if scope else "")]
     effects = {e.cause: e for e in d.effects if e.where == "run"}
@@ -309,7 +320,7 @@ def _published_lines(d: Diagnosis, p: dict[str, Any], scope: dict[str, Any]) -> 
         main = main_cause_text(p)
         if main is not None:
             out.append("  " + main)
-        out.append("  " + remainder_sentence(p["gap"], p["remainder"], explained["unsized"]))
+        out.append("  " + remainder_sentence(p["gap"], explained["expected"], explained["unsized"]))
     worst = worst_case_text(p)
     if worst is not None:
         out.append("  " + worst)

@@ -17,7 +17,7 @@ __all__ = ["diagnosis_html", "diagnosis_repr"]
 
 def _figure(figure: Mapping[str, Any]) -> str:
     if figure.get("accuracy") is None:
-        return "no figure (no gold answers)"
+        return f"no figure ({figure.get('no_score') or 'no gold answers'})"
     return f"{fixed(figure['accuracy'])}% ({figure.get('correct', 0):,} of {figure.get('n', 0):,})"
 
 

@@ -24,11 +24,12 @@ from mmmu_eval.core.errors import ConfigError, argument, to_caller
 from mmmu_eval.core.records import Item, Response
 from mmmu_eval.doctor.causes import Cause, find_causes
 from mmmu_eval.doctor.diagnosis import Diagnosis
-from mmmu_eval.doctor.effects import PRIORITY, Effect, combine, run_effects
+from mmmu_eval.doctor.effects import PRIORITY, Effect, attribute, combine, run_effects
 from mmmu_eval.doctor.failures import failure_kinds
 from mmmu_eval.core.numbers import percent, points, rounded
 from mmmu_eval.doctor.outside import compared_line, outside_effects, run_model_name
 from mmmu_eval.published.figures import Published, find_published, per_prompt, score_key, sources
+from mmmu_eval.results.caveats import void_reason
 from mmmu_eval.results.scope import scope_of_results
 from mmmu_eval.scoring.scorer import Scoring
 
@@ -147,11 +148,13 @@ def _against(value: float, source: str, figure: Mapping[str, Any], causes: Seque
 
 def _figure(results: Mapping[str, Any], manifest: Mapping[str, Any], items: Sequence[Item]) -> dict[str, Any]:
     overall = results["overall"]
+    no_score = void_reason(results)  # no scored item: no figure and no interval, never 0 in [0, 100]
     return {
         "benchmark": results["benchmark"], "split": results.get("split"), "setting": results.get("setting"),
-        "model": results["run"].get("model"), "accuracy": percent(overall["accuracy"], 4),
+        "model": results["run"].get("model"), "accuracy": None if no_score else percent(overall["accuracy"], 4),
         "correct": overall["correct"], "n": overall["n"],
-        "ci95": [percent(x, 4) for x in overall["ci95"]],
+        "ci95": None if no_score else [percent(x, 4) for x in overall["ci95"]],
+        "no_score": no_score,
         "official_protocol": results["run"].get("official"), "rescored_from": results["run"].get("rescored_from"),
         "gold_available": results.get("gold_available", True),
         "scope": scope_of_results(results, manifest).to_json(),
@@ -182,6 +185,12 @@ def diagnosis_of(
         MmmuEvalError: the manifest's scoring or protocol cannot be read again.
     """
     figure = _figure(results, manifest, items)
+    if figure["no_score"]:  # nothing scored: no figure to move, so no cause is sized against it
+        against = None
+        if published is not None:
+            value, source, _row = published_row(published, figure["benchmark"], figure["split"], figure["setting"])
+            against = {"value": value, "source": source, "refused": f"the run has no score ({figure['no_score']})"}
+        return Diagnosis(run, figure, (), against)
     causes = tuple(find_causes(results, manifest, items, responses, scoring))
     effects = run_effects(causes, items, responses, scoring, results)
     failures = failure_kinds(items, responses, scoring, results)
@@ -189,21 +198,19 @@ def diagnosis_of(
     against = None
     if published is not None:
         value, source, row = published_row(published, figure["benchmark"], figure["split"], figure["setting"])
-        if not figure["gold_available"]:
-            against = {"value": value, "source": source, "refused": "the run has no gold answers"}
-        else:
-            # Asked for by name or number: given, with the scope beside it when it is not the full split.
-            against = _against(value, source, figure, causes,
-                               {e.cause: e.bound for e in effects if e.where == "run" and e.bound is not None})
-            src = sources()[row.source] if row is not None else None
-            verdicts = scoring.verdicts[scoring.parsers[0]]
-            correct = {i: bool(v.correct) for i, v in verdicts.items()}
-            effects = effects + outside_effects(figure, manifest, items, correct, row, src,
-                                                in_run=[c.cause for c in causes], other=other)
-            against["compared"] = compared_line(figure, manifest, row, src)
-            against.update(_explained(against["gap"], effects, figure["n"]))
-            if row is not None and src is not None:
-                against["row"] = _row_notes(row, src)
+        # Asked for by name or number: given, with the scope beside it when it is not the full split.
+        against = _against(value, source, figure, causes,
+                           {e.cause: e.bound for e in effects if e.where == "run" and e.bound is not None})
+        src = sources()[row.source] if row is not None else None
+        verdicts = scoring.verdicts[scoring.parsers[0]]
+        correct = {i: bool(v.correct) for i, v in verdicts.items()}
+        # the causes outside the run come last in PRIORITY: the run's own effects keep their sizes
+        effects = attribute(effects + outside_effects(figure, manifest, items, correct, row, src,
+                                                      in_run=[c.cause for c in causes], other=other), figure["n"])
+        against["compared"] = compared_line(figure, manifest, row, src)
+        against.update(_explained(against["gap"], effects, figure["n"]))
+        if row is not None and src is not None:
+            against["row"] = _row_notes(row, src)
     return Diagnosis(run, figure, causes, against, tuple(effects), failures, together)
 
 

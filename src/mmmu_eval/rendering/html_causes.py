@@ -132,7 +132,7 @@ def _published(d: Diagnosis) -> str:
         if main:
             out.append(f'<p id="doctor-main">{escape(main)}</p>')
         out.append(f'<p class="warn" id="doctor-remainder"><b>'
-                   f'{escape(remainder_sentence(p["gap"], p["remainder"], explained["unsized"]))}</b></p>')
+                   f'{escape(remainder_sentence(p["gap"], explained["expected"], explained["unsized"]))}</b></p>')
     worst = worst_case_text(p)
     if worst:
         out.append(f'<p id="doctor-worst">{escape(worst)}</p>')

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 
 from mmmu_eval.dataset.subjects import DISCIPLINES, discipline_of
 from mmmu_eval.core.errors import ConfigError, MmmuEvalError, argument, to_caller
+from mmmu_eval.results.caveats import NO_SCORE, void, void_reason
 from mmmu_eval.results.results_json import Results
 from mmmu_eval.results.scope import scope_of_results
 from mmmu_eval.stats.intervals import RESAMPLES, mcnemar_exact, paired_bootstrap_ci, paired_strata
@@ -196,7 +197,8 @@ def compare_runs(
 
     Raises:
         ConfigError: the benchmarks, splits, settings, protocol fingerprints or scorings differ and
-            that was not allowed; or the runs share no scored item.
+            that was not allowed; a run has no score (``results.caveats.void``); or the runs share
+            no scored item.
 
     >>> from mmmu_eval import evaluate
     >>> from mmmu_eval.results.results_json import read_results
@@ -206,6 +208,9 @@ def compare_runs(
     >>> c.difference, c.ci95, c.p_value          # a - b, its paired 95% interval, exact McNemar
     (-0.2, (-0.325, -0.075), 0.03857421875)
     """
+    for label, r in ((label_a, a), (label_b, b)):
+        if void(r):  # a run with no figure has no verdict to pair: said as such, not as 0 shared items
+            raise ConfigError(f"{label} has {NO_SCORE} ({void_reason(r)}): there is nothing to compare")
     warnings: list[str] = []
     where_a, where_b = _where(a), _where(b)
     if where_a != where_b and not paired_by_design:
@@ -292,9 +297,9 @@ def compare_runs(
         shared=n,
         only_a=len(va.keys() - vb.keys()),
         only_b=len(vb.keys() - va.keys()),
-        acc_a=right_a / n if n else 0.0,
-        acc_b=right_b / n if n else 0.0,
-        difference=(right_a - right_b) / n if n else 0.0,
+        acc_a=right_a / n,  # n >= 1: runs with no shared scored item are refused above
+        acc_b=right_b / n,
+        difference=(right_a - right_b) / n,
         ci95=paired_bootstrap_ci(strata.values(), resamples=resamples, seed=bootstrap_seed),
         a_only_right=a_only,
         b_only_right=b_only,

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 from mmmu_eval.core.errors import MmmuEvalError, StoreError, argument
 from mmmu_eval.core.records import Item, Response
 from mmmu_eval.core.renamed import renamed_keywords
+from mmmu_eval.results.caveats import void, void_reason
 from mmmu_eval.results.results_json import Results, build_results, lookup, read_results
 from mmmu_eval.stats.intervals import RESAMPLES
 from mmmu_eval.scoring.answers import Answer, apply_answers, load_answer_dict
@@ -63,7 +64,7 @@ class FinishedRun:
     setting: str | None = None
     """The MMMU-Pro setting; None for MMMU."""
     split: str = ""
-    """The split read: ``dev``, ``validation`` or ``test`` (MMMU-Pro: ``test``)."""
+    """The split: ``dev``, ``validation`` or ``test`` for MMMU (default ``validation``); MMMU-Pro has one, ``test``."""
     prompt: str = ""
     """The prompt mode: ``direct``, ``cot``, ``ocr`` ..."""
     lacking: int = 0
@@ -128,12 +129,16 @@ def lacking_items(manifest: Mapping[str, Any], results: Results | None) -> tuple
     record = Manifest.of(manifest)
     if results is None:
         return len(record.item_ids or ()), "has no results.json (the run did not finish)"
-    coverage = results["coverage"]
+    # a results.json edited by hand may lack a count: it is read as none (report and compare use
+    # the file's figures; this only says whether they stand for every item)
+    coverage = {key: int(results.get("coverage", {}).get(key) or 0) for key in ("items", "errors", "missing")}
     config = record.config
     unreadable = 0 if config.get("ids") or config.get("limit") or config.get("sample") else len(record.dataset.get("problems") or ())
     lacking = coverage["errors"] + coverage["missing"] + unreadable
-    if not results["gold_available"]:
+    if not results.get("gold_available", True):
         return lacking, "has no gold answers (test split): no accuracy"
+    if void(results):  # nothing scored: no figure at all, not a figure over fewer items
+        return lacking, f"has no score ({void_reason(results)})"
     if not lacking:
         return 0, None
     parts = [f"{n} {what}" for n, what in ((coverage["errors"], "failed"), (coverage["missing"], "not asked"),

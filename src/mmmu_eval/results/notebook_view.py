@@ -20,6 +20,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from mmmu_eval.core.numbers import fixed, interval, pct, points
+from mmmu_eval.results.caveats import NO_SCORE, void, void_reason
 
 __all__ = ["LIMIT", "answers_line", "bounded", "comparison_html", "comparison_repr", "headline", "html_record",
            "suite_html", "suite_repr"]
@@ -49,6 +50,8 @@ def headline(results: Mapping[str, Any]) -> str:
     overall = results.get("overall") or {}
     if not results.get("gold_available", True):
         figure = "no gold answers: not scored"
+    elif void(results):
+        figure = f"{NO_SCORE} ({void_reason(results)})"
     else:
         figure = f"{pct(overall.get('accuracy'))}% ({overall.get('correct', 0):,} of {overall.get('n', 0):,})"
     scope = (results.get("scope") or {}).get("text")

@@ -31,7 +31,7 @@ from mmmu_eval.run.progress import ProgressDisplay
 from mmmu_eval.run.resolve import resolve_config
 from mmmu_eval.run.result import RunResult
 from mmmu_eval.store.rundir import MANIFEST, RANKS
-from mmmu_eval.tracking.spec import LogToArg
+from mmmu_eval.tracking.log_to import LogToArg
 
 __all__ = ["RankDisplay", "all_done", "evaluate_ranks", "finish_merged", "pin_vllm_devices", "rank_device", "rank_dir",
            "rank_session", "run_as_rank"]

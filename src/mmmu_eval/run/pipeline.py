@@ -47,7 +47,7 @@ from mmmu_eval.run.runner import run_requests
 from mmmu_eval.results.usage import add_probes
 from mmmu_eval.store.rundir import RESPONSES, RunStore
 from mmmu_eval.core.writer_lock import hold_directory
-from mmmu_eval.tracking.spec import LogToArg, as_log_to
+from mmmu_eval.tracking.log_to import LogToArg, as_log_to
 
 if TYPE_CHECKING:
     from mmmu_eval.scoring.scorer import Scoring

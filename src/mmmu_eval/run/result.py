@@ -10,11 +10,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from mmmu_eval.results.caveats import how_to_score, void, void_reason
 from mmmu_eval.results.results_schema import Results
 from mmmu_eval.core.errors import same_again
 from mmmu_eval.core.manifest import MANIFEST, Manifest
 
-__all__ = ["RunResult"]
+__all__ = ["NO_SCORE_STATUS", "RunResult"]
+
+#: The exit status of a run that finished with no figure: no item could be scored (every request
+#: failed), or none had a gold answer. Distinct from 1 (items remain to ask) so a script can tell
+#: "no score at all" from "a score over fewer items" (docs/runs.md, "Exit statuses").
+NO_SCORE_STATUS = 3
 
 
 @dataclass(frozen=True)
@@ -32,9 +38,11 @@ class RunResult:
     """``items``, ``ok``, ``truncated``, ``error`` and ``missing`` over the selected items."""
 
     @property
-    def accuracy(self) -> float:
-        """Overall accuracy of the headline parser over the scored items, a fraction from 0 to 1."""
-        return float(self.results["overall"]["accuracy"])
+    def accuracy(self) -> float | None:
+        """Overall accuracy of the headline parser over the scored items; None when no item was
+        scored (no gold answers, or every request failed): never 0.0 for a model that never answered."""
+        value = self.results["overall"]["accuracy"]
+        return None if value is None or void(self.results) else float(value)
 
     @property
     def unfinished(self) -> int:
@@ -55,13 +63,21 @@ class RunResult:
 
     @property
     def exit_status(self) -> int:
-        """0 when every item has an answer; 1 when some remain for ``--resume`` or rows were unreadable."""
+        """0 when every item has an answer; ``NO_SCORE_STATUS`` (3) when no item could be scored
+        (every request failed, or no gold answers); 1 when some remain for ``--resume`` or rows were
+        unreadable."""
+        if void(self.results):
+            return NO_SCORE_STATUS
         return 1 if self.unfinished or self.data_problems else 0
 
     @property
     def message(self) -> str | None:
-        """What to tell the user when items remain or dataset rows were left out, else None."""
+        """What to tell the user when the run has no score, items remain or dataset rows were left out, else None."""
         lines = []
+        if void(self.results):
+            reason = void_reason(self.results)
+            # a run without gold answers has nothing left to retry: say how to score it
+            lines.append(f"{reason}: {how_to_score(self.results)}" if reason == "no gold answers" else str(reason))
         if self.data_problems:
             shown = "; ".join(self.data_problems[:3]) + ("; ..." if len(self.data_problems) > 3 else "")
             lines.append(
@@ -90,7 +106,7 @@ class RunResult:
         what = " ".join(str(x) for x in (r.get("benchmark"), r.get("setting") or r.get("split")) if x)
         rows = [("model", bounded((r.get("run") or {}).get("model") or "?")), ("evaluated", what),
                 ("accuracy", headline(r) + (f"; 95% interval {interval(r['overall'].get('ci95'))}"
-                                            if r.get("gold_available", True) else ""))]
+                                            if not void(r) else ""))]
         rows.append(("answers", answers_line(self.counts)))
         rows.append(("exit status", f"{self.exit_status}" + (f": {self.message}" if self.exit_status else "")))
         return html_record("RunResult", rows, note=str(self.run_dir))

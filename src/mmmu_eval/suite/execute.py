@@ -37,6 +37,7 @@ from mmmu_eval.core.errors import ConfigError, MmmuEvalError, StoreError, argume
 from mmmu_eval.core.renamed import renamed_keywords
 from mmmu_eval.run.finished import finished_result
 from mmmu_eval.run.resolve import Unpack
+from mmmu_eval.run.result import NO_SCORE_STATUS
 from mmmu_eval.run.resume import check_run_dir
 from mmmu_eval.run.runner import run_together
 from mmmu_eval.prompt.protocol import EvalProtocol
@@ -89,7 +90,11 @@ class SuiteResult:
 
     @property
     def exit_status(self) -> int:
-        """0 when every run is complete; 1 when some failed or lack answers."""
+        """0 when every run is complete; ``NO_SCORE_STATUS`` (3) when not one run has a score (every
+        request of every run failed); 1 when some failed or lack answers."""
+        runs = list(self.summary["runs"].values())
+        if runs and all(run["items"] is not None and run["accuracy"] is None for run in runs):
+            return NO_SCORE_STATUS
         return 0 if self.summary["status"] == "complete" else 1
 
     @property

@@ -43,6 +43,7 @@ from mmmu_eval.core.errors import ConfigError
 from mmmu_eval.results.comparison import Comparison, compare_runs, discipline_or_other
 from mmmu_eval.core.numbers import Number, exact, percent, points
 from mmmu_eval.published.figures import expert_levels, expert_line
+from mmmu_eval.results.caveats import void
 from mmmu_eval.results.results_json import LEVEL
 from mmmu_eval.results.scope import combined_scope, scope_of_results
 from mmmu_eval.stats.intervals import RESAMPLES, Term, combination_ci
@@ -352,7 +353,7 @@ def runs_summary(records: Sequence[FinishedRun]) -> dict[str, dict[str, Any]]:
     """The ``runs`` entry of suite.json: each run's place, status and headline."""
     out: dict[str, dict[str, Any]] = {}
     for r in records:
-        overall = r.results["overall"] if r.results else None
+        overall = r.results["overall"] if r.results and not void(r.results) else None  # older files: 0.0 for no figure
         coverage = r.results["coverage"] if r.results else None
         out[r.name] = {
             "path": r.name,

@@ -30,6 +30,7 @@ from mmmu_eval.core.records import Item, Response, letters
 from mmmu_eval.rendering.page import IMAGE_BUDGET, ImageBudget, asset, data_url, head, script_json
 from mmmu_eval.rendering.html_sections import expert_section, usage_section
 from mmmu_eval.core.numbers import interval, pct
+from mmmu_eval.results.caveats import NO_SCORE
 from mmmu_eval.results.finished_run import FinishedRun
 from mmmu_eval.suite.html_study import effect_section, num, table1_section
 from mmmu_eval.suite.study import COLUMNS
@@ -178,7 +179,8 @@ def _runs_section(summary: Mapping[str, Any], records: Sequence[FinishedRun]) ->
         status = "complete" if run["complete"] else (run["problem"] or "incomplete")
         body.append(
             f"<tr><td>{link}</td><td>{escape(str(run['setting'] or 'MMMU ' + str(run['split'])))}</td>"
-            f"<td>{escape(str(run['prompt']))}</td><td class=n>{num(run['percent'])}</td><td class=n>{ci_text}</td>"
+            f"<td>{escape(str(run['prompt']))}</td><td class=n>"
+            f"{NO_SCORE if run['percent'] is None and run['items'] is not None else num(run['percent'])}</td><td class=n>{ci_text}</td>"
             f"<td class=n>{run['scored'] if run['scored'] is not None else '–'} / {run['items'] if run['items'] is not None else '–'}</td>"
             f"<td>{escape(status)}</td></tr>"
         )

@@ -18,7 +18,7 @@ from typing import Any, Mapping
 from mmmu_eval.core.errors import ConfigError, MmmuEvalError, argument
 from mmmu_eval.run.distributed import DEFAULT_TIMEOUT_S, Launch
 from mmmu_eval.run.launcher_ranks import finish_merged, pin_vllm_devices, rank_device, rank_dir, run_as_rank
-from mmmu_eval.tracking.spec import LogToArg
+from mmmu_eval.tracking.log_to import LogToArg
 
 __all__ = ["evaluate_suite_ranks"]
 

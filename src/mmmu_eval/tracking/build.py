@@ -12,12 +12,12 @@ from pathlib import Path
 from typing import Any
 
 from mmmu_eval.core.errors import StoreError
-from mmmu_eval.results.results_json import read_results
-from mmmu_eval.store.rundir import MANIFEST, RunStore
-from mmmu_eval.tracking.figures import run_figures, run_params, run_tags, suite_figures
+from mmmu_eval.results.finished_run import read_run
+from mmmu_eval.store.rundir import MANIFEST
+from mmmu_eval.tracking.metrics import run_figures, run_params, run_tags, suite_figures
 from mmmu_eval.tracking.items import item_table
-from mmmu_eval.tracking.record import TAG_CHARS, Param, Record, Table, bounded, flat_params, param_value
-from mmmu_eval.tracking.spec import LogTo
+from mmmu_eval.tracking.log_record import TAG_CHARS, Param, Record, Table, bounded, flat_params, param_value
+from mmmu_eval.tracking.log_to import LogTo
 
 __all__ = ["RUN_FILES", "run_record", "suite_record"]
 
@@ -87,11 +87,10 @@ def suite_record(suite_dir: str | Path, summary: Mapping[str, Any], log_to: LogT
 
 
 def _read_run(run_dir: Path) -> tuple[dict[str, Any], dict[str, Any]]:
-    manifest = RunStore.read(run_dir).manifest()
-    results = read_results(run_dir)
-    if results is None:
+    run = read_run(run_dir, rebuild=False)
+    if run.results is None:
         raise StoreError("has no results.json: the run was not scored, so there is nothing to log", run_dir)
-    return manifest, dict(results)
+    return dict(run.manifest), dict(run.results)
 
 
 def _present(directory: Path, folder: str, *, names: tuple[str, ...] = RUN_FILES) -> tuple[tuple[Path, str], ...]:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from mmmu_eval.results.finished_run import read_run
-from mmmu_eval.tracking.record import Table
+from mmmu_eval.tracking.log_record import Table
 
 __all__ = ["COLUMNS", "item_table"]
 

@@ -12,8 +12,8 @@ from __future__ import annotations
 import os
 import time
 
-from mmmu_eval.tracking.record import Record, param_text
-from mmmu_eval.tracking.spec import DEFAULT_EXPERIMENT, LogTo
+from mmmu_eval.tracking.log_record import Record, param_text
+from mmmu_eval.tracking.log_to import DEFAULT_EXPERIMENT, LogTo
 
 __all__ = ["log_to_mlflow"]
 

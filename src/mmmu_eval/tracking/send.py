@@ -15,8 +15,8 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-from mmmu_eval.tracking.record import Record
-from mmmu_eval.tracking.spec import LogTo
+from mmmu_eval.tracking.log_record import Record
+from mmmu_eval.tracking.log_to import LogTo
 
 __all__ = ["log_run", "log_suite", "one_line"]
 

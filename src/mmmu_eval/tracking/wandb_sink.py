@@ -14,8 +14,8 @@ import os
 import re
 from typing import Any
 
-from mmmu_eval.tracking.record import Record
-from mmmu_eval.tracking.spec import DEFAULT_EXPERIMENT, LogTo
+from mmmu_eval.tracking.log_record import Record
+from mmmu_eval.tracking.log_to import DEFAULT_EXPERIMENT, LogTo
 
 __all__ = ["log_to_wandb"]
 

@@ -16,8 +16,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from mmmu_eval.results.caveats import how_to_score, void
-from mmmu_eval.tracking.record import Param, flat_params, metric_name
+from mmmu_eval.results.caveats import how_to_score, ungraded, void, void_reason
+from mmmu_eval.tracking.log_record import Param, flat_params, metric_name
 
 __all__ = ["Figures", "run_figures", "run_params", "run_tags", "suite_figures"]
 
@@ -63,12 +63,12 @@ def run_figures(results: Mapping[str, Any], *, within: str | None = None) -> Fig
     figures = Figures()
     head = (scope_kind(results),) + ((within,) if within else ())
     _counts(figures, results, head)
-    if void(results):
+    if ungraded(results):
         figures.not_logged.append(f"{metric_name(*head)}: every accuracy, as the run has no gold answers "
                                   f"(void, not 0); {how_to_score(results)}")
         return figures
-    if not (results.get("overall") or {}).get("n"):  # 0 of 0 is no figure: none of the accuracies is one
-        figures.not_logged.append(f"{metric_name(*head, 'overall')}: no scored item")
+    if void(results):  # 0 of 0 is no figure: none of the accuracies is one
+        figures.not_logged.append(f"{metric_name(*head, 'overall')}: no scored item ({void_reason(results)})")
         return figures
     figures.row(results.get("overall"), *head, "overall")
     for discipline, row in (results.get("by_discipline") or {}).items():
@@ -164,7 +164,7 @@ def run_tags(manifest: Mapping[str, Any], results: Mapping[str, Any]) -> dict[st
     if run.get("rescored_from"):
         tags["mmmu_eval.rescored_from"] = str(run["rescored_from"])
     if void(results):
-        tags["mmmu_eval.void"] = "no gold answers: accuracies not logged (void, not 0)"
+        tags["mmmu_eval.void"] = f"{void_reason(results)}: accuracies not logged (void, not 0)"
     return tags
 
 

@@ -80,7 +80,7 @@ LogToArg = Union[str, Sequence[str], LogTo, None]
 
 
 def as_log_to(value: LogToArg) -> LogTo | None:
-    """``log_to`` as given to ``evaluate``, ``evaluate_suite`` or ``rescore_outputs``, checked.
+    """``log_to`` as given to ``evaluate``, ``evaluate_suite`` or ``rescore``, checked.
 
     Raises:
         ConfigError: an unknown sink, one named twice, or one whose SDK is not installed.
