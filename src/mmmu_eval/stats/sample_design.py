@@ -33,6 +33,7 @@ import numpy as np
 from mmmu_eval.dataset.digest import file_sha256
 from mmmu_eval.core.errors import ConfigError
 from mmmu_eval.stats.irt import MIN_RUNS, fit_2pl
+from mmmu_eval.stats.irt_coverage import IrtCoverage
 from mmmu_eval.stats.sample_check import Check, allocate, hold_out_check, strata_count, strata_labels, tie_keys
 
 #: The abilities at which the expected number right on the items not drawn is recorded.
@@ -202,7 +203,8 @@ def checked(record: Mapping[str, Any]) -> Check | None:
                  held_out_sets=int(value.get("held_out_sets") or 0), draws=int(value.get("draws") or 0),
                  mae=dict(value.get("mae") or {}), q95=dict(value.get("q95") or {}),
                  offered=tuple(value.get("offered") or ()), design=str(value.get("design") or "uniform"),
-                 stratified_coverage=value.get("stratified_coverage"), notes=tuple(value.get("notes") or ()))
+                 stratified_coverage=value.get("stratified_coverage"), notes=tuple(value.get("notes") or ()),
+                 irt_coverage=IrtCoverage.from_json(value.get("irt_coverage")))
 
 
 __all__ = ["MIN_RUNS", "AuditAnswers", "Design", "THETA_GRID", "checked", "design_sample", "read_audit_answers"]

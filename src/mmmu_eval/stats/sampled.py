@@ -136,19 +136,25 @@ def _estimates(record: Mapping[str, Any], check: Any, verdicts: Mapping[str, Map
             unscored = [drawn[i] for i in drawn if i not in right]  # drawn, but no verdict: predicted too
             rest += sum(1.0 / (1.0 + math.exp(-ab[0] * (theta - ab[1]))) for ab in unscored)
             value = (sum(right[i] for i in seen) + rest) / population
-            margin = float(check.q95.get("2pl", 0.0))
+            coverage = check.irt_coverage
+            margin = coverage.margin if coverage is not None else float(check.q95.get("2pl", 0.0))
+            label = (coverage.label() if coverage is not None else
+                     "the interval is the check's 95th-percentile absolute error at this K, over every held-out "
+                     "model's draws (its coverage for the models the 2PL fits worst was not measured)")
             out.append(_estimate("2pl", value, (value - margin, value + margin), bounds,
                                  f"the answers seen plus the 2PL's predictions for the rest at ability {theta:.2f}; "
-                                 "the interval is the check's 95th-percentile absolute error at this K"))
+                                 + label, level=None if coverage is None else coverage.held_out))
     return out
 
 
 def _estimate(name: str, value: float, around: tuple[float, float], bounds: tuple[float, float],
-              method: str) -> dict[str, Any]:
+              method: str, *, level: float | None = LEVEL) -> dict[str, Any]:
+    """One estimate; ``level`` is the interval's coverage as measured (None: not measured), which the
+    terminal prints instead of a nominal 95% where it differs."""
     low, high = bounds
     clip = lambda x: min(max(x, low), high)  # noqa: E731
     return {"estimator": name, "estimate": clip(value), "interval95": [clip(around[0]), clip(around[1])],
-            "interval_method": method, "what": ESTIMATE_NOTE}
+            "interval_method": method, "coverage": level, "what": ESTIMATE_NOTE}
 
 
 #: How each estimator is named in print.
@@ -185,6 +191,12 @@ def sample_lines(section: Mapping[str, Any]) -> list[str]:
     for estimate in section.get("estimates") or ():
         lines.append(
             f"{ESTIMATOR_NAMES.get(estimate['estimator'], estimate['estimator'])} estimate: "
-            f"{pct(estimate['estimate'])}%, 95% interval {interval(estimate['interval95'])} "
+            f"{pct(estimate['estimate'])}%, {_level(estimate)} {interval(estimate['interval95'])} "
             f"({estimate['interval_method']}): {estimate['what']}")
     return lines
+
+
+def _level(estimate: Mapping[str, Any]) -> str:
+    """How an estimate's interval is named: "95% interval" where it is one by construction (or was
+    recorded before coverage was kept); otherwise "interval", its measured coverage in its method."""
+    return "95% interval" if estimate.get("coverage", LEVEL) == LEVEL else "interval"
