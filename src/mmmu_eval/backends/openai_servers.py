@@ -22,10 +22,12 @@ from mmmu_eval.backends.settings import OpenAISettings
 from mmmu_eval.core.errors import ConfigError
 from mmmu_eval.core.urls import credentials_of, without_credentials
 
-__all__ = ["DEFAULT_BASE_URL", "LOCAL_PLACEHOLDER_KEY", "api_key", "endpoint_urls", "is_loopback", "normalise_url",
+__all__ = ["DEFAULT_BASE_URL", "DEFAULT_KEY_ENV", "LOCAL_PLACEHOLDER_KEY", "api_key", "endpoint_urls", "is_loopback", "normalise_url",
            "without_credentials"]
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
+#: The variable the key is read from when ``--api-key-env`` names none.
+DEFAULT_KEY_ENV = "OPENAI_API_KEY"
 #: Sent as the key to loopback servers when no key is set; they do not check it.
 LOCAL_PLACEHOLDER_KEY = "EMPTY"
 
@@ -36,7 +38,7 @@ def api_key(name: str, settings: OpenAISettings, urls: Sequence[str]) -> tuple[s
     Raises:
         ConfigError: no key for a server that is not on loopback, naming the variable to set.
     """
-    env = settings.api_key_env or "OPENAI_API_KEY"
+    env = settings.api_key_env or DEFAULT_KEY_ENV
     key = os.environ.get(env, "")
     if not key:
         if settings.api_key_env is None and all(is_loopback(u) or credentials_of(u) for u in urls):
