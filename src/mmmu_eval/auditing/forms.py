@@ -37,9 +37,11 @@ class FourOptionVotes:
     """How the four-option runs holding the item answered it."""
 
     runs: int
+    """Four-option runs holding the item."""
     answered: int
     """Runs that chose an option (a random fallback chose none)."""
     gold: int
+    """Runs that chose the gold."""
     consensus: int
     """Runs that chose the suspect's consensus (none can, when the augmentation added it)."""
 

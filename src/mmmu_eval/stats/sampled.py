@@ -123,7 +123,7 @@ def _estimates(record: Mapping[str, Any], check: Any, verdicts: Mapping[str, Map
             out.append(_estimate("stratified", value, (value - Z95 * error, value + Z95 * error), bounds,
                                  f"design-based: the strata's variances with the finite population correction, "
                                  f"normal 95% (it held the full score in {pct(check.stratified_coverage or 0)}% of "
-                                 "the check's draws)"))
+                                 "the check's draws)", coverage=check.stratified_coverage, nominal=LEVEL))
     irt = record.get("irt")
     if "2pl" in check.offered and isinstance(irt, Mapping) and isinstance(irt.get("drawn"), Mapping):
         drawn = {i: v for i, v in irt["drawn"].items() if isinstance(v, list) and len(v) == 2}
@@ -143,18 +143,19 @@ def _estimates(record: Mapping[str, Any], check: Any, verdicts: Mapping[str, Map
                      "model's draws (its coverage for the models the 2PL fits worst was not measured)")
             out.append(_estimate("2pl", value, (value - margin, value + margin), bounds,
                                  f"the answers seen plus the 2PL's predictions for the rest at ability {theta:.2f}; "
-                                 + label, level=None if coverage is None else coverage.held_out))
+                                 + label, coverage=None if coverage is None else coverage.held_out, nominal=None))
     return out
 
 
 def _estimate(name: str, value: float, around: tuple[float, float], bounds: tuple[float, float],
-              method: str, *, level: float | None = LEVEL) -> dict[str, Any]:
-    """One estimate; ``level`` is the interval's coverage as measured (None: not measured), which the
-    terminal prints instead of a nominal 95% where it differs."""
+              method: str, *, coverage: float | None, nominal: float | None) -> dict[str, Any]:
+    """One estimate: ``coverage`` is how often its interval held the full score in the check (None:
+    not measured), ``nominal`` its level by construction (None: none, as for the 2PL's calibrated
+    interval, which is named by its measured coverage instead)."""
     low, high = bounds
     clip = lambda x: min(max(x, low), high)  # noqa: E731
     return {"estimator": name, "estimate": clip(value), "interval95": [clip(around[0]), clip(around[1])],
-            "interval_method": method, "coverage": level, "what": ESTIMATE_NOTE}
+            "interval_method": method, "coverage": coverage, "nominal": nominal, "what": ESTIMATE_NOTE}
 
 
 #: How each estimator is named in print.
@@ -198,5 +199,5 @@ def sample_lines(section: Mapping[str, Any]) -> list[str]:
 
 def _level(estimate: Mapping[str, Any]) -> str:
     """How an estimate's interval is named: "95% interval" where it is one by construction (or was
-    recorded before coverage was kept); otherwise "interval", its measured coverage in its method."""
-    return "95% interval" if estimate.get("coverage", LEVEL) == LEVEL else "interval"
+    recorded before the level was kept); otherwise "interval", its measured coverage in its method."""
+    return "95% interval" if estimate.get("nominal", LEVEL) == LEVEL else "interval"
