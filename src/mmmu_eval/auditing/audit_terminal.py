@@ -44,21 +44,41 @@ def print_audit(result: Audit, console: Console, *, top: int = 20) -> None:
     console.print("Suspects are evidence for a person to check, never a verdict; no official figure is changed.")
 
 
+#: Each list's title and what its consensus column holds (``forms.py``).
+LISTS = {
+    "gold": ("Gold suspects: the runs agree on an original option, against the gold", "consensus"),
+    "augmentation": ("Augmentation suspects: the runs agree on an option the ten-option augmentation added "
+                     "(the fix is to that option, not the gold)", "added option"),
+    "unknown": ("Suspects whose four-option form was not read (gold or augmentation: not known)", "consensus"),
+}
+
+
 def _suspects(result: Audit, console: Console, top: int) -> None:
-    shown = result.suspects[:top]
-    table = Table(title=f"Suspect labels: first {len(shown)} of {len(result.suspects)} "
-                        f"({len(result.flagged)} flagged), strongest evidence first", title_justify="left")
-    for name, right in (("#", True), ("id", False), ("gold", False), ("consensus", False), ("agree", True),
-                        ("stronger", True), ("gold votes", True), ("score", True), ("chance", True)):
-        table.add_column(name, justify="right" if right else "left", overflow="fold", no_wrap=right)
-    for rank, s in enumerate(shown, 1):
-        table.add_row(str(rank), escape(s.id) + ("" if s.flagged else " (not flagged)"), escape(_short(s.gold)),
-                      escape(_short(s.consensus)), f"{s.agree}/{s.answered}", f"{s.strong_agree}/{s.strong_runs}",
-                      str(s.gold_votes), fixed(s.score), f"{s.chance:.1e}")
-    print_fitted(console, table)
+    for kind, (title, column) in LISTS.items():
+        listed = result.suspects_of(kind)
+        if not listed:
+            continue
+        shown = listed[:top]
+        flagged = sum(s.flagged for s in listed)
+        table = Table(title=f"{title}: first {len(shown)} of {len(listed)} ({flagged} flagged), strongest evidence first",
+                      title_justify="left")
+        widest = max((len(s.id) for s in shown), default=2) + len(" (not flagged)") * any(not s.flagged for s in shown)
+        for name, right in (("#", True), ("id", False), ("gold", False), (column, False), ("agree", True),
+                            ("stronger", True), ("gold votes", True), ("4-option gold", True), ("score", True),
+                            ("chance", True)):
+            table.add_column(name, justify="right" if right else "left", overflow="fold", no_wrap=right,
+                             min_width=min(widest, 48) if name == "id" else None)
+        for rank, s in enumerate(shown, 1):
+            four = s.four_option
+            table.add_row(str(rank), escape(s.id) + ("" if s.flagged else " (not flagged)"), escape(_short(s.gold)),
+                          escape(_short(s.consensus)), f"{s.agree}/{s.answered}", f"{s.strong_agree}/{s.strong_runs}",
+                          str(s.gold_votes), "-" if four is None else f"{four.gold}/{four.answered}", fixed(s.score),
+                          f"{s.chance:.1e}")
+        print_fitted(console, table)
     console.print("agree: runs choosing the consensus of those that chose an option; stronger: the same among the "
-                  "stronger runs holding the item; score: log10 odds that the consensus, not the gold, is right; "
-                  "chance: probability of that agreement with wrong answers spread evenly")
+                  "stronger runs holding the item; 4-option gold: the four-option runs choosing the gold (- : none "
+                  "holds the item); score: log10 odds that the consensus, not the gold, is right; chance: probability "
+                  "of that agreement with wrong answers spread evenly")
 
 
 def _added(result: Audit, console: Console, top: int) -> None:

@@ -11,8 +11,8 @@ from mmmu_eval.cli.shared_flags import add_data, add_json_file
 
 EPILOG = """examples:
   mmmu-eval audit runs/gpt4o-pro10 runs/qwen-pro10 runs/qwen-vision
-  mmmu-eval audit suites/pro-2026 lmms_eval/samples_mmmu_pro.jsonl --data hub --json audit.json --html audit.html
-  mmmu-eval audit fidelity/mmmu-pro-2024/*_*.jsonl --top 40
+  mmmu-eval audit suites/pro-2026 --json audit.json --html audit.html
+  mmmu-eval audit mmmu-pro-2024/*.jsonl --top 40     # the official paper-era outputs, their mix_data.jsonl too
 """
 
 
@@ -23,8 +23,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         description=(
             "Join runs, suites and other harnesses' files by item id and option text, and report the "
             "benchmark's own suspect items: labels that many runs, and the stronger ones, contradict by "
-            "agreeing on one wrong option (against how often chance would), options added by the ten-option "
-            "augmentation that draw the runs where the four-option form is answered right, structural "
+            "agreeing on one wrong option (against how often chance would), in two lists: gold suspects (the "
+            "consensus is an original option) and augmentation suspects (an option the ten-option augmentation "
+            "added: the fix is to that option); options added by the augmentation that draw the runs where the "
+            "four-option form is answered right, structural "
             "problems, item statistics and data revision differences. Evidence for a person to check, never "
             "a verdict; no run and no official figure is changed (docs/audit.md)."
         ),
@@ -33,7 +35,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     p.add_argument("paths", nargs="+", metavar="RUN_OR_FILE",
                    help="run directories, suite directories and harness output files, in any mix")
-    add_data(p, help="the dataset other harnesses' rows are joined to (as for rescore)")
+    add_data(p, help="the dataset other harnesses' rows are joined to (as for rescore); named, it also gives the "
+                     "--html page the images of items whose files hold none (the official outputs)",
+             default=None, shows=Phrase("hub for the rows; no images looked up"))
     p.add_argument("--format", default="auto", help="the harness files' format (see rescore)")
     add_json_file(p, writes="the whole audit (schema in docs/audit.md)", dest="json_file")
     declare(p.add_argument("--html", dest="html_file", metavar="FILE", help="write a self-contained page for reviewers"),
@@ -54,14 +58,14 @@ def run(args: argparse.Namespace) -> int:
 
     if args.top < 0 or args.min_models < 1:
         raise ConfigError("--top must be 0 or more and --min-models 1 or more")
-    result = audit(args.paths, data=args.data, format=args.format, min_models=args.min_models,
+    result = audit(args.paths, data=args.data or "hub", format=args.format, min_models=args.min_models,
                    weakest=args.weakest, irt=not args.no_irt)
     console = Console(highlight=False)
     print_audit(result, console, top=args.top)
     if args.json_file or args.html_file:
         from mmmu_eval.auditing.save_audit import save_audit
 
-        save_audit(result, json_file=args.json_file, html_file=args.html_file)
+        save_audit(result, json_file=args.json_file, html_file=args.html_file, images_from=args.data)
     if args.json_file:
         console.print(f"audit written to {args.json_file}")
     if args.html_file:

@@ -91,7 +91,7 @@ def run(args: argparse.Namespace) -> int:
     found = rescore(args.path, format=args.format, answers=args.answers, data=args.data, revision=args.revision,
                     benchmark=args.benchmark, split=args.split, setting=args.setting, parsers=args.parser,
                     fallback=args.fallback, fallback_seed=args.fallback_seed)
-    print_read(found)
+    print_read(found, show_problems=args.show_problems)
     require_scored(found)
     print_scores(found, show_differences=args.show_differences, show_problems=args.show_problems)
     if args.json_file:
@@ -107,8 +107,9 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def print_read(found: Any) -> None:
-    """What was read: the format, how many rows joined our items, the notes."""
+def print_read(found: Any, *, show_problems: int) -> None:
+    """What was read: the format, how many rows joined our items, the notes; when nothing scored,
+    the problems and unjoined rows (the refusal after it counts them)."""
     result, doc = found.rescore, found.document
     if result.detected:
         echo(f"format: {result.format} (recognised: {result.detected})")
@@ -118,6 +119,9 @@ def print_read(found: Any) -> None:
              + (f"; {len(result.missing)} of its {result.expected} item(s) have no row" if result.missing else ""))
     for note in doc["notes"]:
         echo(f"note: {note}")
+    if found.accuracy is None:  # the refusal that follows says how many problems: these are they
+        _listed("problem(s)", doc["problems"], show_problems, more="--show-problems N")
+        _listed("row(s) that matched no item", doc["unjoined"], show_problems, more="--show-problems N")
 
 
 def print_scores(found: Any, *, show_differences: int, show_problems: int) -> None:
@@ -168,14 +172,14 @@ def failure_lines(doc: dict, *, official: bool) -> list[str]:
     return lines
 
 
-def _listed(what: str, entries: list[str], show: int) -> None:
+def _listed(what: str, entries: list[str], show: int, *, more: str = "see --json") -> None:
     if not entries:
         return
     echo(f"{len(entries)} {what}:")
     for entry in entries[:show]:
         echo(f"  {entry}")
     if len(entries) > show:
-        echo(f"  ... {len(entries) - show} more (see --json)")
+        echo(f"  ... {len(entries) - show} more ({more})")
 
 
 def summary_lines(doc: dict, *, pro: bool, ci95: list[float] | None = None) -> list[str]:

@@ -49,6 +49,7 @@ from mmmu_eval.harnesses.readers.foreign import ForeignFile, empty_file_error, i
 from mmmu_eval.scoring.harness_verdicts import failures as named_failures
 from mmmu_eval.harnesses.readers.official import FORMATS as OFFICIAL_FORMATS
 from mmmu_eval.harnesses.readers.official import PRO_ROWS, read_official
+from mmmu_eval.harnesses.readers.official_shape import UNRECORDED_SPLIT, no_keyed_note
 from mmmu_eval.scoring.boxed import BOX
 from mmmu_eval.scoring.judge import default_parsers
 from mmmu_eval.scoring.scorer import OFFICIAL_SEED, Scoring, score_responses
@@ -209,6 +210,8 @@ def rescore(
                                                           setting=setting)
         settled = settle(items, path=path, format=format, benchmark=benchmark, split=split, setting=setting)
         items = list(settled.items)
+        keyed = sum(it.split == UNRECORDED_SPLIT for it in items)
+        notes = settled.notes + ((no_keyed_note(keyed, len(items)),) if keyed else ())
         parsers = tuple(parsers or ("official",))
         if format == "official-mmmu-eval-only":
             parsers = ("eval-only",) + tuple(p for p in parsers if p not in ("official", "eval-only"))
@@ -217,7 +220,7 @@ def rescore(
         # An official MMMU-Pro file holds every item of its setting; fewer rows is a partial file.
         expected = PRO_ROWS if format == "official-mmmu-pro" else 0
         return Rescore(format, str(path), tuple(items), responses, scoring, tuple(problems) + scoring.problems,
-                       detected=detected, harness=harness, explanation=explanation, notes=settled.notes,
+                       detected=detected, harness=harness, explanation=explanation, notes=notes,
                        failures=named_failures([it.id for it in items], responses),
                        expected=max(expected, len(items)), absent=max(0, expected - len(items)),
                        warnings=plausibility(items, responses, scoring))
