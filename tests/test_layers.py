@@ -318,8 +318,8 @@ def test_the_table_is_layered():
 def test_the_table_says_what_the_design_promises():
     """The edges the design names: the score stage is pure, the RL environment light."""
     assert not ALLOWED["score"] & {"store", "backends", "report", "run"}
-    assert ALLOWED["environments"] == {"errors", "version", "atomic", "clock", "aio", "writer_lock", "records", "config",
-                                       "manifest", "dataset", "prompt", "score"}
+    assert ALLOWED["environments"] == {"errors", "version", "nofollow", "jsonfile", "untrusted", "atomic", "clock", "aio",
+                                       "writer_lock", "records", "config", "manifest", "dataset", "prompt", "score"}
     assert ALLOWED["run"] >= {"dataset", "prompt", "backends", "store", "score", "report"}
     assert ALLOWED["__main__"] == {"cli"}
 

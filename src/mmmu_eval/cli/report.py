@@ -91,6 +91,9 @@ def run(args: argparse.Namespace) -> int:
                           published=args.published)
         one = page.run
         loaded.append(one)
+        if page.writer is not None:
+            err.print(f"[yellow]{escape(str(one.path))}: being written by {escape(page.writer)}; these are its figures "
+                      "as they stand, and nothing was written (report again when it finishes)[/yellow]", soft_wrap=True)
         if page.saved_results is not None:
             err.print(f"rebuilt and saved {escape(str(page.saved_results))}")
         if args.official_table:
@@ -106,7 +109,7 @@ def run(args: argparse.Namespace) -> int:
             audited[str(one.path)] = _excluding(one.results, aside, console, quiet=args.json or args.official_table)
         if page.html is not None:
             err.print(f"wrote {escape(str(page.html))}")
-        if args.submission:
+        if args.submission and page.writer is None:
             if page.submission is None:  # only MMMU test is submitted (report.submission)
                 err.print(f"[yellow]{escape(str(one.path))}: not an MMMU test-split run; no submission.json written[/yellow]", soft_wrap=True)
             else:

@@ -21,6 +21,7 @@ from rich.markup import escape
 
 from mmmu_eval.config import UNREFERENCED_IMAGES, RunConfig, check_extra_body, help_of
 from mmmu_eval.errors import ConfigError
+from mmmu_eval.jsonfile import loads
 from mmmu_eval.score.judge import PARSERS
 from mmmu_eval.score.scorer import FALLBACK_POLICIES
 from mmmu_eval.store.rundir import MANIFEST
@@ -207,9 +208,11 @@ def _scalar(hint: Any) -> type:
 
 def _json_object(text: str) -> dict[str, object]:
     try:
-        value = json.loads(text.removeprefix("\ufeff"))  # `--extra-body "$(cat body.json)"` of a file saved with a BOM
+        value = loads(text.removeprefix("\ufeff"))  # `--extra-body "$(cat body.json)"` of a file saved with a BOM
     except json.JSONDecodeError as exc:
         raise argparse.ArgumentTypeError(f"not valid JSON ({exc.msg} at character {exc.pos})") from None
+    except ValueError as exc:  # nested too deep, a number too long (jsonfile.MalformedJSON)
+        raise argparse.ArgumentTypeError(f"not valid JSON ({exc})") from None
     if not isinstance(value, dict):
         raise argparse.ArgumentTypeError('must be a JSON object, e.g. \'{"chat_template_kwargs": {"enable_thinking": false}}\'')
     try:

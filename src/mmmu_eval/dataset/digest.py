@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Iterable
 
 from mmmu_eval.atomic import write_atomically
+from mmmu_eval.errors import StoreError
 
 __all__ = ["cache_dir", "file_sha256", "files_digest"]
 
@@ -99,5 +100,5 @@ def _remember(key: str, digest: str) -> None:
     try:
         folder.mkdir(parents=True, exist_ok=True)
         write_atomically(folder / CACHE_FILE, json.JSONEncoder().iterencode(entries))
-    except OSError as exc:  # a read-only home: hash again next time
+    except (OSError, StoreError) as exc:  # a read-only home, a linked cache file: hash again next time
         log.debug("cannot write the digest cache in %s: %s", folder, exc)

@@ -8,8 +8,9 @@ only those two things, row by row; every other field comes from the official rea
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
+
+from mmmu_eval.jsonfile import loads
 
 #: The image columns of the MMMU-Pro rows.
 IMAGE_COLUMNS = tuple(f"image_{n}" for n in range(1, 8))
@@ -26,7 +27,7 @@ def official_row_texts(path: Path) -> dict[str, tuple[str, int]]:
     with fh:
         for line in fh:
             try:
-                row = json.loads(line)
+                row = loads(line)
             except ValueError:
                 continue
             if not isinstance(row, dict) or not isinstance(row.get("id"), str):

@@ -21,7 +21,6 @@ evaluation"); ``report.sampled`` turns it and the run's verdicts into the estima
 from __future__ import annotations
 
 import functools
-import json
 import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -32,6 +31,7 @@ import numpy as np
 
 from mmmu_eval.dataset.digest import file_sha256
 from mmmu_eval.errors import ConfigError
+from mmmu_eval.jsonfile import loads
 from mmmu_eval.report.irt import MIN_RUNS, fit_2pl
 from mmmu_eval.report.sample_check import Check, allocate, hold_out_check, strata_count, strata_labels, tie_keys
 
@@ -61,7 +61,7 @@ def read_audit_answers(path: str | Path, benchmark: str) -> AuditAnswers:
     """
     path = Path(path)
     try:
-        doc = json.loads(path.read_text(encoding="utf-8"))
+        doc = loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, ValueError) as exc:
         raise ConfigError(f"--sample-audit {path}: cannot be read as JSON ({exc})") from None
     items = doc.get("items") if isinstance(doc, dict) else None

@@ -21,7 +21,6 @@ outcome is already on disk.
 
 from __future__ import annotations
 
-import json
 import logging
 from pathlib import Path
 from collections.abc import Mapping
@@ -29,6 +28,7 @@ from typing import Any
 
 from mmmu_eval.config import RunConfig
 from mmmu_eval.errors import ConfigError, DataError, StoreError
+from mmmu_eval.jsonfile import read_json
 from mmmu_eval.run.result import RunResult
 from mmmu_eval.store.manifest import Manifest
 from mmmu_eval.store.rundir import MANIFEST, RESPONSES, RunStore
@@ -53,7 +53,7 @@ def finished_result(config: RunConfig) -> RunResult | None:
         manifest = RunStore.read(out).manifest_record()
         if not _same_finished_run(config, manifest, out):
             return None
-        results = json.loads((out / "results.json").read_text(encoding="utf-8"))
+        results = read_json(out / "results.json")
     except (StoreError, ConfigError, DataError, OSError, ValueError) as exc:
         log.debug("%s: not taken as finished (%s)", out, exc)
         return None

@@ -4,7 +4,9 @@
 stored responses are scored again (other parsers, another fallback, an official answer dict)
 and nothing is written, so the figures a run is remembered by (results.json, the manifest's
 scoring record, the report, ``compare``) stay as they were. ``save=True`` makes the scoring the
-run's own through ``run.outputs`` (the one writer of a run's files) and keeps what it replaced.
+run's own through ``run.outputs`` (the one writer of a run's files) and keeps what it replaced,
+holding the run directory's lock while it writes; a run another process is writing is refused,
+naming that process (its manifest and results would race the run's own).
 
 Named ``score_run`` and not ``score``: ``mmmu_eval.score`` is the scoring stage's package.
 
@@ -30,6 +32,7 @@ from mmmu_eval.run.outputs import SavedScoring, save_scoring
 from mmmu_eval.score.scorer import Scoring
 from mmmu_eval.score.spec import ScoringSpec
 from mmmu_eval.store.rundir import MANIFEST, RunStore
+from mmmu_eval.writer_lock import hold_directory, refuse_while_written
 
 __all__ = ["RunScore", "score_run"]
 
@@ -100,7 +103,8 @@ def score_run(
         The scoring, its results.json as it would be, and with ``save`` what was replaced.
 
     Raises:
-        StoreError: not a readable run directory.
+        StoreError: not a readable run directory; with ``save``, another process is writing it
+            (named), and nothing was written.
         ConfigError: an unknown parser or fallback, or an unreadable answer dict.
         DataError: the run's items cannot be loaded again.
 
@@ -116,6 +120,8 @@ def score_run(
     from mmmu_eval.score.spec import MANIFEST_KEY
 
     store = RunStore.read(run_dir)
+    if save:  # before the work: a run being written is refused at once
+        refuse_while_written(run_dir, "its scoring cannot be saved while it is (score without --save writes nothing)")
     manifest = store.manifest()
     recorded = ScoringSpec.from_manifest(manifest)
     spec = recorded.replace(parsers=parsers, fallback=fallback, fallback_seed=seed,
@@ -130,8 +136,9 @@ def score_run(
     view = RunScore(Path(store.path), spec, recorded, scoring, results, tuple(items), dict(responses))
     if not save:
         return view
-    replaced = read_results(store.path)
     # RunStore.read is read-only; derived files go through a writable store on the same
-    # directory (write_* never touches responses.jsonl), as the report does.
-    saved = save_scoring(RunStore(Path(store.path), writable=True), spec, scoring, responses, results)
+    # directory (write_* never touches responses.jsonl), as the report does, under its lock.
+    with hold_directory(store.path, "score --save"):
+        replaced = read_results(store.path)
+        saved = save_scoring(RunStore(Path(store.path), writable=True), spec, scoring, responses, results)
     return RunScore(view.run_dir, spec, recorded, scoring, results, view.items, view.responses, replaced, saved)

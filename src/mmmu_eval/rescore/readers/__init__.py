@@ -34,6 +34,7 @@ from pathlib import Path
 from types import ModuleType
 
 from mmmu_eval.errors import ConfigError, DataError
+from mmmu_eval.jsonfile import loads
 from mmmu_eval.rescore.readers import inspect_log, lmms_eval, plain_jsonl, verifiers_output, vlmevalkit
 from mmmu_eval.rescore.readers.base import ForeignFile, NoRows, empty_file_error, first_json_line, is_empty
 from mmmu_eval.rescore.readers.official import FORMATS as OFFICIAL_FORMATS
@@ -141,7 +142,7 @@ def _not_text(path: Path) -> str | None:
 
 def _guess_json(path: Path) -> tuple[str, str] | None:
     try:
-        value = json.loads(path.read_text(encoding="utf-8"))
+        value = loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, ValueError):
         return None
     if isinstance(value, dict) and value and all(isinstance(k, str) and isinstance(v, str) for k, v in value.items()):
