@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from rich.console import Console
+from mmmu_eval.untrusted import make_console
 
 EPILOG = """examples:
   mmmu-eval audit runs/gpt4o-pro10 runs/qwen-pro10 runs/qwen-vision
@@ -53,7 +53,7 @@ def run(args: argparse.Namespace) -> int:
         raise ConfigError("--top must be 0 or more and --min-models 1 or more")
     result = audit(args.paths, data=args.data, format=args.format, min_models=args.min_models,
                    weakest=args.weakest, irt=not args.no_irt)
-    console = Console(highlight=False)
+    console = make_console()
     print_audit(result, console, top=args.top)
     if args.json or args.html:
         from mmmu_eval.itemaudit.save import save_audit

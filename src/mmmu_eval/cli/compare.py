@@ -8,10 +8,9 @@ from __future__ import annotations
 import argparse
 import json
 
-from rich.console import Console
-from rich.markup import escape
 
 from mmmu_eval.errors import ConfigError
+from mmmu_eval.untrusted import for_rich, make_console
 
 EPILOG = """examples:
   mmmu-eval compare runs/sample-random runs/sample-frequent
@@ -56,7 +55,7 @@ def run(args: argparse.Namespace) -> int:
         raise ConfigError("compare needs at least two run directories (RUN_A RUN_B)")
     if args.flips < 0 or args.bootstrap < 0:
         raise ConfigError("--flips and --bootstrap must be 0 or more")
-    console = Console(highlight=False)
+    console = make_console()
     runs = [load_run(path, bootstrap=args.bootstrap, seed=args.seed) for path in args.runs]  # the baseline read once
     comparisons = [
         compare(runs[0], other, labels=(str(args.runs[0]), str(path)),
@@ -70,6 +69,6 @@ def run(args: argparse.Namespace) -> int:
         return 0
     for c in comparisons:
         if len(comparisons) > 1:
-            console.rule(f"{escape(c.label_a)} vs {escape(c.label_b)}")
+            console.rule(f"{for_rich(c.label_a)} vs {for_rich(c.label_b)}")
         print_comparison(c, console, max_flips=args.flips)
     return 0

@@ -17,7 +17,6 @@ from pathlib import Path
 from typing import Any
 
 from rich.console import Console
-from rich.markup import escape
 
 from mmmu_eval.config import UNREFERENCED_IMAGES, RunConfig, check_extra_body, help_of
 from mmmu_eval.errors import ConfigError
@@ -25,6 +24,7 @@ from mmmu_eval.jsonfile import loads
 from mmmu_eval.score.judge import PARSERS
 from mmmu_eval.score.scorer import FALLBACK_POLICIES
 from mmmu_eval.store.rundir import MANIFEST
+from mmmu_eval.untrusted import for_rich, for_terminal, make_console
 
 EXAMPLES = """examples:
   mmmu-eval run --benchmark mmmu --split dev --data sample --model random
@@ -104,7 +104,7 @@ def main(args: argparse.Namespace) -> int:
 
     overrides = config_overrides(args)
     out = overrides.get("out")
-    console = Console(highlight=False)
+    console = make_console()
     continued = out is not None and (Path(out) / MANIFEST).exists() and overrides.get("resume") is not False
     if continued and "resume" not in overrides:
         overrides["resume"] = True
@@ -123,7 +123,7 @@ def main(args: argparse.Namespace) -> int:
             if result is None:
                 return 0
     except RunInterrupted as exc:
-        Console(stderr=True, highlight=False).print(f"[yellow]{escape(str(exc))}[/yellow]", soft_wrap=True)
+        make_console(stderr=True).print(f"[yellow]{for_rich(str(exc))}[/yellow]", soft_wrap=True)
         return 130
     if continued:
         # Said after evaluate accepted the directory: a refused resume must not first claim to continue.
@@ -137,7 +137,7 @@ def main(args: argparse.Namespace) -> int:
     print_headline(result, console)
     message = result.message()
     if message:
-        Console(stderr=True, highlight=False).print(f"[red]{escape(message)}[/red]", soft_wrap=True)
+        make_console(stderr=True).print(f"[red]{for_rich(message)}[/red]", soft_wrap=True)
     return result.exit_status
 
 
@@ -162,7 +162,7 @@ def dry_run(overrides: dict[str, Any], *, as_json: bool) -> int:
     if as_json:
         print(json.dumps(plan.to_json(), indent=2))
     else:
-        print(plan.text(shutil.get_terminal_size().columns))
+        print(for_terminal(plan.text(shutil.get_terminal_size().columns)))
     return 1 if plan.refusal else 0
 
 
@@ -194,7 +194,7 @@ def print_headline(result: Any, console: Console) -> None:
         counts.add_column(key, justify="right", no_wrap=True)
     counts.add_row(*(str(result.counts[k]) for k in ("items", "ok", "truncated", "error", "missing")))
     print_fitted(console, counts)
-    console.print(f"run directory: {escape(str(result.run_dir))}", soft_wrap=True)
+    console.print(f"run directory: {for_rich(str(result.run_dir))}", soft_wrap=True)
 
 
 # -- flag types -------------------------------------------------------------------------------

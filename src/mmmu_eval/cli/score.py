@@ -12,6 +12,7 @@ import argparse
 from typing import TYPE_CHECKING
 
 from mmmu_eval.errors import ConfigError
+from mmmu_eval.untrusted import LINE_CHARACTERS, capped_or_none
 
 if TYPE_CHECKING:
     from mmmu_eval.run.score_run import RunScore
@@ -147,7 +148,8 @@ def summary_lines(scoring, n_items: int, show: int, *, results=None) -> list[str
     if len(scoring.parsers) > 1:
         lines.append(f"{len(scoring.disagreements)} item(s) where the parsers disagree")
         for entry in scoring.disagreements[:show]:
-            preds = ", ".join(f"{p}={entry['preds'][p]!r}{'+' if entry['correct'][p] else '-'}" for p in scoring.parsers)
+            preds = ", ".join(f"{p}={capped_or_none(entry['preds'][p], LINE_CHARACTERS)!r}{'+' if entry['correct'][p] else '-'}"
+                              for p in scoring.parsers)
             lines.append(f"  {entry['id']}: {preds}")
         if len(scoring.disagreements) > show:
             lines.append(f"  ... {len(scoring.disagreements) - show} more")

@@ -38,6 +38,7 @@ from mmmu_eval.harden.source import content_digest, has_config, read_source
 from mmmu_eval.harden.writer import copy_config, standard_row, vision_row, write_config
 from mmmu_eval.records import Item
 from mmmu_eval.report.page import data_url
+from mmmu_eval.untrusted import make_console
 
 __all__ = ["harden_render", "harden_render_async", "render_item"]
 
@@ -118,7 +119,7 @@ async def harden_render_async(
     todo = [it for it in source.items if not _cached(work, it, styles[it.id])]
     failures: list[Problem] = []
     started = time.monotonic()
-    console = console or Console(stderr=True, highlight=False)
+    console = console or make_console(stderr=True)
     if todo:
         async with Screenshotter(workers=workers) as shots:
             started = time.monotonic()  # items per second count rendering, not the browser's start

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Callable, Protocol
 from rich.console import Console
 
 from mmmu_eval.records import Response
+from mmmu_eval.untrusted import make_console
 
 if TYPE_CHECKING:
     from rich.progress import Progress
@@ -98,7 +99,7 @@ def terminal(console: Console | None, plain: bool | None) -> tuple[Console, bool
     """Where a display draws (default a stderr console) and whether it prints plain lines
     there: as ``plain`` says, or, when None, whenever the console is not a terminal (a log file,
     CI). The run's display and the suite's decide it here."""
-    console = console or Console(stderr=True)
+    console = console or make_console(stderr=True)
     return console, (not console.is_terminal) if plain is None else plain
 
 
