@@ -105,6 +105,11 @@ def run_command(url: str, out: Path) -> list[str]:
                "--benchmark", "mmmu", "--split", "validation", "--out", str(out), *RUN_FLAGS)
 
 
+def verbose_run_command(url: str, out: Path) -> list[str]:
+    """``run_command`` logging every retry with its server message (``-v``): an escape-filled one too."""
+    return [*cli("-v"), *run_command(url, out)[len(cli()):]]
+
+
 def check_run(clean: Path, soaked: Path) -> None:
     """Every item answered once, with the clean run's results; hostile answers stored as sent."""
     ids = set(json.loads((clean / "manifest.json").read_text())["item_ids"])
@@ -156,7 +161,8 @@ def test_run_against_a_hostile_server(tmp_path):
     surrogates and our headers echoed in errors; each is sent, and none is stored. Since issue
     40, errors full of terminal escapes (never printed raw) and a hostile run directory between
     the killed session and the one that finishes (``hostile_directory``)."""
-    clean, soaked, sent = soak(run_command, tmp_path, hold_after=20, faults=HOSTILE_FAULTS, between=hostile_directory)
+    clean, soaked, sent = soak(verbose_run_command, tmp_path, hold_after=20, faults=HOSTILE_FAULTS,
+                               between=hostile_directory)
     assert all(sent[kind] for kind in HOSTILE_FAULTS), f"every hostile fault was sent: {sent}"
     check_run(clean, soaked)
     stored = jsonl_records(soaked / "responses.jsonl")
