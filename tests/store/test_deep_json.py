@@ -13,9 +13,9 @@ import pytest
 
 from mmmu_eval import evaluate
 from mmmu_eval.cli.main import main
-from mmmu_eval.errors import StoreError
+from mmmu_eval.core.errors import StoreError
 from mmmu_eval.harden.record import Record
-from mmmu_eval.jsonfile import MalformedJSON, loads
+from mmmu_eval.core.jsonfile import MalformedJSON, loads
 from mmmu_eval.store.rundir import RunStore
 
 DEEP = "[" * 100_000 + "]" * 100_000

@@ -15,10 +15,9 @@ import os
 import signal
 import sys
 
-
-from mmmu_eval.errors import ConfigError, MmmuEvalError
-from mmmu_eval.untrusted import for_rich, for_terminal, make_console
-from mmmu_eval.version import __version__
+from mmmu_eval.core.errors import ConfigError, MmmuEvalError
+from mmmu_eval.core.untrusted import for_rich, for_terminal, make_console
+from mmmu_eval.core.version import __version__
 
 #: Subcommand modules, in the order ``--help`` lists them.
 COMMANDS = ("run", "suite", "score", "rescore", "report", "compare", "audit", "doctor", "merge", "data", "harden")

@@ -15,7 +15,7 @@ import sys
 import textwrap
 from typing import TextIO
 
-from mmmu_eval.untrusted import for_terminal
+from mmmu_eval.core.untrusted import for_terminal
 
 __all__ = ["echo", "width", "wrap"]
 

@@ -19,8 +19,8 @@ from typing import TYPE_CHECKING, Callable, Protocol
 
 from rich.console import Console
 
-from mmmu_eval.records import Response
-from mmmu_eval.untrusted import make_console
+from mmmu_eval.core.records import Response
+from mmmu_eval.core.untrusted import make_console
 
 if TYPE_CHECKING:
     from rich.progress import Progress

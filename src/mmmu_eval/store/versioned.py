@@ -12,9 +12,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from mmmu_eval.errors import StoreError
-from mmmu_eval.jsonfile import read_json
-from mmmu_eval.nofollow import exists
+from mmmu_eval.core.errors import StoreError
+from mmmu_eval.core.jsonfile import read_json
+from mmmu_eval.core.nofollow import exists
 
 __all__ = ["read_versioned"]
 

@@ -11,9 +11,9 @@ import logging
 from collections.abc import Mapping
 from pathlib import Path
 
-from mmmu_eval.errors import ConfigError, DataError, MmmuEvalError, StoreError
+from mmmu_eval.core.errors import ConfigError, DataError, MmmuEvalError, StoreError
 from mmmu_eval.store.rundir import RunStore
-from mmmu_eval.suite.config import SuiteConfig, SuiteRun
+from mmmu_eval.suite.suite_config import SuiteConfig, SuiteRun
 
 __all__ = ["check_suite_data", "log_failures", "settle_suite_file", "suite_file_before"]
 
@@ -68,7 +68,7 @@ def settle_suite_file(out: Path, before: str | None, *, status: str | None) -> N
     ``status`` None puts back what was there (or removes the new file, and the suite directory
     when nothing else is in it); otherwise the file says ``status`` (``interrupted``).
     """
-    from mmmu_eval.jsonfile import read_json
+    from mmmu_eval.core.jsonfile import read_json
 
     file = out / SUITE_FILE
     try:
