@@ -24,6 +24,7 @@ from typing import Iterable
 
 from mmmu_eval.core.atomic import write_atomically
 from mmmu_eval.core.errors import StoreError
+from mmmu_eval.core.jsonfile import loads
 
 __all__ = ["cache_dir", "file_sha256", "files_digest"]
 
@@ -84,7 +85,7 @@ def _key(paths: list[Path]) -> str | None:
 
 def _read_cache() -> dict[str, object]:
     try:
-        data = json.loads((cache_dir() / CACHE_FILE).read_text(encoding="utf-8"))
+        data = loads((cache_dir() / CACHE_FILE).read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return {}
     return data if isinstance(data, dict) else {}

@@ -25,7 +25,8 @@ from rich.console import Console
 
 from mmmu_eval.core.aio import run_coroutine
 from mmmu_eval.core.atomic import write_atomically
-from mmmu_eval.core.errors import ConfigError, DataError
+from mmmu_eval.core.errors import ConfigError, DataError, StoreError
+from mmmu_eval.core.jsonfile import read_json
 from mmmu_eval.screenshots.browser import Screenshotter
 from mmmu_eval.harden.outdir import StepResult, config_entry, one_writer, open_out, settle_later_steps
 from mmmu_eval.screenshots.item_page import BACKGROUNDS, FONT_SIZES, PAGE_WIDTHS, PHOTO_SHARE, Style, choose_style, installed_fonts, page_html
@@ -206,8 +207,8 @@ def _key(item: Item, style: Style) -> str:
 def _meta(work: Path, item: Item) -> dict[str, Any]:
     """What a finished screenshot was made from, and any captures redrawn; {} when none is kept."""
     try:
-        meta = json.loads(_png_path(work, item).with_suffix(".json").read_text())
-    except (OSError, ValueError):
+        meta = read_json(_png_path(work, item).with_suffix(".json"))
+    except (OSError, ValueError, StoreError):  # StoreError: a link, never followed out of the output
         return {}
     return meta if isinstance(meta, dict) else {}
 
