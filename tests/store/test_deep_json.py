@@ -15,11 +15,14 @@ from mmmu_eval import evaluate
 from mmmu_eval.cli.main import main
 from mmmu_eval.core.errors import StoreError
 from mmmu_eval.harden.record import Record
-from mmmu_eval.core.jsonfile import MalformedJSON, loads
+from mmmu_eval.core.jsonfile import MAX_DEPTH, MalformedJSON, loads
 from mmmu_eval.store.rundir import RunStore
 
 DEEP = "[" * 100_000 + "]" * 100_000
 LONG = "1" * 5_000
+#: Parses (under Python's recursion limit), then broke whatever walked it: ``run --resume`` wrote
+#: such a manifest back and ended in a RecursionError.
+WALL = "[" * 500 + "]" * 500
 
 RUN = ["--model", "random", "--benchmark", "mmmu", "--split", "dev", "--data", "sample", "--subjects", "Art"]
 
@@ -38,12 +41,18 @@ def run(finished: Path, tmp_path: Path) -> Path:
     return Path(shutil.copytree(finished, tmp_path / "run"))
 
 
-@pytest.mark.parametrize("bad", [DEEP, LONG], ids=["deep", "long-int"])
+@pytest.mark.parametrize("bad", [DEEP, WALL, LONG], ids=["deep", "deep-parseable", "long-int"])
 def test_loads_names_the_damage_as_a_value_error(bad):
     with pytest.raises(MalformedJSON) as caught:
         loads(bad)
     assert isinstance(caught.value, ValueError)
     assert "set_int_max_str_digits" not in str(caught.value)
+
+
+def test_what_we_write_and_read_is_far_inside_the_depth_limit():
+    assert loads("[" * MAX_DEPTH + "]" * MAX_DEPTH) and loads('{"a": "' + "[" * 5000 + '"}')
+    with pytest.raises(MalformedJSON, match=f"nested deeper than {MAX_DEPTH} levels"):
+        loads("[" * (MAX_DEPTH + 1) + "]" * (MAX_DEPTH + 1))
 
 
 def with_value(file: Path, bad: str) -> None:
@@ -53,7 +62,7 @@ def with_value(file: Path, bad: str) -> None:
     file.write_text(text[:-1] + f', "x_extra": {bad}}}\n')
 
 
-@pytest.mark.parametrize("bad", [DEEP, LONG], ids=["deep", "long-int"])
+@pytest.mark.parametrize("bad", [DEEP, WALL, LONG], ids=["deep", "deep-parseable", "long-int"])
 @pytest.mark.parametrize("command", [["report"], ["score"], ["run", *RUN, "--resume", "--out"]], ids=["report", "score", "resume"])
 def test_a_damaged_manifest_is_one_line_for_every_command(run, bad, command, capsys):
     with_value(run / "manifest.json", bad)

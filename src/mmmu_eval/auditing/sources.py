@@ -36,6 +36,7 @@ class Answer:
     correct: bool
     """The official verdict (a fallback that happened to hit the gold counts, as officially)."""
     fallback: bool = False
+    """Whether the official random fallback chose the letter (then ``choice`` is None)."""
 
 
 @dataclass(frozen=True)
@@ -45,18 +46,22 @@ class RunAnswers:
     name: str
     """How the report names it: the run directory's or the file's name."""
     path: str
+    """The run directory or file, as given."""
     model: str
     """The model, so that agreement can be counted across models (several runs of one model
     agreeing are weaker evidence than several models)."""
     setting: str
     """``standard-10``, ``standard-4``, ``vision`` (MMMU-Pro) or ``mmmu``."""
     prompt: str | None
+    """The prompt mode (``direct``, ``cot`` ...); None where the file does not say."""
     revision: str | None
     """The data revision the run read (None for files that carry their own items)."""
     kind: str
     """``run`` or the rescore format the file was read as."""
     items: Mapping[str, Item]
+    """Item id -> the item as the run held it (options in its order)."""
     answers: Mapping[str, Answer]
+    """Item id -> the run's answer."""
     accuracy: float
     """The run's official accuracy over the items it answered, against its own gold."""
     images: Mapping[str, int] = field(default_factory=dict)

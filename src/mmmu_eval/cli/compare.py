@@ -9,6 +9,7 @@ import argparse
 import json
 
 
+from mmmu_eval.cli.flag_defaults import HelpFormatter
 from mmmu_eval.core.errors import ConfigError
 from mmmu_eval.core.untrusted import for_rich, make_console
 
@@ -33,16 +34,16 @@ def register(subparsers: argparse._SubParsersAction) -> None:
             "Each run's scoring is printed in the header and in --json."
         ),
         epilog=EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        formatter_class=HelpFormatter,
     )
     p.add_argument("runs", nargs="+", metavar="RUN_DIR", help="two or more run directories; the first is the baseline")
     p.add_argument("--allow-different-protocols", action="store_true",
                    help="compare runs whose prompts or settings differ (e.g. direct vs cot)")
     p.add_argument("--allow-different-scoring", action="store_true",
                    help="compare runs scored by different parsers, fallback policies or answer files")
-    p.add_argument("--flips", type=int, default=50, metavar="N", help="list at most N flipping items (default 50)")
-    p.add_argument("--bootstrap", type=int, default=1000, metavar="N", help="paired bootstrap resamples (default 1000)")
-    p.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
+    p.add_argument("--flips", type=int, default=50, metavar="N", help="list at most N flipping items")
+    p.add_argument("--bootstrap", type=int, default=1000, metavar="N", help="paired bootstrap resamples")
+    p.add_argument("--seed", type=int, default=0, help="bootstrap seed")
     p.add_argument("--json", action="store_true", help="print the comparisons as JSON (all flips) instead of tables")
     p.set_defaults(func=run)
 

@@ -10,6 +10,7 @@ import json
 
 from rich.console import Console
 
+from mmmu_eval.cli.flag_defaults import HelpFormatter, Phrase, declare
 from mmmu_eval.core.errors import ConfigError
 from mmmu_eval.core.untrusted import for_rich, for_terminal, make_console
 
@@ -33,26 +34,29 @@ def register(subparsers: argparse._SubParsersAction) -> None:
             "prints the MMMU-Pro headline."
         ),
         epilog=EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        formatter_class=HelpFormatter,
     )
     p.add_argument("runs", nargs="+", metavar="RUN_DIR", help="run directories")
     p.add_argument("--html", action="store_true", help="write report.html into each run directory")
     p.add_argument("--no-images", action="store_true", help="with --html: embed no images (a small file)")
     p.add_argument("--image-budget-mb", type=int, default=64, metavar="MB",
-                   help="with --html: most MiB of embedded images; wrong answers get theirs first (default 64)")
-    p.add_argument("--published", metavar="VALUE_OR_MODEL",
-                   help="with --html: set the page's doctor section against this published figure, in percent "
-                        "or a model's name (default: the published row of exactly the run's model name)")
+                   help="with --html: most MiB of embedded images; wrong answers get theirs first")
+    declare(p.add_argument("--published", metavar="VALUE_OR_MODEL",
+                           help="with --html: set the page's doctor section against this published figure, in percent "
+                                "or a model's name"),
+            Phrase("the published row of exactly the run's model name"))
     p.add_argument("--json", action="store_true", help="print results.json to stdout instead of tables")
     p.add_argument("--official-table", action="store_true", help="print only the official table, as plain text")
-    p.add_argument("--answers", metavar="FILE",
-                   help="official answer dict (answer_dict_test.json) to score the test split against")
+    declare(p.add_argument("--answers", metavar="FILE",
+                           help="official answer dict (answer_dict_test.json) to score the test split against"),
+            Phrase("the run's"))
     p.add_argument("--submission", action="store_true", help="write submission.json (EvalAI format) for test runs")
-    p.add_argument("--bootstrap", type=int, default=1000, metavar="N", help="bootstrap resamples when rebuilding (default 1000)")
-    p.add_argument("--seed", type=int, default=0, help="bootstrap seed when rebuilding (default 0)")
-    p.add_argument("--exclude-suspects", metavar="FILE",
-                   help="also print the accuracy with the items an audit flagged set aside (an audit's --json, "
-                        "or item ids one per line), beside the official figure, never instead of it")
+    p.add_argument("--bootstrap", type=int, default=1000, metavar="N", help="bootstrap resamples when rebuilding")
+    p.add_argument("--seed", type=int, default=0, help="bootstrap seed when rebuilding")
+    declare(p.add_argument("--exclude-suspects", metavar="FILE",
+                           help="also print the accuracy with the items an audit flagged set aside (an audit's --json, "
+                                "or item ids one per line), beside the official figure, never instead of it"),
+            Phrase("none; every item"))
     p.set_defaults(func=run)
 
 

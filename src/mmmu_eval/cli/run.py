@@ -19,6 +19,7 @@ from typing import Any
 from rich.console import Console
 
 from mmmu_eval.cli.log_flags import add_log_flags, log_to_of
+from mmmu_eval.cli.flag_defaults import HelpFormatter, declare, run_default
 from mmmu_eval.core.config import UNREFERENCED_IMAGES, RunConfig, check_extra_body, help_of
 from mmmu_eval.core.errors import ConfigError
 from mmmu_eval.core.jsonfile import loads
@@ -42,7 +43,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="evaluate a model and write a run directory",
         description="Evaluate a model on MMMU or MMMU-Pro with the official protocol, writing a run directory.",
         epilog=EXAMPLES,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        formatter_class=HelpFormatter,
     )
     add_run_flags(parser)
     parser.add_argument("--dry-run", action="store_true",
@@ -60,14 +61,16 @@ def add_rank_timeout(parser: argparse.ArgumentParser) -> None:
 
     parser.add_argument("--rank-timeout", type=float, default=DEFAULT_TIMEOUT_S, metavar="SECONDS",
                         help="under torchrun / accelerate launch: how long a rank may show no sign of life "
-                             f"before the others stop, naming it (default {DEFAULT_TIMEOUT_S:g})")
+                             "before the others stop, naming it")
 
 
 def add_run_flags(parser: argparse.ArgumentParser, *, skip: frozenset[str] = frozenset()) -> None:
-    """One flag per RunConfig field, with the field's help text; ``skip`` names fields left out.
+    """One flag per RunConfig field, with the field's help text and its default; ``skip`` names
+    fields left out.
 
     ``run`` takes them all; ``suite`` takes the same flags except the ones that say which setting
-    and prompt one run uses, so the two commands cannot drift apart.
+    and prompt one run uses, so the two commands cannot drift apart. Each flag's value stays None
+    when it is not given; what applies then is declared on it (``run_default``).
     """
     special: dict[str, tuple[str, dict[str, Any]]] = {
         "model": ("--model", {"required": True, "metavar": "SPEC", "help": help_of("model")}),
@@ -86,7 +89,7 @@ def add_run_flags(parser: argparse.ArgumentParser, *, skip: frozenset[str] = fro
     }
     for name, (flag, options) in special.items():
         if name not in skip:
-            parser.add_argument(flag, **options)
+            declare(parser.add_argument(flag, **options), run_default(name))
     hints = typing.get_type_hints(RunConfig)
     for f in fields(RunConfig):
         if f.name in special or f.name in skip:
@@ -94,9 +97,12 @@ def add_run_flags(parser: argparse.ArgumentParser, *, skip: frozenset[str] = fro
         flag = "--" + f.name.replace("_", "-")
         kind = _scalar(hints[f.name])
         if kind is bool:
-            parser.add_argument(flag, dest=f.name, action=argparse.BooleanOptionalAction, default=None, help=help_of(f.name))
+            action = parser.add_argument(flag, dest=f.name, action=argparse.BooleanOptionalAction, default=None,
+                                         help=help_of(f.name))
         else:
-            parser.add_argument(flag, dest=f.name, type=kind, default=None, metavar=f.name.upper(), help=help_of(f.name))
+            action = parser.add_argument(flag, dest=f.name, type=kind, default=None, metavar=f.name.upper(),
+                                         help=help_of(f.name))
+        declare(action, run_default(f.name))
 
 
 def main(args: argparse.Namespace) -> int:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING
 
+from mmmu_eval.cli.flag_defaults import HelpFormatter, Phrase, declare
 from mmmu_eval.core.errors import ConfigError
 from mmmu_eval.core.untrusted import LINE_CHARACTERS, capped_or_none
 
@@ -43,24 +44,26 @@ def register(subparsers: argparse._SubParsersAction) -> None:
             "predictions.jsonl and results.json are written again; it says what it replaces."
         ),
         epilog=EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        formatter_class=HelpFormatter,
     )
     p.add_argument("run_dir", metavar="RUN_DIR", help="the run directory")
-    p.add_argument("--parser", action="append", choices=PARSERS, metavar="NAME",
-                   help=("parser to apply, repeatable; the first is the headline (default official, or boxed then "
-                         f"official for a run asked with --prompt boxed; one of {', '.join(PARSERS)})"))
-    p.add_argument("--fallback", choices=FALLBACK_POLICIES, default=None,
-                   help="unparseable multiple choice: seeded random letter (official) or wrong (none); default: the run's")
-    p.add_argument("--seed", type=int, default=None,
-                   help="seed of the random fallback (default: the run's fallback_seed, else 42)")
-    p.add_argument("--answers", metavar="FILE", help="official answer dict to score a test-split run against")
+    declare(p.add_argument("--parser", action="append", choices=PARSERS, metavar="NAME",
+                           help=f"parser to apply, repeatable; the first is the headline (one of {', '.join(PARSERS)})"),
+            Phrase("the run's: official, or boxed then official for a run asked with --prompt boxed"))
+    declare(p.add_argument("--fallback", choices=FALLBACK_POLICIES, default=None,
+                           help="unparseable multiple choice: seeded random letter (official) or wrong (none)"),
+            Phrase("the run's"))
+    declare(p.add_argument("--seed", type=int, default=None, help="seed of the random fallback"),
+            Phrase("the run's fallback_seed, else 42"))
+    declare(p.add_argument("--answers", metavar="FILE", help="official answer dict to score a test-split run against"),
+            Phrase("the run's"))
     p.add_argument("--save", action="store_true",
                    help=("make this the run's scoring: record it in manifest.json and rewrite predictions.jsonl and "
                          "results.json (report and compare then follow it); without it nothing is written"))
     p.add_argument("--show-disagreements", type=int, default=SHOWN_DISAGREEMENTS, metavar="N",
-                   help="print at most N disagreeing items (default 20)")
+                   help="print at most N disagreeing items")
     p.add_argument("--bootstrap", type=int, default=1000, metavar="N",
-                   help="bootstrap resamples of the intervals (default 1000)")
+                   help="bootstrap resamples of the intervals")
     p.set_defaults(func=run)
 
 

@@ -13,8 +13,9 @@ text and each used to do it its own way, or not at all (issue 40):
   line cuts at ``LINE_CHARACTERS`` by the same rule.
 - **Terminal text** (``for_terminal``, ``for_rich``, ``make_console``): control characters (ESC
   sequences that retitle the window, clear the screen or plant an OSC 8 hyperlink, ``\\r`` that
-  overwrites a line, BEL), the C1 controls some terminals obey, and the bidirectional overrides
-  that reorder what is shown are written as their escapes (``\\x1b``, ``\\u202e``). Newlines and
+  overwrites a line, BEL), the C1 controls some terminals obey, the bidirectional overrides that
+  reorder what is shown, and every other character Python does not call printable (a lone
+  surrogate would stop the print) are written as their escapes (``\\x1b``, ``\\u202e``). Newlines and
   tabs stay: our own messages are several lines. In a Rich console, outside text is markup-escaped
   too (``[bold]`` in an answer prints as written) and emoji codes are off (``--model plug:smile:``
   never prints a smiley): every console we make comes from ``make_console``.
@@ -59,24 +60,23 @@ def capped_or_none(value: Any, limit: int = SHOWN_CHARACTERS) -> Any:
     return capped(value, limit) if isinstance(value, str) else value
 
 
-def _escape(code: int) -> str:
-    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
-
-
-#: Every character a terminal could obey rather than show, mapped to its escape.
-_CONTROLS = {code: _escape(code) for code in (
-    *range(0x00, 0x20), 0x7F, *range(0x80, 0xA0),              # C0 (ESC, BEL, \r ...), DEL, C1 (CSI 0x9b ...)
-    0x061C, 0x200E, 0x200F, *range(0x202A, 0x202F), *range(0x2066, 0x206A),  # bidirectional marks and overrides
-) if code not in (0x09, 0x0A)}                                  # tab and newline stay
+def _escape(char: str) -> str:
+    code = ord(char)
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
 
 
 def for_terminal(text: str) -> str:
-    """``text`` with every control character written as its escape (tab and newline kept).
+    """``text`` with every character a terminal could obey rather than show written as its escape:
+    whatever Python does not call printable (C0 controls such as ESC, BEL and ``\\r``, DEL, the C1
+    controls, bidirectional overrides and other format characters, line separators, lone
+    surrogates), tab and newline kept.
 
     >>> for_terminal("ok\\x1b]0;pwned\\x07 \\r[bold]")
     'ok\\\\x1b]0;pwned\\\\x07 \\\\x0d[bold]'
     """
-    return text.translate(_CONTROLS)
+    if text.isprintable():
+        return text
+    return "".join(c if c.isprintable() or c in "\n\t" else _escape(c) for c in text)
 
 
 def for_rich(text: str) -> str:

@@ -46,11 +46,18 @@ class Cause:
     """One cause, with the scored items it concerns and its bounds in percentage points."""
 
     cause: str
+    """Its name: ``truncated``, ``unparsed``, ``refusal``, ``sampling``, ``prompt``, ``images``,
+    ``errors``, ``coverage``, ``judge`` or ``parser`` (docs/doctor.md, "Causes")."""
     items: int
+    """Items it concerns."""
     points: float
+    """The most it can have cost the figure, in percentage points: a bound, the worst case."""
     detail: dict[str, Any]
+    """Its counts, by cause (docs/doctor.md lists each one's keys)."""
     examples: list[str]
+    """The first few item ids it concerns (at most ``EXAMPLES``)."""
     points_down: float = 0.0
+    """The most it can have added to the figure, in percentage points (the other way)."""
     wrong: frozenset[str] = field(default=frozenset(), repr=False)
     """Scored items concerned that the headline judged wrong (``points`` counts them)."""
     right: frozenset[str] = field(default=frozenset(), repr=False)

@@ -39,9 +39,16 @@ class Diagnosis:
     """One run's figure, its causes (largest first) and its place against a published value."""
 
     run: str
+    """The run directory diagnosed, as given."""
     figure: dict[str, Any]
+    """The run's headline: ``benchmark``, ``split``, ``setting``, ``model``, ``accuracy`` (percent),
+    ``correct``, ``n``, ``ci95`` (percent), ``scope`` ... (docs/doctor.md, ``--json``)."""
     causes: tuple[Cause, ...]
+    """What in the run could move its figure, largest worst case first (``doctor.causes``)."""
     published: dict[str, Any] | None = None
+    """The published figure set against the run: ``value`` (percent), ``source``, ``gap`` (points),
+    ``inside_interval``, ``explained``, ``remainder``, ``main_cause`` ...; None when none was given
+    or found."""
     effects: tuple[Effect, ...] = ()
     """The expected effect of each cause in the run, then of each cause outside it (``doctor.effects``)."""
     failures: dict[str, Any] = field(default_factory=dict)
@@ -61,6 +68,16 @@ class Diagnosis:
         """The terminal report: the figure, each cause with its expected effect, the published
         comparison, the causes together and the remainder (``doctor.diagnosis_lines``)."""
         return diagnosis_lines(self)
+
+    def __repr__(self) -> str:
+        from mmmu_eval.doctor.diagnosis_view import diagnosis_repr
+
+        return diagnosis_repr(self)
+
+    def _repr_html_(self) -> str:
+        from mmmu_eval.doctor.diagnosis_view import diagnosis_html
+
+        return diagnosis_html(self)
 
 
 def published_row(value: str | float, benchmark: str, split: str | None,
@@ -255,11 +272,26 @@ class SuiteDiagnosis:
     """A suite: its Table 1 row beside the published one, and one diagnosis per run."""
 
     suite: str
+    """The suite directory diagnosed, as given."""
     table1: dict[str, Any]
+    """``ours``: the suite's Table 1 cells in percent (``standard_4``, ``standard_10``, ``vision``,
+    ``overall``, ``mmmu_val``; None where not run); ``published``: the published row's ``model``
+    and ``scores``, or None."""
     runs: tuple[Diagnosis, ...]
+    """One diagnosis per run of the suite, each against its own column of the published row."""
 
     def to_json(self) -> dict[str, Any]:
         return {"suite": self.suite, "table1": dict(self.table1), "runs": [r.to_json() for r in self.runs]}
+
+    def __repr__(self) -> str:
+        from mmmu_eval.results.notebook_view import bounded
+
+        return f"SuiteDiagnosis({bounded(self.suite)}: {len(self.runs)} runs diagnosed)"
+
+    def _repr_html_(self) -> str:
+        from mmmu_eval.doctor.diagnosis_view import diagnosis_html
+
+        return "".join(diagnosis_html(run) for run in self.runs)
 
     def lines(self) -> list[str]:
         row = self.table1

@@ -49,17 +49,22 @@ class Effect:
     """One cause's expected effect on the figure, in points (positive: the figure would be higher)."""
 
     cause: str
+    """The cause's name (``Cause.cause``, or one outside the run: ``best_of``, ``prompt``,
+    ``snapshot``, ``data_revision``)."""
     where: str
     """``run`` (found in the run's files) or ``published`` (from the published figure's protocol)."""
     expected: float | None
     """Expected change in points had the cause not been there; None when its size is not known."""
     low: float | None
+    """The low end of its 95% plausible range, in points; None when not known."""
     high: float | None
+    """The high end of its 95% plausible range, in points; None when not known."""
     basis: str
     """How the expected value was computed, in words a reviewer can check."""
     bound: float | None = None
     """The worst case toward the gap (``doctor.causes``' points), labelled as a bound."""
     items: int = 0
+    """Items it concerns."""
     deltas: Mapping[str, tuple[float, float]] = field(default_factory=dict, repr=False)
     """Item id -> (expected change of its verdict, its variance), for the union."""
     extra: float = 0.0

@@ -54,7 +54,9 @@ class RescoredRun:
     """The run directory ``write_rescored_run`` wrote, and what it holds."""
 
     run_dir: Path
+    """The run directory written."""
     manifest: dict[str, Any]
+    """Its manifest.json: the harness, the format read, the data, the scoring (no protocol fingerprint)."""
     results: dict[str, Any]
     """results.json, with its ``harness`` section."""
     scoring: Scoring

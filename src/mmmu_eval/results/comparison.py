@@ -26,9 +26,13 @@ class Flip:
     """An item exactly one run got right."""
 
     id: str
+    """The item's id."""
     subject: str
+    """Its subject."""
     pred_a: str | None
+    """Run A's parsed answer (a letter, or an open answer); None when nothing was parsed."""
     pred_b: str | None
+    """Run B's parsed answer; None when nothing was parsed."""
     a_correct: bool
     """True when run A is the one that got it right."""
 
@@ -38,11 +42,15 @@ class DisciplineDiff:
     """Accuracies of both runs on one discipline's shared items."""
 
     n: int
+    """Items of the discipline scored in both runs."""
     acc_a: float
+    """Run A's accuracy on them, a fraction from 0 to 1."""
     acc_b: float
+    """Run B's accuracy on them, a fraction from 0 to 1."""
 
     @property
     def difference(self) -> float:
+        """``acc_a - acc_b``, a fraction."""
         return self.acc_a - self.acc_b
 
 
@@ -51,19 +59,23 @@ class Comparison:
     """The result of ``compare_runs``; differences are A minus B, as fractions."""
 
     label_a: str
+    """Run A's name as printed (its directory, as given)."""
     label_b: str
+    """Run B's name as printed."""
     shared: int
     """Items scored in both runs: the only ones compared."""
     only_a: int
     """Items scored only in run A (left out)."""
     only_b: int
+    """Items scored only in run B (left out)."""
     acc_a: float
-    """Run A's accuracy on the shared items."""
+    """Run A's accuracy on the shared items, a fraction from 0 to 1."""
     acc_b: float
+    """Run B's accuracy on the shared items, a fraction from 0 to 1."""
     difference: float
-    """acc_a - acc_b."""
+    """``acc_a - acc_b``, a fraction (0.031 is 3.1 points)."""
     ci95: tuple[float, float]
-    """Paired bootstrap 95% interval of the difference, stratified by subject."""
+    """Paired bootstrap 95% interval of the difference, stratified by subject, as fractions."""
     a_only_right: int
     """McNemar's b: items only A got right."""
     b_only_right: int
@@ -71,6 +83,7 @@ class Comparison:
     p_value: float
     """Two-sided exact McNemar p-value."""
     by_discipline: dict[str, DisciplineDiff]
+    """Discipline name -> both runs' accuracies on its shared items."""
     flips: tuple[Flip, ...]
     """Every item exactly one run got right, in id order."""
     warnings: tuple[str, ...] = field(default=())
@@ -78,6 +91,17 @@ class Comparison:
     scoring_a: dict = field(default_factory=dict)
     """How run A was scored (``scoring_of``): parser, fallback policy and seed, answers file."""
     scoring_b: dict = field(default_factory=dict)
+    """How run B was scored, as ``scoring_a``."""
+
+    def __repr__(self) -> str:
+        from mmmu_eval.results.notebook_view import comparison_repr
+
+        return comparison_repr(self)
+
+    def _repr_html_(self) -> str:
+        from mmmu_eval.results.notebook_view import comparison_html
+
+        return comparison_html(self)
 
     def to_json(self) -> dict:
         """JSON-ready form (for ``compare --json``)."""

@@ -40,7 +40,7 @@ log = logging.getLogger(__name__)
 
 #: Settings that change how requests are sent, never what is asked or how it is scored.
 SENDING_ONLY = frozenset({"resume", "base_urls", "api_key_env", "concurrency", "max_attempts", "request_timeout",
-                          "probe_timeout", "batch_size", "allow_different_data"})
+                          "probe_timeout", "max_response_bytes", "batch_size", "allow_different_data"})
 
 
 def finished_result(config: RunConfig) -> RunResult | None:

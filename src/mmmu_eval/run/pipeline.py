@@ -42,9 +42,10 @@ from mmmu_eval.run.progress import Display, ProgressDisplay
 from mmmu_eval.prompt.protocol import EvalProtocol, loose_images_line, prompt_text
 from mmmu_eval.core.records import Item, Request, Response
 from mmmu_eval.run.outputs import count_statuses_by_id, write_outputs
+from mmmu_eval.run.failure_log import FailureLog
 from mmmu_eval.run.runner import run_requests
 from mmmu_eval.results.usage import add_probes
-from mmmu_eval.store.rundir import RunStore
+from mmmu_eval.store.rundir import RESPONSES, RunStore
 from mmmu_eval.core.writer_lock import hold_directory
 from mmmu_eval.tracking.spec import LogToArg, as_log_to
 
@@ -244,8 +245,10 @@ async def run(
     finished = set(answered_before(store.path) if answered is None else answered)
     todo = requests_to_ask(requests, finished)
     new_failures = [f for f in failures if f.item_id not in finished]
+    failure_log = FailureLog(store.path / RESPONSES)
     for failure in new_failures:
         store.append(failure)
+        failure_log.add(failure.item_id, failure.error or "failed")
     ids = {r.item_id for r in requests} | {f.item_id for f in failures}
     done_before = len(finished & ids)
     if done_before:
@@ -255,12 +258,14 @@ async def run(
     try:
         await run_requests(
             backend, todo, store, display=display,  # type: ignore[arg-type]  # None only with nothing to ask
-            already_done=done_before + len(new_failures), already_errors=len(new_failures),
+            already_done=done_before + len(new_failures), already_errors=len(new_failures), failures=failure_log,
         )
     except (asyncio.CancelledError, KeyboardInterrupt):
         selected = [r.item_id for r in requests] + [f.item_id for f in failures]
         store.update_manifest(status="interrupted", ended_at=utc_now(), counts=count_statuses_by_id(selected, store.responses()))
         raise
+    finally:
+        failure_log.close()
 
 
 def stored_responses(store: RunStore, items: Sequence[Item]) -> dict[str, Response]:

@@ -32,7 +32,7 @@ class RunResult:
 
     @property
     def accuracy(self) -> float:
-        """Overall accuracy of the headline parser over the scored items."""
+        """Overall accuracy of the headline parser over the scored items, a fraction from 0 to 1."""
         return float(self.results["overall"]["accuracy"])
 
     @property
@@ -74,4 +74,21 @@ class RunResult:
         return "\n".join(lines) or None
 
     def __repr__(self) -> str:
-        return f"RunResult({str(self.run_dir)!r}, accuracy={self.accuracy:.4f}, counts={self.counts})"
+        """``RunResult(runs/x: 25.0% (6 of 24), bundled sample: ...; 24 items: 24 ok, 0 truncated, 0 errors, 0 missing)``"""
+        from mmmu_eval.results.notebook_view import answers_line, bounded, headline
+
+        return f"RunResult({bounded(self.run_dir)}: {headline(self.results)}; {answers_line(self.counts)})"
+
+    def _repr_html_(self) -> str:
+        """The run in a notebook: its headline with scope and interval, its answers, where it is."""
+        from mmmu_eval.results.notebook_view import answers_line, bounded, headline, html_record
+        from mmmu_eval.core.numbers import interval
+
+        r = self.results
+        what = " ".join(str(x) for x in (r.get("benchmark"), r.get("setting") or r.get("split")) if x)
+        rows = [("model", bounded((r.get("run") or {}).get("model") or "?")), ("evaluated", what),
+                ("accuracy", headline(r) + (f"; 95% interval {interval(r['overall'].get('ci95'))}"
+                                            if r.get("gold_available", True) else ""))]
+        rows.append(("answers", answers_line(self.counts)))
+        rows.append(("exit status", f"{self.exit_status}" + (f": {self.message()}" if self.exit_status else "")))
+        return html_record("RunResult", rows, note=str(self.run_dir))

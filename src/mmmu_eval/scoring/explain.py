@@ -53,15 +53,21 @@ class Difference:
     """One item the two verdicts disagree on."""
 
     id: str
+    """The item's id."""
     subject: str
+    """Its subject."""
     cause: str
     """A key of CAUSES."""
     official_pred: str | None
+    """What the official parser read (a letter, an open answer); None when nothing was parsed."""
     official_correct: bool | None
     """None: we did not score it (a failed request)."""
     official_fallback: bool
+    """Whether the official random fallback chose ``official_pred``."""
     harness_pred: str | None
+    """What the harness read, as its file records it; None when it records none."""
     harness_correct: bool
+    """The harness's own verdict."""
     detail: str
     """What exactly differs, in words (``harness took B, official took C``)."""
 

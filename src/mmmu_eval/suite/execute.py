@@ -107,7 +107,16 @@ class SuiteResult:
         return "\n".join(lines + [f"Run the same command again to finish them: {self.suite_dir}"])
 
     def __repr__(self) -> str:
-        return f"SuiteResult({str(self.suite_dir)!r}, overall={self.overall!r}, status={self.summary['status']!r})"
+        """``SuiteResult(suites/x: overall 20.8%, bundled sample: ...; complete)``"""
+        from mmmu_eval.results.notebook_view import suite_repr
+
+        return suite_repr(str(self.suite_dir), self.summary)
+
+    def _repr_html_(self) -> str:
+        """The suite in a notebook: its Table 1 row, its scope and each run's state."""
+        from mmmu_eval.results.notebook_view import suite_html
+
+        return suite_html(str(self.suite_dir), self.summary, self.exit_status)
 
 
 class SuiteInterrupted(KeyboardInterrupt):

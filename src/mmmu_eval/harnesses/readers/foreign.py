@@ -65,7 +65,9 @@ class ForeignFile:
     benchmark: str | None = None
     """What the file evaluated, when its name or content says; rows may say too."""
     split: str | None = None
+    """The MMMU split the file evaluated, when its name or content says."""
     setting: str | None = None
+    """The MMMU-Pro setting the file evaluated, when its name or content says."""
     prompt_mode: str | None = None
     """``direct`` or ``cot`` when the harness's task name says."""
     index_scheme: str = "none"
