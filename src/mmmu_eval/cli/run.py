@@ -17,14 +17,15 @@ from pathlib import Path
 from typing import Any
 
 from rich.console import Console
-from rich.markup import escape
 
 from mmmu_eval.cli.log_flags import add_log_flags, log_to_of
 from mmmu_eval.cli.flag_defaults import HelpFormatter, declare, run_default
 from mmmu_eval.core.config import UNREFERENCED_IMAGES, RunConfig, check_extra_body, help_of
 from mmmu_eval.core.errors import ConfigError
+from mmmu_eval.core.jsonfile import loads
 from mmmu_eval.scoring.judge import PARSERS
 from mmmu_eval.scoring.scorer import FALLBACK_POLICIES
+from mmmu_eval.core.untrusted import for_rich, for_terminal, make_console
 from mmmu_eval.store.rundir import MANIFEST
 
 EXAMPLES = """examples:
@@ -112,7 +113,7 @@ def main(args: argparse.Namespace) -> int:
     overrides = config_overrides(args)
     log_to = log_to_of(args)
     out = overrides.get("out")
-    console = Console(highlight=False)
+    console = make_console()
     continued = out is not None and (Path(out) / MANIFEST).exists() and overrides.get("resume") is not False
     if continued and "resume" not in overrides:
         overrides["resume"] = True
@@ -133,7 +134,7 @@ def main(args: argparse.Namespace) -> int:
             if result is None:
                 return 0
     except RunInterrupted as exc:
-        Console(stderr=True, highlight=False).print(f"[yellow]{escape(str(exc))}[/yellow]", soft_wrap=True)
+        make_console(stderr=True).print(f"[yellow]{for_rich(str(exc))}[/yellow]", soft_wrap=True)
         return 130
     if continued:
         # Said after evaluate accepted the directory: a refused resume must not first claim to continue.
@@ -147,7 +148,7 @@ def main(args: argparse.Namespace) -> int:
     print_headline(result, console)
     message = result.message()
     if message:
-        Console(stderr=True, highlight=False).print(f"[red]{escape(message)}[/red]", soft_wrap=True)
+        make_console(stderr=True).print(f"[red]{for_rich(message)}[/red]", soft_wrap=True)
     return result.exit_status
 
 
@@ -172,7 +173,7 @@ def dry_run(overrides: dict[str, Any], *, as_json: bool) -> int:
     if as_json:
         print(json.dumps(plan.to_json(), indent=2))
     else:
-        print(plan.text(shutil.get_terminal_size().columns))
+        print(for_terminal(plan.text(shutil.get_terminal_size().columns)))
     return 1 if plan.refusal else 0
 
 
@@ -204,7 +205,7 @@ def print_headline(result: Any, console: Console) -> None:
         counts.add_column(key, justify="right", no_wrap=True)
     counts.add_row(*(str(result.counts[k]) for k in ("items", "ok", "truncated", "error", "missing")))
     print_fitted(console, counts)
-    console.print(f"run directory: {escape(str(result.run_dir))}", soft_wrap=True)
+    console.print(f"run directory: {for_rich(str(result.run_dir))}", soft_wrap=True)
 
 
 # -- flag types -------------------------------------------------------------------------------
@@ -218,9 +219,11 @@ def _scalar(hint: Any) -> type:
 
 def _json_object(text: str) -> dict[str, object]:
     try:
-        value = json.loads(text.removeprefix("\ufeff"))  # `--extra-body "$(cat body.json)"` of a file saved with a BOM
+        value = loads(text.removeprefix("\ufeff"))  # `--extra-body "$(cat body.json)"` of a file saved with a BOM
     except json.JSONDecodeError as exc:
         raise argparse.ArgumentTypeError(f"not valid JSON ({exc.msg} at character {exc.pos})") from None
+    except ValueError as exc:  # nested too deep, a number too long (jsonfile.MalformedJSON)
+        raise argparse.ArgumentTypeError(f"not valid JSON ({exc})") from None
     if not isinstance(value, dict):
         raise argparse.ArgumentTypeError('must be a JSON object, e.g. \'{"chat_template_kwargs": {"enable_thinking": false}}\'')
     try:

@@ -31,7 +31,7 @@ from mmmu_eval.run.backend_settings import backend_settings
 from mmmu_eval.core.clock import utc_now
 from mmmu_eval.core.config import RunConfig
 from mmmu_eval.core.aio import run_coroutine
-from mmmu_eval.core.errors import ConfigError, DataError
+from mmmu_eval.core.errors import DataError
 from mmmu_eval.run.finished import finished_result
 from mmmu_eval.run.dry_run import RunPlan, plan_run
 from mmmu_eval.run.prepare import prepare_run, prepare_run_aside, select_items
