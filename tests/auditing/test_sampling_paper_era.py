@@ -54,7 +54,6 @@ def test_the_2pl_interval_is_calibrated_on_each_model_and_labelled_with_its_cove
     """At K = 200 one pooled 95th percentile held the strongest model's (Gemini's) full score in
     fewer than 95% of its draws; the margin calibrated per model holds every model's in 95% or more,
     and the coverage for a model outside the calibration is measured and named (docs/audit.md)."""
-    import numpy as np
 
     check = hold_out_check(answers.right, answers.seen, answers.models, answers.ids, 200, seed=0)
     coverage = check.irt_coverage

@@ -11,9 +11,10 @@ four-option form the ten-option augmentation grew from (``forms.py``).
 from __future__ import annotations
 
 import ast
-import json
 from pathlib import Path
 from typing import NamedTuple
+
+from mmmu_eval.core.jsonfile import loads
 
 #: The image columns of the MMMU-Pro rows.
 IMAGE_COLUMNS = tuple(f"image_{n}" for n in range(1, 8))
@@ -73,7 +74,7 @@ def _rows(path: Path, limit: int | None = None) -> list[dict]:
     with fh:
         for line in fh:
             try:
-                row = json.loads(line)
+                row = loads(line)
             except ValueError:
                 continue
             if isinstance(row, dict) and isinstance(row.get("id"), str):

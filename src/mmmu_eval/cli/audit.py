@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from rich.console import Console
+from mmmu_eval.core.untrusted import make_console
 
 from mmmu_eval.cli.flag_defaults import HelpFormatter, Phrase, declare
 from mmmu_eval.cli.shared_flags import add_data, add_json_file
@@ -60,7 +60,7 @@ def run(args: argparse.Namespace) -> int:
         raise ConfigError("--top must be 0 or more and --min-models 1 or more")
     result = audit(args.paths, data=args.data or "hub", format=args.format, min_models=args.min_models,
                    weakest=args.weakest, irt=not args.no_irt)
-    console = Console(highlight=False)
+    console = make_console()
     print_audit(result, console, top=args.top)
     if args.json_file or args.html_file:
         from mmmu_eval.auditing.save_audit import save_audit

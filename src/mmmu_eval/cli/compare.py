@@ -8,12 +8,11 @@ from __future__ import annotations
 import argparse
 import json
 
-from rich.console import Console
-from rich.markup import escape
 
 from mmmu_eval.cli.flag_defaults import HelpFormatter
 from mmmu_eval.cli.shared_flags import add_bootstrap, add_json
 from mmmu_eval.core.errors import ConfigError
+from mmmu_eval.core.untrusted import for_rich, make_console
 
 EPILOG = """examples:
   mmmu-eval compare runs/sample-random runs/sample-frequent
@@ -78,8 +77,8 @@ def print_comparisons(comparisons: list, *, as_json: bool, flips: int) -> None:
         out = [c.to_json() for c in comparisons]
         print(json.dumps(out[0] if len(out) == 1 else out, indent=2))
         return
-    console = Console(highlight=False)
+    console = make_console()
     for c in comparisons:
         if len(comparisons) > 1:
-            console.rule(f"{escape(c.label_a)} vs {escape(c.label_b)}")
+            console.rule(f"{for_rich(c.label_a)} vs {for_rich(c.label_b)}")
         print_comparison(c, console, max_flips=flips)

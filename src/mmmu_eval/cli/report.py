@@ -11,10 +11,10 @@ import json
 from typing import TYPE_CHECKING
 
 from rich.console import Console
-from rich.markup import escape
 
 from mmmu_eval.cli.flag_defaults import HelpFormatter, Phrase, declare
 from mmmu_eval.cli.shared_flags import add_bootstrap, add_json, add_published
+from mmmu_eval.core.untrusted import for_rich, for_terminal, make_console
 
 if TYPE_CHECKING:
     from mmmu_eval.commands.report import Reports, RunReport
@@ -84,13 +84,13 @@ def print_suites(reports: Reports, *, quiet: bool) -> None:
     """Each suite's tables (unless ``quiet``: its JSON is printed instead), and what was rewritten."""
     from mmmu_eval.suite.suite_terminal import print_suite
 
-    console, err = Console(highlight=False), Console(stderr=True, highlight=False)
+    console, err = make_console(), make_console(stderr=True)
     for suite in reports.suites:
         if not quiet:
             if len(reports.suites) + len(reports.runs) > 1:
-                console.rule(escape(str(suite.path)))
+                console.rule(for_rich(str(suite.path)))
             print_suite(suite.summary, console)
-        err.print(f"rewrote {escape(str(suite.path))}/suite.json and report.html")
+        err.print(f"rewrote {for_rich(str(suite.path))}/suite.json and report.html")
 
 
 def print_runs(reports: Reports, *, quiet: bool, official_table: bool = False, submission: bool = False) -> None:
@@ -99,26 +99,29 @@ def print_runs(reports: Reports, *, quiet: bool, official_table: bool = False, s
     from mmmu_eval.rendering.run_terminal import official_table_text, print_pro_headline, print_results
     from mmmu_eval.results.harness import summary_lines as harness_lines
 
-    console, err = Console(highlight=False), Console(stderr=True, highlight=False)
+    console, err = make_console(), make_console(stderr=True)
     for page in reports.runs:
         one = page.run
+        if page.writer is not None:
+            err.print(f"[yellow]{for_rich(str(one.path))}: being written by {for_rich(page.writer)}; these are its figures "
+                      "as they stand, and nothing was written (report again when it finishes)[/yellow]", soft_wrap=True)
         if page.saved_results is not None:
-            err.print(f"rebuilt and saved {escape(str(page.saved_results))}")
+            err.print(f"rebuilt and saved {for_rich(str(page.saved_results))}")
         if official_table:
-            print(official_table_text(one.results))
+            print(for_terminal(official_table_text(one.results)))
         elif not quiet:
             if len(reports.runs) > 1:
-                console.rule(escape(str(one.path)))
+                console.rule(for_rich(str(one.path)))
             print_results(one.results, console)
             for line in harness_lines(one.results["harness"]) if one.results.get("harness") else ():
-                console.print(escape(line), soft_wrap=True)
+                console.print(for_rich(line), soft_wrap=True)
         if reports.excluding_suspects is not None and not (quiet or official_table):
             figure = reports.excluding_suspects[str(one.path)]
             console.print("[yellow]--exclude-suspects: no gold answers in this run; nothing to set aside[/yellow]"
-                          if figure is None else escape(figure.line()), soft_wrap=True)
+                          if figure is None else for_rich(figure.line()), soft_wrap=True)
         _written(page, err, submission=submission)
     for note in reports.notes:
-        err.print(f"[yellow]{escape(note)}[/yellow]", soft_wrap=True)
+        err.print(f"[yellow]{for_rich(note)}[/yellow]", soft_wrap=True)
     if reports.pro_headline is not None and not (quiet or official_table):
         print_pro_headline(reports.pro_headline, console)
 
@@ -126,10 +129,10 @@ def print_runs(reports: Reports, *, quiet: bool, official_table: bool = False, s
 def _written(page: RunReport, err: Console, *, submission: bool) -> None:
     """report.html and submission.json, as written (or why no submission was)."""
     if page.html is not None:
-        err.print(f"wrote {escape(str(page.html))}")
-    if page.submission is None and submission:  # only MMMU test is submitted (results.submission)
-        err.print(f"[yellow]{escape(str(page.run.path))}: not an MMMU test-split run; no submission.json "
+        err.print(f"wrote {for_rich(str(page.html))}")
+    if page.submission is None and submission and page.writer is None:  # only MMMU test is submitted (results.submission)
+        err.print(f"[yellow]{for_rich(str(page.run.path))}: not an MMMU test-split run; no submission.json "
                   "written[/yellow]", soft_wrap=True)
     elif page.submission is not None:
-        err.print(f"wrote {escape(str(page.submission))} ({page.submitted} predictions"
+        err.print(f"wrote {for_rich(str(page.submission))} ({page.submitted} predictions"
                   + (f"; {page.left_out} items without one count as wrong on EvalAI)" if page.left_out else ")"))

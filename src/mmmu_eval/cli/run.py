@@ -17,15 +17,16 @@ from pathlib import Path
 from typing import Any
 
 from rich.console import Console
-from rich.markup import escape
 
 from mmmu_eval.cli.flag_defaults import HelpFormatter, declare, run_default
 from mmmu_eval.cli.log_flags import add_log_flags, log_to_of
 from mmmu_eval.cli.shared_flags import add_generation_seed, add_ids, add_json, add_subjects
 from mmmu_eval.core.config import UNREFERENCED_IMAGES, RunConfig, check_extra_body, help_of
 from mmmu_eval.core.errors import ConfigError, speaking_cli
+from mmmu_eval.core.jsonfile import loads
 from mmmu_eval.scoring.judge import PARSERS
 from mmmu_eval.scoring.scorer import FALLBACK_POLICIES
+from mmmu_eval.core.untrusted import for_rich, for_terminal, make_console
 from mmmu_eval.store.rundir import MANIFEST
 
 EXAMPLES = """examples:
@@ -122,15 +123,15 @@ def main(args: argparse.Namespace) -> int:
     try:
         result = _evaluate(overrides, log_to, args.rank_timeout)
     except RunInterrupted as exc:
-        Console(stderr=True, highlight=False).print(f"[yellow]{escape(str(exc))}[/yellow]", soft_wrap=True)
+        make_console(stderr=True).print(f"[yellow]{for_rich(str(exc))}[/yellow]", soft_wrap=True)
         return 130
     if result is None:  # a rank of torchrun / accelerate launch other than 0
         return 0
     if continued:  # said after evaluate accepted the directory: a refused resume must not first claim to continue
         _say_continued(out, _stored_lines(out) - before)
-    print_headline(result, Console(highlight=False))
+    print_headline(result, make_console())
     if result.message:
-        Console(stderr=True, highlight=False).print(f"[red]{escape(result.message)}[/red]", soft_wrap=True)
+        make_console(stderr=True).print(f"[red]{for_rich(result.message)}[/red]", soft_wrap=True)
     return result.exit_status
 
 
@@ -182,7 +183,7 @@ def dry_run(overrides: dict[str, Any], *, as_json: bool, log_to: Any = None, ask
     if as_json:
         print(json.dumps(plan.to_json(), indent=2))
     else:
-        print(plan.text(shutil.get_terminal_size().columns))
+        print(for_terminal(plan.text(shutil.get_terminal_size().columns)))
     return 1 if plan.refusal else 0
 
 
@@ -212,7 +213,7 @@ def print_headline(result: Any, console: Console) -> None:
         counts.add_column(key, justify="right", no_wrap=True)
     counts.add_row(*(str(result.counts[k]) for k in ("items", "ok", "truncated", "error", "missing")))
     print_fitted(console, counts)
-    console.print(f"run directory: {escape(str(result.run_dir))}", soft_wrap=True)
+    console.print(f"run directory: {for_rich(str(result.run_dir))}", soft_wrap=True)
 
 
 # -- flag types -------------------------------------------------------------------------------
@@ -226,9 +227,11 @@ def _scalar(hint: Any) -> type:
 
 def _json_object(text: str) -> dict[str, object]:
     try:
-        value = json.loads(text.removeprefix("\ufeff"))  # `--extra-body "$(cat body.json)"` of a file saved with a BOM
+        value = loads(text.removeprefix("\ufeff"))  # `--extra-body "$(cat body.json)"` of a file saved with a BOM
     except json.JSONDecodeError as exc:
         raise argparse.ArgumentTypeError(f"not valid JSON ({exc.msg} at character {exc.pos})") from None
+    except ValueError as exc:  # nested too deep, a number too long (jsonfile.MalformedJSON)
+        raise argparse.ArgumentTypeError(f"not valid JSON ({exc})") from None
     if not isinstance(value, dict):
         raise argparse.ArgumentTypeError('must be a JSON object, e.g. \'{"chat_template_kwargs": {"enable_thinking": false}}\'')
     try:

@@ -13,13 +13,12 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-from rich.console import Console
-from rich.markup import escape
 
 from mmmu_eval.cli.flag_defaults import HelpFormatter, Phrase, declare, run_default
 from mmmu_eval.cli.log_flags import add_log_flags, log_to_of
 from mmmu_eval.cli.run import add_rank_timeout, add_run_flags, config_overrides
 from mmmu_eval.cli.shared_flags import add_bootstrap, add_data, add_json, add_revision
+from mmmu_eval.core.untrusted import for_rich, for_terminal, make_console
 
 EXAMPLES = """examples:
   mmmu-eval suite --model frequent --data sample --out suites/frequent-sample
@@ -92,7 +91,7 @@ def main(args: argparse.Namespace) -> int:
     try:
         result = _evaluate_suite(overrides, args, log_to)
     except SuiteInterrupted as exc:
-        Console(stderr=True, highlight=False).print(f"[yellow]{escape(str(exc))}[/yellow]", soft_wrap=True)
+        make_console(stderr=True).print(f"[yellow]{for_rich(str(exc))}[/yellow]", soft_wrap=True)
         return 130
     if result is None:  # a rank of torchrun / accelerate launch other than 0
         return 0
@@ -119,14 +118,14 @@ def print_result(result: Any, *, as_json: bool) -> None:
     from mmmu_eval.suite.execute import SUITE_FILE
     from mmmu_eval.suite.suite_terminal import print_suite
 
-    console = Console(highlight=False)
+    console = make_console()
     if as_json:
         print(json.dumps(result.summary, indent=2))
     else:
         print_suite(result.summary, console)
-        console.print(f"suite directory: {escape(str(result.suite_dir))} ({SUITE_FILE}, report.html)", soft_wrap=True)
+        console.print(f"suite directory: {for_rich(str(result.suite_dir))} ({SUITE_FILE}, report.html)", soft_wrap=True)
     if result.message:
-        Console(stderr=True, highlight=False).print(f"[red]{escape(result.message)}[/red]", soft_wrap=True)
+        make_console(stderr=True).print(f"[red]{for_rich(result.message)}[/red]", soft_wrap=True)
 
 
 def _suite_default(name: str) -> object:
@@ -150,7 +149,7 @@ def dry_run(overrides: dict, *, as_json: bool) -> int:
     else:
         width = shutil.get_terminal_size().columns
         for plan in plans:
-            print(plan.text(width) + "\n")
+            print(for_terminal(plan.text(width)) + "\n")
         usd = totals["estimated_input_usd"]
         sent = totals["sent_bytes"]
         size = (f"{sent / 1e6:.2f} MB sent ({sent:,} B: requests and {totals['preflight_probes']} preflight probe(s) "

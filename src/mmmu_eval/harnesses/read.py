@@ -53,6 +53,7 @@ from mmmu_eval.harnesses.readers.official_shape import UNRECORDED_SPLIT, no_keye
 from mmmu_eval.scoring.boxed import BOX
 from mmmu_eval.scoring.judge import default_parsers
 from mmmu_eval.scoring.scorer import OFFICIAL_SEED, Scoring, score_responses
+from mmmu_eval.core.untrusted import capped_or_none
 
 __all__ = ["FORMATS", "Rescore", "rescore"]
 
@@ -141,7 +142,8 @@ class Rescore:
             "by_question_type": {k: _row(t) for k, t in agg.by_question_type.items()},
             "by_option_count": {k: _row(t) for k, t in agg.by_option_count.items()},
             "parsers": {p: _row(scoring.aggregates[p].overall) for p in scoring.parsers},
-            "disagreements": list(scoring.disagreements),
+            "disagreements": [{**d, "preds": {p: capped_or_none(v) for p, v in d["preds"].items()}}
+                              for d in scoring.disagreements],
             "problems": list(self.problems),
             "unjoined": list(self.unjoined),
             "coverage": {"expected": self.expected or len(self.items), "rows": len(self.items),
@@ -151,7 +153,7 @@ class Rescore:
             "failures": {cause: {"count": len(rows), "items": rows} for cause, rows in self.failures.items()},
             "harness": None if self.explanation is None else self.explanation.to_json(),
             "items": [
-                {"id": item_id, "pred": v.pred, "correct": bool(v.correct), "fallback": bool(v.fallback)}
+                {"id": item_id, "pred": capped_or_none(v.pred), "correct": bool(v.correct), "fallback": bool(v.fallback)}
                 for item_id, v in verdicts.items()
             ],
         }

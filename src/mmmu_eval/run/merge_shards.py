@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 from mmmu_eval.core.atomic import holds_anything
-from mmmu_eval.core.writer_lock import hold_directory
+from mmmu_eval.core.writer_lock import hold_directory, refuse_while_written
 from mmmu_eval.core.errors import MmmuEvalError, StoreError, argument
 from mmmu_eval.core.records import Response
 from mmmu_eval.core.manifest import Manifest
@@ -123,6 +123,7 @@ def read_shard(path: str | Path) -> ShardRun:
     from mmmu_eval.store.rundir import RunStore
 
     store = RunStore.read(path)
+    refuse_while_written(path, "a merge now would take only the answers it holds so far")  # one writer (issue 40)
     manifest = store.manifest()
     shard = shard_of(manifest)
     if shard is None:

@@ -32,6 +32,7 @@ from pathlib import Path
 
 from mmmu_eval.dataset.subjects import DISCIPLINES, SUBJECTS
 from mmmu_eval.core.errors import ConfigError, DataError, argument
+from mmmu_eval.core.jsonfile import loads
 from mmmu_eval.core.records import Item, Response, letters
 from mmmu_eval.scoring.harness_verdicts import HARNESS_ERROR, HarnessVerdict
 from mmmu_eval.harnesses.readers.foreign import missing_column_error
@@ -256,7 +257,7 @@ def _pro_rows(file: Path, problems: list[str]) -> list[tuple[str, dict]]:
                 problems.append(f"{where}: not UTF-8 text ({exc.reason} at byte {exc.start} of the line); skipped")
                 continue
             try:
-                row = json.loads(line)
+                row = loads(line)
             except ValueError as exc:
                 torn = "" if raw.endswith(b"\n") else " (the last line is cut short)"
                 problems.append(f"{where}: not JSON{torn} ({exc}); skipped")
@@ -396,7 +397,7 @@ def _harness_message(value: object) -> str:
 
 def _load_json(file: Path, problems: list[str], *, required: bool = False) -> object:
     try:
-        return json.loads(file.read_text(encoding="utf-8"))
+        return loads(file.read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
         if required:
             raise ConfigError(f"{file}: cannot read JSON ({exc})") from None
