@@ -23,7 +23,7 @@ from mmmu_eval.config import UNREFERENCED_IMAGES, RunConfig, check_extra_body, h
 from mmmu_eval.errors import ConfigError
 from mmmu_eval.score.judge import PARSERS
 from mmmu_eval.score.scorer import FALLBACK_POLICIES
-from mmmu_eval.store.rundir import MANIFEST
+from mmmu_eval.store.rundir import MANIFEST, RANKS
 
 EXAMPLES = """examples:
   mmmu-eval run --benchmark mmmu --split dev --data sample --model random
@@ -116,11 +116,14 @@ def main(args: argparse.Namespace) -> int:
     try:
         if launch is None:
             result = evaluate(**overrides)
+            asked = _stored_lines(out) - before if continued else 0
         else:  # one rank of torchrun / accelerate launch: rank 0 gets the merged run, the others None
-            continued = continued and launch.rank == 0
-            result = evaluate_ranks(overrides, launch, timeout=args.rank_timeout)
-            if result is None:
+            # A launch after one that stopped before its merge continues the ranks' shards too.
+            continued = (continued or (Path(out) / RANKS).is_dir()) and launch.rank == 0
+            ranked = evaluate_ranks(overrides, launch, timeout=args.rank_timeout)
+            if ranked is None:
                 return 0
+            result, asked = ranked.result, ranked.asked  # what the ranks sent, not what the merge appended
     except RunInterrupted as exc:
         Console(stderr=True, highlight=False).print(f"[yellow]{escape(str(exc))}[/yellow]", soft_wrap=True)
         return 130
@@ -128,7 +131,6 @@ def main(args: argparse.Namespace) -> int:
         # Said after evaluate accepted the directory: a refused resume must not first claim to continue.
         from mmmu_eval.cli.wrap import echo
 
-        asked = _stored_lines(out) - before
         if asked <= 0:
             echo(f"{out}: finished already: nothing asked")
         else:

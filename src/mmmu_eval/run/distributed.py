@@ -168,15 +168,27 @@ class RankGroup:
         with self._lock:
             self._store.add(f"beat/{self.launch.rank}", 1)
 
-    def post(self, status: str, message: str = "") -> None:
-        """Say how this rank ended: ``done`` or ``failed`` (with the error)."""
-        value = json.dumps({"status": status, "message": message})
+    def post(self, status: str, message: str = "", **facts: Any) -> None:
+        """Say how this rank ended: ``done`` or ``failed`` (with the error), and ``facts`` the
+        others may read (``statuses``: what it asked, say)."""
+        value = json.dumps({**facts, "status": status, "message": message})
         self.posted = status
         try:
             with self._lock:
                 self._store.set(f"status/{self.launch.rank}", value)
         except Exception as exc:  # the store is gone (rank 0's process hosted it): nobody to tell
             log.warning("%s: could not post %r to the other ranks (%s)", self.launch.name, status, exc)
+
+    def statuses(self) -> dict[int, dict[str, Any]]:
+        """What each rank posted (``post``), by rank; a rank that posted nothing is left out."""
+        out: dict[int, dict[str, Any]] = {}
+        for rank in range(self.launch.world_size):
+            with self._lock:
+                key = f"status/{rank}"
+                raw = self._store.get(key) if self._store.check([key]) else None
+            if raw is not None:
+                out[rank] = json.loads(raw)
+        return out
 
     def announce(self, key: str, value: str) -> None:
         """Rank 0 tells every rank something they wait for (``wait_for``): what it prepared for them."""

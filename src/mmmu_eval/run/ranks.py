@@ -6,13 +6,17 @@
 
 Each rank's shard is an ordinary run directory that only that rank writes, so a rerun of the same
 command resumes every shard (only failed and missing items are asked) and merges again; DIR ends
-up as the unsharded run would have left it. A rank's device is ``cuda:LOCAL_RANK`` when torch
+up as the unsharded run would have left it. A rerun on another number of ranks is the same run:
+each new shard starts with the answers DIR and the earlier launch's shards hold for its items
+(``run/rank_answers.py``), only the rest is asked, and the merge keeps every stored answer and
+removes the earlier shards once DIR holds theirs (``run/merge_earlier.py``); a finished DIR asks
+nothing on any rank. A rank's device is ``cuda:LOCAL_RANK`` when torch
 sees GPUs (``--device cpu`` keeps it on the CPU); a ``vllm:`` rank gets its own group of
 ``tensor x pipeline parallel`` GPUs through ``CUDA_VISIBLE_DEVICES``.
 
 In a rank's process (a sketch: it needs the launcher's environment)::
 
-    result = evaluate_ranks({"model": "hf:/models/m", "out": Path("runs/m")}, Launch.from_env())
+    ranked = evaluate_ranks({"model": "hf:/models/m", "out": Path("runs/m")}, Launch.from_env())
 """
 
 from __future__ import annotations
@@ -21,19 +25,21 @@ import _thread
 import os
 import signal
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Iterator, Mapping, TypeVar
+from typing import Any, Callable, Iterator, Mapping, Sequence, TypeVar
 
 from mmmu_eval.config import RunConfig
 from mmmu_eval.errors import ConfigError, MmmuEvalError, StoreError
 from mmmu_eval.run.distributed import DEFAULT_TIMEOUT_S, Launch, RankError, RankGroup
 from mmmu_eval.run.progress import ProgressDisplay
+from mmmu_eval.run.rank_answers import current_place, earlier_shards, rank_dir, rank_place, remove_emptied
 from mmmu_eval.run.resolve import resolve_config
 from mmmu_eval.run.result import RunResult
 from mmmu_eval.store.rundir import MANIFEST, RANKS
 
-__all__ = ["RankDisplay", "all_done", "evaluate_ranks", "finish_merged", "pin_vllm_devices", "rank_device", "rank_dir",
-           "rank_session", "run_as_rank"]
+__all__ = ["RankDisplay", "RankedRun", "all_done", "evaluate_ranks", "finish_merged", "pin_vllm_devices", "rank_device",
+           "rank_dir", "rank_session", "run_as_rank"]
 
 T = TypeVar("T")
 
@@ -43,13 +49,17 @@ _LAUNCHER_RANK_VARIABLES = ("RANK", "WORLD_SIZE", "LOCAL_RANK", "LOCAL_WORLD_SIZ
                             "GROUP_WORLD_SIZE", "ROLE_RANK", "ROLE_WORLD_SIZE")
 
 
-def rank_dir(out: Path, rank: int, world_size: int) -> Path:
-    """The directory rank ``rank`` (0-based) owns: ``DIR/ranks/rank-K-of-N``, K = rank + 1 as in ``--shard K/N``."""
-    return Path(out) / RANKS / f"rank-{rank + 1}-of-{world_size}"
+@dataclass(frozen=True)
+class RankedRun:
+    """What rank 0 of a distributed run hands back: the merged run, and what the ranks asked."""
+
+    result: RunResult
+    asked: int
+    """Requests the ranks sent and stored an answer for in this launch, summed over the ranks."""
 
 
-def evaluate_ranks(overrides: Mapping[str, Any], launch: Launch, *, timeout: float = DEFAULT_TIMEOUT_S) -> RunResult | None:
-    """This rank's part of a distributed run; the merged run's result on rank 0, None elsewhere.
+def evaluate_ranks(overrides: Mapping[str, Any], launch: Launch, *, timeout: float = DEFAULT_TIMEOUT_S) -> RankedRun | None:
+    """This rank's part of a distributed run; the merged run on rank 0, None elsewhere.
 
     Args:
         overrides: the RunConfig fields of the command (the same on every rank); ``out`` is required.
@@ -61,19 +71,29 @@ def evaluate_ranks(overrides: Mapping[str, Any], launch: Launch, *, timeout: flo
         RankError: another rank failed or went silent; this rank's shard stays valid.
         Whatever this rank's own run raises, after telling the other ranks.
     """
+    from mmmu_eval.run.finished import finished_result
     from mmmu_eval.run.pipeline import evaluate
 
     config = _checked(overrides, launch)
     out = Path(config.out)  # type: ignore[arg-type]  # checked: out is set
     own = rank_dir(out, launch.rank, launch.world_size)
+    done = finished_result(config)  # DIR holds the whole run already: no rank asks or loads anything
     # A shard is scored and written like any run, but its report page is left to the merged run.
     shard_overrides = {**overrides, "shard": launch.shard, "out": own, "device": rank_device(config, launch), "html": False}
     if (own / MANIFEST).exists() and overrides.get("resume") is not False:
         shard_overrides["resume"] = True
     pin_vllm_devices(config, launch)
     shards = [rank_dir(out, r, launch.world_size) for r in range(launch.world_size)]
-    return run_as_rank(launch, own, lambda: evaluate(**shard_overrides, display=RankDisplay(launch)),
-                       lambda: finish_merged(config, shards), timeout=timeout)
+    with rank_session(launch, own, timeout=timeout) as group:
+        if done is None:
+            evaluate(**shard_overrides, display=RankDisplay(launch))
+        asked = all_done(group, own)
+        if launch.rank != 0:
+            return None
+        if done is None:
+            done = finish_merged(config, shards, earlier=earlier_shards(out, launch.world_size))
+        remove_emptied(out, launch.world_size)
+        return RankedRun(done, asked)
 
 
 def run_as_rank(launch: Launch, own: Path, work: Callable[[], object], finish: Callable[[], T], *,
@@ -108,7 +128,8 @@ def rank_session(launch: Launch, own: Path, *, timeout: float = DEFAULT_TIMEOUT_
     group.watch(_thread.interrupt_main)
     previous = signal.signal(signal.SIGTERM, _terminated)  # the launcher stopping a rank: as Ctrl-C
     try:
-        yield group
+        with rank_place(own.parent.parent, own, launch.world_size):
+            yield group
     except KeyboardInterrupt:
         if group.problem is None:
             if group.posted is None:
@@ -129,24 +150,28 @@ def rank_session(launch: Launch, own: Path, *, timeout: float = DEFAULT_TIMEOUT_
         signal.signal(signal.SIGTERM, previous)
 
 
-def all_done(group: RankGroup, own: Path) -> None:
-    """Post this rank's ``done`` and wait for every other rank's (``RankGroup.wait_for_all``).
+def all_done(group: RankGroup, own: Path) -> int:
+    """Post this rank's ``done`` (with what it asked) and wait for every other rank's
+    (``RankGroup.wait_for_all``); the requests every rank asked in this launch, summed.
 
     Raises:
         RankError: another rank failed or went silent, naming it and where this rank's work is kept.
     """
-    group.post("done")
+    place = current_place()
+    group.post("done", asked=place.asked if place is not None else 0)
     try:
         group.wait_for_all()
     except RankError as exc:
         raise RankError(f"{exc}. {_kept(own)}") from None
+    return sum(int(status.get("asked") or 0) for status in group.statuses().values())
 
 
-def finish_merged(config: RunConfig, shards: list[Path]) -> RunResult:
+def finish_merged(config: RunConfig, shards: list[Path], *, earlier: Sequence[Path] = ()) -> RunResult:
     """Rank 0's end: join the shards into ``config.out`` and write its outputs as a whole run would.
 
-    The merge appends only the answers ``config.out`` lacks (``merge_runs(update=True)``), then
-    the whole run's manifest, scoring and outputs go through the same stages ``evaluate`` ends with.
+    The merge appends only the answers ``config.out`` lacks (``merge_runs(update=True)``), and
+    folds in the ``earlier`` shards of a launch with another number of ranks (``earlier_shards``),
+    then the whole run's manifest, scoring and outputs go through the same stages ``evaluate`` ends with.
     """
     from mmmu_eval.run.merge import merge_runs
     from mmmu_eval.run.pipeline import report, stored_responses
@@ -155,7 +180,7 @@ def finish_merged(config: RunConfig, shards: list[Path]) -> RunResult:
 
     prepared = prepare_run(config)
     out = Path(config.out)  # type: ignore[arg-type]
-    merge_runs(shards, out, expected_ids=[it.id for it in prepared.items], update=True)
+    merge_runs(shards, out, expected_ids=[it.id for it in prepared.items], update=True, earlier=earlier)
     backend = RunStore.read(out).manifest_record().backend  # the shards' backend; none is made here
     store = RunStore.open(out, {**prepared.manifest, "backend": backend}, resume=True)
     items = prepared.scoring.gold_items(prepared.items)
