@@ -36,11 +36,13 @@ class RandomServer(FaultServer):
 
     def __init__(self, **options: object) -> None:
         self.key_of: dict[str, str] = {}
+        self.probes = 0
         super().__init__(fault_rate=0.0, answer=self._draw, **options)  # type: ignore[arg-type]
 
     def _draw(self, body: dict) -> str:
         answer = f"The answer is ({secrets.choice('ABCD')}). [{secrets.token_hex(8)}]"
         self.key_of[answer] = request_key(body)
+        self.probes += request_key(body).startswith(PROBE_TEXT)
         return answer
 
     def asked(self) -> list[str]:
@@ -62,10 +64,11 @@ def _launch(n: int, out: Path, server: FaultServer, *extra: str) -> list[tuple[i
     return [(r.returncode, o, e) for r, (o, e) in zip(ranks, outputs)]
 
 
-def _launch_killed(n: int, out: Path, server: RandomServer) -> None:
+def _launch_killed(n: int, out: Path, server: RandomServer) -> int:
     """``n`` ranks against ``server``, which holds every request after its first few: SIGKILLed
     once some request is held and the answers stored stay the same for two seconds (every rank
-    is then waiting on a held request, or done with its shard and waiting for the others)."""
+    is then waiting on a held request, or done with its shard and waiting for the others).
+    Returns the probes answered before the kill (a held one is answered after it, to no one)."""
     port = free_port()
     ranks = [start_rank(r, n, port, ["run", *ARGS, "--base-url", server.url, "--out", str(out)]) for r in range(n)]
     try:
@@ -79,11 +82,13 @@ def _launch_killed(n: int, out: Path, server: RandomServer) -> None:
             elif server.holding and time.monotonic() - since > 2:
                 break
             time.sleep(0.1)
+        probes = server.probes
     finally:
         for r in ranks:
             r.send_signal(signal.SIGKILL)
             r.communicate()
         server.release()
+    return probes
 
 
 def _lines(out: Path) -> list[str]:
@@ -130,13 +135,13 @@ def test_a_partial_run_resumed_on_other_rank_counts_asks_only_the_missing_items(
     ends with one line per item, and the 3-rank launch's shards are folded in and removed."""
     out = tmp_path / "run"
     with RandomServer(hold_after=4) as server:  # the probes and a few answers; then every request waits
-        _launch_killed(2, out, server)
+        probes = _launch_killed(2, out, server)
         keys = dict(server.key_of)
     first = _stored(out)
     assert 1 <= len(first) < ITEMS and not (out / "manifest.json").exists()
 
     with RandomServer(hold_after=6) as server:
-        _launch_killed(3, out, server)
+        probes += _launch_killed(3, out, server)
         asked, keys = server.asked(), {**keys, **server.key_of}
     second = _stored(out)
     assert {i: second[i] for i in first} == first  # the first launch's answers kept, none drawn again
@@ -146,7 +151,7 @@ def test_a_partial_run_resumed_on_other_rank_counts_asks_only_the_missing_items(
     with RandomServer() as server:
         done = _launch(2, out, server)
         assert all(rc == 0 for rc, _, _ in done), [e[-2000:] for _, _, e in done]
-        asked = server.asked()
+        asked, probes = server.asked(), probes + server.probes
     assert len(asked) == ITEMS - len(second)  # exactly what no launch had stored
     assert not set(asked) & {keys[t] for t in second.values()}
     assert f"continued the run in {out}: {ITEMS - len(second)} item(s) asked" in done[0][1]
@@ -157,3 +162,4 @@ def test_a_partial_run_resumed_on_other_rank_counts_asks_only_the_missing_items(
     manifest = RunStore.read(out).manifest()
     assert manifest["counts"] == {"items": ITEMS, "ok": ITEMS, "truncated": 0, "error": 0, "missing": 0}
     assert [r["shard"] for r in manifest["retired_shards"]] == [[1, 3], [2, 3], [3, 3]]
+    assert manifest["preflight"]["probes"] == probes  # every launch's start-up probes, the removed shards' too

@@ -126,14 +126,21 @@ def rank_session(launch: Launch, own: Path, *, timeout: float = DEFAULT_TIMEOUT_
     """
     group = RankGroup.join(launch, timeout=timeout)
     group.watch(_thread.interrupt_main)
-    previous = signal.signal(signal.SIGTERM, _terminated)  # the launcher stopping a rank: as Ctrl-C
+    terminated = _Terminated()
+    previous = signal.signal(signal.SIGTERM, terminated)  # the launcher stopping a rank: as Ctrl-C
     try:
         with rank_place(own.parent.parent, own, launch.world_size):
             yield group
     except KeyboardInterrupt:
+        if group.problem is None and terminated.seen:
+            why = _why_stopped(group)
+            if group.posted is None:
+                group.post("failed", f"stopped by SIGTERM {why}")
+            raise RankError(f"{launch.name} was stopped by SIGTERM (the launcher ends every rank once one has "
+                            f"failed) {why}. {_kept(own)}") from None
         if group.problem is None:
             if group.posted is None:
-                group.post("failed", "interrupted (Ctrl-C, or the launcher stopped it)")
+                group.post("failed", "interrupted (Ctrl-C)")
             raise
         if group.posted is None:
             group.post("failed", f"stopped because {group.problem}")
@@ -145,7 +152,7 @@ def rank_session(launch: Launch, own: Path, *, timeout: float = DEFAULT_TIMEOUT_
             group.post("failed", str(exc) if isinstance(exc, MmmuEvalError) else f"{type(exc).__name__}: {exc}")
         raise
     finally:
-        group.leave()
+        group.leave(hurry=terminated.seen)  # stopped by the launcher: leave at once, it stops the others too
         group.close()
         signal.signal(signal.SIGTERM, previous)
 
@@ -257,6 +264,27 @@ def _kept(own: Path) -> str:
             "again: every rank resumes its shard and asks only what is missing")
 
 
-def _terminated(signum: int, frame: object) -> None:
-    raise KeyboardInterrupt
+class _Terminated:
+    """SIGTERM's handler in a rank: remember it, and stop the work as Ctrl-C does."""
+
+    def __init__(self) -> None:
+        self.seen = False
+
+    def __call__(self, signum: int, frame: object) -> None:
+        self.seen = True
+        raise KeyboardInterrupt
+
+
+def _why_stopped(group: RankGroup) -> str:
+    """Which rank the launcher stopped this one for, as far as the store and this host tell:
+    one that posted its failure, or one whose process is gone without a word."""
+    try:
+        failed = [f"rank {r} of {group.launch.world_size} failed: {s.get('message') or 'no message'}"
+                  for r, s in group.statuses().items() if r != group.launch.rank and s.get("status") == "failed"]
+    except Exception:  # noqa: BLE001 - the store went with the launcher
+        failed = []
+    named = failed or group.gone()
+    if named:
+        return "after " + "; ".join(named)
+    return "with no other rank's failure known here (the launcher's own report names the worker that failed)"
 
