@@ -163,3 +163,30 @@ def test_a_partial_run_resumed_on_other_rank_counts_asks_only_the_missing_items(
     assert manifest["counts"] == {"items": ITEMS, "ok": ITEMS, "truncated": 0, "error": 0, "missing": 0}
     assert [r["shard"] for r in manifest["retired_shards"]] == [[1, 3], [2, 3], [3, 3]]
     assert manifest["preflight"]["probes"] == probes  # every launch's start-up probes, the removed shards' too
+
+
+def test_a_suite_relaunched_on_three_ranks_asks_nothing_and_keeps_its_runs(tmp_path):
+    """The suite's ranks share the rule: each run of each new rank suite inherits what the suite's
+    runs hold, nothing is asked, the study is unchanged, and the 2-rank suites are folded in and removed."""
+    out = tmp_path / "suite"
+    suite = ["suite", "--model", "openai:fake-model", "--data", "sample", "--limit", "3", "--concurrency", "1",
+             "--bootstrap", "20", "--no-html", "--out", str(out)]
+
+    def launch(n: int, server: FaultServer) -> None:
+        port = free_port()
+        ranks = [start_rank(r, n, port, [*suite, "--base-url", server.url]) for r in range(n)]
+        outputs = [r.communicate(timeout=240) for r in ranks]
+        assert [r.returncode for r in ranks] == [0] * n, [e[-2000:] for _, e in outputs]
+
+    with RandomServer() as server:
+        launch(2, server)
+        assert len(server.asked()) == 7 * 3  # seven runs of three items
+    runs = sorted(p.parent for p in out.glob("*/manifest.json"))
+    before = {p.name: (p / "responses.jsonl").read_text() for p in runs}
+    study = json.loads((out / "suite.json").read_text())
+    with RandomServer() as server:
+        launch(3, server)
+        assert server.asked() == [] and server.received == 0
+    assert {p.name: (p / "responses.jsonl").read_text() for p in runs} == before
+    assert json.loads((out / "suite.json").read_text())["table1"] == study["table1"]
+    assert sorted(p.name for p in (out / "ranks").iterdir()) == ["rank-1-of-3", "rank-2-of-3", "rank-3-of-3"]

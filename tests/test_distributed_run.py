@@ -64,8 +64,18 @@ def test_two_torchrun_ranks_equal_one_process_item_for_item_and_resume_asks_only
     assert done.stdout.count("run directory:") == 1
     assert "rank 0/2: done" in done.stderr and "rank 1/2: done" in done.stderr
 
-    # Lose one answer of rank 1's shard (its last line, as a kill mid-write would): the same
-    # command asks that one item again, and only it, and the merged run is whole again.
+    # The same command on the finished run: nothing asked, no model loaded, on any rank.
+    finished = _torchrun([*common, "--out", str(tmp_path / "two")])
+    assert finished.returncode == 0, finished.stderr[-3000:]
+    assert f"{tmp_path / 'two'}: finished already: nothing asked" in finished.stdout
+    assert "rank 0/2" not in finished.stderr and "rank 1/2" not in finished.stderr
+
+    # A launch killed before its merge, in the middle of writing rank 1's last answer: DIR holds
+    # no merged run and the shard lacks its last line. The same command asks that one item
+    # again, and only it, and the merged run is whole again.
+    for entry in (tmp_path / "two").iterdir():
+        if entry.name != "ranks":
+            entry.unlink()
     shard = tmp_path / "two" / "ranks" / "rank-2-of-2" / "responses.jsonl"
     lines = shard.read_text().splitlines(keepends=True)
     lost = json.loads(lines[-1])["item_id"]
