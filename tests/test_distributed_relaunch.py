@@ -12,13 +12,14 @@ from __future__ import annotations
 import json
 import secrets
 import signal
-import threading
+import subprocess
+import sys
 import time
 from pathlib import Path
 
 import pytest
 from fakes.fault_server import PROBE_TEXT, FaultServer, request_key
-from fakes.ranks import start_rank
+from fakes.ranks import rank_env, start_rank
 from fakes.served_model import free_port
 
 from mmmu_eval.store.rundir import RunStore
@@ -65,17 +66,22 @@ def _launch(n: int, out: Path, server: FaultServer, *extra: str) -> list[tuple[i
 
 
 def _launch_killed(n: int, out: Path, server: RandomServer) -> int:
-    """``n`` ranks against ``server``, which holds every request after its first few: SIGKILLed
+    """``n`` ranks against ``server``, killed as ``_killed_when_waiting`` says; the probes answered before."""
+    port = free_port()
+    return _killed_when_waiting(
+        [start_rank(r, n, port, ["run", *ARGS, "--base-url", server.url, "--out", str(out)]) for r in range(n)], out, server)
+
+
+def _killed_when_waiting(processes: list[subprocess.Popen[str]], out: Path, server: RandomServer) -> int:
+    """SIGKILL ``processes`` (asking ``server``, which holds every request after its first few)
     once some request is held and the answers stored stay the same for two seconds (every rank
     is then waiting on a held request, or done with its shard and waiting for the others).
     Returns the probes answered before the kill (a held one is answered after it, to no one)."""
-    port = free_port()
-    ranks = [start_rank(r, n, port, ["run", *ARGS, "--base-url", server.url, "--out", str(out)]) for r in range(n)]
     try:
         deadline, seen, since = time.monotonic() + 120, None, time.monotonic()
         while True:
-            assert all(r.poll() is None for r in ranks), [r.communicate()[1][-2000:] for r in ranks]
-            assert time.monotonic() < deadline, f"{n} ranks waiting on held requests (held {server.holding})"
+            assert all(r.poll() is None for r in processes), [r.communicate()[1][-2000:] for r in processes]
+            assert time.monotonic() < deadline, f"waiting on held requests (held {server.holding})"
             now = len(_lines(out))
             if now != seen:
                 seen, since = now, time.monotonic()
@@ -84,7 +90,7 @@ def _launch_killed(n: int, out: Path, server: RandomServer) -> int:
             time.sleep(0.1)
         probes = server.probes
     finally:
-        for r in ranks:
+        for r in processes:
             r.send_signal(signal.SIGKILL)
             r.communicate()
         server.release()
@@ -190,3 +196,47 @@ def test_a_suite_relaunched_on_three_ranks_asks_nothing_and_keeps_its_runs(tmp_p
     assert {p.name: (p / "responses.jsonl").read_text() for p in runs} == before
     assert json.loads((out / "suite.json").read_text())["table1"] == study["table1"]
     assert sorted(p.name for p in (out / "ranks").iterdir()) == ["rank-1-of-3", "rank-2-of-3", "rank-3-of-3"]
+
+
+def test_one_process_continuing_a_partial_distributed_run_asks_only_the_missing_items(tmp_path):
+    """One GPU is a number of GPUs too: `mmmu-eval run --out DIR` with no launcher, after a 2-rank
+    launch killed before its merge, counts the shards' answers, asks the rest and holds them all;
+    a 3-rank launch after it asks nothing."""
+    out = tmp_path / "run"
+    with RandomServer(hold_after=4) as server:
+        _launch_killed(2, out, server)
+        keys = dict(server.key_of)
+    first = _stored(out)
+    assert 1 <= len(first) < ITEMS
+    with RandomServer() as server:
+        done = subprocess.run([sys.executable, "-m", "mmmu_eval", "run", *ARGS, "--base-url", server.url, "--out", str(out)],
+                              env=rank_env(), capture_output=True, text=True, timeout=180)
+        assert done.returncode == 0, done.stderr[-3000:]
+        asked = server.asked()
+    assert len(asked) == ITEMS - len(first) and not set(asked) & {keys[t] for t in first.values()}
+    merged = {i: r.text for i, r in RunStore.read(out).responses().items()}
+    assert {i: merged[i] for i in first} == first and len(_dir_lines(out)) == ITEMS
+    with RandomServer() as server:
+        again = _launch(3, out, server)
+        assert all(rc == 0 for rc, _, _ in again) and server.asked() == []
+    assert {i: r.text for i, r in RunStore.read(out).responses().items()} == merged
+
+
+def test_a_launch_continues_a_run_one_process_began(tmp_path):
+    """The other way round: one process killed mid-run, then two ranks: they ask only the rest."""
+    out = tmp_path / "run"
+    with RandomServer(hold_after=3) as server:
+        alone = subprocess.Popen([sys.executable, "-m", "mmmu_eval", "run", *ARGS, "--base-url", server.url, "--out", str(out)],
+                                 env=rank_env(), text=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        _killed_when_waiting([alone], out, server)
+        keys = dict(server.key_of)
+    first = _stored(out)
+    assert 1 <= len(first) < ITEMS
+    with RandomServer() as server:
+        done = _launch(2, out, server)
+        assert all(rc == 0 for rc, _, _ in done), [e[-2000:] for _, _, e in done]
+        asked = server.asked()
+    assert len(asked) == ITEMS - len(first) and not set(asked) & {keys[t] for t in first.values()}
+    merged = {i: r.text for i, r in RunStore.read(out).responses().items()}
+    assert {i: merged[i] for i in first} == first and len(merged) == ITEMS
+    assert len(_dir_lines(out)) == ITEMS

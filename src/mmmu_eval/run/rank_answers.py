@@ -17,8 +17,11 @@ A run is one run whatever N, so:
   in and removes the other rank counts' shards (``run/merge_earlier.py``).
 
 ``rank_place`` says where this process's rank writes; ``run/ranks.rank_session`` sets it for the
-rank's work, so ``evaluate`` (through ``run/resume.py``) inherits without being told. Outside a
-launcher, or for a directory outside the rank's own, nothing is inherited.
+rank's work, so ``evaluate`` (through ``run/resume.py``) inherits without being told; for a
+directory outside the rank's own, nothing is inherited. One process working on a distributed
+run's directory (``mmmu-eval run --out DIR`` with no launcher, or a launcher with one process)
+counts the answers of every shard under ``DIR/ranks`` too (``shards_around``), and copies those
+it lacks into ``DIR``: one GPU is also a number of GPUs.
 """
 
 from __future__ import annotations
@@ -39,7 +42,8 @@ from mmmu_eval.store.rundir import MANIFEST, RANKS, RunStore
 from mmmu_eval.store.same_run import check_same_run
 
 __all__ = ["RankPlace", "answers_held_elsewhere", "check_sources", "current_place", "earlier_shards", "held_elsewhere",
-           "note_asked", "other_rank_counts", "rank_dir", "rank_place", "remove_directory", "remove_emptied"]
+           "note_asked", "other_rank_counts", "rank_dir", "rank_place", "remove_directory", "remove_emptied",
+           "shards_around"]
 
 log = logging.getLogger(__name__)
 
@@ -54,12 +58,9 @@ def rank_dir(out: Path | str, rank: int, world_size: int) -> Path:
 def other_rank_counts(out: Path | str, world_size: int) -> list[Path]:
     """The rank directories under ``DIR/ranks`` of launches with another number of ranks than
     ``world_size``, by that number, then by rank."""
-    found = []
-    for entry in (Path(out) / RANKS).iterdir() if (Path(out) / RANKS).is_dir() else ():
-        name = _NAME.fullmatch(entry.name)
-        if name and entry.is_dir() and int(name.group(2)) != world_size:
-            found.append(((int(name.group(2)), int(name.group(1))), entry))
-    return [path for _, path in sorted(found)]
+    if not (Path(out) / RANKS).is_dir():
+        return []
+    return [d for d in _rank_dirs(Path(out)) if int(_NAME.fullmatch(d.name).group(2)) != world_size]  # type: ignore[union-attr]
 
 
 def earlier_shards(out: Path | str, world_size: int, relative: Path | str = ".") -> list[Path]:
@@ -116,8 +117,41 @@ def current_place() -> RankPlace | None:
 
 
 def _sources(path: Path | str | None) -> list[Path]:
+    if path is None:
+        return []
     place = _PLACE.get()
-    return [] if place is None or path is None else place.sources(path)
+    return place.sources(path) if place is not None else shards_around(path)
+
+
+#: How far above a run directory its distributed run's root may be: harden's trials sit at
+#: ``DIR/runs/filter/<model>/trial-NN``.
+_LEVELS = 5
+
+
+def shards_around(path: Path | str) -> list[Path]:
+    """For a run directory of a distributed run worked on by one process (``torchrun`` with one
+    process is no launcher: ``mmmu-eval run --out DIR`` again, say), the ranks' shards of the same
+    run, ``A/ranks/rank-K-of-N/REL`` where ``A`` is the nearest folder above (or at) ``path``
+    with a ``ranks`` folder and REL the rest of ``path``: any N, by N then K; only those that
+    hold a run. Empty for any other directory."""
+    there = Path(os.path.abspath(path))
+    for root in [there, *there.parents][:_LEVELS]:
+        if (root / RANKS).is_dir():
+            relative = there.relative_to(root)
+            found = [d / relative for d in _rank_dirs(root) if (d / relative / MANIFEST).is_file()]
+            if found:
+                return found
+    return []
+
+
+def _rank_dirs(out: Path) -> list[Path]:
+    """Every rank directory under ``out/ranks``, by rank count, then rank."""
+    found = []
+    for entry in (out / RANKS).iterdir():
+        name = _NAME.fullmatch(entry.name)
+        if name and entry.is_dir():
+            found.append(((int(name.group(2)), int(name.group(1))), entry))
+    return [path for _, path in sorted(found)]
 
 
 def held_elsewhere(path: Path | str | None) -> bool:

@@ -30,13 +30,13 @@ from pathlib import Path
 from typing import Any, Callable, Iterator, Mapping, Sequence, TypeVar
 
 from mmmu_eval.config import RunConfig
-from mmmu_eval.errors import ConfigError, MmmuEvalError, StoreError
+from mmmu_eval.errors import ConfigError, MmmuEvalError
 from mmmu_eval.run.distributed import DEFAULT_TIMEOUT_S, Launch, RankError, RankGroup
 from mmmu_eval.run.progress import ProgressDisplay
 from mmmu_eval.run.rank_answers import current_place, earlier_shards, rank_dir, rank_place, remove_emptied
 from mmmu_eval.run.resolve import resolve_config
 from mmmu_eval.run.result import RunResult
-from mmmu_eval.store.rundir import MANIFEST, RANKS
+from mmmu_eval.store.rundir import MANIFEST
 
 __all__ = ["RankDisplay", "RankedRun", "all_done", "evaluate_ranks", "finish_merged", "pin_vllm_devices", "rank_device",
            "rank_dir", "rank_session", "run_as_rank"]
@@ -218,9 +218,6 @@ def _checked(overrides: Mapping[str, Any], launch: Launch) -> RunConfig:
         raise ConfigError("a run under torchrun / accelerate launch needs --out DIR, the same on every rank "
                           "(on several nodes, a directory they share)")
     config, _ = resolve_config(None, overrides)
-    out = Path(config.out)  # type: ignore[arg-type]
-    if (out / MANIFEST).exists() and not (out / RANKS).is_dir():
-        raise StoreError("holds a run of one process; a distributed run needs a new --out", out)
     if (config.data_parallel_size or 1) > 1:
         raise ConfigError(f"--data-parallel-size {config.data_parallel_size} and {launch.name} of a launcher: the "
                           "launcher's processes are the data parallelism; use one or the other")
