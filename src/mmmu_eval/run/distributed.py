@@ -47,7 +47,7 @@ from datetime import timedelta
 from typing import Any, Callable, Mapping
 
 from mmmu_eval.errors import ConfigError, MmmuEvalError
-from mmmu_eval.run.rank_progress import MainProgress
+from mmmu_eval.run.rank_progress import MainProgress, process_runs
 
 __all__ = ["DEFAULT_TIMEOUT_S", "Launch", "RankError", "RankGroup"]
 
@@ -381,27 +381,10 @@ class RankGroup:
                     member = json.loads(self._store.get(f"member/{rank}"))
             except Exception:  # noqa: BLE001 - the store is gone too: nothing to name
                 return out
-            if member.get("host") == host and not _runs(int(member.get("pid", 0))):
+            if member.get("host") == host and not process_runs(int(member.get("pid", 0))):
                 out.append(f"rank {rank} of {self.launch.world_size} (pid {member['pid']}) ended without a word")
         return out
 
     def _store_gone(self, exc: BaseException) -> str:
         return (f"the launcher's store is gone ({type(exc).__name__}: {exc}); rank 0 or the launcher on the "
                 "first node stopped")
-
-
-def _runs(pid: int) -> bool:
-    """Whether process ``pid`` runs here (a zombie, dead and not yet reaped, does not)."""
-    if pid <= 0:
-        return False
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    try:
-        with open(f"/proc/{pid}/stat", encoding="ascii", errors="replace") as f:
-            return f.read().rsplit(")", 1)[-1].split()[0] != "Z"
-    except OSError:
-        return True

@@ -31,7 +31,7 @@ from mmmu_eval.atomic import holds_anything
 from mmmu_eval.writer_lock import hold_directory
 from mmmu_eval.errors import MmmuEvalError, StoreError
 from mmmu_eval.records import Response
-from mmmu_eval.run.merge_totals import LAYOUT_ITEMS, RETIRED, merged_layout, merged_preflight
+from mmmu_eval.run.merge_totals import LAYOUT_ITEMS, RETIRED, merged_layout, merged_loose_images, merged_preflight
 from mmmu_eval.store.manifest import Manifest
 
 log = logging.getLogger(__name__)
@@ -391,23 +391,7 @@ def merged_manifest(shards: Sequence[ShardRun], warnings: Sequence[str], order: 
         for s in shards
     ]
     manifest["merge_warnings"] = list(warnings)
-    loose = _merged_loose_images(shards, order)
+    loose = merged_loose_images([s.manifest for s in shards], order)
     if loose is not None:
         manifest["unreferenced_images"] = loose
     return manifest
-
-
-def _merged_loose_images(shards: Sequence[ShardRun], order: Sequence[str]) -> dict[str, Any] | None:
-    """The shards' records of items with images no token refers to, as one record in merged order.
-
-    None when the first shard has no such record (a run made before manifests named them).
-    """
-    records = [s.manifest.get("unreferenced_images") for s in shards]
-    if not isinstance(records[0], Mapping):
-        return None
-    fields: dict[str, Any] = {}
-    for record in records:
-        if isinstance(record, Mapping) and isinstance(record.get("fields"), Mapping):
-            fields.update(record["fields"])
-    ids = [i for i in order if i in fields]
-    return {**records[0], "count": len(ids), "ids": ids, "fields": {i: fields[i] for i in ids}}

@@ -11,8 +11,11 @@ and ``mmmu-eval merge`` alike (``run/merge.py``):
   shards and over the shards of earlier launches with another number of ranks that were folded
   in and removed (``retired_shards``, ``run/merge_earlier.py``).
 
-The status counts, the answers' size and the loose-images record are not totalled here: scoring
-recomputes the first two from the merged answers, and the merge rebuilds the third item by item.
+- ``unreferenced_images``: the items with images no ``<image N>`` token refers to, joined item
+  by item in the merged order.
+
+The status counts and the answers' size are not totalled here: scoring recomputes them from the
+merged answers.
 """
 
 from __future__ import annotations
@@ -25,7 +28,7 @@ from typing import Any
 from mmmu_eval.backends.rendered_prompt import layout_summary
 from mmmu_eval.records import Request
 
-__all__ = ["LAYOUT_ITEMS", "RETIRED", "layout_items", "merged_layout", "merged_preflight"]
+__all__ = ["LAYOUT_ITEMS", "RETIRED", "layout_items", "merged_layout", "merged_loose_images", "merged_preflight"]
 
 #: The manifest key of the items per layout behind ``effective_layout``.
 LAYOUT_ITEMS = "effective_layout_items"
@@ -86,6 +89,22 @@ def merged_preflight(shards: Sequence[Mapping[str, Any]], retired: Sequence[Mapp
     records += [r.get("preflight") for r in retired if _identity(r) not in current]
     kept = [r for r in records if isinstance(r, Mapping)]
     return dict(summed_probes(kept)) if kept else None
+
+
+def merged_loose_images(manifests: Sequence[Mapping[str, Any]], order: Sequence[str]) -> dict[str, Any] | None:
+    """The shards' records of items with images no token refers to, as one record in merged order.
+
+    None when the first shard has no such record (a run made before manifests named them).
+    """
+    records = [m.get("unreferenced_images") for m in manifests]
+    if not isinstance(records[0], Mapping):
+        return None
+    fields: dict[str, Any] = {}
+    for record in records:
+        if isinstance(record, Mapping) and isinstance(record.get("fields"), Mapping):
+            fields.update(record["fields"])
+    ids = [i for i in order if i in fields]
+    return {**records[0], "count": len(ids), "ids": ids, "fields": {i: fields[i] for i in ids}}
 
 
 def _identity(record: Mapping[str, Any]) -> tuple[str, str]:

@@ -7,7 +7,8 @@ in ``DIR/REL`` (merged by an earlier launch) and in the shards of earlier launch
 (``DIR/ranks/rank-J-of-M/REL``, M another rank count; left unmerged when that launch was killed).
 A run is one run whatever N, so:
 
-- a rank's shard counts as answered every answer the run holds (``answers_held_elsewhere``): its
+- a rank's shard counts as answered every answer the run holds (``answer_sources``, read by
+  ``run/resume.inherited_answers``): its
   own first, then ``DIR/REL``'s, then the other rank counts' shards (by M, then J); each place is
   checked as a resumed run is (``check_sources``: protocol, model, data), and the answers of its
   slice that its own directory lacks are copied in before anything is asked, so every shard stays
@@ -37,11 +38,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from mmmu_eval.records import Response
 from mmmu_eval.store.rundir import MANIFEST, RANKS, RunStore
 from mmmu_eval.store.same_run import check_same_run
 
-__all__ = ["RankPlace", "answers_held_elsewhere", "check_sources", "current_place", "earlier_shards", "held_elsewhere",
+__all__ = ["RankPlace", "answer_sources", "check_sources", "current_place", "earlier_shards", "held_elsewhere",
            "note_asked", "other_rank_counts", "rank_dir", "rank_place", "remove_directory", "remove_emptied",
            "shards_around"]
 
@@ -116,7 +116,10 @@ def current_place() -> RankPlace | None:
     return _PLACE.get()
 
 
-def _sources(path: Path | str | None) -> list[Path]:
+def answer_sources(path: Path | str | None) -> list[Path]:
+    """The places the run in ``path`` keeps answers outside ``path`` (see the module doc), in the
+    order their answers count: for a rank's shard ``DIR/REL`` first, then the other rank counts'
+    shards; for one process in a distributed run's directory, its ranks' shards. Empty otherwise."""
     if path is None:
         return []
     place = _PLACE.get()
@@ -156,7 +159,7 @@ def _rank_dirs(out: Path) -> list[Path]:
 
 def held_elsewhere(path: Path | str | None) -> bool:
     """Whether the run in ``path`` (a rank's shard) has answers stored outside it."""
-    return bool(_sources(path))
+    return bool(answer_sources(path))
 
 
 def check_sources(path: Path | str | None, manifest: Mapping[str, Any]) -> None:
@@ -166,21 +169,8 @@ def check_sources(path: Path | str | None, manifest: Mapping[str, Any]) -> None:
     Raises:
         StoreError: naming the place and what differs.
     """
-    for source in _sources(path):
+    for source in answer_sources(path):
         check_same_run(source, RunStore.read(source).manifest_record(), manifest)
-
-
-def answers_held_elsewhere(path: Path | str | None, own: Mapping[str, Response]) -> dict[str, Response]:
-    """The finished answers of the run in ``path`` that ``own`` (its own finished answers) lacks,
-    from the first place that holds one (see the module doc); empty outside a rank's shard."""
-    from mmmu_eval.run.resume import finished_answers
-
-    found: dict[str, Response] = {}
-    for source in _sources(path):
-        for item_id, response in finished_answers(RunStore.read(source).responses()).items():
-            if item_id not in own and item_id not in found:
-                found[item_id] = response
-    return found
 
 
 def note_asked(path: Path | str | None, count: int) -> None:

@@ -27,7 +27,7 @@ import time
 from types import FrameType
 from typing import Callable
 
-__all__ = ["MainProgress"]
+__all__ = ["MainProgress", "process_runs"]
 
 #: CPU seconds of the main thread between two looks that count as work (a thread woken to handle a
 #: signal, then asleep again, uses microseconds).
@@ -100,3 +100,21 @@ def _idle_in_loop(frame: FrameType | None) -> bool:
 
 def _place(frame: FrameType) -> str:
     return f"{os.path.basename(frame.f_code.co_filename)}:{frame.f_lineno} in {frame.f_code.co_name}"
+
+
+def process_runs(pid: int) -> bool:
+    """Whether process ``pid`` runs on this host (a zombie, dead and not yet reaped, does not):
+    how a rank stopped by the launcher names the one whose process is gone."""
+    if pid <= 0:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii", errors="replace") as f:
+            return f.read().rsplit(")", 1)[-1].split()[0] != "Z"
+    except OSError:
+        return True

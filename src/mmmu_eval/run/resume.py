@@ -41,9 +41,14 @@ def inherited_answers(out: Path | str | None, answered: Mapping[str, Response]) 
     the run holds outside ``out`` (merged by an earlier launch, or in the shards of a launch with
     another number of ranks) for items ``answered`` (``out``'s own) lacks. They count as answered
     and are copied into ``out`` before anything is asked. Empty outside a launcher's rank."""
-    from mmmu_eval.run.rank_answers import answers_held_elsewhere
+    from mmmu_eval.run.rank_answers import answer_sources
 
-    return answers_held_elsewhere(out, answered)
+    found: dict[str, Response] = {}
+    for source in answer_sources(out):  # the first place that holds an answer gives it
+        for item_id, response in finished_answers(RunStore.read(source).responses()).items():
+            if item_id not in answered and item_id not in found:
+                found[item_id] = response
+    return found
 
 
 def finished_answers(responses: Mapping[str, Response]) -> dict[str, Response]:
