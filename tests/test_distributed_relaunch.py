@@ -154,6 +154,7 @@ def test_a_partial_run_resumed_on_other_rank_counts_asks_only_the_missing_items(
     assert not set(asked) & {keys[t] for t in first.values()}  # none of its items even asked
     assert len(second) > len(first)
 
+    three = [[k, 3] for k in (1, 2, 3) if (out / "ranks" / f"rank-{k}-of-3" / "manifest.json").exists()]
     with RandomServer() as server:
         done = _launch(2, out, server)
         assert all(rc == 0 for rc, _, _ in done), [e[-2000:] for _, _, e in done]
@@ -167,7 +168,7 @@ def test_a_partial_run_resumed_on_other_rank_counts_asks_only_the_missing_items(
     assert sorted(p.name for p in (out / "ranks").iterdir()) == ["rank-1-of-2", "rank-2-of-2"]  # the 3-rank shards removed
     manifest = RunStore.read(out).manifest()
     assert manifest["counts"] == {"items": ITEMS, "ok": ITEMS, "truncated": 0, "error": 0, "missing": 0}
-    assert [r["shard"] for r in manifest["retired_shards"]] == [[1, 3], [2, 3], [3, 3]]
+    assert [r["shard"] for r in manifest["retired_shards"]] == three and three  # each 3-rank shard that held a run
     assert manifest["preflight"]["probes"] == probes  # every launch's start-up probes, the removed shards' too
 
 
@@ -218,7 +219,8 @@ def test_one_process_continuing_a_partial_distributed_run_asks_only_the_missing_
     assert {i: merged[i] for i in first} == first and len(_dir_lines(out)) == ITEMS
     with RandomServer() as server:
         again = _launch(3, out, server)
-        assert all(rc == 0 for rc, _, _ in again) and server.asked() == []
+        assert all(rc == 0 for rc, _, _ in again), [e[-2000:] for _, _, e in again]
+        assert server.asked() == []
     assert {i: r.text for i, r in RunStore.read(out).responses().items()} == merged
 
 

@@ -100,6 +100,7 @@ def main(args: argparse.Namespace) -> int:
     from mmmu_eval.run.distributed import Launch
     from mmmu_eval.run.pipeline import RunInterrupted, evaluate
     from mmmu_eval.run.ranks import evaluate_ranks
+    from mmmu_eval.run.runner import counting_asked
 
     overrides = config_overrides(args)
     out = overrides.get("out")
@@ -111,12 +112,12 @@ def main(args: argparse.Namespace) -> int:
         return dry_run(overrides, as_json=args.dry_run_json)
     if getattr(args, "dry_run_json", False):
         raise ConfigError("--json applies to --dry-run only (a run's results are in results.json; `mmmu-eval report --json`)")
-    before = _stored_lines(out) if continued else 0
     launch = Launch.from_env()
     try:
         if launch is None:
-            result = evaluate(**overrides)
-            asked = _stored_lines(out) - before if continued else 0
+            with counting_asked() as tally:  # what was sent, not the lines added (copies of shards' answers)
+                result = evaluate(**overrides)
+            asked = tally.asked
         else:  # one rank of torchrun / accelerate launch: rank 0 gets the merged run, the others None
             # A launch after one that stopped before its merge continues the ranks' shards too.
             continued = (continued or (Path(out) / RANKS).is_dir()) and launch.rank == 0
@@ -140,17 +141,6 @@ def main(args: argparse.Namespace) -> int:
     if message:
         Console(stderr=True, highlight=False).print(f"[red]{escape(message)}[/red]", soft_wrap=True)
     return result.exit_status
-
-
-def _stored_lines(out: Any) -> int:
-    """Answers stored in the run directory's responses.jsonl: a rerun that adds none asked nothing."""
-    from mmmu_eval.store.rundir import RESPONSES
-
-    try:
-        with open(Path(out) / RESPONSES, "rb") as f:
-            return sum(1 for line in f if line.strip())
-    except OSError:
-        return 0
 
 
 def dry_run(overrides: dict[str, Any], *, as_json: bool) -> int:

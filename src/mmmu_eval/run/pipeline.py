@@ -38,7 +38,7 @@ from mmmu_eval.run.prepare import prepare_run, prepare_run_aside, select_items
 from mmmu_eval.run.resolve import RunConfigArgs, Unpack, resolve_config
 from mmmu_eval.run.result import RunResult
 from mmmu_eval.run.merge_totals import LAYOUT_ITEMS, layout_items
-from mmmu_eval.run.rank_answers import held_elsewhere, note_asked
+from mmmu_eval.run.rank_answers import held_elsewhere
 from mmmu_eval.run.resume import (answered_before, check_run_dir, finished_answers, inherited_answers, preflight_needed,
                                   requests_to_ask)
 from mmmu_eval.run.progress import Display, ProgressDisplay
@@ -257,11 +257,10 @@ async def run(
     if todo and backend is None:
         raise ValueError("run: requests are left to ask, but no backend was given")
     try:
-        summary = await run_requests(
+        await run_requests(
             backend, todo, store, display=display,  # type: ignore[arg-type]  # None only with nothing to ask
             already_done=done_before + len(new_failures), already_errors=len(new_failures),
         )
-        note_asked(store.path, summary.answered)
     except (asyncio.CancelledError, KeyboardInterrupt):
         selected = [r.item_id for r in requests] + [f.item_id for f in failures]
         store.update_manifest(status="interrupted", ended_at=utc_now(), counts=count_statuses_by_id(selected, store.responses()))

@@ -34,15 +34,15 @@ import shutil
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from mmmu_eval.store.rundir import MANIFEST, RANKS, RunStore
 from mmmu_eval.store.same_run import check_same_run
 
-__all__ = ["RankPlace", "answer_sources", "check_sources", "current_place", "earlier_shards", "held_elsewhere",
-           "note_asked", "other_rank_counts", "rank_dir", "rank_place", "remove_directory", "remove_emptied",
+__all__ = ["RankPlace", "answer_sources", "check_sources", "earlier_shards", "held_elsewhere",
+           "other_rank_counts", "rank_dir", "rank_place", "remove_directory", "remove_emptied",
            "shards_around"]
 
 log = logging.getLogger(__name__)
@@ -70,15 +70,13 @@ def earlier_shards(out: Path | str, world_size: int, relative: Path | str = ".")
 
 @dataclass
 class RankPlace:
-    """Where this rank writes (``own``, inside ``out``'s ``ranks`` folder), and what it asked."""
+    """Where this rank writes: ``own``, inside ``out``'s ``ranks`` folder."""
 
     out: Path
     """The run's directory (``DIR``), where rank 0 merges."""
     own: Path
     """This rank's directory, ``DIR/ranks/rank-K-of-N``."""
     world_size: int
-    asked: int = field(default=0)
-    """Requests this rank's runs sent and stored an answer for, in this launch."""
 
     def relative(self, path: Path | str) -> Path | None:
         """``path`` relative to this rank's directory; None when it lies outside it."""
@@ -109,11 +107,6 @@ def rank_place(out: Path, own: Path, world_size: int) -> Iterator[RankPlace]:
         yield place
     finally:
         _PLACE.reset(token)
-
-
-def current_place() -> RankPlace | None:
-    """The rank this block runs as (``rank_place``); None outside a launcher's rank."""
-    return _PLACE.get()
 
 
 def answer_sources(path: Path | str | None) -> list[Path]:
@@ -171,13 +164,6 @@ def check_sources(path: Path | str | None, manifest: Mapping[str, Any]) -> None:
     """
     for source in answer_sources(path):
         check_same_run(source, RunStore.read(source).manifest_record(), manifest)
-
-
-def note_asked(path: Path | str | None, count: int) -> None:
-    """Count ``count`` requests answered for the run in ``path`` towards this rank's ``asked``."""
-    place = _PLACE.get()
-    if place is not None and path is not None and place.relative(path) is not None:
-        place.asked += count
 
 
 # -- removing what was folded in --------------------------------------------------------------

@@ -33,7 +33,8 @@ from mmmu_eval.config import RunConfig
 from mmmu_eval.errors import ConfigError, MmmuEvalError
 from mmmu_eval.run.distributed import DEFAULT_TIMEOUT_S, Launch, RankError, RankGroup
 from mmmu_eval.run.progress import ProgressDisplay
-from mmmu_eval.run.rank_answers import current_place, earlier_shards, rank_dir, rank_place, remove_emptied
+from mmmu_eval.run.rank_answers import earlier_shards, rank_dir, rank_place, remove_emptied
+from mmmu_eval.run.runner import asked_so_far, counting_asked
 from mmmu_eval.run.resolve import resolve_config
 from mmmu_eval.run.result import RunResult
 from mmmu_eval.store.rundir import MANIFEST
@@ -129,7 +130,7 @@ def rank_session(launch: Launch, own: Path, *, timeout: float = DEFAULT_TIMEOUT_
     terminated = _Terminated()
     previous = signal.signal(signal.SIGTERM, terminated)  # the launcher stopping a rank: as Ctrl-C
     try:
-        with rank_place(own.parent.parent, own, launch.world_size):
+        with rank_place(own.parent.parent, own, launch.world_size), counting_asked():
             yield group
     except KeyboardInterrupt:
         if group.problem is None and terminated.seen:
@@ -159,17 +160,19 @@ def rank_session(launch: Launch, own: Path, *, timeout: float = DEFAULT_TIMEOUT_
 
 def all_done(group: RankGroup, own: Path) -> int:
     """Post this rank's ``done`` (with what it asked) and wait for every other rank's
-    (``RankGroup.wait_for_all``); the requests every rank asked in this launch, summed.
+    (``RankGroup.wait_for_all``); on rank 0, the requests every rank asked in this launch, summed
+    (0 elsewhere: past the barrier the store may be gone with rank 0, which may host it).
 
     Raises:
         RankError: another rank failed or went silent, naming it and where this rank's work is kept.
     """
-    place = current_place()
-    group.post("done", asked=place.asked if place is not None else 0)
+    group.post("done", asked=asked_so_far())
     try:
         group.wait_for_all()
     except RankError as exc:
         raise RankError(f"{exc}. {_kept(own)}") from None
+    if group.launch.rank != 0:
+        return 0
     return sum(int(status.get("asked") or 0) for status in group.statuses().values())
 
 
