@@ -286,6 +286,7 @@ class RankGroup:
         keys = [f"status/{r}" for r in range(self.launch.world_size)]
         try:
             while self._clock() < deadline:
+                self.progress.tick()
                 with self._lock:
                     settled = (self._store.add("passed", 0) >= self.launch.world_size if self._passed
                                else self._store.check(keys))
