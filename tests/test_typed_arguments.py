@@ -19,18 +19,18 @@ import pytest
 import mmmu_eval
 from mmmu_eval import ConfigError, RunConfig, RunConfigArgs, SuiteConfig, SuiteConfigArgs
 from mmmu_eval.run.resolve import Unpack
-from mmmu_eval.suite.config import _PER_RUN, plan_suite
+from mmmu_eval.suite.suite_config import _PER_RUN, plan_suite
 
 #: Keys that take a friendlier form than their RunConfig field (lists, "2/8", str paths, model objects).
 LENIENT = {"model", "subjects", "ids", "base_urls", "parsers", "shard", "out", "answers", "sample_audit"}
 
 #: entry point -> (its TypedDict, its named keyword-only parameters)
 ENTRY_POINTS = {
-    mmmu_eval.evaluate: (RunConfigArgs, {"display"}),
-    mmmu_eval.evaluate_async: (RunConfigArgs, {"display", "keep_backend"}),
+    mmmu_eval.evaluate: (RunConfigArgs, {"display", "log_to"}),
+    mmmu_eval.evaluate_async: (RunConfigArgs, {"display", "keep_backend", "log_to"}),
     mmmu_eval.plan_run: (RunConfigArgs, set()),
-    mmmu_eval.evaluate_suite: (SuiteConfigArgs, {"display", "bootstrap", "bootstrap_seed"}),
-    mmmu_eval.evaluate_suite_async: (SuiteConfigArgs, {"display", "bootstrap", "bootstrap_seed"}),
+    mmmu_eval.evaluate_suite: (SuiteConfigArgs, {"display", "bootstrap", "bootstrap_seed", "log_to"}),
+    mmmu_eval.evaluate_suite_async: (SuiteConfigArgs, {"display", "bootstrap", "bootstrap_seed", "log_to"}),
     plan_suite: (SuiteConfigArgs, set()),
 }
 

@@ -23,12 +23,12 @@ from mmmu_eval.backends.openai_api import (
 )
 from mmmu_eval.backends.openai_errors import classify_preflight
 from mmmu_eval.backends.retry import Failure, RetryPolicy
-from mmmu_eval.config import RunConfig
+from mmmu_eval.core.config import RunConfig
 from mmmu_eval.run.backend_settings import backend_settings
-from mmmu_eval.errors import ConfigError, DataError
+from mmmu_eval.core.errors import ConfigError, DataError
 from mmmu_eval.prompt.images import tiny_png
 from mmmu_eval.prompt.reasoning import split_reasoning
-from mmmu_eval.records import GenerationSettings, ImagePart, ImageRef, Request, TextPart
+from mmmu_eval.core.records import GenerationSettings, ImagePart, ImageRef, Request, TextPart
 
 PNG = tiny_png(1)
 JPEG_IMAGE = io.BytesIO()
@@ -631,13 +631,14 @@ def test_named_key_variable_must_be_set(monkeypatch):
 def test_loopback_server_needs_no_key_and_config_is_read(monkeypatch):
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     config = RunConfig(model="openai:m", base_urls=("http://localhost:8000", "http://127.0.0.1:8001/v1/"),
-                       concurrency=8, max_attempts=2, request_timeout=30.0, probe_timeout=5, max_image_pixels=10**6)
+                       concurrency=8, max_attempts=2, request_timeout=30.0, probe_timeout=5, max_image_pixels=10**6,
+                       max_response_bytes=10**7)
     b = OpenAIBackend.from_settings("m", backend_settings(config).openai)
     assert b.describe() == {
         "backend": "openai", "model": "m",
         "base_urls": ["http://localhost:8000/v1", "http://127.0.0.1:8001/v1"],
         "concurrency_per_endpoint": 8, "max_attempts": 2, "request_timeout_s": 30.0, "probe_timeout_s": 5,
-        "max_image_pixels": 1000000, "api_key_env": None,
+        "max_response_bytes": 10**7, "max_image_pixels": 1000000, "api_key_env": None,
     }
     assert b.spec == "openai:m"
 
@@ -785,7 +786,7 @@ import asyncio, sys
 sys.path.insert(0, {str(Path(__file__).resolve().parents[1])!r})
 from fakes.fault_server import FaultServer
 from mmmu_eval.backends.openai_api import OpenAIBackend
-from mmmu_eval.records import Request, TextPart
+from mmmu_eval.core.records import Request, TextPart
 
 async def main():
     with FaultServer(fault_rate=0.0) as server:

@@ -12,9 +12,9 @@ import sys
 import time
 from pathlib import Path
 
-from mmmu_eval.errors import MmmuEvalError
+from mmmu_eval.core.errors import MmmuEvalError
 from mmmu_eval.run.distributed import Launch
-from mmmu_eval.run.ranks import evaluate_ranks
+from mmmu_eval.run.launcher_ranks import evaluate_ranks
 
 
 class BlockingModel:

@@ -46,6 +46,8 @@ class OpenAISettings:
     """Seconds per attempt (default 600)."""
     probe_timeout: float | None = None
     """Seconds each start-up request may take (default 60)."""
+    max_response_bytes: int | None = None
+    """Most bytes of one answer, decoded (default ``openai_wire.DEFAULT_MAX_RESPONSE_BYTES``, 64 MiB)."""
     max_image_pixels: int | None = None
     """Down-scale larger images to this many pixels; None never scales."""
 

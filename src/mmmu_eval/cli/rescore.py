@@ -1,6 +1,6 @@
 """``mmmu-eval rescore PATH``: score another harness's outputs the official way, and explain the gap.
 
-Parse, call ``rescore_outputs`` (``rescore/outputs.py``) and its writers, print.
+Parse, call ``rescore_outputs`` (``commands/rescore.py``) and its writers, print.
 """
 
 from __future__ import annotations
@@ -9,20 +9,23 @@ import argparse
 import sys
 
 from mmmu_eval.dataset.subjects import DISCIPLINES
+from mmmu_eval.cli.log_flags import add_log_flags, log_to_of
 from mmmu_eval.cli.wrap import echo
-from mmmu_eval.errors import ConfigError
+from mmmu_eval.core.errors import ConfigError
 
 EPILOG = """examples:
   mmmu-eval rescore ../shared/fidelity/mmmu/qwen_vl --format official-mmmu
   mmmu-eval rescore logs/qwen2_vl/20250101_120000_samples_mmmu_val.jsonl --out runs/qwen-lmms-eval
   mmmu-eval rescore outputs/GPT4o/GPT4o_MMMU_DEV_VAL.xlsx --data sample --json scores.json
+  mmmu-eval rescore outputs/20250101_120000 --json scores.json          # an EvalScope run
+  mmmu-eval rescore results/details/openai/m/2025-01-01T12-00-00/      # lighteval details
   mmmu-eval rescore answers.jsonl --format jsonl --benchmark mmmu-pro --setting vision
 """
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    from mmmu_eval.score.judge import PARSERS
-    from mmmu_eval.rescore.readers import FORMATS
+    from mmmu_eval.scoring.judge import PARSERS
+    from mmmu_eval.harnesses.readers import FORMATS
 
     p = subparsers.add_parser(
         "rescore",
@@ -30,8 +33,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         description=(
             "Score model outputs written by another harness with the official parsers reproduced exactly, "
             "and set the harness's own verdicts beside ours: lmms-eval (--log_samples logs), vlmevalkit "
-            "(prediction .xlsx/.tsv, with its result file), inspect (.eval/.json logs), verifiers (vf-eval "
-            "output), jsonl ({\"id\", \"response\"} rows) and the official repository's formats "
+            "(prediction .xlsx/.tsv/.json, with its result or detailed-results file), inspect (.eval/.json "
+            "logs), verifiers (vf-eval output), evalscope (a run's reviews folder), lighteval (details "
+            ".parquet of its MMMU-Pro tasks), jsonl ({\"id\", \"response\"} rows) and the official repository's formats "
             "(official-mmmu, official-mmmu-eval-only, official-mmmu-pro). --format auto (default) "
             "recognises each. Rows are joined by id to our dataset (--data); rows that match no item are "
             "named. The items where the verdicts differ are listed by cause. --out writes a normal run "
@@ -66,16 +70,19 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--show-problems", type=int, default=10, metavar="N", help="print at most N problems (default 10)")
     p.add_argument("--show-differences", type=int, default=20, metavar="N",
                    help="print at most N items where the verdicts differ (default 20)")
+    add_log_flags(p, what="the rescored run", needs=", with --out")
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    from mmmu_eval.report.harness import summary_lines as harness_lines
-    from mmmu_eval.rescore.outputs import require_scored, rescore_outputs, write_rescore_json
-    from mmmu_eval.rescore.write import write_rescored_run
+    from mmmu_eval.results.harness import summary_lines as harness_lines
+    from mmmu_eval.commands.rescore import logging_needs_out, require_scored, rescore_outputs, write_rescore_json
+    from mmmu_eval.harnesses.write import write_rescored_run
+    from mmmu_eval.tracking import log_run
 
     if args.show_problems < 0 or args.show_differences < 0:
         raise ConfigError("--show-problems and --show-differences must be 0 or more")
+    log_to = logging_needs_out(log_to_of(args), args.out)  # before the file is read
     # Read and scored first (a view), then written: what was read is printed even when nothing scored.
     found = rescore_outputs(
         args.path, format=args.format, answers=args.answers, data=args.data, revision=args.revision,
@@ -112,6 +119,7 @@ def run(args: argparse.Namespace) -> int:
             echo(f"{len(written.stored_as_errors)} response(s) that are not text are stored as errors in "
                   f"{written.run_dir} and not scored there (e.g. {written.stored_as_errors[0]})")
         echo(f"wrote {written.run_dir} (mmmu-eval report {written.run_dir} --html; mmmu-eval compare RUN {written.run_dir})")
+        log_run(log_to, written.run_dir, kind="rescore")
     if found.unanswered and not args.partial:
         echo(f"{found.unanswered} of the {doc['coverage']['expected']} item(s) have no scored answer "
               f"({doc['coverage']['missing']} without a row, {len(doc['errors'])} failed in the harness): exit status 1 "
@@ -122,7 +130,7 @@ def run(args: argparse.Namespace) -> int:
 
 def failure_lines(doc: dict, *, official: bool) -> list[str]:
     """One line per named failure (``harness_error``, ``empty``): how many rows, how scored, an example."""
-    from mmmu_eval.score.harness_verdicts import FAILURES
+    from mmmu_eval.scoring.harness_verdicts import FAILURES
 
     lines = []
     for cause, entry in (doc.get("failures") or {}).items():
@@ -150,9 +158,9 @@ def summary_lines(doc: dict, *, pro: bool, ci95: list[float] | None = None) -> l
     """The printed result: the official table (MMMU) or the official accuracy line (MMMU-Pro), then parse figures.
 
     The official lines print as the official scripts print them (the binary float formatted);
-    our own figures after them round as every table of ours does (``report.numbers``).
+    our own figures after them round as every table of ours does (``core.numbers``).
     """
-    from mmmu_eval.report.numbers import interval as interval_of, pct
+    from mmmu_eval.core.numbers import interval as interval_of, pct
 
     lines: list[str] = []
     overall = doc["overall"]

@@ -19,10 +19,11 @@ from typing import Any
 from rich.console import Console
 from rich.markup import escape
 
-from mmmu_eval.config import UNREFERENCED_IMAGES, RunConfig, check_extra_body, help_of
-from mmmu_eval.errors import ConfigError
-from mmmu_eval.score.judge import PARSERS
-from mmmu_eval.score.scorer import FALLBACK_POLICIES
+from mmmu_eval.cli.log_flags import add_log_flags, log_to_of
+from mmmu_eval.core.config import UNREFERENCED_IMAGES, RunConfig, check_extra_body, help_of
+from mmmu_eval.core.errors import ConfigError
+from mmmu_eval.scoring.judge import PARSERS
+from mmmu_eval.scoring.scorer import FALLBACK_POLICIES
 from mmmu_eval.store.rundir import MANIFEST, RANKS
 
 EXAMPLES = """examples:
@@ -48,6 +49,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                              "no backend is created or called, nothing is written")
     parser.add_argument("--json", dest="dry_run_json", action="store_true", help="with --dry-run: print the plan as JSON")
     add_rank_timeout(parser)
+    add_log_flags(parser)
     parser.set_defaults(func=main)
 
 
@@ -99,16 +101,19 @@ def add_run_flags(parser: argparse.ArgumentParser, *, skip: frozenset[str] = fro
 def main(args: argparse.Namespace) -> int:
     from mmmu_eval.run.distributed import Launch
     from mmmu_eval.run.pipeline import RunInterrupted, evaluate
-    from mmmu_eval.run.ranks import evaluate_ranks
+    from mmmu_eval.run.launcher_ranks import evaluate_ranks
     from mmmu_eval.run.runner import counting_asked
 
     overrides = config_overrides(args)
+    log_to = log_to_of(args)
     out = overrides.get("out")
     console = Console(highlight=False)
     continued = out is not None and (Path(out) / MANIFEST).exists() and overrides.get("resume") is not False
     if continued and "resume" not in overrides:
         overrides["resume"] = True
     if getattr(args, "dry_run", False):
+        if log_to is not None:
+            raise ConfigError("--log-to logs a finished run; --dry-run runs nothing (drop one of them)")
         return dry_run(overrides, as_json=args.dry_run_json)
     if getattr(args, "dry_run_json", False):
         raise ConfigError("--json applies to --dry-run only (a run's results are in results.json; `mmmu-eval report --json`)")
@@ -116,12 +121,12 @@ def main(args: argparse.Namespace) -> int:
     try:
         if launch is None:
             with counting_asked() as tally:  # what was sent, not the lines added (copies of shards' answers)
-                result = evaluate(**overrides)
+                result = evaluate(**overrides, log_to=log_to)
             asked = tally.asked
         else:  # one rank of torchrun / accelerate launch: rank 0 gets the merged run, the others None
             # A launch after one that stopped before its merge continues the ranks' shards too.
             continued = (continued or (Path(out) / RANKS).is_dir()) and launch.rank == 0
-            ranked = evaluate_ranks(overrides, launch, timeout=args.rank_timeout)
+            ranked = evaluate_ranks(overrides, launch, timeout=args.rank_timeout, log_to=log_to)
             if ranked is None:
                 return 0
             result, asked = ranked.result, ranked.asked  # what the ranks sent, not what the merge appended
@@ -176,8 +181,8 @@ def print_headline(result: Any, console: Console) -> None:
     """The report's terminal tables, then where the run is."""
     from rich.table import Table
 
-    from mmmu_eval.report.fit import print_fitted
-    from mmmu_eval.report.terminal import print_results
+    from mmmu_eval.rendering.fit import print_fitted
+    from mmmu_eval.rendering.run_terminal import print_results
 
     print_results(result.results, console)
     counts = Table(title="Responses", title_justify="left")

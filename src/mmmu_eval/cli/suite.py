@@ -15,6 +15,7 @@ from pathlib import Path
 from rich.console import Console
 from rich.markup import escape
 
+from mmmu_eval.cli.log_flags import add_log_flags, log_to_of
 from mmmu_eval.cli.run import add_rank_timeout, add_run_flags, config_overrides
 
 EXAMPLES = """examples:
@@ -66,18 +67,20 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--json", action="store_true", help="print suite.json (with --dry-run: the plans) to stdout instead of tables")
     add_run_flags(parser, skip=_PER_RUN)
     add_rank_timeout(parser)
+    add_log_flags(parser, what="the suite")
     parser.set_defaults(func=main)
 
 
 def main(args: argparse.Namespace) -> int:
-    from mmmu_eval.errors import ConfigError
+    from mmmu_eval.core.errors import ConfigError
     from mmmu_eval.run.distributed import Launch
     from mmmu_eval.suite.execute import SUITE_FILE, SuiteInterrupted, evaluate_suite
-    from mmmu_eval.suite.ranks import evaluate_suite_ranks
-    from mmmu_eval.suite.terminal import print_suite
+    from mmmu_eval.suite.suite_ranks import evaluate_suite_ranks
+    from mmmu_eval.suite.suite_terminal import print_suite
 
     if args.bootstrap < 0:
         raise ConfigError("--bootstrap must be 0 or more")
+    log_to = log_to_of(args)
     overrides = config_overrides(args)
     for name in ("out", "settings", "prompts", "ocr", "mmmu", "data", "revision", "mmmu_data", "mmmu_revision"):
         if getattr(args, name) is not None:
@@ -85,13 +88,16 @@ def main(args: argparse.Namespace) -> int:
     console = Console(highlight=False)
     err = Console(stderr=True, highlight=False)
     if args.dry_run:
+        if log_to is not None:
+            raise ConfigError("--log-to logs a finished suite; --dry-run runs nothing (drop one of them)")
         return dry_run(overrides, as_json=args.json)
     launch = Launch.from_env()
     try:
         if launch is None:
-            result = evaluate_suite(**overrides, bootstrap=args.bootstrap)
+            result = evaluate_suite(**overrides, bootstrap=args.bootstrap, log_to=log_to)
         else:  # one rank of torchrun / accelerate launch: rank 0 gets the merged suite, the others None
-            result = evaluate_suite_ranks(overrides, launch, bootstrap=args.bootstrap, timeout=args.rank_timeout)
+            result = evaluate_suite_ranks(overrides, launch, bootstrap=args.bootstrap, timeout=args.rank_timeout,
+                                          log_to=log_to)
             if result is None:
                 return 0
     except SuiteInterrupted as exc:
@@ -111,7 +117,7 @@ def main(args: argparse.Namespace) -> int:
 def dry_run(overrides: dict, *, as_json: bool) -> int:
     """Print each run's plan and the suite's totals; 0, or 1 when a run would be refused."""
     from mmmu_eval.run.dry_run import wrap_line
-    from mmmu_eval.suite.config import plan_suite, plan_totals
+    from mmmu_eval.suite.suite_config import plan_suite, plan_totals
 
     plans = plan_suite(**overrides)
     totals = plan_totals(plans)

@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from mmmu_eval.prompt.images import data_url, prepare_image
-from mmmu_eval.records import ImagePart, Request, TextPart
+from mmmu_eval.core.records import ImagePart, Request, TextPart
 
 __all__ = ["build_messages"]
 
@@ -48,7 +48,10 @@ def build_messages(
             content.append({"type": "text", "text": part.text})
             continue
         seen += 1
-        payload, media_type, note = prepare_image(part.image.load(), max_pixels=max_image_pixels)
+        try:
+            payload, media_type, note = prepare_image(part.image.load(), max_pixels=max_image_pixels)
+        except ValueError as exc:  # unreadable, or too large to decode: the item's error, naming the image
+            raise type(exc)(f"{part.image.field} (image part {seen}): {exc}") from exc
         if note:
             notes.append(f"{part.image.field} (image part {seen}): {note}")
         content.append({"type": "image_url", "image_url": {"url": url_of(payload, media_type)}})

@@ -5,7 +5,7 @@
 ``evaluate``, the suite, harden's augment step and the dry run all build their backends'
 settings here, so a new flag reaches its backend through one line.
 
->>> from mmmu_eval.config import RunConfig
+>>> from mmmu_eval.core.config import RunConfig
 >>> settings = backend_settings(RunConfig(model="hf:/m", batch_size=4, seed=3, concurrency=2))
 >>> settings.hf.batch_size, settings.vllm.seed, settings.baseline.seed, settings.openai.concurrency
 (4, 3, 3, 2)
@@ -22,7 +22,7 @@ from mmmu_eval.backends.settings import (
     OpenAISettings,
     VLLMSettings,
 )
-from mmmu_eval.config import RunConfig
+from mmmu_eval.core.config import RunConfig
 
 __all__ = ["backend_settings"]
 
@@ -40,6 +40,7 @@ def backend_settings(config: RunConfig, *, fixed_answers: FixedAnswers | None = 
         openai=OpenAISettings(
             base_urls=c.base_urls, api_key_env=c.api_key_env, concurrency=c.concurrency, max_attempts=c.max_attempts,
             request_timeout=c.request_timeout, probe_timeout=c.probe_timeout, max_image_pixels=c.max_image_pixels,
+            max_response_bytes=c.max_response_bytes,
         ),
         hf=HFSettings(batch_size=c.batch_size, dtype=c.dtype, device=c.device, trust_remote_code=c.trust_remote_code,
                       max_image_pixels=c.max_image_pixels),

@@ -46,7 +46,7 @@ from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any, Callable, Mapping
 
-from mmmu_eval.errors import ConfigError, MmmuEvalError
+from mmmu_eval.core.errors import ConfigError, MmmuEvalError
 from mmmu_eval.run.rank_progress import MainProgress, process_runs
 
 __all__ = ["DEFAULT_TIMEOUT_S", "Launch", "RankError", "RankGroup"]

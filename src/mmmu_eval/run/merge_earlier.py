@@ -26,11 +26,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from mmmu_eval.records import Response
+from mmmu_eval.core.records import Response
 from mmmu_eval.run.rank_answers import remove_directory
 from mmmu_eval.store.rundir import RunStore
 from mmmu_eval.store.same_run import check_same_run
-from mmmu_eval.writer_lock import hold_directory
+from mmmu_eval.core.writer_lock import hold_directory
 
 __all__ = ["EarlierShard", "answers_to_fold", "read_earlier", "remove_earlier", "retired_records"]
 

@@ -2,7 +2,7 @@
 
 A shard's manifest counts its own items and its own sessions; the merged run's must say what one
 process's says of the whole run, so each such figure is totalled here, for the launcher's merge
-and ``mmmu-eval merge`` alike (``run/merge.py``):
+and ``mmmu-eval merge`` alike (``run/merge_shards.py``):
 
 - ``effective_layout``: the image layouts the model's template gave, summarised over the items
   (``backends/rendered_prompt.layout_summary``); the shards' ``effective_layout_items`` (items per
@@ -26,7 +26,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from mmmu_eval.backends.rendered_prompt import layout_summary
-from mmmu_eval.records import Request
+from mmmu_eval.core.records import Request
 
 __all__ = ["LAYOUT_ITEMS", "RETIRED", "layout_items", "merged_layout", "merged_loose_images", "merged_preflight"]
 
@@ -82,7 +82,7 @@ def merged_layout(manifests: Sequence[Mapping[str, Any]]) -> tuple[dict[str, Any
 def merged_preflight(shards: Sequence[Mapping[str, Any]], retired: Sequence[Mapping[str, Any]]) -> dict[str, Any] | None:
     """The probes of every shard (``shards``: their manifests) and of every retired shard that is
     not one of them (a shard is known by its number and the time it started); None when none sent any."""
-    from mmmu_eval.report.usage import summed_probes
+    from mmmu_eval.results.usage import summed_probes
 
     current = {_identity(m) for m in shards}
     records = [m.get("preflight") for m in shards]

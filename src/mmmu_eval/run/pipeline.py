@@ -24,14 +24,14 @@ from contextlib import ExitStack
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from mmmu_eval.atomic import holds_anything
+from mmmu_eval.core.atomic import holds_anything
 from mmmu_eval.backends.base import PREFLIGHT_SENT, Backend
 from mmmu_eval.backends.registry import make_backend, make_backend_before_data
 from mmmu_eval.run.backend_settings import backend_settings
-from mmmu_eval.clock import utc_now
-from mmmu_eval.config import RunConfig
-from mmmu_eval.aio import run_coroutine
-from mmmu_eval.errors import ConfigError, DataError
+from mmmu_eval.core.clock import utc_now
+from mmmu_eval.core.config import RunConfig
+from mmmu_eval.core.aio import run_coroutine
+from mmmu_eval.core.errors import ConfigError, DataError
 from mmmu_eval.run.finished import finished_result
 from mmmu_eval.run.dry_run import RunPlan, plan_run
 from mmmu_eval.run.prepare import prepare_run, prepare_run_aside, select_items
@@ -43,15 +43,16 @@ from mmmu_eval.run.resume import (answered_before, check_run_dir, finished_answe
                                   requests_to_ask)
 from mmmu_eval.run.progress import Display, ProgressDisplay
 from mmmu_eval.prompt.protocol import EvalProtocol, loose_images_line, prompt_text
-from mmmu_eval.records import Item, Request, Response
+from mmmu_eval.core.records import Item, Request, Response
 from mmmu_eval.run.outputs import count_statuses_by_id, write_outputs
 from mmmu_eval.run.runner import run_requests
-from mmmu_eval.report.usage import add_probes
+from mmmu_eval.results.usage import add_probes
 from mmmu_eval.store.rundir import RunStore
-from mmmu_eval.writer_lock import hold_directory
+from mmmu_eval.core.writer_lock import hold_directory
+from mmmu_eval.tracking.spec import LogToArg, as_log_to
 
 if TYPE_CHECKING:
-    from mmmu_eval.score.scorer import Scoring
+    from mmmu_eval.scoring.scorer import Scoring
 
 # The stages after the last answer (results, report) are imported where they are called: a run
 # reaches its first request without loading them (see docs/design.md, start-up).
@@ -77,13 +78,17 @@ class RunInterrupted(KeyboardInterrupt):
 
 
 def evaluate(
-    config: RunConfig | None = None, /, *, display: Display | None = None, **overrides: Unpack[RunConfigArgs]
+    config: RunConfig | None = None, /, *, display: Display | None = None, log_to: LogToArg = None,
+    **overrides: Unpack[RunConfigArgs],
 ) -> RunResult:
     """Run one evaluation and return its results; the synchronous face of ``evaluate_async``.
 
     Args:
         config: a RunConfig; None builds one from ``overrides``.
         display: the progress display (``run/progress.Display``); default a bar on stderr.
+        log_to: ``"mlflow"``, ``"wandb"``, a list of them, or a ``tracking.LogTo``: once the run's
+            files are written, log them there (docs/guides/logging.md); a logging failure warns
+            and changes nothing else. Not part of the run's configuration.
         **overrides: RunConfig fields to set or override (``RunConfigArgs`` types each one;
             ``model`` may also be a model object). Any other name is refused (ConfigError).
 
@@ -91,7 +96,8 @@ def evaluate(
         The RunResult; ``exit_status`` is 1 when some items failed or were not asked.
 
     Raises:
-        ConfigError: a wrong setup, found before the first request.
+        ConfigError: a wrong setup, found before the first request (``log_to`` naming an SDK that
+            is not installed included).
         RunInterrupted: Ctrl-C; what was answered is stored, and the same call resumes.
 
     Examples:
@@ -99,9 +105,9 @@ def evaluate(
         >>> result.counts
         {'items': 24, 'ok': 24, 'truncated': 0, 'error': 0, 'missing': 0}
     """
-    config, model = resolve_config(config, overrides, named=("display",))
+    config, model = resolve_config(config, overrides, named=("display", "log_to"))
     try:
-        return run_coroutine(evaluate_async(config, model=model, display=display))
+        return run_coroutine(evaluate_async(config, model=model, display=display, log_to=log_to))
     except KeyboardInterrupt as exc:
         if isinstance(exc, RunInterrupted):
             raise
@@ -115,6 +121,7 @@ async def evaluate_async(
     *,
     display: Display | None = None,
     keep_backend: bool = False,
+    log_to: LogToArg = None,
     **overrides: Unpack[RunConfigArgs],
 ) -> RunResult:
     """Run one evaluation; see ``evaluate`` for the arguments. Cancelling it keeps what is done.
@@ -127,7 +134,8 @@ async def evaluate_async(
         >>> result.counts["ok"]          # in a notebook's running loop: ``await evaluate_async(...)``
         5
     """
-    config, model = resolve_config(config, overrides, named=("display", "keep_backend"))
+    logging_to = as_log_to(log_to)  # an unknown sink or a missing SDK, before anything runs
+    config, model = resolve_config(config, overrides, named=("display", "keep_backend", "log_to"))
     with ExitStack() as held:
         try:  # one writer per run directory, from before the first request (writer_lock.py)
             held.enter_context(hold_directory(Path(config.out or "."), "run"))
@@ -135,7 +143,12 @@ async def evaluate_async(
             if not isinstance(model, str) and not keep_backend:
                 await model.aclose()
             raise
-        return await _evaluate_held(config, model, display, keep_backend)
+        result = await _evaluate_held(config, model, display, keep_backend)
+    if logging_to is not None:  # from the files just written; a failure warns (tracking/send.py)
+        from mmmu_eval.tracking.send import log_run
+
+        log_run(logging_to, result.run_dir)
+    return result
 
 
 async def _evaluate_held(config: RunConfig, model: str | Backend, display: Display | None, keep_backend: bool) -> RunResult:

@@ -17,8 +17,8 @@ from typing import Any, TypedDict
 from mmmu_eval.backends.base import Backend
 from mmmu_eval.backends.custom import ChatFunction, Generates, as_backend, model_spec
 from mmmu_eval.run.backend_settings import backend_settings
-from mmmu_eval.config import RunConfig
-from mmmu_eval.errors import ConfigError, did_you_mean
+from mmmu_eval.core.config import RunConfig
+from mmmu_eval.core.errors import ConfigError, did_you_mean
 
 if sys.version_info >= (3, 11):
     from typing import Unpack
@@ -62,6 +62,7 @@ class RunTemplateArgs(TypedDict, total=False):
     max_attempts: int | None
     request_timeout: float | None
     probe_timeout: float | None
+    max_response_bytes: int | None
     max_image_pixels: int | None
     batch_size: int | None
     dtype: str | None
