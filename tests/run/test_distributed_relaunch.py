@@ -215,6 +215,7 @@ def test_one_process_continuing_a_partial_distributed_run_asks_only_the_missing_
         assert done.returncode == 0, done.stderr[-3000:]
         asked = server.asked()
     assert len(asked) == ITEMS - len(first) and not set(asked) & {keys[t] for t in first.values()}
+    assert f"continued the run in {out}: {len(asked)} item(s) asked" in done.stdout
     merged = {i: r.text for i, r in RunStore.read(out).responses().items()}
     assert {i: merged[i] for i in first} == first and len(_dir_lines(out)) == ITEMS
     with RandomServer() as server:

@@ -177,7 +177,7 @@ def test_a_rank_whose_main_thread_blocks_is_named_as_making_no_progress(tmp_path
     rank 1 and where it stands, not "stopped answering"."""
     out = tmp_path / "run"
     port = free_port()
-    program = (str(Path(__file__).parent / "fakes" / "stuck_rank.py"),)
+    program = (str(Path(__file__).parents[1] / "fakes" / "stuck_rank.py"),)
     ranks = [start_rank(r, 2, port, [str(out), "3"], program=program) for r in (0, 1)]
     try:
         _, err = ranks[0].communicate(timeout=120)

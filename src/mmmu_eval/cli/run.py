@@ -111,6 +111,8 @@ def main(args: argparse.Namespace) -> int:
     continued = out is not None and (Path(out) / MANIFEST).exists() and overrides.get("resume") is not False
     if continued and "resume" not in overrides:
         overrides["resume"] = True
+    # A distributed run's ranks hold answers before its first merge: a run there continues them too.
+    continued = continued or (out is not None and (Path(out) / RANKS).is_dir())
     if getattr(args, "dry_run", False):
         if log_to is not None:
             raise ConfigError("--log-to logs a finished run; --dry-run runs nothing (drop one of them)")
@@ -124,8 +126,7 @@ def main(args: argparse.Namespace) -> int:
                 result = evaluate(**overrides, log_to=log_to)
             asked = tally.asked
         else:  # one rank of torchrun / accelerate launch: rank 0 gets the merged run, the others None
-            # A launch after one that stopped before its merge continues the ranks' shards too.
-            continued = (continued or (Path(out) / RANKS).is_dir()) and launch.rank == 0
+            continued = continued and launch.rank == 0
             ranked = evaluate_ranks(overrides, launch, timeout=args.rank_timeout, log_to=log_to)
             if ranked is None:
                 return 0
