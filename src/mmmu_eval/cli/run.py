@@ -26,7 +26,7 @@ from mmmu_eval.core.jsonfile import loads
 from mmmu_eval.scoring.judge import PARSERS
 from mmmu_eval.scoring.scorer import FALLBACK_POLICIES
 from mmmu_eval.core.untrusted import for_rich, for_terminal, make_console
-from mmmu_eval.store.rundir import MANIFEST
+from mmmu_eval.store.rundir import MANIFEST, RANKS
 
 EXAMPLES = """examples:
   mmmu-eval run --benchmark mmmu --split dev --data sample --model random
@@ -109,6 +109,7 @@ def main(args: argparse.Namespace) -> int:
     from mmmu_eval.run.distributed import Launch
     from mmmu_eval.run.pipeline import RunInterrupted, evaluate
     from mmmu_eval.run.launcher_ranks import evaluate_ranks
+    from mmmu_eval.run.runner import counting_asked
 
     overrides = config_overrides(args)
     log_to = log_to_of(args)
@@ -117,22 +118,26 @@ def main(args: argparse.Namespace) -> int:
     continued = out is not None and (Path(out) / MANIFEST).exists() and overrides.get("resume") is not False
     if continued and "resume" not in overrides:
         overrides["resume"] = True
+    # A distributed run's ranks hold answers before its first merge: a run there continues them too.
+    continued = continued or (out is not None and (Path(out) / RANKS).is_dir())
     if getattr(args, "dry_run", False):
         if log_to is not None:
             raise ConfigError("--log-to logs a finished run; --dry-run runs nothing (drop one of them)")
         return dry_run(overrides, as_json=args.dry_run_json)
     if getattr(args, "dry_run_json", False):
         raise ConfigError("--json applies to --dry-run only (a run's results are in results.json; `mmmu-eval report --json`)")
-    before = _stored_lines(out) if continued else 0
     launch = Launch.from_env()
     try:
         if launch is None:
-            result = evaluate(**overrides, log_to=log_to)
+            with counting_asked() as tally:  # what was sent, not the lines added (copies of shards' answers)
+                result = evaluate(**overrides, log_to=log_to)
+            asked = tally.asked
         else:  # one rank of torchrun / accelerate launch: rank 0 gets the merged run, the others None
             continued = continued and launch.rank == 0
-            result = evaluate_ranks(overrides, launch, timeout=args.rank_timeout, log_to=log_to)
-            if result is None:
+            ranked = evaluate_ranks(overrides, launch, timeout=args.rank_timeout, log_to=log_to)
+            if ranked is None:
                 return 0
+            result, asked = ranked.result, ranked.asked  # what the ranks sent, not what the merge appended
     except RunInterrupted as exc:
         make_console(stderr=True).print(f"[yellow]{for_rich(str(exc))}[/yellow]", soft_wrap=True)
         return 130
@@ -140,7 +145,6 @@ def main(args: argparse.Namespace) -> int:
         # Said after evaluate accepted the directory: a refused resume must not first claim to continue.
         from mmmu_eval.cli.wrap import echo
 
-        asked = _stored_lines(out) - before
         if asked <= 0:
             echo(f"{out}: finished already: nothing asked")
         else:
@@ -150,17 +154,6 @@ def main(args: argparse.Namespace) -> int:
     if message:
         make_console(stderr=True).print(f"[red]{for_rich(message)}[/red]", soft_wrap=True)
     return result.exit_status
-
-
-def _stored_lines(out: Any) -> int:
-    """Answers stored in the run directory's responses.jsonl: a rerun that adds none asked nothing."""
-    from mmmu_eval.store.rundir import RESPONSES
-
-    try:
-        with open(Path(out) / RESPONSES, "rb") as f:
-            return sum(1 for line in f if line.strip())
-    except OSError:
-        return 0
 
 
 def dry_run(overrides: dict[str, Any], *, as_json: bool) -> int:
