@@ -27,7 +27,7 @@ from mmmu_eval.core.jsonfile import loads
 from mmmu_eval.scoring.judge import PARSERS
 from mmmu_eval.scoring.scorer import FALLBACK_POLICIES
 from mmmu_eval.core.untrusted import for_rich, for_terminal, make_console
-from mmmu_eval.store.rundir import MANIFEST
+from mmmu_eval.store.rundir import MANIFEST, RANKS
 
 EXAMPLES = """examples:
   mmmu-eval run --benchmark mmmu --split dev --data sample --model random
@@ -110,42 +110,56 @@ def add_run_flags(parser: argparse.ArgumentParser, *, skip: frozenset[str] = fro
 
 def main(args: argparse.Namespace) -> int:
     from mmmu_eval.run.pipeline import RunInterrupted
-    from mmmu_eval.run.resolve import continues_run
 
     overrides = config_overrides(args)
     log_to = log_to_of(args)
     if getattr(args, "dry_run", False) or getattr(args, "dry_run_json", False):
         return dry_run(overrides, as_json=args.dry_run_json, log_to=log_to, asked=args.dry_run)
     out = overrides.get("out")
-    # evaluate continues a run stored in --out unless --no-resume (run/resolve.continues_run)
-    continued = out is not None and (Path(out) / MANIFEST).exists() and continues_run(out, overrides.get("resume"))
-    before = _stored_lines(out) if continued else 0
+    continued = _continues(out, overrides.get("resume"))
     try:
-        result = _evaluate(overrides, log_to, args.rank_timeout)
+        ran = _evaluate(overrides, log_to, args.rank_timeout)
     except RunInterrupted as exc:
         make_console(stderr=True).print(f"[yellow]{for_rich(str(exc))}[/yellow]", soft_wrap=True)
         return 130
-    if result is None:  # a rank of torchrun / accelerate launch other than 0
+    if ran is None:  # a rank of torchrun / accelerate launch other than 0
         return 0
+    result, asked = ran
     if continued:  # said after evaluate accepted the directory: a refused resume must not first claim to continue
-        _say_continued(out, _stored_lines(out) - before)
+        _say_continued(out, asked)
     print_headline(result, make_console())
     if result.message:
         make_console(stderr=True).print(f"[red]{for_rich(result.message)}[/red]", soft_wrap=True)
     return result.exit_status
 
 
-def _evaluate(overrides: dict[str, Any], log_to: Any, rank_timeout: float) -> Any:
-    """``evaluate``; under torchrun / accelerate launch this rank's part (rank 0 gets the merged
-    run, the others None)."""
+def _continues(out: Any, resume: bool | None) -> bool:
+    """Whether ``run`` continues a run in ``out``: one stored there, unless ``--no-resume``
+    (``run.resolve.continues_run``), or a distributed run's ranks, which hold answers before its
+    first merge."""
+    from mmmu_eval.run.resolve import continues_run
+
+    if out is None:
+        return False
+    return ((Path(out) / MANIFEST).exists() and continues_run(out, resume)) or (Path(out) / RANKS).is_dir()
+
+
+def _evaluate(overrides: dict[str, Any], log_to: Any, rank_timeout: float) -> tuple[Any, int] | None:
+    """``evaluate`` and how many items it asked (what was sent, not the lines added: a merge copies
+    the shards' answers); under torchrun / accelerate launch this rank's part (rank 0 gets the
+    merged run and what the ranks sent, the others None)."""
     from mmmu_eval.run.distributed import Launch
     from mmmu_eval.run.launcher_ranks import evaluate_ranks
     from mmmu_eval.run.pipeline import evaluate
+    from mmmu_eval.run.runner import counting_asked
 
     launch = Launch.from_env()
     if launch is None:
-        return evaluate(**overrides, log_to=log_to)
-    return evaluate_ranks(overrides, launch, timeout=rank_timeout, log_to=log_to)
+        with counting_asked() as tally:
+            result = evaluate(**overrides, log_to=log_to)
+        return result, tally.asked
+    ranked = evaluate_ranks(overrides, launch, timeout=rank_timeout, log_to=log_to)
+    return None if ranked is None else (ranked.result, ranked.asked)
 
 
 def _say_continued(out: Any, asked: int) -> None:
@@ -155,17 +169,6 @@ def _say_continued(out: Any, asked: int) -> None:
         echo(f"{out}: finished already: nothing asked")
     else:
         echo(f"continued the run in {out}: {asked} item(s) asked, those that had failed or were missing")
-
-
-def _stored_lines(out: Any) -> int:
-    """Answers stored in the run directory's responses.jsonl: a rerun that adds none asked nothing."""
-    from mmmu_eval.store.rundir import RESPONSES
-
-    try:
-        with open(Path(out) / RESPONSES, "rb") as f:
-            return sum(1 for line in f if line.strip())
-    except OSError:
-        return 0
 
 
 def dry_run(overrides: dict[str, Any], *, as_json: bool, log_to: Any = None, asked: bool = True) -> int:
