@@ -114,7 +114,7 @@ def test_the_example_notebook_runs_in_a_real_jupyter_kernel(tmp_path):
     outputs = [o for c in cells for o in c.get("outputs", [])]
     assert not [o for o in outputs if o["output_type"] == "error"]
     printed = "".join("".join(o.get("text", "")) for o in outputs if o["output_type"] == "stream")
-    assert "resumed: same accuracy True" in printed and "suite exit status 0" in printed
+    assert "the same call again: finished already, same accuracy True" in printed and "suite exit status 0" in printed
     results = json.loads((tmp_path / "runs" / "notebook-random" / "results.json").read_text())
     assert f"accuracy {results['overall']['accuracy']}" in printed
     _check_progress_in_place(cells)

@@ -1,4 +1,5 @@
-"""The top-level package exposes exactly its documented surface, sorted, and stays light."""
+"""The top-level package exposes exactly its documented surface, sorted, small, and stays light;
+every type its entry points reach is documented where it lives; the names it held before warn."""
 
 import ast
 import dataclasses
@@ -10,6 +11,8 @@ import sys
 import types
 import typing
 from pathlib import Path
+
+import pytest
 
 import mmmu_eval
 from mmmu_eval.run.resolve import Unpack
@@ -62,30 +65,60 @@ def test_every_exported_name_resolves_from_its_home():
             assert getattr(importlib.import_module(mmmu_eval._HOME[name]), name) is value, name
 
 
-def test_every_type_in_a_public_signature_is_exported():
-    """Each of our classes that a public function or method takes or returns, a dataclass
-    field of one of those holds (to any depth), or a keyword of an ``Unpack``-ed TypedDict
-    names, is exported; and every annotation resolves (``typing.get_type_hints``)."""
-    missing = public_types_not_exported(mmmu_eval, [getattr(mmmu_eval, n) for n in mmmu_eval.__all__])
-    assert not missing, "\n".join(f"{t} (from {where}) is not exported" for t, where in sorted(missing.items()))
+#: The reference page: every public name, and where each type the root's entry points take or
+#: return lives (``::: module.Name``, which mkdocstrings renders).
+API_PAGE = Path(__file__).resolve().parents[1] / "docs" / "reference" / "api.md"
+
+
+def documented() -> dict[int, str]:
+    """``id(object) -> "module.Name"`` for every ``::: module.Name`` on the reference page."""
+    found: dict[int, str] = {}
+    for line in API_PAGE.read_text(encoding="utf-8").splitlines():
+        if line.startswith("::: "):
+            dotted = line[4:].strip()
+            module, _, name = dotted.rpartition(".")
+            found[id(getattr(importlib.import_module(module), name))] = dotted
+    return found
+
+
+def test_the_root_holds_at_most_thirty_names():
+    """Issue 39: 82 names, result fields beside entry points; now the entry points, the records a
+    user builds or catches, the errors and the version."""
+    assert len(mmmu_eval.__all__) <= 30, len(mmmu_eval.__all__)
+
+
+def test_every_type_in_a_public_signature_is_documented_where_it_lives():
+    """Each of our classes that a root function or a root class's method takes or returns, a
+    dataclass field of one of those holds (to any depth), or a keyword of an ``Unpack``-ed
+    TypedDict names, is importable from the module the reference page names for it (the root, or
+    its own module: ``mmmu_eval.auditing.suspects.Vote``); and every annotation resolves."""
+    missing = public_types_not_in(documented(), [getattr(mmmu_eval, n) for n in mmmu_eval.__all__])
+    assert not missing, "\n".join(f"{t} (from {where}) is not on docs/reference/api.md" for t, where in sorted(missing.items()))
 
 
 def test_every_type_in_the_harden_api_is_exported():
     """The harden steps live in ``mmmu_eval.harden`` (their settings objects beside them): each
-    of our classes their signatures reach is exported there or at the top."""
+    of our classes their signatures reach is exported there or documented on the reference page."""
     import mmmu_eval.harden as harden
 
-    missing = public_types_not_exported(harden, [getattr(harden, n) for n in harden.__all__], also=(mmmu_eval,))
+    exported = {id(getattr(harden, n)): f"mmmu_eval.harden.{n}" for n in harden.__all__}
+    missing = public_types_not_in({**documented(), **exported}, [getattr(harden, n) for n in harden.__all__])
     assert not missing, "\n".join(f"{t} (from {where}) is not exported" for t, where in sorted(missing.items()))
 
 
-def public_types_not_exported(namespace: types.ModuleType, public: list[object], *,
-                              also: tuple[types.ModuleType, ...] = ()) -> dict[str, str]:
-    """Our classes reached from ``public``'s signatures that neither ``namespace`` nor ``also``
-    exports: ``{"module.Class": where it was met}``."""
-    exported = {id(getattr(m, n)) for m in (namespace, *also) for n in m.__all__}
+def public_types_not_in(known: dict[int, str], public: list[object]) -> dict[str, str]:
+    """Our classes reached from ``public``'s signatures that ``known`` (``id -> where``) lacks:
+    ``{"module.Class": where it was met}``."""
     missing: dict[str, str] = {}
-    seen: set[type] = set()
+    for hint, where in reached_types(public).items():
+        if id(hint) not in known:
+            missing.setdefault(f"{hint.__module__}.{hint.__qualname__}", where)
+    return missing
+
+
+def reached_types(public: list[object]) -> dict[type, str]:
+    """Every class of ours ``public``'s signatures reach, and where it was first met."""
+    reached: dict[type, str] = {}
 
     def walk(hint: object, where: str) -> None:
         if typing.get_origin(hint) is not None:
@@ -96,18 +129,14 @@ def public_types_not_exported(namespace: types.ModuleType, public: list[object],
             for arg in hint:
                 walk(arg, where)
             return
-        if not isinstance(hint, type) or not hint.__module__.startswith("mmmu_eval"):
+        if not isinstance(hint, type) or not hint.__module__.startswith("mmmu_eval") or hint in reached:
             return
-        if id(hint) not in exported:
-            missing.setdefault(f"{hint.__module__}.{hint.__qualname__}", where)
-        if hint in seen:
-            return
-        seen.add(hint)
+        reached[hint] = where
         if dataclasses.is_dataclass(hint):
             for field, field_hint in typing.get_type_hints(hint).items():
                 walk(field_hint, f"{hint.__name__}.{field}")
 
-    def signature(function: object, where: str) -> None:
+    for function, where in public_callables(public):
         for name, hint in typing.get_type_hints(function).items():
             if typing.get_origin(hint) is Unpack:
                 (keywords,) = typing.get_args(hint)
@@ -116,19 +145,131 @@ def public_types_not_exported(namespace: types.ModuleType, public: list[object],
                     walk(key_hint, f"{where}({key}=)")
             else:
                 walk(hint, f"{where}({name})")
+    for value in public:
+        if isinstance(value, type):
+            walk(value, value.__name__)
+    return reached
 
+
+def public_callables(public: list[object]) -> list[tuple[object, str]]:
+    """The functions of ``public`` and the public methods (and ``__init__``) of its classes."""
+    out: list[tuple[object, str]] = []
     for value in public:
         if inspect.isfunction(value):
-            signature(value, value.__name__)
+            out.append((value, value.__name__))
         elif isinstance(value, type):
-            walk(value, value.__name__)
             for name, member in vars(value).items():
                 if name.startswith("_") and name != "__init__":
                     continue
                 function = member.fget if isinstance(member, property) else getattr(member, "__func__", member)
                 if inspect.isfunction(function):
-                    signature(function, f"{value.__name__}.{name}")
-    return missing
+                    out.append((function, f"{value.__name__}.{name}"))
+    return out
+
+
+#: The one parameter named just ``seed`` that stays: where it is the name the outside world gives it.
+BARE_SEEDS = {
+    "GenerationSettings": "the request's own seed field (OpenAI's `seed`, vLLM's and transformers'), "
+                          "RunConfig.generation_seed sent as it is named on the wire",
+}
+
+
+def test_no_parameter_is_named_just_seed():
+    """Issue 39: ``seed`` meant the fallback letter in ``score_run``, the bootstrap in ``compare``
+    and generation in ``RunConfig``, with different defaults. Every seed of the public surface
+    (the root's functions and classes, every type they reach, the harden and RL packages) is now
+    named for what it seeds; a bare ``seed`` is allowed only where ``BARE_SEEDS`` says why."""
+    import mmmu_eval.environments as environments
+    import mmmu_eval.harden as harden
+
+    public = [getattr(m, n) for m in (mmmu_eval, harden, environments) for n in m.__all__]
+    public += list(reached_types(public))
+    bare = []
+    for function, where in public_callables(public):
+        if "seed" in inspect.signature(function).parameters and where.partition(".")[0] not in BARE_SEEDS:
+            bare.append(where)
+    assert not bare, bare
+
+
+#: Every name the root held before issue 39 and no longer exports, and the object it stands for
+#: now: each still resolves, for one release, with a DeprecationWarning saying what to write.
+OLD_NAMES = {
+    "score_run": "mmmu_eval.commands.score.score", "report_run": "mmmu_eval.commands.report.report",
+    "rescore_outputs": "mmmu_eval.commands.rescore.rescore", "load_run": "mmmu_eval.results.finished_run.read_run",
+    "LoadedRun": "mmmu_eval.results.finished_run.FinishedRun", "load_dataset": "mmmu_eval.dataset.load.load_benchmark",
+    "Dataset": "mmmu_eval.dataset.load.Benchmark",
+    "AddedOption": "mmmu_eval.auditing.added.AddedOption", "Aggregate": "mmmu_eval.scoring.aggregate.Aggregate",
+    "Agreement": "mmmu_eval.auditing.suspects.Agreement", "Answer": "mmmu_eval.auditing.sources.Answer",
+    "Audit": "mmmu_eval.auditing.Audit", "Backend": "mmmu_eval.backends.base.Backend",
+    "Cause": "mmmu_eval.doctor.causes.Cause", "ChatFunction": "mmmu_eval.backends.custom.ChatFunction",
+    "Comparison": "mmmu_eval.results.comparison.Comparison", "Diagnosis": "mmmu_eval.doctor.diagnosis.Diagnosis",
+    "Difference": "mmmu_eval.scoring.explain.Difference", "DisciplineDiff": "mmmu_eval.results.comparison.DisciplineDiff",
+    "Display": "mmmu_eval.run.progress.Display", "Effect": "mmmu_eval.doctor.effects.Effect",
+    "EvalProtocol": "mmmu_eval.prompt.protocol.EvalProtocol", "Explanation": "mmmu_eval.scoring.explain.Explanation",
+    "Flip": "mmmu_eval.results.comparison.Flip", "ForeignFile": "mmmu_eval.harnesses.readers.foreign.ForeignFile",
+    "ForeignRow": "mmmu_eval.harnesses.readers.foreign.ForeignRow", "Generates": "mmmu_eval.backends.custom.Generates",
+    "GenerationSettings": "mmmu_eval.core.records.GenerationSettings",
+    "HarnessVerdict": "mmmu_eval.scoring.harness_verdicts.HarnessVerdict",
+    "ImagePart": "mmmu_eval.core.records.ImagePart", "ImageRef": "mmmu_eval.core.records.ImageRef",
+    "Item": "mmmu_eval.core.records.Item", "ItemStats": "mmmu_eval.auditing.item_stats.ItemStats",
+    "Manifest": "mmmu_eval.core.manifest.Manifest", "MergedRun": "mmmu_eval.commands.merge.MergedRun",
+    "Problem": "mmmu_eval.auditing.structural.Problem", "RecordedScore": "mmmu_eval.scoring.harness_verdicts.RecordedScore",
+    "Request": "mmmu_eval.core.records.Request", "Rescore": "mmmu_eval.harnesses.read.Rescore",
+    "Rescored": "mmmu_eval.commands.rescore.Rescored", "RescoredRun": "mmmu_eval.harnesses.write.RescoredRun",
+    "Response": "mmmu_eval.core.records.Response", "Results": "mmmu_eval.results.results_schema.Results",
+    "RunAnswers": "mmmu_eval.auditing.sources.RunAnswers", "RunConfigArgs": "mmmu_eval.run.resolve.RunConfigArgs",
+    "RunPlan": "mmmu_eval.run.pipeline.RunPlan", "RunReport": "mmmu_eval.commands.report.RunReport",
+    "RunScore": "mmmu_eval.commands.score.RunScore", "SavedScoring": "mmmu_eval.run.outputs.SavedScoring",
+    "Scoring": "mmmu_eval.scoring.scorer.Scoring", "ScoringSpec": "mmmu_eval.scoring.spec.ScoringSpec",
+    "SuiteConfig": "mmmu_eval.suite.suite_config.SuiteConfig",
+    "SuiteConfigArgs": "mmmu_eval.suite.suite_config.SuiteConfigArgs",
+    "SuiteDiagnosis": "mmmu_eval.doctor.diagnosis.SuiteDiagnosis",
+    "SuiteDisplay": "mmmu_eval.suite.suite_progress.SuiteDisplay", "SuiteRun": "mmmu_eval.suite.suite_config.SuiteRun",
+    "Suspect": "mmmu_eval.auditing.suspects.Suspect", "Tally": "mmmu_eval.scoring.aggregate.Tally",
+    "TextPart": "mmmu_eval.core.records.TextPart", "Verdict": "mmmu_eval.core.records.Verdict",
+    "Vote": "mmmu_eval.auditing.suspects.Vote", "build_request": "mmmu_eval.prompt.protocol.build_request",
+    "prompt_text": "mmmu_eval.prompt.protocol.prompt_text", "score_responses": "mmmu_eval.scoring.scorer.score_responses",
+}
+
+
+@pytest.mark.parametrize("old", sorted(OLD_NAMES))
+def test_every_old_root_name_warns_and_resolves_to_its_object(old):
+    module, _, name = OLD_NAMES[old].rpartition(".")
+    with pytest.warns(DeprecationWarning, match=f"mmmu_eval.{old} is deprecated .* use "):
+        value = getattr(mmmu_eval, old)
+    assert value is getattr(importlib.import_module(module), name)
+    assert old not in mmmu_eval.__all__ and old not in dir(mmmu_eval)
+
+
+def test_the_old_names_are_every_name_the_root_dropped():
+    assert set(OLD_NAMES) == set(mmmu_eval._MOVED)
+    assert not set(OLD_NAMES) & set(mmmu_eval.__all__)
+
+
+def test_the_old_keywords_of_the_entry_points_warn_and_still_work(tmp_path):
+    """``seed=`` of ``score_run`` / ``rescore_outputs`` (the fallback) and ``compare`` /
+    ``report_run`` / ``load_run`` (the bootstrap) keep working for one release, said."""
+    run = mmmu_eval.evaluate(model="random", benchmark="mmmu", split="dev", data="sample", out=tmp_path / "run")
+    with pytest.warns(DeprecationWarning, match=r"score\(seed=\) is deprecated .* pass fallback_seed="):
+        assert mmmu_eval.score(run.run_dir, seed=7).spec.fallback_seed == 7
+    with pytest.warns(DeprecationWarning, match=r"read_run\(seed=\) is deprecated .* pass bootstrap_seed="):
+        mmmu_eval.read_run(run.run_dir, seed=1)
+    with pytest.raises(TypeError, match="pass fallback_seed= only"):
+        mmmu_eval.score(run.run_dir, seed=7, fallback_seed=8)
+
+
+def test_nothing_at_the_root_shadows_hugging_face_datasets():
+    """A TRL script imports both; ``from mmmu_eval import *`` must not replace ``load_dataset``."""
+    datasets = pytest.importorskip("datasets")
+    shadowed = {n for n in mmmu_eval.__all__ if not n.startswith("_") and hasattr(datasets, n)}
+    assert not shadowed, shadowed
+    assert {"load_dataset", "Dataset"} <= set(dir(datasets))
+
+
+def test_run_interrupted_is_exported_where_evaluate_documents_it():
+    from mmmu_eval.run.pipeline import RunInterrupted
+
+    assert mmmu_eval.RunInterrupted is RunInterrupted and "RunInterrupted" in (mmmu_eval.evaluate.__doc__ or "")
 
 
 def test_importing_the_package_loads_no_heavy_engine():

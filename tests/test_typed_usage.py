@@ -22,7 +22,7 @@ import mmmu_eval
 from mmmu_eval.harden import AugmentSettings, FilterSettings, RenderSettings, harden_all
 
 result = mmmu_eval.evaluate(model="random", data="sample", limit=3, display=None)
-accuracy: float = result.results["overall"]["accuracy"]
+accuracy: float | None = result.results["overall"]["accuracy"]  # None: a void run (no score)
 mmmu_eval.evaluate(model="random", temprature=0.0)
 mmmu_eval.evaluate(model="random", limit="3")
 mmmu_eval.evaluate(model="random", shard="2/8", subjects=["Art"], out="runs/x", base_urls="http://a/v1")

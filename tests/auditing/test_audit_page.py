@@ -10,7 +10,7 @@ from dataclasses import replace
 import pytest
 
 from auditing.conftest import make_item, make_run
-from mmmu_eval import load_dataset
+from mmmu_eval import load_benchmark
 from mmmu_eval.auditing import audit_runs
 from mmmu_eval.auditing.audit_page import PAGE, audit_page
 from mmmu_eval.auditing.card_images import card_images
@@ -47,7 +47,7 @@ def test_an_id_breaks_only_after_an_underscore():
 
 @pytest.fixture(scope="module")
 def sample_items():
-    return {it.id: it for it in load_dataset("mmmu-pro", setting="standard-10", data="sample").items[:3]}
+    return {it.id: it for it in load_benchmark("mmmu-pro", setting="standard-10", data="sample").items[:3]}
 
 
 def test_a_card_shows_the_items_images_within_the_budget(sample_items):
@@ -67,7 +67,7 @@ def test_images_of_items_whose_files_hold_none_come_from_the_named_dataset(sampl
     result = _flagged_audit(0, items=bare)
     ids = [s.id for s in result.suspects]
     unasked = card_images(ids, result.runs)
-    assert unasked.refs == {} and "name the dataset with --data" in unasked.note
+    assert unasked.refs == {} and "name the dataset with images_from=" in unasked.note
     asked = card_images(ids, result.runs, "sample")
     assert {i: len(r) for i, r in asked.refs.items()} == {i: len(it.images) for i, it in sample_items.items()}
     assert audit_page(result, images=asked).count('<img src="data:image/') == sum(len(it.images) for it in sample_items.values())

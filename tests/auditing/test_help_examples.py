@@ -29,7 +29,7 @@ def folder(tmp_path_factory):
                                                                             "standard-10"),
                                  ("suites/pro-2026/frequent-standard-4", "frequent", "standard-4")):
         evaluate(model=model, benchmark="mmmu-pro", setting=setting, data="sample", out=str(root / name),
-                 display=NullDisplay(), html=False, seed=1)
+                 display=NullDisplay(), html=False, generation_seed=1)
     return root
 
 

@@ -14,7 +14,7 @@ def runs_folder(tmp_path_factory):
     for model in ("random", "frequent"):
         for setting in ("standard-10", "standard-4"):
             evaluate(model=model, benchmark="mmmu-pro", setting=setting, data="sample", out=str(root / f"{model}-{setting}"),
-                     display=NullDisplay(), html=False, seed=1)
+                     display=NullDisplay(), html=False, generation_seed=1)
     return root
 
 

@@ -63,7 +63,7 @@ async def test_random_answers_open_questions_with_nothing_to_match():
 
 def test_random_takes_its_seed_from_the_config_default_zero():
     assert make_backend("random", backend_settings(RunConfig(model="random"))).seed == 0
-    assert make_backend("random", backend_settings(RunConfig(model="random", seed=5))).seed == 5
+    assert make_backend("random", backend_settings(RunConfig(model="random", generation_seed=5))).seed == 5
 
 
 def test_frequent_ranks_gold_letters_by_count_then_letter():

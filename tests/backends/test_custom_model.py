@@ -228,7 +228,7 @@ def test_a_plugin_class_is_given_the_documented_custom_settings_and_nothing_else
     """What a third-party backend receives (docs/guides/custom-model.md): a CustomSettings built
     from the run's flags; never the run's configuration, never its items."""
     monkeypatch.syspath_prepend(str(plugin_path))
-    settings = backend_settings(RunConfig(model="fixed:D", concurrency=3, seed=7, price_input=2.0))
+    settings = backend_settings(RunConfig(model="fixed:D", concurrency=3, generation_seed=7, price_input=2.0))
     backend = make_backend("fixed:D", settings)
     assert backend.settings is settings.custom and isinstance(backend.settings, CustomSettings)
     assert backend.describe() == {"backend": "fixed", "letter": "D", "settings": "CustomSettings", "concurrency": 3, "seed": 7}

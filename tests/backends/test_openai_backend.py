@@ -618,7 +618,7 @@ def test_missing_key_for_a_remote_server_names_the_variable(monkeypatch):
     monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
     with pytest.raises(ConfigError) as caught:
         OpenAIBackend.from_settings("gpt-4o", backend_settings(RunConfig(model="openai:gpt-4o")).openai)
-    assert str(caught.value) == "OPENAI_API_KEY is not set (needed by openai:gpt-4o); set it or pass --api-key-env NAME"
+    assert str(caught.value) == "OPENAI_API_KEY is not set (needed by openai:gpt-4o); set it or pass api_key_env= NAME"
 
 
 def test_named_key_variable_must_be_set(monkeypatch):

@@ -76,7 +76,7 @@ def test_the_class_form_gets_the_run_s_settings_and_answers_the_same_on_a_rerun(
     runs = []
     for n in (1, 2):
         out = tmp_path / f"run{n}"
-        done = _cli(installed, "run", *SAMPLE, "--model", "guess:salt", "--seed", "3", "--batch-size", "5", "--out", str(out))
+        done = _cli(installed, "run", *SAMPLE, "--model", "guess:salt", "--generation-seed", "3", "--batch-size", "5", "--out", str(out))
         assert done.returncode == 0, done.stderr[-2000:]
         runs.append(_texts(out))
     assert runs[0] == runs[1] and len(runs[0]) == 24

@@ -59,12 +59,13 @@ def test_the_adapter_fills_every_setting_from_the_run_config_field_of_its_name()
     values = {"base_urls": ("http://127.0.0.1:1/v1",), "api_key_env": "K", "concurrency": 3, "max_attempts": 4,
               "request_timeout": 5.5, "probe_timeout": 6.5, "max_response_bytes": 9, "max_image_pixels": 7, "batch_size": 8, "dtype": "float16",
               "device": "cpu", "trust_remote_code": True, "tensor_parallel_size": 2, "pipeline_parallel_size": 3,
-              "data_parallel_size": 4, "seed": 11}
+              "data_parallel_size": 4, "generation_seed": 11}
     settings = backend_settings(RunConfig(model="random", **values), fixed_answers=FIXED)
     for kind in dataclasses.fields(settings):
         record = getattr(settings, kind.name)
         for field in dataclasses.fields(record):
-            expected = FIXED if field.name == "fixed_answers" else values[field.name]
+            # a backend's ``seed`` is the run's generation seed, under the name the engines give it
+            expected = FIXED if field.name == "fixed_answers" else values["generation_seed" if field.name == "seed" else field.name]
             assert getattr(record, field.name) == expected, f"{kind.name}.{field.name}"
 
 
@@ -118,7 +119,7 @@ def test_a_missing_extra_names_the_exact_pip_command(tmp_path, monkeypatch):
     with pytest.raises(ConfigError) as info:
         registry._import(entry, "fake:tiny")
     assert str(info.value) == (
-        "--model fake:tiny needs the hf extra (not_installed_engine_xyz is not installed); "
+        "model='fake:tiny' needs the hf extra (not_installed_engine_xyz is not installed); "
         "run: pip install 'mmmu-eval[hf]'"
     )
 

@@ -127,7 +127,7 @@ def test_a_repeated_image_counts_twice_toward_the_limit():
 
 
 def test_engine_kwargs_from_the_run_configuration():
-    config = RunConfig(model="vllm:m", dtype="bfloat16", tensor_parallel_size=4, trust_remote_code=True, seed=3)
+    config = RunConfig(model="vllm:m", dtype="bfloat16", tensor_parallel_size=4, trust_remote_code=True, generation_seed=3)
     assert engine_kwargs("m", backend_settings(config).vllm, [request(n_images=3)]) == {
         "model": "m", "dtype": "bfloat16", "tensor_parallel_size": 4, "trust_remote_code": True,
         "limit_mm_per_prompt": {"image": 3}, "seed": 3,
@@ -143,7 +143,7 @@ def test_a_bad_dtype_names_its_flag():
 
 
 def test_a_zero_tensor_parallel_size_is_refused_with_the_configuration():
-    with pytest.raises(ConfigError, match="--tensor-parallel-size"):
+    with pytest.raises(ConfigError, match="tensor_parallel_size= must be at least 1"):
         RunConfig(model="vllm:m", tensor_parallel_size=0)
 
 

@@ -232,7 +232,7 @@ def test_report_bootstrap_and_seed_set_the_intervals_of_a_rebuilt_results(tmp_pa
     assert overall["ci95"] == list(wilson_ci(overall["correct"], overall["n"])) and overall["ci_method"] == "wilson"
 
     (run / "results.json").unlink()
-    assert main(["report", str(run), "--json", "--bootstrap", "300", "--seed", "5"]) == 0
+    assert main(["report", str(run), "--json", "--bootstrap", "300", "--bootstrap-seed", "5"]) == 0
     results = json.loads(capsys.readouterr().out)
     assert (results["interval"]["resamples"], results["interval"]["seed"]) == (300, 5)
     # The subject-stratified interval, computed here from the per-subject counts and seed 5.

@@ -37,7 +37,7 @@ def rescored(tmp_path, capsys):
 def test_terminal_summary_official_beside_the_harness(rescored):
     _, out = rescored
     assert "format: lmms-eval (recognised: a JSONL row with doc_id and filtered_resps)" in out
-    assert "joined 3 row(s) to Dataset(mmmu validation" in out
+    assert "joined 3 row(s) to Benchmark(mmmu validation" in out
     assert "3/3 correct = 1.0000 (95% CI" in out
     assert "lmms-eval per-item verdicts: 2/3 = 0.6667; official parser on the same items 3/3 = 1.0000 (+33.33 points)" in out
     assert "validation_Public_Health_1: letter; official B (right), lmms-eval E (wrong)" in out

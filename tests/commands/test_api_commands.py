@@ -1,5 +1,5 @@
 """Each command that reads or rewrites a finished run is one API call with a typed result (issue 31):
-``score_run``, ``load_run``, ``report_run``, ``compare``, ``merge``, ``rescore_outputs``. Views write
+``score``, ``read_run``, ``report``, ``compare``, ``merge``, ``rescore``. Views write
 nothing; the calls that write go through ``run/outputs.py`` under its one rule for results.json;
 and each works from a notebook cell, where an event loop is already running.
 """
@@ -14,7 +14,12 @@ from pathlib import Path
 import pytest
 
 import mmmu_eval
+from mmmu_eval.commands.merge import MergedRun
+from mmmu_eval.commands.report import RunReport
+from mmmu_eval.commands.rescore import Rescored
+from mmmu_eval.commands.score import RunScore
 from mmmu_eval.core.errors import ConfigError, DataError
+from mmmu_eval.results.comparison import Comparison
 
 
 def files(folder: Path) -> dict[str, bytes]:
@@ -43,15 +48,15 @@ def copy_run(runs: Path, name: str, to: Path) -> Path:
 def test_score_run_is_a_view_unless_saved(runs, tmp_path):
     run = copy_run(runs, "random", tmp_path)
     before = files(run)
-    view = mmmu_eval.score_run(run, parsers=["strict", "official"], fallback="none")
+    view = mmmu_eval.score(run, parsers=["strict", "official"], fallback="none")
     assert files(run) == before  # a view: not one byte written
-    assert isinstance(view, mmmu_eval.RunScore) and not view.saved and view.replaced is None
+    assert isinstance(view, RunScore) and not view.saved and view.replaced is None
     assert view.spec.parsers == ("strict", "official") and view.recorded.parsers == ("official",)
     assert list(view.results["parsers"]) == ["strict", "official"] and len(view.items) == 40
     with pytest.raises(dataclasses.FrozenInstanceError):
         view.saved_scoring = None  # type: ignore[misc]
 
-    saved = mmmu_eval.score_run(run, parsers=["strict", "official"], fallback="none", save=True)
+    saved = mmmu_eval.score(run, parsers=["strict", "official"], fallback="none", save=True)
     assert saved.saved and saved.saved_scoring.recorded
     assert saved.replaced == json.loads(before["results.json"])  # what it replaced, kept
     assert [p.name for p in saved.saved_scoring.written] == ["predictions.jsonl", "results.json"]
@@ -59,15 +64,15 @@ def test_score_run_is_a_view_unless_saved(runs, tmp_path):
     assert json.loads((run / "manifest.json").read_text())["scoring"]["parsers"] == ["strict", "official"]
     assert saved.accuracy == saved.results["overall"]["accuracy"]
     # saving the run's own scoring again records nothing new
-    assert not mmmu_eval.score_run(run, save=True).saved_scoring.recorded
+    assert not mmmu_eval.score(run, save=True).saved_scoring.recorded
 
 
 def test_load_run_rebuilds_in_memory_and_writes_nothing(runs, tmp_path):
     run = copy_run(runs, "random", tmp_path)
     (run / "results.json").unlink()
     before = files(run)
-    loaded = mmmu_eval.load_run(run, details=True)
-    assert isinstance(loaded, mmmu_eval.LoadedRun) and loaded.rebuilt
+    loaded = mmmu_eval.read_run(run, details=True)
+    assert isinstance(loaded, mmmu_eval.FinishedRun) and loaded.rebuilt
     assert loaded.results["overall"]["n"] == len(loaded.items) == 40
     assert files(run) == before
 
@@ -78,28 +83,28 @@ def test_report_run_saves_the_recorded_scoring_only(runs, tmp_path):
     run = copy_run(runs, "random", tmp_path)
     (run / "results.json").unlink()
     answers = tmp_path / "answer_dict_val.json"
-    loaded = mmmu_eval.load_run(run, details=True)
+    loaded = mmmu_eval.read_run(run, details=True)
     answers.write_text(json.dumps({it.id: {"question_type": it.question_type, "ground_truth": it.answer}
                                    for it in loaded.items}))
-    one_off = mmmu_eval.report_run(run, answers=answers)
+    one_off = mmmu_eval.report(run, answers=answers)
     assert one_off.run.rebuilt and one_off.saved_results is None and not (run / "results.json").exists()
 
-    page = mmmu_eval.report_run(run, html=True, images=False, submission=True)
-    assert isinstance(page, mmmu_eval.RunReport)
+    page = mmmu_eval.report(run, html=True, images=False, submission=True)
+    assert isinstance(page, RunReport)
     assert page.saved_results == run / "results.json" and page.html == run / "report.html"
     assert json.loads(page.saved_results.read_text()) == json.loads(json.dumps(page.results))
     assert page.submission is None and page.submitted == 0  # validation is not submitted to EvalAI
-    again = mmmu_eval.report_run(run)
+    again = mmmu_eval.report(run)
     assert not again.run.rebuilt and again.saved_results is None  # read back, not written again
-    with pytest.raises(ConfigError, match="--image-budget-mb"):
-        mmmu_eval.report_run(run, html=True, image_budget_mb=-1)
+    with pytest.raises(ConfigError, match="image_budget_mb= must be 0 or more"):
+        mmmu_eval.report(run, html=True, image_budget_mb=-1)
 
 
 def test_compare_takes_paths_or_loaded_runs(runs):
     by_path = mmmu_eval.compare(runs / "random", runs / "frequent", bootstrap=200)
-    loaded = [mmmu_eval.load_run(runs / name) for name in ("random", "frequent")]
+    loaded = [mmmu_eval.read_run(runs / name) for name in ("random", "frequent")]
     by_run = mmmu_eval.compare(*loaded, bootstrap=200, labels=("r", "f"))
-    assert isinstance(by_path, mmmu_eval.Comparison)
+    assert isinstance(by_path, Comparison)
     assert by_path.label_a == str(runs / "random") and (by_run.label_a, by_run.label_b) == ("r", "f")
     assert (by_path.difference, by_path.ci95, by_path.p_value) == (by_run.difference, by_run.ci95, by_run.p_value)
     assert by_path.shared == 40 and by_path.difference == pytest.approx(by_path.acc_a - by_path.acc_b)
@@ -107,7 +112,7 @@ def test_compare_takes_paths_or_loaded_runs(runs):
 
 def test_merge_joins_and_scores_through_the_one_writer(runs, tmp_path):
     merged = mmmu_eval.merge([runs / "shard2", runs / "shard1"], tmp_path / "merged")
-    assert isinstance(merged, mmmu_eval.MergedRun) and merged.complete and merged.shards == 2
+    assert isinstance(merged, MergedRun) and merged.complete and merged.shards == 2
     assert merged.score is not None and merged.score.saved
     assert json.loads((tmp_path / "merged" / "results.json").read_text())["overall"]["n"] == 40
     joined_only = mmmu_eval.merge([runs / "shard1", runs / "shard2"], tmp_path / "joined", score=False)
@@ -119,22 +124,22 @@ def test_rescore_outputs_writes_only_what_is_asked_and_nothing_for_an_unscored_f
             {"id": "validation_Art_3", "response": "C"}]
     answers = tmp_path / "answers.jsonl"
     answers.write_text("".join(json.dumps(row) + "\n" for row in rows))
-    view = mmmu_eval.rescore_outputs(answers, data="sample", benchmark="mmmu")
-    assert isinstance(view, mmmu_eval.Rescored) and view.json_file is None and view.run is None
+    view = mmmu_eval.rescore(answers, data="sample", benchmark="mmmu")
+    assert isinstance(view, Rescored) and view.json_file is None and view.run is None
     assert view.document["overall"]["total"] == 2 and view.ci95 is not None
     assert sorted(p.name for p in tmp_path.iterdir()) == ["answers.jsonl"]
 
-    found = mmmu_eval.rescore_outputs(answers, data="sample", benchmark="mmmu", json_file=tmp_path / "s.json",
-                                      out=tmp_path / "run", html=False)
+    found = mmmu_eval.rescore(answers, data="sample", benchmark="mmmu", json_file=tmp_path / "s.json",
+                              out=tmp_path / "run", html=False)
     assert json.loads(found.json_file.read_text()) == json.loads(json.dumps(found.document))
     assert found.run.run_dir == tmp_path / "run" and (tmp_path / "run" / "results.json").is_file()
 
     unscored = tmp_path / "page.html"  # a file of the wrong kind: no row of it can be scored
     unscored.write_text("<!doctype html>\n<html><body>not JSONL</body></html>\n")
-    assert mmmu_eval.rescore_outputs(unscored, format="official-mmmu-pro").accuracy is None  # a view: no error
+    assert mmmu_eval.rescore(unscored, format="official-mmmu-pro").accuracy is None  # a view: no error
     with pytest.raises(DataError, match="no row could be scored"):
-        mmmu_eval.rescore_outputs(unscored, format="official-mmmu-pro", json_file=tmp_path / "u.json",
-                                  out=tmp_path / "u")
+        mmmu_eval.rescore(unscored, format="official-mmmu-pro", json_file=tmp_path / "u.json",
+                          out=tmp_path / "u")
     assert not (tmp_path / "u.json").exists() and not (tmp_path / "u").exists()
 
 
@@ -146,13 +151,13 @@ def test_every_command_call_works_inside_a_running_event_loop(runs, tmp_path):
     async def cell() -> list[object]:
         assert asyncio.get_running_loop() is not None
         return [
-            mmmu_eval.score_run(runs / "random"),
-            mmmu_eval.load_run(runs / "random"),
-            mmmu_eval.report_run(runs / "random"),
+            mmmu_eval.score(runs / "random"),
+            mmmu_eval.read_run(runs / "random"),
+            mmmu_eval.report(runs / "random"),
             mmmu_eval.compare(runs / "random", runs / "frequent", bootstrap=50),
             mmmu_eval.merge([runs / "shard1", runs / "shard2"], tmp_path / "m"),
-            mmmu_eval.rescore_outputs(rows, data="sample", benchmark="mmmu"),
-            mmmu_eval.diagnose(runs / "random", published=58.6),
+            mmmu_eval.rescore(rows, data="sample", benchmark="mmmu"),
+            mmmu_eval.diagnose(runs / "random", published=0.586),
         ]
 
     results = asyncio.run(cell())
@@ -160,21 +165,21 @@ def test_every_command_call_works_inside_a_running_event_loop(runs, tmp_path):
         "RunScore", "FinishedRun", "RunReport", "Comparison", "MergedRun", "Rescored", "Diagnosis"]
 
 
-def test_the_writers_the_cli_calls_name_the_flag_when_they_cannot_write(runs, tmp_path):
+def test_the_writers_the_cli_calls_name_the_argument_when_they_cannot_write(runs, tmp_path):
     from mmmu_eval.doctor.save_diagnosis import save_diagnosis
 
     nowhere = tmp_path / "no-such-folder" / "doctor.json"
-    with pytest.raises(ConfigError, match="--json .*cannot write"):
+    with pytest.raises(ConfigError, match="json_file='.*': cannot write"):
         save_diagnosis(mmmu_eval.diagnose(runs / "random"), nowhere)
     written = save_diagnosis(mmmu_eval.diagnose(runs / "random"), tmp_path / "doctor.json")
     assert json.loads(written.read_text())["run"]
 
 
-def test_the_audit_writer_names_the_flag_and_writes_both_files(runs, tmp_path):
+def test_the_audit_writer_names_the_argument_and_writes_both_files(runs, tmp_path):
     from mmmu_eval.auditing.save_audit import save_audit
 
     found = mmmu_eval.audit([runs / "random", runs / "frequent"], data="sample", irt=False)
-    with pytest.raises(ConfigError, match="--html .*cannot write"):
+    with pytest.raises(ConfigError, match="html_file='.*': cannot write"):
         save_audit(found, html_file=tmp_path / "no-such-folder" / "audit.html")
     written = save_audit(found, json_file=tmp_path / "audit.json", html_file=tmp_path / "audit.html")
     assert [p.name for p in written] == ["audit.json", "audit.html"]

@@ -186,7 +186,7 @@ def test_score_seed_draws_the_fallback_letters_from_that_seed(tmp_path, capsys):
     import random
 
     run_dir, items = _run_answering(tmp_path, lambda i, it: "hmm, no idea")
-    assert main(["score", str(run_dir), "--seed", "7", "--bootstrap", "0", "--save"]) == 0
+    assert main(["score", str(run_dir), "--fallback-seed", "7", "--bootstrap", "0", "--save"]) == 0
     assert "with fallback official (seed 7)" in capsys.readouterr().out
     mc = [it for it in items if it.question_type == "multiple-choice"]
     rng = random.Random(7)
@@ -275,7 +275,7 @@ def test_rescore_parsers_fallback_and_seed(tmp_path, capsys):
             _pro("test_Art_3", "hmm", answer="C")]
     path, out = _pro_file(tmp_path, rows), tmp_path / "doc.json"
     assert main(["rescore", str(path), "--format", "official-mmmu-pro", "--partial", "--parser", "official", "--parser", "strict",
-                 "--seed", "7", "--json", str(out)]) == 0
+                 "--fallback-seed", "7", "--json", str(out)]) == 0
     printed = capsys.readouterr().out
     drawn = random.Random(7).choice("ABCD")
     assert f"parser official, fallback official (seed 7): {2 + (drawn == 'C')}/3 correct" in printed

@@ -1,31 +1,42 @@
-"""RunConfig refuses values that would silently mean something else."""
+"""RunConfig refuses values that would silently mean something else, naming the argument as the
+caller wrote it: the keyword in Python (``limit=``), the flag on the command line (``--limit``)."""
+
+import re
 
 import pytest
 
 from mmmu_eval.core.config import RunConfig
-from mmmu_eval.core.errors import ConfigError
+from mmmu_eval.core.errors import ConfigError, speaking_cli
+
+
+def refused(kwargs: dict, python: str, cli: str) -> None:
+    """RunConfig(**kwargs) is refused saying ``python`` to a Python caller and ``cli`` on the command line."""
+    with pytest.raises(ConfigError, match=re.escape(python)):
+        RunConfig(model="random", **kwargs)
+    with speaking_cli({}), pytest.raises(ConfigError, match=re.escape(cli)):
+        RunConfig(model="random", **kwargs)
 
 
 @pytest.mark.parametrize(
     "field,value,message",
     [
-        ("limit", 0, "--limit must be at least 1"),
-        ("limit", "5", "--limit must be a whole number, not '5'"),
-        ("max_tokens", -1, "--max-tokens must be at least 1"),
-        ("concurrency", 0, "--concurrency must be at least 1"),
-        ("max_attempts", 0, "--max-attempts must be at least 1"),
-        ("request_timeout", 0, "--request-timeout must be greater than 0"),
-        ("temperature", -0.5, "--temperature must be at least 0"),
-        ("top_p", 0, "--top-p must be greater than 0"),
-        ("top_p", 1.5, "--top-p must be at most 1"),
-        ("batch_size", 0, "--batch-size must be at least 1"),
-        ("max_image_pixels", True, "--max-image-pixels must be a whole number"),
+        ("limit", 0, "{} must be at least 1"),
+        ("limit", "5", "{} must be a whole number, not '5'"),
+        ("max_tokens", -1, "{} must be at least 1"),
+        ("concurrency", 0, "{} must be at least 1"),
+        ("max_attempts", 0, "{} must be at least 1"),
+        ("request_timeout", 0, "{} must be greater than 0"),
+        ("temperature", -0.5, "{} must be at least 0"),
+        ("top_p", 0, "{} must be greater than 0"),
+        ("top_p", 1.5, "{} must be at most 1"),
+        ("batch_size", 0, "{} must be at least 1"),
+        ("max_image_pixels", True, "{} must be a whole number"),
+        ("generation_seed", -1, "{} must be at least 0"),
     ],
 )
 def test_out_of_range_or_mistyped_numbers_are_refused(field, value, message):
     """`--concurrency 0` used to run at 64 while the manifest said 0."""
-    with pytest.raises(ConfigError, match=message.replace("(", r"\(")):
-        RunConfig(model="random", **{field: value})
+    refused({field: value}, message.format(f"{field}="), message.format("--" + field.replace("_", "-")))
 
 
 def test_zero_temperature_and_a_float_timeout_are_accepted():
@@ -34,18 +45,27 @@ def test_zero_temperature_and_a_float_timeout_are_accepted():
 
 
 @pytest.mark.parametrize(
-    "kwargs,message",
+    "kwargs,python,cli",
     [
-        ({"benchmark": "mmmu-pro", "split": "validation"}, "one split"),
-        ({"benchmark": "mmmu", "setting": "vision"}, "--setting applies to mmmu-pro only"),
-        ({"benchmark": "mmmu-pro", "setting": "standard-10", "prompt": "ocr"}, "ocr applies to --setting vision"),
-        ({"shard": (3, 2)}, "--shard 3/2"),
-        ({"image_layout": "sideways"}, "--image-layout 'sideways'"),
+        ({"benchmark": "mmmu-pro", "split": "validation"}, "drop split=", "drop --split"),
+        ({"benchmark": "mmmu", "setting": "vision"}, "setting= applies to mmmu-pro only; MMMU has splits (split=)",
+         "--setting applies to mmmu-pro only; MMMU has splits (--split)"),
+        ({"benchmark": "mmmu-pro", "setting": "standard-10", "prompt": "ocr"}, "prompt='ocr' applies to setting='vision'",
+         "--prompt 'ocr' applies to --setting 'vision'"),
+        ({"shard": (3, 2)}, "shard='3/2'", "--shard 3/2"),
+        ({"image_layout": "sideways"}, "image_layout='sideways' is not one of", "--image-layout 'sideways' is not one of"),
+        ({"split": "devv"}, "split='devv' is not one of dev, validation, test",
+         "--split 'devv' is not one of dev, validation, test"),
+        ({"parsers": ("oficial",)}, "parsers='oficial' is not one of", "--parser 'oficial' is not one of"),
     ],
 )
-def test_impossible_combinations_are_refused(kwargs, message):
-    with pytest.raises(ConfigError, match=message):
-        RunConfig(model="random", **kwargs)
+def test_impossible_combinations_are_refused(kwargs, python, cli):
+    """Issue 39: ``evaluate(split="devv")`` said ``--split 'devv'``, a flag the caller never typed."""
+    if "parsers" in kwargs:  # the CLI's own flag for the keyword, as cli/main.py passes it
+        with speaking_cli({"parsers": "--parser"}), pytest.raises(ConfigError, match=re.escape(cli)):
+            RunConfig(model="random", **kwargs)
+        cli = "--parsers"
+    refused(kwargs, python, cli)
 
 
 def test_manifest_holds_resolved_split_and_setting():

@@ -25,9 +25,9 @@ def test_each_unknown_name_gets_the_same_hint():
     assert _message(resolve_suite_config, None, {"model": "random", "setings": "vision"}) == \
         "unknown suite setting 'setings'; did you mean settings?"
     assert _message(resolve_suite_config, None, {"model": "random", "settings": "vison"}) == \
-        "--settings 'vison' is not one of standard-4, standard-10, vision; did you mean vision?"
+        "settings='vison' is not one of standard-4, standard-10, vision; did you mean vision?"
     assert _message(score_responses, [], {}, parsers=("oficial",)) == \
-        "--parser 'oficial' is unknown; did you mean official? (known: official, mmmu, mmmu-pro, boxed, strict, eval-only)"
+        "parsers='oficial' is unknown; did you mean official? (known: official, mmmu, mmmu-pro, boxed, strict, eval-only)"
 
 
 def test_an_item_id_gets_up_to_three_guesses_and_no_hint_when_nothing_is_close():

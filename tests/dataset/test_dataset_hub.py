@@ -117,7 +117,7 @@ def test_offline_real_client_reads_a_pinned_commit_from_the_hf_cache(tmp_path):
     try:
         ds = load_dataset("mmmu", split="dev", subjects=["art"])
         assert (ds.revision, [i.id for i in ds.items]) == (commit, ["dev_Art_1"])
-        with pytest.raises(DataError, match="cannot read MMMU/MMMU_Pro at .* --data DIR"):
+        with pytest.raises(DataError, match="cannot read MMMU/MMMU_Pro at .* data= DIR"):
             load_dataset("mmmu-pro")  # nothing cached for MMMU-Pro
     finally:
         hub.set_client(previous)

@@ -100,7 +100,7 @@ def test_snapshot_root_may_hold_both_benchmarks(snap):
         (dict(benchmark="mmmu", setting="vision"), "applies to mmmu-pro only"),
         (dict(benchmark="mmmu-pro", split="validation"), "one split"),
         (dict(benchmark="mmmu-pro", setting="standard-7"), "unknown MMMU-Pro setting"),
-        (dict(benchmark="mmmu", revision="main"), "applies to --data hub only"),
+        (dict(benchmark="mmmu", revision="main"), "revision='main' applies to data='hub' only"),
     ],
 )
 def test_wrong_requests_are_config_errors(snap, kwargs, message):
@@ -183,7 +183,7 @@ def test_find_item_and_its_suggestion(snap):
 
 def test_dataset_prints_who_it_is(snap):
     write_mmmu(snap, "Art", "validation", _subject_rows("Art"))
-    assert repr(load_dataset("mmmu", data=snap)) == f"Dataset(mmmu validation, 3 items, 0 problems, {snap}@local)"
+    assert repr(load_dataset("mmmu", data=snap)) == f"Benchmark(mmmu validation, 3 items, 0 problems, {snap}@local)"
 
 
 def test_a_file_in_the_hub_types_loads_every_field(snap):

@@ -78,7 +78,7 @@ def test_a_subject_the_snapshot_lacks_names_the_snapshot_and_what_it_holds(snap)
     with pytest.raises(DataError) as caught:
         load_dataset("mmmu", data=snap, subjects=["Basic_Medical_Science"])
     message = str(caught.value)
-    assert message.startswith(f"--data {snap}: MMMU/MMMU has no validation file for 'Basic_Medical_Science'")
+    assert message.startswith(f"data='{snap}': MMMU/MMMU has no validation file for 'Basic_Medical_Science'")
     assert message.endswith("(it holds: Art)")
-    with pytest.raises(DataError, match=r"^--data sample \(a few subjects only\): .*\(it holds: Accounting, Art, "):
+    with pytest.raises(DataError, match=r"^data='sample' \(a few subjects only\): .*\(it holds: Accounting, Art, "):
         load_dataset("mmmu", data="sample", subjects=["Basic_Medical_Science"])

@@ -1,7 +1,8 @@
 """Every field of every public record says what it is, on the API reference.
 
-The records the package hands a user (``mmmu_eval.__all__``) and the settings records a plug-in
-reads (``mmmu_eval.backends.settings``) document each field with the string under it (an
+The records the package hands a user (the root's ``mmmu_eval.__all__`` and every type the API
+reference lists where it lives) and the settings records a plug-in reads
+(``mmmu_eval.backends.settings``) document each field with the string under it (an
 attribute docstring), which mkdocstrings renders on docs/reference/api.md and an editor shows on
 hover. RunConfig's also give each flag its help (``config.help_of``). A field added without one
 fails here, naming it.
@@ -27,9 +28,15 @@ SETTINGS = tuple(f"mmmu_eval.backends.settings.{name}" for name in settings.__al
 
 
 def _records() -> dict[str, type]:
-    """Each public dataclass, by the name a user writes."""
+    """Each public dataclass, by the name a user writes: the root's, and each the API page shows
+    under its own module (``mmmu_eval.auditing.suspects.Vote``)."""
+    import importlib
+
     found = {f"mmmu_eval.{name}": getattr(mmmu_eval, name) for name in mmmu_eval.__all__}
     found.update({path: getattr(settings, path.rsplit(".", 1)[1]) for path in SETTINGS})
+    for path in re.findall(r"^::: ([\w.]+)", API_PAGE.read_text(), flags=re.M):
+        module, _, name = path.rpartition(".")
+        found.setdefault(path, getattr(importlib.import_module(module), name))
     return {path: obj for path, obj in found.items() if inspect.isclass(obj) and dataclasses.is_dataclass(obj)}
 
 
@@ -50,8 +57,9 @@ def documented_fields(cls: type) -> set[str]:
 
 def test_the_check_sees_the_records_it_should():
     records = _records()
-    for name in ("mmmu_eval.RunConfig", "mmmu_eval.RunResult", "mmmu_eval.Comparison", "mmmu_eval.SuiteResult",
-                 "mmmu_eval.Diagnosis", "mmmu_eval.Audit", "mmmu_eval.backends.settings.CustomSettings",
+    for name in ("mmmu_eval.RunConfig", "mmmu_eval.RunResult", "mmmu_eval.results.comparison.Comparison",
+                 "mmmu_eval.SuiteResult", "mmmu_eval.doctor.diagnosis.Diagnosis", "mmmu_eval.auditing.Audit",
+                 "mmmu_eval.auditing.suspects.Vote", "mmmu_eval.backends.settings.CustomSettings",
                  "mmmu_eval.backends.settings.OpenAISettings", "mmmu_eval.backends.settings.HFSettings"):
         assert name in records
     assert len(records) > 40

@@ -78,17 +78,17 @@ def test_an_official_run_at_default_settings_shows_no_sampling_prompt_or_image_c
 
 
 def test_a_published_value_inside_the_interval_and_the_causes_that_cover_the_gap(faulty_run):
-    d = diagnose(faulty_run, published=80)
+    d = diagnose(faulty_run, published=0.8)
     p = d.published
     assert p["value"] == 80.0 and p["source"] == "given" and p["inside_interval"] is True
     assert p["gap"] == round(80 - 100 * 5 / 9, 4)
     # sampling concerns every scored item: its 4 wrong ones (44.4 points) reach the 24.4-point gap alone
     assert p["covered_by"] == ["sampling"] and p["covered"] is True
 
-    low = diagnose(faulty_run, published=10).published
+    low = diagnose(faulty_run, published=0.1).published
     assert low["inside_interval"] is False and low["gap"] == round(10 - 100 * 5 / 9, 4)
     assert low["covered_by"] == ["sampling"] and low["coverable"] == _pct(5, 9)
-    assert diagnose(faulty_run, published="95").published["inside_interval"] is False  # above 88.9
+    assert diagnose(faulty_run, published="95%").published["inside_interval"] is False  # above 88.9
 
 
 def test_causes_over_the_same_items_are_counted_once_toward_a_gap(faulty_run):
@@ -305,9 +305,15 @@ def test_a_real_server_that_cuts_at_the_limit_boxes_and_answers_without_a_letter
     assert causes["sampling"]["detail"]["differs"] == {"max_tokens": {"run": 12, "official": None}}
 
 
-def test_a_published_value_is_read_in_percent(faulty_run, capsys):
+def test_the_api_takes_a_fraction_or_a_percent_string_and_the_cli_a_percent(faulty_run, capsys):
+    """Issue 39: one unit in the API. Accuracies come back as fractions, so ``published=`` takes one
+    (or a percent typed as one, ``"80%"``); 80 is refused naming 0.8, not read as 8,000%. The
+    command line takes the percent a user types, and still refuses 0.8 there as a mistake."""
+    assert diagnose(faulty_run, published=0.8).published["value"] == 80.0
     assert diagnose(faulty_run, published="80%").published["value"] == 80.0
-    with pytest.raises(ConfigError, match="in percent"):
-        diagnose(faulty_run, published=0.8)
+    with pytest.raises(ConfigError, match=r"published=80 is not a fraction from 0 to 1.* pass 0\.8"):
+        diagnose(faulty_run, published=80)
+    assert main(["doctor", str(faulty_run), "--published", "80"]) == 0
+    assert "80" in capsys.readouterr().out
     assert main(["doctor", str(faulty_run), "--published", "0.8"]) == 2
     assert "in percent" in capsys.readouterr().err

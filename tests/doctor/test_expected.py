@@ -82,7 +82,7 @@ def test_gpt4o_names_the_snapshot_and_the_causes_overshoot(paper_runs):
 
 
 def test_the_remainder_sentence_against_a_number(paper_runs):
-    d = diagnose(paper_runs / "InternVL2-Llama3-76B_direct_Standard(10opts)", published=50)
+    d = diagnose(paper_runs / "InternVL2-Llama3-76B_direct_Standard(10opts)", published=0.5)
     # gap 50 - 37.341 = 12.659; only the fallbacks' +0.3425 explained
     assert d.published["remainder"] == pytest.approx(12.659 - 0.3425, abs=1e-3)
     assert "12.32 of the 12.66 points are not explained by anything recorded in this run" in "\n".join(d.lines())
@@ -142,7 +142,7 @@ def test_a_token_limit_that_cut_nothing_is_not_blamed(tmp_path):
     # every answer finishes: max_tokens 4096 (not MMMU's official unset) can have moved nothing
     run = evaluate(model=ScriptedBackend(["Answer: A"] * len(MC)), ids=list(MC), out=tmp_path / "run",
                    max_tokens=4096, **DEV)
-    d = diagnose(run.run_dir, published=90)
+    d = diagnose(run.run_dir, published=0.9)
     sampling = _effects(d)["sampling"]
     assert sampling["expected"] == 0.0 and sampling["bound"] == 0.0
     assert "no answer was cut" in sampling["basis"]
@@ -151,7 +151,7 @@ def test_a_token_limit_that_cut_nothing_is_not_blamed(tmp_path):
 
 
 def test_causes_sharing_items_are_combined_once(faulty_run):
-    d = diagnose(faulty_run, published=80)
+    d = diagnose(faulty_run, published=0.8)
     effects = _effects(d)
     # 9 scored, 5 right; 3 truncated (all wrong), the 6 that finished 5 right: each cut answer at 5/6
     assert effects["truncated"]["expected"] == pytest.approx(100 * 3 * (5 / 6) / 9, abs=1e-4)
@@ -245,7 +245,7 @@ def test_todays_vision_direct_file_against_42_4_is_explained_by_its_own_random_l
 
     source = required.path(FIDELITY / "mmmu-pro" / "gpt-4o_vision_direct.jsonl", "needs ../shared/fidelity")
     assert main(["rescore", str(source), "--out", str(tmp_path / "run"), "--no-html"]) == 0
-    d = diagnose(tmp_path / "run", published=42.4)
+    d = diagnose(tmp_path / "run", published=0.424)
     effects = _effects(d)
     # 735 right of 1,730; the 48 random letters (10 hit) are worth 733.37 - 735 = -1.63 items at their expected value
     assert effects["unparsed"]["expected"] == pytest.approx(100 * (733.3679 - 735) / N, abs=1e-3)

@@ -125,8 +125,8 @@ def test_bad_mmmu_rows_are_logged_by_default(snapshot, caplog):
     assert any("validation_Accounting_9" in r.getMessage() for r in caplog.records if r.levelname == "WARNING")
 
 
-def test_seed_shuffles_before_limit_and_none_keeps_the_order(snapshot):
-    """The documented order: the dataset's, shuffled by ``random.Random(seed)``, then cut to ``limit``."""
+def test_shuffle_seed_shuffles_before_limit_and_none_keeps_the_order(snapshot):
+    """The documented order: the dataset's, shuffled by ``random.Random(shuffle_seed)``, then cut to ``limit``."""
     def ids(**kw):
         return [e["id"] for e in examples("mmmu-pro", setting="vision", data="sample", **kw)]
 
@@ -136,11 +136,13 @@ def test_seed_shuffles_before_limit_and_none_keeps_the_order(snapshot):
     assert ids(limit=2) == everything[:2]
     expected = list(dataset_order)
     random.Random(3).shuffle(expected)
-    shuffled = ids(seed=3)
-    assert shuffled != everything, "seed=3 must change the order of the 24 items"
-    assert shuffled == expected, "the order is random.Random(seed).shuffle of the dataset's, as documented"
-    assert ids(seed=4) != shuffled, "another seed gives another order"
-    assert ids(seed=3, limit=2) == shuffled[:2] != everything[:2], "the shuffle comes before the limit"
+    shuffled = ids(shuffle_seed=3)
+    assert shuffled != everything, "shuffle_seed=3 must change the order of the 24 items"
+    assert shuffled == expected, "the order is random.Random(shuffle_seed).shuffle of the dataset's, as documented"
+    assert ids(shuffle_seed=4) != shuffled, "another seed gives another order"
+    assert ids(shuffle_seed=3, limit=2) == shuffled[:2] != everything[:2], "the shuffle comes before the limit"
+    with pytest.warns(DeprecationWarning, match=r"examples\(seed=\) is deprecated .* pass shuffle_seed="):
+        assert ids(seed=3) == shuffled, "the keyword's name before, for one release"
 
 
 @pytest.mark.parametrize("benchmark,kwargs,message", [

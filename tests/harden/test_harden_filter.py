@@ -90,7 +90,7 @@ def test_running_the_same_filter_again_asks_nothing_already_answered(mmmu_set, t
 
 
 def test_sampling_per_subject_is_seeded_and_counts_what_was_not_drawn(mmmu_set, tmp_path, quiet):
-    result = harden_filter(mmmu_set, tmp_path / "s0", FilterSettings(models="frequent", trials=1, per_subject=2), seed=0, display=quiet)
+    result = harden_filter(mmmu_set, tmp_path / "s0", FilterSettings(models="frequent", trials=1, per_subject=2), draw_seed=0, display=quiet)
     kept = kept_ids(tmp_path / "s0")
     assert Counter(i.split("_")[1] for i in kept) == {"Art": 2, "Biology": 2, "Math": 2}
     assert result.record.step("filter")["counts"]["not_sampled"] == 11 - 6

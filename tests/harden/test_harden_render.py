@@ -73,7 +73,7 @@ def test_every_rendered_page_reads_back_its_question_words_and_option_letters(tm
 @needs_browser
 def test_the_vision_config_records_each_pages_style_and_mmmu_eval_reads_it(tmp_path):
     data = write_jsonl_set(tmp_path / "set", rows(3))
-    result = harden_render(data, tmp_path / "hard", seed=5)
+    result = harden_render(data, tmp_path / "hard", draw_seed=5)
     table = pq.read_table(tmp_path / "hard" / "vision" / "test-00000-of-00001.parquet")
     assert table.column_names[:5] == ["id", "image", "options", "answer", "subject"]
     columns = ["font", "font_size", "page_width", "background", "options_columns", "images", "medium"]
@@ -98,7 +98,7 @@ def test_the_same_seed_gives_the_same_bytes_and_a_rerun_renders_nothing_again(tm
     assert one.record.items == two.record.items
     again = harden_render(data, tmp_path / "one")
     assert again.record.step("render")["counts"]["reused"] == 3
-    other = harden_render(data, tmp_path / "three", seed=1)
+    other = harden_render(data, tmp_path / "three", draw_seed=1)
     assert [e["render"] for e in other.record.items.values()] != [e["render"] for e in one.record.items.values()]
 
 

@@ -63,7 +63,7 @@ def test_an_evalscope_mmmu_run_rescores_with_its_own_verdicts_beside():
         ("validation_Economics_3", "fallback", "D", "B"),
         ("validation_Math_3", "fallback", None, "A"),
     }
-    assert any("options come from --data" in n for n in result.notes)
+    assert any("options come from the data" in n for n in result.notes)
 
 
 @pytest.mark.parametrize("where", [".", "reviews/fake-model", "reviews/fake-model/mmmu_Art.jsonl"])
@@ -107,7 +107,7 @@ def test_too_few_standard_rows_without_a_task_config_are_refused_with_the_eviden
     shutil.copy(_run("evalscope_mmmu_pro_standard4") / "reviews" / "fake-model" / "mmmu_pro_Accounting.jsonl",
                 tmp_path / "reviews" / "m")
     with pytest.raises(ConfigError, match=r"does not say which MMMU-Pro setting .*no configs/task_config.yaml.*"
-                                          r"offer .*option\(s\).*pass --setting"):
+                                          r"offer .*option\(s\).*pass setting='standard-10'"):
         rescore(tmp_path, data="sample")
     assert rescore(tmp_path, data="sample", setting="standard-4").dataset.setting == "standard-4"
 
@@ -173,7 +173,7 @@ def test_a_renamed_lighteval_file_still_says_its_setting_in_its_rows(tmp_path):
 def test_lighteval_vision_rows_are_read_by_position_only_after_checking_their_options():
     result = rescore(REAL / "lighteval_vision", data="sample")
     assert all(isinstance(r.key, int) for r in result.source.rows)  # no ids in the file
-    assert any("checked against --data" in n for n in result.notes)
+    assert any("checked against the data" in n for n in result.notes)
     positions = {int(r["id"]): r for r in _lighteval_rows("vision")}
     vision = pq.read_table(SAMPLE / "MMMU_Pro" / "vision" / "test-00000-of-00001.parquet", columns=["id"]).to_pylist()
     assert {it.id for it in result.items} == {vision[p]["id"] for p in positions}
@@ -204,13 +204,13 @@ def test_a_lighteval_file_of_another_task_is_refused_naming_it(tmp_path):
 # -- binary files under the wrong reader (issue 42) -----------------------------------------------
 
 def test_a_parquet_under_another_format_names_its_type_and_the_right_format():
-    with pytest.raises(DataError, match=r"an Apache Parquet file with columns doc, .*which --format jsonl does not "
-                                        r"read; it looks like --format lighteval"):
+    with pytest.raises(DataError, match=r"an Apache Parquet file with columns doc, .*which format='jsonl' does not "
+                                        r"read; it looks like format='lighteval'"):
         rescore(_details("vision"), format="jsonl", data="sample")
 
 
 def test_a_parquet_no_reader_knows_is_named_not_called_non_text():
-    with pytest.raises(DataError, match=r"an Apache Parquet file with columns id, image, options.*auto recognises no"):
+    with pytest.raises(DataError, match=r"an Apache Parquet file with columns id, image, options.*format='auto' recognises no"):
         rescore(SAMPLE / "MMMU_Pro" / "vision" / "test-00000-of-00001.parquet", data="sample")
 
 
@@ -220,5 +220,5 @@ def test_an_xlsx_no_reader_knows_is_named_an_excel_workbook(tmp_path):
     path = write_xlsx(tmp_path / "notes.xlsx", ["name", "score"], [["a", 1]])
     with pytest.raises(DataError, match=r"an Excel workbook \(.xlsx\) whose first sheet has columns name, score"):
         rescore(path, data="sample")
-    with pytest.raises(DataError, match=r"an Excel workbook .*which --format lmms-eval does not read"):
+    with pytest.raises(DataError, match=r"an Excel workbook .*which format='lmms-eval' does not read"):
         rescore(path, format="lmms-eval", data="sample")

@@ -37,7 +37,7 @@ def test_a_name_names_a_setting_only_as_a_token(name, setting):
 
 def test_a_flag_that_contradicts_the_type_column_is_refused_naming_both(fidelity, tmp_path):
     path = _copy(fidelity / "mmmu-pro-2024" / STD10_2024, tmp_path / "outputs.jsonl")
-    with pytest.raises(ConfigError, match=r"--setting vision was asked, but its rows' type column says standard-10"):
+    with pytest.raises(ConfigError, match=r"setting='vision' was asked, but its rows' type column says standard-10"):
         rescore(path, setting="vision")
     assert rescore(path, setting="standard-10").items[0].setting == "standard-10"
 
@@ -46,7 +46,7 @@ def test_a_file_that_names_no_setting_takes_the_flag(fidelity, tmp_path):
     path = _copy(fidelity / "mmmu-pro" / TODAY_VISION, tmp_path / "outputs.jsonl")
     unsaid = rescore(path)
     assert {it.setting for it in unsaid.items} == {None}
-    assert any("pass --setting" in n and "ten options" in n for n in unsaid.notes)
+    assert any("pass setting=" in n and "ten options" in n for n in unsaid.notes)
     said = rescore(path, setting="vision")
     assert {it.setting for it in said.items} == {"vision"}
     assert said.scoring.deterministic_correct == unsaid.scoring.deterministic_correct == 866
@@ -54,7 +54,7 @@ def test_a_file_that_names_no_setting_takes_the_flag(fidelity, tmp_path):
 
 def test_a_setting_with_the_wrong_number_of_options_is_refused(fidelity, tmp_path):
     path = _copy(fidelity / "mmmu-pro" / TODAY_VISION, tmp_path / "outputs.jsonl")
-    with pytest.raises(ConfigError, match=r"--setting standard-4 was asked, but 1436 of its 1730 items have 9 or more options"):
+    with pytest.raises(ConfigError, match=r"setting='standard-4' was asked, but 1436 of its 1730 items have 9 or more options"):
         rescore(path, setting="standard-4")
     # The misread of issue 27: a ten-option setting scored against the original options.
     rows = [json.loads(line) for line in (fidelity / "mmmu-pro-2024" / STD10_2024).read_text().splitlines()]
@@ -86,7 +86,7 @@ def test_benchmark_and_split_flags_against_the_content(fidelity, tmp_path, capsy
     with pytest.raises(ConfigError, match="whose one split is test"):
         rescore(pro, split="validation")
     qwen = fidelity / "mmmu" / "qwen_vl"
-    with pytest.raises(ConfigError, match=r"--split dev was asked, but its ids say 900 validation"):
+    with pytest.raises(ConfigError, match=r"split='dev' was asked, but its ids say 900 validation"):
         rescore(qwen, format="official-mmmu", split="dev")
     with pytest.raises(ConfigError, match="MMMU, which has no settings"):
         rescore(qwen, format="official-mmmu", setting="vision")
@@ -97,9 +97,9 @@ REAL = __import__("pathlib").Path(__file__).resolve().parents[1] / "fixtures" / 
 
 def test_a_flag_against_a_harness_task_is_refused_naming_both():
     log = REAL / "inspect_mmmu_multiple_choice.eval"
-    with pytest.raises(ConfigError, match=r"--split dev was asked, but its inspect task '.*' says validation"):
+    with pytest.raises(ConfigError, match=r"split='dev' was asked, but its inspect task '.*' says validation"):
         rescore(log, data="sample", split="dev")
-    with pytest.raises(ConfigError, match=r"--benchmark mmmu-pro was asked, but its inspect task '.*' says mmmu"):
+    with pytest.raises(ConfigError, match=r"benchmark='mmmu-pro' was asked, but its inspect task '.*' says mmmu"):
         rescore(log, data="sample", benchmark="mmmu-pro", setting="vision")
     with pytest.raises(ConfigError, match=r"MMMU-Pro vision but standard-10 was asked"):
         rescore(REAL / "vf04_mmmu_pro_vision", data="sample", setting="standard-10")

@@ -71,7 +71,7 @@ def test_two_splits_need_a_choice(tmp_path):
         {"id": "dev_Art_2", "response": "B"}, {"id": "validation_Art_1", "response": "C"},
         {"id": "validation_Art_2", "response": "B"},
     ])
-    with pytest.raises(ConfigError, match=r"mix MMMU splits \(2 validation, 1 dev\); pass --split"):
+    with pytest.raises(ConfigError, match=r"mix MMMU splits \(2 validation, 1 dev\); pass split="):
         rescore(path, data="sample", benchmark="mmmu")
     result = rescore(path, data="sample", benchmark="mmmu", split="dev")
     assert [it.id for it in result.items] == ["dev_Art_2"]
@@ -80,13 +80,13 @@ def test_two_splits_need_a_choice(tmp_path):
 
 def test_the_benchmark_must_be_said_somewhere(tmp_path):
     path = write_jsonl(tmp_path / "out.jsonl", [{"id": "validation_Art_1", "response": "A"}])
-    with pytest.raises(ConfigError, match="pass --benchmark"):
+    with pytest.raises(ConfigError, match="pass benchmark='mmmu' or benchmark='mmmu-pro'"):
         rescore(path, data="sample")
 
 
 def test_mmmu_pro_needs_its_setting(tmp_path):
     path = write_jsonl(tmp_path / "out.jsonl", [{"id": "test_Art_7", "response": "A"}])
-    with pytest.raises(ConfigError, match="--setting"):
+    with pytest.raises(ConfigError, match="pass setting="):
         rescore(path, data="sample", benchmark="mmmu-pro")
 
 
@@ -135,7 +135,7 @@ def test_a_wrong_format_names_the_one_it_looks_like(tmp_path):
 def test_a_foreign_file_is_not_recognised(tmp_path):
     page = tmp_path / "report.html"
     page.write_text("<!doctype html><html></html>")
-    with pytest.raises(ConfigError, match=r"--format auto does not recognise this \.html file"):
+    with pytest.raises(ConfigError, match=r"format='auto' does not recognise this \.html file"):
         rescore(page, data="sample")
     garbage = tmp_path / "x.jsonl"
     garbage.write_bytes(b"\x00\xff\xfe garbage\n\x01\x02\n")

@@ -107,9 +107,9 @@ def test_eval_only_compares_letters_exactly_and_parses_open_answers(tmp_path):
 
 
 def test_eval_only_needs_answers_and_formats_are_checked(tmp_path):
-    with pytest.raises(ConfigError, match="--answers"):
+    with pytest.raises(ConfigError, match="needs answers= FILE"):
         rescore(tmp_path / "x.json", format="official-mmmu-eval-only")
-    with pytest.raises(ConfigError, match="--format"):
+    with pytest.raises(ConfigError, match="format='lm-eval-harness' is not one of"):
         rescore(tmp_path, format="lm-eval-harness")
     with pytest.raises(ConfigError, match="no <Subject>/output.json"):
         rescore(tmp_path, format="official-mmmu")

@@ -43,7 +43,7 @@ def test_every_guide_and_reference_page_is_built(site):
 def test_the_api_reference_is_rendered_from_the_docstrings(site):
     page = (site / "reference" / "api.html").read_text()
     assert "Run one evaluation and return its results" in page   # evaluate's docstring
-    assert 'id="mmmu_eval.Backend"' in page
+    assert 'id="mmmu_eval.RunConfig"' in page
     # A docstring's >>> example outside an Examples: section renders as nested block quotes.
     assert "<blockquote>" not in page and "Examples:" in page
 

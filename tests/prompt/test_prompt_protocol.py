@@ -29,7 +29,7 @@ def test_from_config_mmmu_pro_defaults_to_the_official_4096_tokens():
 def test_from_config_carries_every_setting():
     config = RunConfig(
         model="random", benchmark="mmmu-pro", setting="vision", prompt="ocr", image_layout="images-first",
-        system_prompt="Be brief.", max_tokens=64, temperature=0.0, top_p=0.9, seed=7,
+        system_prompt="Be brief.", max_tokens=64, temperature=0.0, top_p=0.9, generation_seed=7,
         extra_body={"top_k": 5, "chat_template_kwargs": {"enable_thinking": False}},
     )
     protocol = EvalProtocol.from_config(config)
@@ -70,11 +70,11 @@ def test_official_flag(protocol, official):
     ("args", "message"),
     [
         (("mmmu", "vision", "direct"), "MMMU has no settings"),
-        (("mmmu", None, "ocr"), "--prompt 'ocr'"),
-        (("mmmu-pro", None, "direct"), "--setting None"),
-        (("mmmu-pro", "standard-10", "ocr"), "vision only"),
-        (("mmmu-pro", "vision", "direct", "sideways"), "--image-layout 'sideways'"),
-        (("mmlu", None, "direct"), "--benchmark 'mmlu'"),
+        (("mmmu", None, "ocr"), "mode='ocr'"),   # EvalProtocol's keyword; the CLI's --prompt
+        (("mmmu-pro", None, "direct"), "setting=None"),
+        (("mmmu-pro", "standard-10", "ocr"), "vision' only"),
+        (("mmmu-pro", "vision", "direct", "sideways"), "image_layout='sideways'"),
+        (("mmlu", None, "direct"), "benchmark='mmlu'"),
     ],
 )
 def test_impossible_protocols_are_config_errors(args, message):
@@ -245,9 +245,9 @@ def test_run_config_accepts_the_boxed_prompt_everywhere(settings):
 @pytest.mark.parametrize(
     ("settings", "message"),
     [
-        ({"benchmark": "mmmu", "prompt": "Boxed"}, "--prompt 'Boxed'"),
-        ({"benchmark": "mmmu-pro", "prompt": "box"}, "--prompt 'box' is not one of direct, cot, boxed, ocr"),
-        ({"benchmark": "mmmu", "prompt": "ocr"}, "--prompt 'ocr'"),
+        ({"benchmark": "mmmu", "prompt": "Boxed"}, "prompt='Boxed'"),
+        ({"benchmark": "mmmu-pro", "prompt": "box"}, "prompt='box' is not one of direct, cot, boxed, ocr"),
+        ({"benchmark": "mmmu", "prompt": "ocr"}, "prompt='ocr'"),
     ],
 )
 def test_run_config_refuses_unknown_prompt_modes(settings, message):
@@ -295,7 +295,7 @@ def test_vision_is_untouched_by_the_image_rule():
 
 
 def test_an_unknown_image_rule_is_refused():
-    with pytest.raises(ConfigError, match="--unreferenced-images 'drop' is not one of official, append"):
+    with pytest.raises(ConfigError, match="unreferenced_images='drop' is not one of official, append"):
         RunConfig(model="random", unreferenced_images="drop")
-    with pytest.raises(ConfigError, match="--unreferenced-images"):
+    with pytest.raises(ConfigError, match="unreferenced_images="):
         EvalProtocol("mmmu", None, "direct", unreferenced_images="drop")

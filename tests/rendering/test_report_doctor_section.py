@@ -100,7 +100,7 @@ def test_report_published_sets_the_page_against_a_figure_or_refuses_a_name(paper
 
 
 def remainder_of(run: Path, value: float) -> str:
-    d = diagnose(run, published=value)
+    d = diagnose(run, published=f"{value}%")  # a percent, as the command line takes it
     return next(line.strip() for line in d.lines() if "explained by anything recorded" in line)
 
 

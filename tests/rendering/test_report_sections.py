@@ -19,7 +19,7 @@ from mmmu_eval.rendering.run_terminal import print_results
 
 @pytest.fixture
 def results(scoring, items, manifest, responses):
-    return build_results(scoring, items, manifest, bootstrap=200, seed=0, responses=responses)
+    return build_results(scoring, items, manifest, bootstrap=200, bootstrap_seed=0, responses=responses)
 
 
 def rows_of(page: str) -> list[dict]:

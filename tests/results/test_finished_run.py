@@ -84,7 +84,7 @@ def test_a_planned_run_that_left_nothing_is_a_record_saying_why(tmp_path):
 
 
 def test_the_root_names_of_the_record_and_its_reader_are_the_same_objects():
-    assert mmmu_eval.LoadedRun is FinishedRun and mmmu_eval.load_run is read_run
+    assert mmmu_eval.FinishedRun is FinishedRun and mmmu_eval.read_run is read_run
 
 
 def test_only_the_run_itself_opens_a_run_directory_with_the_store_s_reader():

@@ -29,7 +29,7 @@ def sample_runs(tmp_path_factory):
 def _records(sample_runs):
     a, b, suite = sample_runs
     return {"RunResult": a, "Comparison": mmmu_eval.compare(a.run_dir, b.run_dir),
-            "Diagnosis": mmmu_eval.diagnose(a.run_dir, published=58.6), "SuiteResult": suite,
+            "Diagnosis": mmmu_eval.diagnose(a.run_dir, published=0.586), "SuiteResult": suite,
             "SuiteDiagnosis": mmmu_eval.diagnose(suite.suite_dir)}
 
 

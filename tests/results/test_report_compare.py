@@ -85,7 +85,7 @@ def test_identical_runs_differ_by_nothing(run_a):
 
 def test_different_protocols_are_refused_unless_allowed():
     a, b = _fake({"x_Art_1": True}), _fake({"x_Art_1": False}, fingerprint="e" * 64)
-    with pytest.raises(ConfigError, match="different protocols .*--allow-different-protocols"):
+    with pytest.raises(ConfigError, match="different protocols .*allow_different_protocols=True"):
         compare_runs(a, b)
     c = compare_runs(a, b, allow_different_protocols=True)
     assert any("different protocols" in w for w in c.warnings)

@@ -16,7 +16,7 @@ from mmmu_eval.core.errors import StoreError
 
 @pytest.fixture
 def results(scoring, items, manifest, responses):
-    return build_results(scoring, items, manifest, bootstrap=500, seed=0, responses=responses)
+    return build_results(scoring, items, manifest, bootstrap=500, bootstrap_seed=0, responses=responses)
 
 
 def test_overall_counts_only_scored_items(results):

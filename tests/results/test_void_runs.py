@@ -88,7 +88,7 @@ def test_a_model_that_always_raises_has_no_figure_in_the_api_and_results_json(ru
     _no_figure_anywhere(result.results)
     _no_figure_anywhere(read_results(result.run_dir))
     assert result.exit_status == NO_SCORE_STATUS == 3
-    assert result.message().splitlines()[0] == f"no item could be scored: {ITEMS} failed, see responses.jsonl"
+    assert result.message.splitlines()[0] == f"no item could be scored: {ITEMS} failed, see responses.jsonl"
 
 
 def test_the_test_split_without_gold_answers_has_no_figure_either(runs):
@@ -96,7 +96,7 @@ def test_the_test_split_without_gold_answers_has_no_figure_either(runs):
     assert result.accuracy is None and result.results["gold_available"] is False
     _no_figure_anywhere(result.results)
     assert result.exit_status == 3
-    assert result.message().startswith("no gold answers: score it with --answers")
+    assert result.message.startswith("no gold answers: score it with mmmu_eval.score(run_dir, answers=...)")
     assert (result.run_dir / "submission.json").is_file()  # what a test run is for, written all the same
 
 
@@ -127,7 +127,7 @@ def test_every_table_says_no_score_never_zero(runs, kind, capsys, monkeypatch):
 
 def test_the_doctor_compare_and_score_name_the_void_run(runs, capsys):
     failed = runs["failed"].run_dir
-    d = diagnose(failed, published=40)
+    d = diagnose(failed, published=0.4)
     assert d.figure["accuracy"] is None and d.figure["ci95"] is None and d.causes == ()
     assert "no figure (no item could be scored" in repr(d)
     assert "no score (no item could be scored" in d.lines()[0] and "refused" in d.published
@@ -241,12 +241,12 @@ def test_the_cli_run_against_a_server_answering_500_exits_3_saying_why(tmp_path)
 
 
 def test_a_rescored_file_with_no_scorable_row_has_no_figure(tmp_path):
-    from mmmu_eval.commands.rescore import rescore_outputs
+    from mmmu_eval.commands.rescore import rescore
 
     rows = [{"id": f"validation_Art_{i}", "error": "HTTP 500"} for i in range(1, 5)]
     path = tmp_path / "out.jsonl"
     path.write_text("".join(json.dumps(r) + "\n" for r in rows))
-    found = rescore_outputs(path, data="sample", benchmark="mmmu")
+    found = rescore(path, data="sample", benchmark="mmmu")
     overall = found.document["overall"]
     assert found.accuracy is None and (overall["total"], overall["accuracy"]) == (0, None)
     assert (found.document["deterministic_accuracy"], found.document["fallback_rate"]) == (None, None)

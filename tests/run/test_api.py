@@ -39,7 +39,7 @@ def test_a_random_run_on_the_sample_writes_a_complete_run_directory(tmp_path):
     assert started.tzinfo is not None and started <= ended <= datetime.now(timezone.utc)
     results = json.loads((result.run_dir / "results.json").read_text())
     assert results["overall"]["n"] == 20 and result.accuracy == results["overall"]["accuracy"]
-    assert result.exit_status == 0 and result.message() is None
+    assert result.exit_status == 0 and result.message is None
     assert len((result.run_dir / "predictions.jsonl").read_text().splitlines()) == 20
 
 
@@ -48,11 +48,16 @@ def test_the_same_seed_gives_the_same_answers_and_another_seed_others(tmp_path):
     def texts(result):
         return {i: r.text for i, r in RunStore.read(result.run_dir).responses().items()}
 
-    a = evaluate(model="random", seed=3, out=tmp_path / "a", **QUIET, **DEV)
-    b = evaluate(model="random", seed=3, out=tmp_path / "b", **QUIET, **DEV)
-    c = evaluate(model="random", seed=4, out=tmp_path / "c", **QUIET, **DEV)
+    a = evaluate(model="random", generation_seed=3, out=tmp_path / "a", **QUIET, **DEV)
+    b = evaluate(model="random", generation_seed=3, out=tmp_path / "b", **QUIET, **DEV)
+    c = evaluate(model="random", generation_seed=4, out=tmp_path / "c", **QUIET, **DEV)
     assert texts(a) == texts(b)
     assert texts(a) != texts(c)
+    with pytest.warns(DeprecationWarning, match="seed= is deprecated .* pass generation_seed="):
+        old = evaluate(model="random", seed=3, out=tmp_path / "old", **QUIET, **DEV)  # the name before, one release
+    assert texts(old) == texts(a) and old.manifest["config"]["generation_seed"] == 3
+    with pytest.raises(ConfigError, match="seed= and generation_seed= set the same thing"):
+        evaluate(model="random", seed=3, generation_seed=4, out=tmp_path / "both", **QUIET, **DEV)
 
 
 def test_resume_asks_only_failed_and_missing_items(tmp_path):
@@ -60,7 +65,7 @@ def test_resume_asks_only_failed_and_missing_items(tmp_path):
     first = ScriptedBackend(["A", BackendError("HTTP 503"), "B", BackendError("timeout"), "C"])
     result = evaluate(model=first, ids=DEV_IDS[:5], out=out, **QUIET, **DEV)
     assert result.counts == {"items": 5, "ok": 3, "truncated": 0, "error": 2, "missing": 0}
-    assert result.exit_status == 1 and "--resume" in result.message()
+    assert result.exit_status == 1 and "Make the same call again (or pass resume=True)" in result.message
     assert json.loads((out / "results.json").read_text())["overall"]["n"] == 3  # errors are never scored
 
     second = ScriptedBackend(["D", "E"])
@@ -71,15 +76,22 @@ def test_resume_asks_only_failed_and_missing_items(tmp_path):
     assert RunStore.read(out).manifest()["sessions"] == 2
 
 
-def test_a_run_without_resume_refuses_a_directory_that_holds_one(tmp_path):
-    evaluate(model="random", out=tmp_path / "run", limit=2, **QUIET, **DEV)
-    with pytest.raises(StoreError, match="pass --resume"):
-        evaluate(model="random", out=tmp_path / "run", limit=2, **QUIET, **DEV)
+def test_the_same_call_again_continues_the_run_as_the_same_command_does(tmp_path):
+    """Issue 39: a repeat of ``evaluate(..., out=X)`` raised "pass --resume", while the same
+    command again continued the run; now both continue it (here: finished already, nothing asked),
+    and ``resume=False`` refuses it, naming the keyword that continues it."""
+    first = evaluate(model="random", out=tmp_path / "run", limit=2, **QUIET, **DEV)
+    again = evaluate(model="random", out=tmp_path / "run", limit=2, **QUIET, **DEV)
+    assert (again.run_dir, again.counts, again.results) == (first.run_dir, first.counts, first.results)
+    assert RunStore.read(tmp_path / "run").manifest()["sessions"] == 1  # answered from its files
+    with pytest.raises(StoreError, match=r"already holds a run \(2 responses\); continue it with resume=True, or "
+                                         "choose a new out="):
+        evaluate(model="random", out=tmp_path / "run", limit=2, resume=False, **QUIET, **DEV)
 
 
 def test_a_changed_protocol_cannot_resume(tmp_path):
     evaluate(model="random", out=tmp_path / "run", limit=2, **QUIET, **DEV)
-    with pytest.raises(StoreError, match=r"differs in .*max_tokens: None -> 64.*new --out"):
+    with pytest.raises(StoreError, match=r"differs in .*max_tokens: None -> 64.*new out="):
         evaluate(model="random", out=tmp_path / "run", limit=2, resume=True, max_tokens=64, **QUIET, **DEV)
 
 
@@ -106,12 +118,12 @@ def test_ctrl_c_stops_cleanly_keeping_the_answers_and_the_same_call_finishes_the
     out = tmp_path / "run"
     with pytest.raises(RunInterrupted) as info:
         evaluate(model=ScriptedBackend(["A", "B", Sigint()]), ids=DEV_IDS[:5], out=out, **QUIET, **DEV)
-    assert f"2 of 5 items have an answer stored in {out}" in str(info.value) and "--resume" in str(info.value)
+    assert f"2 of 5 items have an answer stored in {out}" in str(info.value) and "resume=True" in str(info.value)
     store = RunStore.read(out)
     assert list(store.responses()) == DEV_IDS[:2] and store.manifest()["status"] == "interrupted"
 
     rest = ScriptedBackend(["C", "D", "E"])
-    result = evaluate(model=rest, ids=DEV_IDS[:5], out=out, resume=True, **QUIET, **DEV)
+    result = evaluate(model=rest, ids=DEV_IDS[:5], out=out, **QUIET, **DEV)  # the same call, as the error says
     assert [r.item_id for r in rest.asked] == DEV_IDS[2:5] and result.counts["ok"] == 5
 
 
@@ -154,13 +166,13 @@ def test_limit_applies_before_the_shard_and_ids_keep_dataset_order():
 
 def test_an_unknown_id_is_a_config_error_with_the_closest_ids():
     items = load_dataset("mmmu", split="dev", data="sample").items
-    with pytest.raises(ConfigError, match=r"--ids: .*dev_Accounting_1"):
+    with pytest.raises(ConfigError, match=r"ids=: .*dev_Accounting_1"):
         select_items(items, RunConfig(model="random", ids=("dev_Acounting_1",)))
 
 
 @pytest.mark.parametrize("text", ["0/3", "4/3", "2", "a/b"])
 def test_a_bad_shard_is_refused(text):
-    with pytest.raises(ConfigError, match="--shard"):
+    with pytest.raises(ConfigError, match=f"shard='{text}'"):
         parse_shard(text)
 
 

@@ -13,7 +13,7 @@ import json
 import threading
 from pathlib import Path
 
-from mmmu_eval import evaluate, report_run, score_run
+from mmmu_eval import evaluate, report, score
 from mmmu_eval.core.untrusted import SHOWN_CHARACTERS
 
 THINKING = "Let me look at the shape once more. " * 55_000  # 1.98 MB
@@ -70,8 +70,8 @@ def test_the_commands_that_write_them_again_cap_them_too(tmp_path):
     out = two_huge_answers(tmp_path / "run")
     for name in ("predictions.jsonl", "results.json", "report.html"):
         (out / name).unlink()
-    score_run(out, save=True)
-    report_run(out, html=True)
+    score(out, save=True)
+    report(out, html=True)
     for name, most in (("predictions.jsonl", 5 * SHOWN_CHARACTERS), ("results.json", 2 * SHOWN_CHARACTERS),
                        ("report.html", 8 * SHOWN_CHARACTERS)):
         assert (out / name).stat().st_size < most, name

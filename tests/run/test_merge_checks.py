@@ -96,7 +96,7 @@ def test_an_item_answered_in_two_shards_is_refused():
 
 def test_an_unfinished_shard_is_a_gap_that_names_resume():
     shards = [shard(1), shard(2, ids=["dev_Art_2"]), shard(3)]
-    with pytest.raises(StoreError, match=r"shard 2/3 has 1 of its 2 items \(missing dev_Art_5\).*--resume"):
+    with pytest.raises(StoreError, match=r"shard 2/3 has 1 of its 2 items \(missing dev_Art_5\).*resume=True"):
         check_no_gaps(shards, IDS)
 
 

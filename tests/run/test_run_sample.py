@@ -48,7 +48,7 @@ def test_the_report_prints_the_interval_beside_the_sample_score(tmp_path, capsys
 
 
 def test_a_sample_of_zero_is_refused():
-    with pytest.raises(ConfigError, match="--sample must be at least 1"):
+    with pytest.raises(ConfigError, match="sample= must be at least 1"):
         _run("unused", sample=0)
 
 

@@ -153,7 +153,7 @@ async def test_a_dead_endpoint_stops_the_session_and_leaves_the_rest_unasked(sto
     stored = RunStore.read(store.path).responses()
     assert len(stored) == 2 + limit and summary.errors == limit
     assert summary.stopped_early is not None and "9 items not asked" in summary.stopped_early
-    assert "run the same command again" in summary.stopped_early
+    assert "make the same call again (or pass resume=True)" in summary.stopped_early
     assert not set(ids[2 + limit:]) & set(stored)  # left for --resume, not stored as errors
 
 

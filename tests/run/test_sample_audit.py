@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from mmmu_eval import ConfigError, evaluate, load_dataset
+from mmmu_eval import ConfigError, evaluate, load_benchmark
 from mmmu_eval.cli.main import main
 from mmmu_eval.core.records import letters
 from mmmu_eval.stats.irt import map_ability
@@ -29,7 +29,7 @@ K = 20
 
 def _write_answers(folder: Path, *, flat: bool = False) -> list[Path]:
     """Twelve models' answer files; ``flat``: half the models right on every item, half on none."""
-    items = [it for it in load_dataset("mmmu", split="validation", data="sample").items
+    items = [it for it in load_benchmark("mmmu", split="validation", data="sample").items
              if it.question_type == "multiple-choice"]
     rng = np.random.default_rng(3)
     ability = np.linspace(-2, 2, 12)
@@ -195,10 +195,10 @@ def test_a_bad_audit_file_is_one_clear_error(tmp_path, audit_json):
         return evaluate(model="frequent", benchmark="mmmu", split="validation", data="sample", out=str(tmp_path / "r"),
                         display=NullDisplay(), html=False, sample_audit=str(path), **kw)
 
-    with pytest.raises(ConfigError, match="--sample-audit applies to a sampled run"):
+    with pytest.raises(ConfigError, match="sample_audit= applies to a sampled run: add sample= K"):
         run(audit_json)
     (tmp_path / "bad.json").write_text("{")
-    with pytest.raises(ConfigError, match="bad.json: cannot be read as JSON"):
+    with pytest.raises(ConfigError, match="bad.json': cannot be read as JSON"):
         run(tmp_path / "bad.json", sample=K)
     old = json.loads(audit_json.read_text())
     del old["items"]["responses"]

@@ -104,7 +104,7 @@ async def test_a_run_made_under_the_old_default_is_refused_with_the_flag_that_co
         await evaluate_async(model=backend(Recorder()), resume=True, **settings(benchmark, root, out))
     message = str(refused.value)
     assert "unreferenced_images: 'kept: after the referenced images" in message
-    assert "Add --unreferenced-images append to continue it exactly as it was (marked not official)" in message
+    assert "Add unreferenced_images='append' to continue it exactly as it was (marked not official)" in message
     recorder = Recorder()
     again = await evaluate_async(model=backend(recorder), unreferenced_images="append", resume=True,
                                  **settings(benchmark, root, out))

@@ -136,7 +136,7 @@ def test_malformed_options_are_scored_wrong_and_reported(make_item, response):
 def test_unknown_parser_and_policy_are_config_errors(make_item):
     with pytest.raises(ConfigError, match="did you mean strict"):
         score_responses([], {}, parsers=("strcit",))
-    with pytest.raises(ConfigError, match="--fallback"):
+    with pytest.raises(ConfigError, match="fallback="):
         score_responses([], {}, fallback="random")
 
 

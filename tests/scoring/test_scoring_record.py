@@ -174,9 +174,9 @@ def test_run_refuses_an_unknown_parser_before_any_request():
     from mmmu_eval.core.config import RunConfig
     from mmmu_eval.core.errors import ConfigError
 
-    with pytest.raises(ConfigError, match="--parser 'boxy' is not one of"):
+    with pytest.raises(ConfigError, match="parsers='boxy' is not one of"):
         RunConfig(model="random", parsers=("boxy",))
-    with pytest.raises(ConfigError, match="--fallback 'never'"):
+    with pytest.raises(ConfigError, match="fallback='never'"):
         RunConfig(model="random", fallback="never")
 
 
@@ -227,7 +227,7 @@ def test_the_same_run_command_again_keeps_the_scoring_that_score_recorded(tmp_pa
 def test_a_scoring_record_with_an_answers_entry_that_is_not_a_path_is_named():
     from mmmu_eval.core.errors import StoreError
 
-    with pytest.raises(StoreError, match="'scoring' entry is not valid .*--answers must be a file path, not 5"):
+    with pytest.raises(StoreError, match="'scoring' entry is not valid .*answers= must be a file path, not 5"):
         ScoringSpec.from_manifest({"scoring": {"parsers": ["official"], "answers": 5}})
     with pytest.raises(StoreError, match="'config' does not say how to score the run"):
         ScoringSpec.from_manifest({"config": {"prompt": "direct", "fallback_seed": "forty-two"}})

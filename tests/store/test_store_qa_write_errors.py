@@ -31,4 +31,4 @@ def test_a_full_disk_while_appending_is_a_store_error(tmp_path):
     with pytest.raises(StoreError) as caught:
         store.append(Response("dev_Art_1", "ok", text="A"))
     assert str(caught.value).startswith(f"{responses}: cannot write (No space left on device)")
-    assert "run the same command again (what is stored is kept)" in str(caught.value)
+    assert "make the same call again (what is stored is kept)" in str(caught.value)

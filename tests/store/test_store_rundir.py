@@ -121,7 +121,7 @@ def test_records_are_checked_field_by_field(record, complaint):
 def test_a_directory_holding_a_run_is_refused_without_resume(tmp_path):
     store = RunStore.open(tmp_path, manifest(), resume=False)
     store.append(Response("dev_Art_1", "ok", text="A"))
-    with pytest.raises(StoreError, match="already holds a run \\(1 responses\\); pass --resume"):
+    with pytest.raises(StoreError, match="already holds a run \\(1 responses\\); continue it with resume=True"):
         RunStore.open(tmp_path, manifest(), resume=False)
 
 
@@ -132,7 +132,7 @@ def test_a_changed_protocol_is_refused_with_what_differs_and_what_to_do(tmp_path
     message = str(info.value)
     assert "protocol ffffffffffff" in message and "000000000000" in message
     assert "generation.max_tokens: None -> 4096" in message and "mode: 'direct' -> 'cot'" in message
-    assert "new --out" in message
+    assert "new out=" in message
 
 
 def test_a_different_model_cannot_continue_a_run(tmp_path):

@@ -21,9 +21,9 @@ def errors_logged(caplog) -> list[str]:
 
 
 @pytest.mark.parametrize("flags, named", [
-    ({"data": "/nonexistent"}, "--data /nonexistent: no such directory"),
-    ({"data": "/nonexistent", "mmmu": False}, "--data /nonexistent: no such directory"),
-    ({"data": "sample", "mmmu_data": "/nonexistent"}, "--mmmu-data /nonexistent: no such directory"),
+    ({"data": "/nonexistent"}, "data='/nonexistent': no such directory"),
+    ({"data": "/nonexistent", "mmmu": False}, "data='/nonexistent': no such directory"),
+    ({"data": "sample", "mmmu_data": "/nonexistent"}, "mmmu_data='/nonexistent': no such directory"),
 ])
 def test_a_missing_data_directory_is_named_once_before_any_request(tmp_path, caplog, flags, named):
     with FaultServer(fault_rate=0.0) as server:

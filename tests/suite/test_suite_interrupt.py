@@ -45,7 +45,7 @@ class InterruptingBackend:
 
 def test_ctrl_c_keeps_every_runs_answers_and_the_same_call_finishes_the_suite(tmp_path):
     args = dict(data="sample", prompts="direct", out=tmp_path / "s", display=quiet(), bootstrap=20, html=False)
-    with pytest.raises(SuiteInterrupted, match="run the same command again"):
+    with pytest.raises(SuiteInterrupted, match="make the same call again"):
         evaluate_suite(model=InterruptingBackend(after=30), **args)
     manifests = {p.name: json.loads((p / "manifest.json").read_text()) for p in (tmp_path / "s").iterdir() if p.is_dir()}
     assert manifests and all(m["status"] == "interrupted" for m in manifests.values())

@@ -46,7 +46,7 @@ def test_a_local_engine_runs_the_suite_one_run_after_another_on_one_model(tmp_pa
     monkeypatch.setattr(execute, "evaluate_async", recorded)
     result = evaluate_suite(model=model, data="sample", settings=("standard-4", "vision"), prompts=("direct",), mmmu=False,
                             limit=2, max_tokens=2, device="cpu", out=tmp_path / "suite", display=quiet(), bootstrap=10)
-    assert result.summary["status"] == "complete", result.message()
+    assert result.summary["status"] == "complete", result.message
     names = ["standard-4-direct", "vision-direct"]
     assert running["most"] == 1, f"two runs of the local engine at once: {events}"
     assert events == [("start", names[0]), ("end", names[0]), ("start", names[1]), ("end", names[1])]

@@ -47,7 +47,7 @@ def test_an_incomplete_run_gives_a_null_cell_that_counts_what_it_lacks_and_a_rer
     assert t["vision"] is None and t["overall"] is None and t["delta_2"] is None and t["delta_3"] is None
     assert "vision-cot lacks 2 of 24 items (2 failed)" in t["reasons"]["vision"]
     assert t["standard_10"] is not None and t["delta_1"] is not None and t["mmmu_val"] is not None
-    assert first.exit_status == 1 and "vision-cot" in first.message()
+    assert first.exit_status == 1 and "vision-cot" in first.message
     assert first.summary["runs"]["vision-cot"]["lacking"] == 2
     # The CoT effect in vision is still computed, on the 22 items both runs scored, and says so.
     effect = first.summary["cot_effect"]["vision"]

@@ -15,7 +15,8 @@ from mmmu_eval.suite.execute import evaluate_suite
 
 from .conftest import quiet
 
-FLAG = "Add --unreferenced-images append to continue it exactly as it was (marked not official)"
+FLAG = "Add unreferenced_images='append' to continue it exactly as it was (marked not official)"
+CLI_FLAG = "Add --unreferenced-images append to continue it exactly as it was (marked not official)"
 
 
 def suite(out, **more):
@@ -35,7 +36,7 @@ def test_a_suite_of_the_old_image_rule_is_refused_with_the_flag_that_continues_i
     # The CLI prints it as one error line and exits 1 (a store error), asking nothing.
     assert main(["suite", "--model", "random", "--data", "sample", "--settings", "standard-10,vision", "--prompts", "direct",
                  "--no-mmmu", "--limit", "2", "--bootstrap", "10", "--out", str(out)]) == 1
-    assert FLAG in capsys.readouterr().err
+    assert CLI_FLAG in capsys.readouterr().err
     again = suite(out, unreferenced_images="append")
     assert again.exit_status == 0 and again.summary["status"] == "complete"
 

@@ -47,13 +47,13 @@ def test_every_run_gets_the_run_flags_and_its_own_directory():
 
 
 @pytest.mark.parametrize("overrides, message", [
-    ({"settings": "standard-5"}, "--settings 'standard-5' is not one of"),
-    ({"prompts": "boxed"}, "--prompts 'boxed' is not one of"),
-    ({"settings": "standard-10", "ocr": True}, "--ocr adds vision"),
+    ({"settings": "standard-5"}, "settings='standard-5' is not one of"),
+    ({"prompts": "boxed"}, "prompts='boxed' is not one of"),
+    ({"settings": "standard-10", "ocr": True}, "ocr=True adds vision"),
     ({"setting": "vision"}, "'setting' is decided per run in a suite: use settings="),
     ({"prompt": "cot"}, "'prompt' is decided per run"),
     ({"setings": "vision"}, "did you mean settings?"),
-    ({"max_tokens": 0}, "--max-tokens must be at least 1"),
+    ({"max_tokens": 0}, "max_tokens= must be at least 1"),
 ])
 def test_bad_suite_settings_are_refused_before_anything_runs(overrides, message):
     with pytest.raises(ConfigError, match=message.replace("?", r"\?").replace("(", r"\(")):
@@ -70,7 +70,7 @@ def test_mmmu_data_follows_data_for_hub_and_sample_and_a_snapshot_holding_mmmu(t
     (tmp_path / "both" / "MMMU").mkdir(parents=True)
     assert mmmu_source(data=str(tmp_path / "both")) == str(tmp_path / "both")
     assert mmmu_source(data=str(tmp_path), mmmu_data="sample") == "sample"
-    with pytest.raises(ConfigError, match="give the MMMU validation data with --mmmu-data"):
+    with pytest.raises(ConfigError, match="give the MMMU validation data with mmmu_data= .*, or leave MMMU out with mmmu=False"):
         mmmu_source(data=str(tmp_path / "both" / "MMMU"))
     assert names(data=str(tmp_path), mmmu=False)[-1] == "vision-cot"
 

@@ -22,7 +22,7 @@ def test_runs_over_different_items_give_no_better_of_two_and_say_which_differ(tm
     assert "standard-4-direct and standard-4-cot scored different items (5 and 24" in reason
     assert "19 only in standard-4-cot" in reason and "only in standard-4-direct" not in reason
     assert result.summary["status"] == "incomplete" and t["mismatched"] == ["standard_10", "standard_4", "vision"]
-    assert result.exit_status == 1 and "scored different items" in result.message()
+    assert result.exit_status == 1 and "scored different items" in result.message
     effect = result.summary["cot_effect"]["standard_4"]
     assert effect["shared"] == 5 and effect["complete"] is False and "different items" in effect["note"]
 

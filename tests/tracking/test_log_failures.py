@@ -16,7 +16,7 @@ import sys
 
 import pytest
 
-from mmmu_eval import ConfigError, evaluate, evaluate_suite, rescore_outputs
+from mmmu_eval import ConfigError, evaluate, evaluate_suite, rescore
 from mmmu_eval.cli.main import main
 from mmmu_eval.run.progress import NullDisplay
 
@@ -81,7 +81,7 @@ def test_a_missing_sdk_is_refused_before_the_run_starts_naming_the_extra(no_mlfl
     with pytest.raises(ConfigError, match=r"mmmu-eval\[mlflow\]"):
         evaluate_suite(model="random", data="sample", out=tmp_path / "suite", log_to="mlflow")
     with pytest.raises(ConfigError, match=r"mmmu-eval\[mlflow\]"):
-        rescore_outputs(tmp_path / "nothing.jsonl", data="sample", out=tmp_path / "rescored", log_to="mlflow")
+        rescore(tmp_path / "nothing.jsonl", data="sample", out=tmp_path / "rescored", log_to="mlflow")
     assert sorted(p.name for p in tmp_path.iterdir()) == []
 
 

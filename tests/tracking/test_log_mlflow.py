@@ -10,7 +10,7 @@ import pytest
 from fakes.harness_outputs import write_jsonl
 from fakes.parquet_rows import mmmu_row, write_mmmu
 from fakes.scripted_backend import ScriptedBackend
-from mmmu_eval import ConfigError, LogTo, evaluate, evaluate_suite, rescore_outputs
+from mmmu_eval import ConfigError, LogTo, evaluate, evaluate_suite, rescore
 from mmmu_eval.cli.main import main
 from mmmu_eval.dataset.load import load_dataset
 from mmmu_eval.run.progress import NullDisplay
@@ -134,10 +134,10 @@ def test_a_rescored_run_is_logged_as_such_and_needs_its_run_directory(mlflow_cli
     answers = tmp_path / "answers.jsonl"
     answers.write_text(json.dumps({"id": "validation_Art_1", "response": "(A)"}) + "\n"
                        + json.dumps({"id": "validation_Math_1", "response": "B"}) + "\n")
-    with pytest.raises(ConfigError, match="add --out"):  # refused before the file is read
-        rescore_outputs(tmp_path / "not-there.jsonl", data="sample", benchmark="mmmu", log_to="mlflow")
-    found = rescore_outputs(answers, data="sample", benchmark="mmmu", out=tmp_path / "rescored",
-                            log_to=LogTo(("mlflow",), experiment="rescore"))
+    with pytest.raises(ConfigError, match="add out="):  # refused before the file is read
+        rescore(tmp_path / "not-there.jsonl", data="sample", benchmark="mmmu", log_to="mlflow")
+    found = rescore(answers, data="sample", benchmark="mmmu", out=tmp_path / "rescored",
+                    log_to=LogTo(("mlflow",), experiment="rescore"))
     (run,) = mlflow_runs(mlflow_client, "rescore")
     assert run.data.tags["mmmu_eval.kind"] == "rescore" and run.data.tags["mmmu_eval.rescored_from"] == "jsonl"
     assert run.data.metrics["sample/overall/n"] == 2 == found.document["overall"]["total"]

@@ -1,7 +1,7 @@
 """The class form: ``--model guess:`` answers each question with a seeded random option, in batches.
 
 A class with ``from_settings(name, settings)`` is built with it and given the run's
-``CustomSettings`` (``--seed``, ``--batch-size``, ``--concurrency`` ... as the user set them;
+``CustomSettings`` (``--generation-seed``, ``--batch-size``, ``--concurrency`` ... as the user set them;
 None where not given). It is a Backend: ``generate`` yields one ``Response`` per request, in any
 order, as each is ready. A model that batches collects requests as this one does; one that calls
 a remote service would start several at once with asyncio and yield each as it completes.
@@ -23,7 +23,7 @@ MAX_IMAGES = 8
 
 
 class GuessBackend:
-    """Answers a multiple-choice question with one of its letters, drawn from ``--seed``, the
+    """Answers a multiple-choice question with one of its letters, drawn from ``--generation-seed``, the
     name after ``guess:`` and the item id, so that a rerun gives the same answers."""
 
     def __init__(self, name: str, *, seed: int, batch_size: int) -> None:

@@ -31,7 +31,7 @@ from mmmu_eval.auditing.item_stats import ItemStats, item_stats
 from mmmu_eval.auditing.strength import stronger_runs
 from mmmu_eval.auditing.structural import Problem, find_problems
 from mmmu_eval.auditing.suspects import Agreement, Suspect, find_suspects
-from mmmu_eval.core.errors import ConfigError
+from mmmu_eval.core.errors import ConfigError, argument
 
 __all__ = ["Audit", "audit", "audit_runs"]
 
@@ -124,7 +124,7 @@ def audit_runs(runs: Sequence[RunAnswers], *, min_models: int = 3, weakest: floa
         raise ConfigError("audit: the paths hold no run" + (f" (only build data: {', '.join(build_files)})"
                                                             if build_files else ""))
     if not 0 <= weakest < 1:
-        raise ConfigError(f"--weakest {weakest} must be at least 0 and below 1")
+        raise ConfigError(f"{argument('weakest', weakest, typed=True)} must be at least 0 and below 1")
     strong = stronger_runs(runs, weakest=weakest)
     suspects, agreement = find_suspects(runs, strong, min_models=min_models)
     forms = original_forms(runs, build)

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from mmmu_eval.auditing.sources import RunAnswers
-from mmmu_eval.core.errors import MmmuEvalError
+from mmmu_eval.core.errors import MmmuEvalError, argument
 from mmmu_eval.core.records import ImageRef, Item
 
 __all__ = ["CardImages", "card_images"]
@@ -53,19 +53,19 @@ def card_images(ids: Iterable[str], runs: Iterable[RunAnswers], data: str | Path
         found, failed = _from_dataset([kinds[i] for i in missing if i in kinds], data)
         refs.update(found)
         if failed:
-            note = f"images from --data {data}: {failed}"
+            note = f"images from {argument('images_from', data, typed=True, flag='--data')}: {failed}"
     for item_id, shot in screenshots.items():
         refs.setdefault(item_id, shot)
     left = [i for i in wanted if i not in refs]
     if left and not note:
         note = (f"{len(left)} item(s) without an image here: the files read hold none"
-                + ("" if data is not None else " (name the dataset with --data to show them)"))
+                + ("" if data is not None else f" (name the dataset with {argument('images_from', flag='--data')} to show them)"))
     return CardImages(refs, note)
 
 
 def _from_dataset(items: list[Item], data: str | Path) -> tuple[dict[str, tuple[ImageRef, ...]], str]:
     """Each item's images from the dataset, by id; and what failed, in words."""
-    from mmmu_eval.dataset.load import load_dataset
+    from mmmu_eval.dataset.load import load_benchmark
 
     wanted: dict[tuple[str, str | None], set[str]] = {}
     for item in items:
@@ -78,8 +78,8 @@ def _from_dataset(items: list[Item], data: str | Path) -> tuple[dict[str, tuple[
     failed: list[str] = []
     for (benchmark, split), ids in wanted.items():
         try:
-            dataset = (load_dataset(benchmark, setting="standard-10", data=data) if benchmark == "mmmu-pro"
-                       else load_dataset(benchmark, split=split, data=data))
+            dataset = (load_benchmark(benchmark, setting="standard-10", data=data) if benchmark == "mmmu-pro"
+                       else load_benchmark(benchmark, split=split, data=data))
         except MmmuEvalError as exc:
             failed.append(f"{benchmark}{'' if split is None else ' ' + split} not read ({exc})")
             continue

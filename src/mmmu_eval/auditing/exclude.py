@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from mmmu_eval.core.errors import ConfigError
+from mmmu_eval.core.errors import ConfigError, argument
 from mmmu_eval.core.jsonfile import loads
 from mmmu_eval.core.numbers import pct
 
@@ -70,17 +70,17 @@ def read_set_aside(path: str | Path) -> SetAside:
     try:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"--exclude-suspects {path}: cannot read it ({exc})") from None
+        raise ConfigError(f"{argument('exclude_suspects', path, typed=True)}: cannot read it ({exc})") from None
     if text.lstrip().startswith("{"):
         try:
             doc = loads(text)
         except ValueError as exc:
-            raise ConfigError(f"--exclude-suspects {path}: not valid JSON ({exc})") from None
+            raise ConfigError(f"{argument('exclude_suspects', path, typed=True)}: not valid JSON ({exc})") from None
         suspects = doc.get("suspects") if isinstance(doc, dict) else None
         if not isinstance(suspects, list) or not all(isinstance(s, dict) and isinstance(s.get("id"), str)
                                                      for s in suspects):
-            raise ConfigError(f"--exclude-suspects {path}: JSON without an audit's 'suspects' list "
-                              "(write one with mmmu-eval audit --json, or list ids one per line)")
+            raise ConfigError(f"{argument('exclude_suspects', path, typed=True)}: JSON without an audit's 'suspects' list "
+                              f"(write one with mmmu-eval audit --json, or list ids one per line)")
         return SetAside(frozenset(s["id"] for s in suspects if s.get("flagged")), str(path), "flagged suspects")
     ids = {line.split("#", 1)[0].strip() for line in text.splitlines()}
     return SetAside(frozenset(i for i in ids if i), str(path), "listed items")

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from mmmu_eval.core.atomic import write_atomically
-from mmmu_eval.core.errors import ConfigError
+from mmmu_eval.core.errors import ConfigError, argument
 from mmmu_eval.auditing import Audit
 
 __all__ = ["save_audit"]
@@ -37,19 +37,19 @@ def save_audit(result: Audit, *, json_file: str | Path | None = None, html_file:
     """
     written = []
     if json_file is not None:
-        written.append(_write(Path(json_file), "--json", lambda: json.dumps(result.to_json(), indent=1,
+        written.append(_write(Path(json_file), "json_file", lambda: json.dumps(result.to_json(), indent=1,
                                                                             ensure_ascii=False) + "\n"))
     if html_file is not None:
         from mmmu_eval.auditing.audit_page import audit_page
         from mmmu_eval.auditing.card_images import card_images
 
         images = card_images((s.id for s in result.suspects), result.runs, images_from)
-        written.append(_write(Path(html_file), "--html", lambda: audit_page(result, images=images)))
+        written.append(_write(Path(html_file), "html_file", lambda: audit_page(result, images=images)))
     return tuple(written)
 
 
-def _write(target: Path, flag: str, content: Callable[[], str]) -> Path:
+def _write(target: Path, keyword: str, content: Callable[[], str]) -> Path:
     try:
         return write_atomically(target, content())
     except OSError as exc:
-        raise ConfigError(f"{flag} {target}: cannot write ({exc})") from None
+        raise ConfigError(f"{argument(keyword, str(target), typed=True)}: cannot write ({exc})") from None

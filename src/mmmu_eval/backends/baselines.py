@@ -34,7 +34,7 @@ from typing import AsyncIterator, Sequence
 
 from mmmu_eval.backends.base import Backend
 from mmmu_eval.backends.settings import BackendSettings, BaselineSettings, FixedAnswers
-from mmmu_eval.core.errors import ConfigError
+from mmmu_eval.core.errors import ConfigError, argument
 from mmmu_eval.core.records import Request, Response, TextPart
 
 __all__ = ["DEFAULT_SEED", "FrequentBackend", "RandomBackend", "TextOnlyBackend"]
@@ -53,7 +53,7 @@ class RandomBackend:
     @classmethod
     def from_settings(cls, name: str, settings: BaselineSettings) -> "RandomBackend":
         if name:
-            raise ConfigError(f"--model random takes no name (got random:{name}); the seed comes from --seed")
+            raise ConfigError(f"{argument('model', 'random', typed=True)} takes no name (got random:{name}); the seed comes from {argument('generation_seed')}")
         return cls(DEFAULT_SEED if settings.seed is None else settings.seed)
 
     async def preflight(self, requests: Sequence[Request]) -> None:
@@ -83,10 +83,10 @@ class FrequentBackend:
     @classmethod
     def from_settings(cls, name: str, settings: BaselineSettings) -> "FrequentBackend":
         if name:
-            raise ConfigError(f"--model frequent takes no name (got frequent:{name})")
+            raise ConfigError(f"{argument('model', 'frequent', typed=True)} takes no name (got frequent:{name})")
         if settings.fixed_answers is None:
             raise ConfigError(
-                "--model frequent needs gold answers among the evaluated items, and these have none "
+                f"{argument('model', 'frequent', typed=True)} needs gold answers among the evaluated items, and these have none "
                 "(the test split withholds them); evaluate the validation split instead"
             )
         return cls(settings.fixed_answers)
@@ -129,9 +129,9 @@ class TextOnlyBackend:
         from mmmu_eval.backends.registry import make_backend  # the registry imports this module
 
         if not name:
-            raise ConfigError("--model text-only: needs the spec of the model to ask, e.g. text-only:openai:gpt-4o")
+            raise ConfigError(f"{argument('model')} text-only: needs the spec of the model to ask, e.g. text-only:openai:gpt-4o")
         if name.startswith("text-only:"):
-            raise ConfigError(f"--model text-only:{name}: images are already withheld once; drop one text-only:")
+            raise ConfigError(f"{argument('model')} text-only:{name}: images are already withheld once; drop one text-only:")
         return cls(make_backend(name, settings))
 
     @staticmethod

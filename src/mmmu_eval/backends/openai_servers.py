@@ -19,7 +19,7 @@ from typing import Sequence
 from urllib.parse import urlsplit
 
 from mmmu_eval.backends.settings import OpenAISettings
-from mmmu_eval.core.errors import ConfigError
+from mmmu_eval.core.errors import ConfigError, argument
 from mmmu_eval.core.urls import credentials_of, without_credentials
 
 __all__ = ["DEFAULT_BASE_URL", "DEFAULT_KEY_ENV", "LOCAL_PLACEHOLDER_KEY", "api_key", "endpoint_urls", "is_loopback", "normalise_url",
@@ -46,10 +46,10 @@ def api_key(name: str, settings: OpenAISettings, urls: Sequence[str]) -> tuple[s
         elif settings.api_key_env is None:
             raise ConfigError(
                 f"OPENAI_API_KEY is not set (needed by openai:{name}); "
-                "set it or pass --api-key-env NAME"
+                f"set it or pass {argument('api_key_env')} NAME"
             )
         else:
-            raise ConfigError(f"{env} is not set (needed by openai:{name}, named by --api-key-env); set it")
+            raise ConfigError(f"{env} is not set (needed by openai:{name}, named by {argument('api_key_env')}); set it")
     return key, env if os.environ.get(env) else None  # None: a loopback server, no key
 
 
@@ -72,7 +72,7 @@ def normalise_url(url: str) -> str:
     url = url.strip().rstrip("/")
     parts = urlsplit(url)
     if parts.scheme not in ("http", "https") or not parts.netloc:
-        raise ConfigError(f"--base-url {without_credentials(url)!r} is not an http(s) URL, e.g. http://127.0.0.1:8000/v1")
+        raise ConfigError(f"{argument('base_urls', without_credentials(url))} is not an http(s) URL, e.g. http://127.0.0.1:8000/v1")
     if parts.path in ("", "/"):
         url = url + "/v1"
     return url

@@ -22,8 +22,8 @@ from typing import Sequence
 
 from mmmu_eval.backends.base import Backend, Contacting
 from mmmu_eval.backends.custom import as_backend
-from mmmu_eval.backends.settings import BackendSettings
-from mmmu_eval.core.errors import ConfigError
+from mmmu_eval.backends.settings import BackendSettings, BaselineSettings
+from mmmu_eval.core.errors import ConfigError, argument
 
 __all__ = ["BACKENDS", "ENTRY_POINT_GROUP", "BackendEntry", "make_backend", "make_backend_before_data", "parse_spec",
            "plugin_entries"]
@@ -144,7 +144,7 @@ def make_backend(spec: str | Backend, settings: BackendSettings | None = None) -
                           f"{entry.package}) names a module; it must name module:attribute, a class or a factory")
     target = getattr(_import(entry, spec), entry.cls, None)
     if target is None:
-        raise ConfigError(f"--model {spec}: {entry.module} has no {entry.cls} (the entry point {entry.prefix.rstrip(':')} names it)")
+        raise ConfigError(f"{argument('model', spec, typed=True)}: {entry.module} has no {entry.cls} (the entry point {entry.prefix.rstrip(':')} names it)")
     own = settings if entry.settings is None else getattr(settings, entry.settings)
     if hasattr(target, "from_settings"):
         built = target.from_settings(name, own)
@@ -152,7 +152,7 @@ def make_backend(spec: str | Backend, settings: BackendSettings | None = None) -
         return as_backend(built, settings.custom) if entry.package is not None else built
     if hasattr(target, "from_config"):
         raise ConfigError(
-            f"--model {spec}: {entry.module}.{entry.cls} has from_config(name, config, items); a backend class "
+            f"{argument('model', spec, typed=True)}: {entry.module}.{entry.cls} has from_config(name, config, items); a backend class "
             "is now built with from_settings(name, settings), given a CustomSettings (see the custom model guide)"
         )
     # a plug-in's factory: its model object, made a Backend like any other
@@ -193,9 +193,9 @@ def _import(entry: BackendEntry, spec: str) -> object:
         if missing == "mmmu_eval" or missing.startswith("mmmu_eval."):
             raise
         if entry.extra is None:
-            raise ConfigError(f"--model {spec}: {missing} is not installed; reinstall mmmu-eval") from exc
+            raise ConfigError(f"{argument('model', spec, typed=True)}: {missing} is not installed; reinstall mmmu-eval") from exc
         raise ConfigError(
-            f"--model {spec} needs the {entry.extra} extra ({missing} is not installed); "
+            f"{argument('model', spec, typed=True)} needs the {entry.extra} extra ({missing} is not installed); "
             f"run: pip install 'mmmu-eval[{entry.extra}]'"
         ) from exc
 
@@ -203,7 +203,7 @@ def _import(entry: BackendEntry, spec: str) -> object:
 def _unknown(spec: str, table: Sequence[BackendEntry]) -> str:
     known = ", ".join(e.usage for e in table)
     if not spec:
-        return f"--model is empty; known specs: {known}"
+        return f"{argument('model')} is empty; known specs: {known}"
     head = spec.split(":", 1)[0]
     names = [e.prefix.rstrip(":") for e in table]
     close = difflib.get_close_matches(head, names, n=1, cutoff=0.5)

@@ -7,6 +7,7 @@ import argparse
 from mmmu_eval.core.untrusted import make_console
 
 from mmmu_eval.cli.flag_defaults import HelpFormatter, Phrase, declare
+from mmmu_eval.cli.shared_flags import add_data, add_json_file
 
 EPILOG = """examples:
   mmmu-eval audit runs/gpt4o-pro10 runs/qwen-pro10 runs/qwen-vision
@@ -34,15 +35,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     p.add_argument("paths", nargs="+", metavar="RUN_OR_FILE",
                    help="run directories, suite directories and harness output files, in any mix")
-    declare(p.add_argument("--data", metavar="hub|sample|DIR",
-                           help="the dataset other harnesses' rows are joined to (as for rescore); named, it also "
-                                "gives the --html page the images of items whose files hold none (the official "
-                                "outputs)"),
-            Phrase("hub for the rows; no images looked up"))
+    add_data(p, help="the dataset other harnesses' rows are joined to (as for rescore); named, it also gives the "
+                     "--html page the images of items whose files hold none (the official outputs)",
+             default=None, shows=Phrase("hub for the rows; no images looked up"))
     p.add_argument("--format", default="auto", help="the harness files' format (see rescore)")
-    declare(p.add_argument("--json", metavar="FILE", help="write the whole audit as JSON (schema in docs/audit.md)"),
-            Phrase("none; no JSON file"))
-    declare(p.add_argument("--html", metavar="FILE", help="write a self-contained page for reviewers"), Phrase("none; no page"))
+    add_json_file(p, writes="the whole audit (schema in docs/audit.md)", dest="json_file")
+    declare(p.add_argument("--html", dest="html_file", metavar="FILE", help="write a self-contained page for reviewers"),
+            Phrase("none; no page"))
     p.add_argument("--top", type=int, default=20, metavar="N", help="suspects and added options printed")
     p.add_argument("--min-models", type=int, default=3, metavar="N",
                    help="models whose stronger runs must agree for an item to be flagged")
@@ -63,12 +62,12 @@ def run(args: argparse.Namespace) -> int:
                    weakest=args.weakest, irt=not args.no_irt)
     console = make_console()
     print_audit(result, console, top=args.top)
-    if args.json or args.html:
+    if args.json_file or args.html_file:
         from mmmu_eval.auditing.save_audit import save_audit
 
-        save_audit(result, json_file=args.json, html_file=args.html, images_from=args.data)
-    if args.json:
-        console.print(f"audit written to {args.json}")
-    if args.html:
-        console.print(f"page written to {args.html}")
+        save_audit(result, json_file=args.json_file, html_file=args.html_file, images_from=args.data)
+    if args.json_file:
+        console.print(f"audit written to {args.json_file}")
+    if args.html_file:
+        console.print(f"page written to {args.html_file}")
     return 0

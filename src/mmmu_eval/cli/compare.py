@@ -10,6 +10,7 @@ import json
 
 
 from mmmu_eval.cli.flag_defaults import HelpFormatter
+from mmmu_eval.cli.shared_flags import add_bootstrap, add_json
 from mmmu_eval.core.errors import ConfigError
 from mmmu_eval.core.untrusted import for_rich, make_console
 
@@ -42,35 +43,42 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--allow-different-scoring", action="store_true",
                    help="compare runs scored by different parsers, fallback policies or answer files")
     p.add_argument("--flips", type=int, default=50, metavar="N", help="list at most N flipping items")
-    p.add_argument("--bootstrap", type=int, default=1000, metavar="N", help="paired bootstrap resamples")
-    p.add_argument("--seed", type=int, default=0, help="bootstrap seed")
-    p.add_argument("--json", action="store_true", help="print the comparisons as JSON (all flips) instead of tables")
+    add_bootstrap(p, what="the paired intervals")
+    add_json(p, prints="the comparisons (all flips)")
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
     from mmmu_eval.commands.compare import compare
-    from mmmu_eval.rendering.comparison_terminal import print_comparison
     from mmmu_eval.results.finished_run import read_run
 
     if len(args.runs) < 2:
         raise ConfigError("compare needs at least two run directories (RUN_A RUN_B)")
     if args.flips < 0 or args.bootstrap < 0:
         raise ConfigError("--flips and --bootstrap must be 0 or more")
-    console = make_console()
-    runs = [read_run(path, bootstrap=args.bootstrap, seed=args.seed) for path in args.runs]  # the baseline read once
+    # the baseline read once
+    runs = [read_run(path, bootstrap=args.bootstrap, bootstrap_seed=args.bootstrap_seed) for path in args.runs]
     comparisons = [
         compare(runs[0], other, labels=(str(args.runs[0]), str(path)),
                 allow_different_protocols=args.allow_different_protocols,
-                allow_different_scoring=args.allow_different_scoring, bootstrap=args.bootstrap, seed=args.seed)
+                allow_different_scoring=args.allow_different_scoring, bootstrap=args.bootstrap,
+                bootstrap_seed=args.bootstrap_seed)
         for path, other in zip(args.runs[1:], runs[1:])
     ]
-    if args.json:
+    print_comparisons(comparisons, as_json=args.json, flips=args.flips)
+    return 0
+
+
+def print_comparisons(comparisons: list, *, as_json: bool, flips: int) -> None:
+    """The comparisons as JSON (one object for one pair), or each as tables under a rule."""
+    from mmmu_eval.rendering.comparison_terminal import print_comparison
+
+    if as_json:
         out = [c.to_json() for c in comparisons]
         print(json.dumps(out[0] if len(out) == 1 else out, indent=2))
-        return 0
+        return
+    console = make_console()
     for c in comparisons:
         if len(comparisons) > 1:
             console.rule(f"{for_rich(c.label_a)} vs {for_rich(c.label_b)}")
-        print_comparison(c, console, max_flips=args.flips)
-    return 0
+        print_comparison(c, console, max_flips=flips)

@@ -13,10 +13,13 @@ import io
 import json
 import sys
 from collections import Counter
-from typing import TextIO
+from collections.abc import Sequence
+from typing import Any, TextIO
 
 from mmmu_eval.cli.flag_defaults import HelpFormatter, Phrase, declare, run_default
-from mmmu_eval.core.config import IMAGE_LAYOUTS, MMMU_SPLITS, PRO_SETTINGS, PROMPT_MODES, UNREFERENCED_IMAGES, help_of
+from mmmu_eval.cli.shared_flags import (add_benchmark, add_data, add_json, add_limit, add_revision, add_setting,
+                                        add_split, add_subjects)
+from mmmu_eval.core.config import IMAGE_LAYOUTS, MMMU_SPLITS, PROMPT_MODES, UNREFERENCED_IMAGES, help_of
 from mmmu_eval.core.errors import ConfigError, DataError
 from mmmu_eval.prompt import EvalProtocol, build_request, prompt_text
 from mmmu_eval.prompt.layout import loose_images, question_and_options, token_numbers
@@ -57,9 +60,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         epilog=LIST_EXAMPLES, formatter_class=HelpFormatter,
     )
     _selection_flags(p_list)
-    declare(p_list.add_argument("--limit", type=int, help="list only the first N items (the counts cover all)"),
-            run_default("limit"))
-    p_list.add_argument("--json", action="store_true", help="print one JSON object instead of a table")
+    add_limit(p_list, help="list only the first N items (the counts cover all)")
+    add_json(p_list, prints="the items and counts (one object)")
     p_list.set_defaults(func=run_list)
 
     p_show = sub.add_parser(
@@ -99,29 +101,24 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         epilog=DOWNLOAD_EXAMPLES, formatter_class=HelpFormatter,
     )
     _benchmark_flags(p_down)
-    declare(p_down.add_argument("--subjects", nargs="+", metavar="SUBJECT", help="subjects to fetch (long or short names)"),
-            run_default("subjects"))
-    declare(p_down.add_argument("--revision", help="hub revision (commit, tag, branch)"), run_default("revision"))
+    add_subjects(p_down, help="subjects to fetch (long or short names)")
+    add_revision(p_down, help="hub revision (commit, tag, branch)")
     p_down.add_argument("--dest", required=True, help="the snapshot directory to fill")
     p_down.set_defaults(func=run_download)
 
 
 def _benchmark_flags(parser: argparse.ArgumentParser) -> None:
     """Which benchmark, split and setting: the same three flags for list, show and download."""
-    declare(parser.add_argument("--benchmark", choices=("mmmu", "mmmu-pro"), default=None, help="mmmu or mmmu-pro"),
-            Phrase("mmmu; mmmu-pro when --setting is given"))
-    declare(parser.add_argument("--split", choices=MMMU_SPLITS, help="MMMU split: dev, validation or test"),
-            run_default("split"))
-    declare(parser.add_argument("--setting", choices=PRO_SETTINGS, help="MMMU-Pro setting: standard-10, standard-4, vision"),
-            run_default("setting"))
+    add_benchmark(parser, help="mmmu or mmmu-pro", shows=Phrase("mmmu; mmmu-pro when --setting is given"))
+    add_split(parser)
+    add_setting(parser)
 
 
 def _selection_flags(parser: argparse.ArgumentParser) -> None:
     _benchmark_flags(parser)
-    parser.add_argument("--data", default="hub", help="hub, sample (bundled), or a snapshot directory")
-    declare(parser.add_argument("--revision", help="hub revision (hub only)"), run_default("revision"))
-    declare(parser.add_argument("--subjects", nargs="+", metavar="SUBJECT", help="subjects to keep (long or short names)"),
-            run_default("subjects"))
+    add_data(parser, help="hub, sample (bundled), or a snapshot directory")
+    add_revision(parser)
+    add_subjects(parser, help="subjects to keep (long or short names)")
 
 
 def _usage(parser: argparse.ArgumentParser) -> int:
@@ -137,24 +134,29 @@ def _benchmark(args: argparse.Namespace) -> str:
 
 
 def run_list(args: argparse.Namespace, out: TextIO | None = None) -> int:
-    from mmmu_eval.dataset.load import load_dataset
+    from mmmu_eval.dataset.load import load_benchmark
 
     out = out or sys.stdout
     if args.limit is not None and args.limit < 1:
         raise ConfigError("--limit must be at least 1")
-    ds = load_dataset(_benchmark(args), split=args.split, setting=args.setting, data=args.data,
-                      revision=args.revision, subjects=args.subjects)
+    ds = load_benchmark(_benchmark(args), split=args.split, setting=args.setting, data=args.data,
+                        revision=args.revision, subjects=args.subjects)
     shown = ds.items[: args.limit] if args.limit else ds.items
-    counts = _counts(ds.items)
     if args.json:
         record = {
             "benchmark": ds.benchmark, "split": ds.split, "setting": ds.setting, "source": ds.source,
-            "revision": ds.revision, "digest": ds.digest, "counts": counts,
+            "revision": ds.revision, "digest": ds.digest, "counts": _counts(ds.items),
             "items": [_row(item) for item in shown],
             "problems": [str(p) for p in ds.problems],
         }
         out.write(json.dumps(record, indent=2, ensure_ascii=False) + "\n")
-        return 0
+    else:
+        print_list(ds, shown, args.limit, out)
+    return 0
+
+
+def print_list(ds: Any, shown: Sequence[Item], limit: int | None, out: TextIO) -> None:
+    """The selection's items as a table, then its counts and the rows that could not be read."""
     where = ds.setting or ds.split
     out.write(f"{ds.benchmark} {where} from {ds.source} (revision {ds.revision})\n")
     rows = [("id", "subject", "type", "options", "images", "tokens")]
@@ -166,11 +168,10 @@ def run_list(args: argparse.Namespace, out: TextIO | None = None) -> int:
     for row in rows:
         out.write("  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip() + "\n")
     if len(shown) < len(ds.items):
-        out.write(f"... {len(ds.items) - len(shown)} more (--limit {args.limit})\n")
-    out.write(_counts_line(counts) + "\n")
+        out.write(f"... {len(ds.items) - len(shown)} more (--limit {limit})\n")
+    out.write(_counts_line(_counts(ds.items)) + "\n")
     for problem in ds.problems:
         out.write(f"skipped: {problem}\n")
-    return 0
 
 
 def _row(item: Item) -> dict[str, object]:
@@ -210,7 +211,7 @@ def _counts_line(c: dict[str, object]) -> str:
 
 
 def run_show(args: argparse.Namespace, out: TextIO | None = None) -> int:
-    from mmmu_eval.dataset.load import find_item, load_dataset
+    from mmmu_eval.dataset.load import find_item, load_benchmark
 
     out = out or sys.stdout
     benchmark = _benchmark(args)
@@ -222,16 +223,19 @@ def run_show(args: argparse.Namespace, out: TextIO | None = None) -> int:
         args.prompt, image_layout=args.image_layout, system=args.system_prompt,
         unreferenced_images=args.unreferenced_images,
     )
-    ds = load_dataset(benchmark, split=split, setting=args.setting, data=args.data,
-                      revision=args.revision, subjects=subjects)
+    ds = load_benchmark(benchmark, split=split, setting=args.setting, data=args.data,
+                        revision=args.revision, subjects=subjects)
     item = find_item(ds, args.id)
     model = _template_model(args)
-    if args.text and model is None:
-        out.write(prompt_text(item, protocol))
-        return 0
     if args.text:
-        out.write(model.render(build_request(item, protocol)))
+        out.write(prompt_text(item, protocol) if model is None else model.render(build_request(item, protocol)))
         return 0
+    return print_show(item, ds, protocol, model, out)
+
+
+def print_show(item: Item, ds: Any, protocol: EvalProtocol, model: Any, out: TextIO) -> int:
+    """The item, the request built from it (and as ``model``'s template renders it); 1 when no
+    request can be built from it."""
     _show_item(item, ds.source, ds.revision, out, appended=protocol.appends_loose_images)
     out.write("\n")
     try:

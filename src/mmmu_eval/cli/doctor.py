@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import argparse
 
-from mmmu_eval.cli.flag_defaults import HelpFormatter, Phrase, declare
+from mmmu_eval.cli.flag_defaults import HelpFormatter, Phrase
+from mmmu_eval.cli.shared_flags import add_json_file, add_published
 
 EPILOG = """examples:
   mmmu-eval doctor runs/qwen-val
@@ -29,11 +30,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         formatter_class=HelpFormatter,
     )
     p.add_argument("run", metavar="RUN", help="a run directory, a rescore --out directory, or a suite directory")
-    declare(p.add_argument("--published", metavar="VALUE|MODEL",
-                           help="a published accuracy in percent (58.6), or a model name from the published results shipped"),
-            Phrase("none; the run alone"))
-    declare(p.add_argument("--json", metavar="FILE", help="also write the diagnosis as JSON (docs/doctor.md)"),
-            Phrase("none; no JSON file"))
+    add_published(p, help="a published accuracy in percent (58.6), or a model name from the published results shipped",
+                  shows=Phrase("none; the run alone"))
+    add_json_file(p, writes="the diagnosis (docs/doctor.md)", dest="json_file")
     p.set_defaults(func=run)
 
 
@@ -45,9 +44,9 @@ def run(args: argparse.Namespace) -> int:
     diagnosis = diagnose(args.run, published=args.published)
     for line in diagnosis.lines():
         echo(line)  # folded between words at the terminal's width, never mid-word
-    if args.json:
+    if args.json_file:
         from mmmu_eval.doctor.save_diagnosis import save_diagnosis
 
-        save_diagnosis(diagnosis, args.json)
-        echo(f"wrote {args.json}")
+        save_diagnosis(diagnosis, args.json_file)
+        echo(f"wrote {args.json_file}")
     return 0

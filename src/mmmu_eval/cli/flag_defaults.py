@@ -123,7 +123,7 @@ def _batch_size_default() -> Phrase:
 #: fields' docstrings say the same (tests/docs/test_field_docs.py holds them together).
 _RUN_DEFAULTS: dict[str, Declared] = {
     "model": None,  # required
-    "resume": Phrase("off; an --out that holds a run is continued"),
+    "resume": Phrase("an --out that holds a run is continued"),
     "split": lambda: RunConfig(model="random").resolved_split,
     "setting": lambda: RunConfig(model="random", benchmark="mmmu-pro").resolved_setting,
     "revision": Phrase("the pinned commit"),
@@ -139,7 +139,7 @@ _RUN_DEFAULTS: dict[str, Declared] = {
                                  f"server's own, {_owned('mmmu_eval.backends.local_chat', 'DEFAULT_MAX_TOKENS')()} for hf: and vllm:"),
     "temperature": Phrase("the server's own; 0 (greedy) for hf: and vllm:"),
     "top_p": Phrase("the server's or engine's own"),
-    "seed": _owned("mmmu_eval.backends.baselines", "DEFAULT_SEED", "none sent; {} for random"),
+    "generation_seed": _owned("mmmu_eval.backends.baselines", "DEFAULT_SEED", "none sent; {} for random"),
     "extra_body": Phrase("none"),
     "system_prompt": Phrase("none"),
     "base_urls": _owned("mmmu_eval.backends.openai_servers", "DEFAULT_BASE_URL", "$OPENAI_BASE_URL, else {}"),

@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import argparse
 import importlib
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 
 from mmmu_eval.cli.flag_defaults import HelpFormatter, Phrase, declare, run_default
 from mmmu_eval.cli.run import _json_object, add_rank_timeout
+from mmmu_eval.cli.shared_flags import add_data, add_draw_seed, add_limit, add_split, add_subjects
 from mmmu_eval.core.config import help_of
 from mmmu_eval.core.untrusted import for_rich, make_console
 
@@ -62,15 +63,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def _input_flags(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--data", required=True, help="sample, hub, a directory (MMMU or MMMU-Pro layout, or an earlier step's --out), or a .jsonl file")
+    add_data(p, required=True, metavar="DATA",
+             help="sample, hub, a directory (MMMU or MMMU-Pro layout, or an earlier step's --out), or a .jsonl file")
     p.add_argument("--out", required=True, help="the output directory (the same as --data extends a harden output)")
-    declare(p.add_argument("--split", help="MMMU split to read from sample, hub or an MMMU directory"), run_default("split"))
-    declare(p.add_argument("--subjects", nargs="+", metavar="SUBJECT", help="keep only these subjects"), run_default("subjects"))
-    declare(p.add_argument("--limit", type=int, help="keep the first N usable questions (to try a setting out)"),
-            Phrase("every question"))
+    add_split(p, help="MMMU split to read from sample, hub or an MMMU directory")
+    add_subjects(p, help="keep only these subjects")
+    declare(add_limit(p, help="keep the first N usable questions (to try a setting out)"), Phrase("every question"))
     declare(p.add_argument("--subject", dest="default_subject", metavar="SUBJECT", help="subject of JSONL rows that name none"),
             Phrase("none; a row without one is refused"))
-    p.add_argument("--seed", type=int, default=0, help="seeds every draw: trial seeds, the sample, shuffles, page styles")
+    add_draw_seed(p, help="seeds every draw: trial seeds, the sample, shuffles, page styles")
 
 
 def _model_flags(p: argparse.ArgumentParser) -> None:
@@ -135,55 +136,62 @@ def _render_flags(p: argparse.ArgumentParser) -> None:
 
 
 def main(args: argparse.Namespace) -> int:
-    from mmmu_eval import harden
     from mmmu_eval.core.errors import ConfigError
-    from mmmu_eval.harden.harden_report import print_report
     from mmmu_eval.run.distributed import Launch
 
-    console = make_console()
-    step = args.harden_step
-    source = _source_settings(args)
-    run = {k: getattr(args, k) for k in ("concurrency", "max_attempts", "request_timeout", "api_key_env", "extra_body") if getattr(args, k, None) is not None}
     launch = Launch.from_env()
-    if launch is not None and step != "filter":
-        raise ConfigError(f"harden {step} does not run under torchrun / accelerate launch ({launch.name}): only "
-                          "harden filter does (its local models' trials, one shard per rank); run this step as one process")
+    if launch is not None and args.harden_step != "filter":
+        raise ConfigError(f"harden {args.harden_step} does not run under torchrun / accelerate launch ({launch.name}): "
+                          "only harden filter does (its local models' trials, one shard per rank); run this step as one process")
+    result = call_step(args, launch)
+    if result is None:  # a rank of torchrun / accelerate launch other than 0
+        return 0
+    print_step(result, args.harden_step)
+    return result.exit_status
+
+
+def call_step(args: argparse.Namespace, launch: Any) -> Any:
+    """The step's one call (``harden_filter``, ``harden_augment`` / ``harden_apply``,
+    ``harden_render``, ``harden_all``) with the settings its flags say; None on a rank other than 0."""
+    from mmmu_eval import harden
+
+    step, source = args.harden_step, _source_settings(args)
+    run = {k: getattr(args, k) for k in ("concurrency", "max_attempts", "request_timeout", "api_key_env", "extra_body")
+           if getattr(args, k, None) is not None}
     if step in ("filter", "all"):
         run.update({k: getattr(args, k) for k in ("max_tokens", "batch_size") if getattr(args, k) is not None})
-    if step == "filter":
-        if launch is None:
-            result = harden.harden_filter(args.data, args.out, _filter_settings(args), seed=args.seed, run_settings=run,
-                                          source=source)
-        else:  # one rank of torchrun / accelerate launch: rank 0 gets the filter's result, the others None
-            from mmmu_eval.harden.filter_ranks import harden_filter_ranks
+    if step == "filter" and launch is not None:  # one rank of torchrun / accelerate launch: rank 0 gets the result
+        from mmmu_eval.harden.filter_ranks import harden_filter_ranks
 
-            ranked = harden_filter_ranks(args.data, args.out, launch, timeout=args.rank_timeout,
-                                         settings=_filter_settings(args), seed=args.seed, run_settings=run, source=source)
-            if ranked is None:
-                return 0
-            result = ranked
-    elif step == "augment" and args.apply is not None:
-        result = harden.harden_apply(args.data, args.out, args.apply, source=source,
-                                     check=harden.CheckSettings(models=args.check_models, trials=args.check_trials))
-    elif step == "augment":
+        return harden_filter_ranks(args.data, args.out, launch, timeout=args.rank_timeout, settings=_filter_settings(args),
+                                   draw_seed=args.draw_seed, run_settings=run, source=source)
+    if step == "filter":
+        return harden.harden_filter(args.data, args.out, _filter_settings(args), draw_seed=args.draw_seed,
+                                    run_settings=run, source=source)
+    if step == "augment" and args.apply is not None:
+        return harden.harden_apply(args.data, args.out, args.apply, source=source,
+                                   check=harden.CheckSettings(models=args.check_models, trials=args.check_trials))
+    if step == "augment":
         augment = harden.AugmentSettings(
             model=args.model, options=args.options, attempts=args.attempts, temperature=args.temperature,
             max_tokens=args.max_tokens, base_urls=args.base_urls, position_dependent=args.position_dependent,
-            check=harden.CheckSettings(models=args.check_models, trials=args.check_trials),
-        )
-        result = harden.harden_augment(args.data, args.out, augment, seed=args.seed, run_settings=run, source=source)
-    elif step == "render":
-        result = harden.harden_render(args.data, args.out, _render_settings(args), seed=args.seed, source=source)
-    else:
-        augment = harden.AugmentSettings(
-            model=args.augment_model, options=args.options, attempts=args.attempts, temperature=args.augment_temperature,
-            base_urls=args.augment_base_urls, position_dependent=args.position_dependent,
-            check=harden.CheckSettings(trials=args.check_trials),
-        )
-        result = harden.harden_all(
-            args.data, args.out, filter=_filter_settings(args), augment=augment, render=_render_settings(args),
-            seed=args.seed, run_settings=run, source=source,
-        )
+            check=harden.CheckSettings(models=args.check_models, trials=args.check_trials))
+        return harden.harden_augment(args.data, args.out, augment, draw_seed=args.draw_seed, run_settings=run, source=source)
+    if step == "render":
+        return harden.harden_render(args.data, args.out, _render_settings(args), draw_seed=args.draw_seed, source=source)
+    augment = harden.AugmentSettings(
+        model=args.augment_model, options=args.options, attempts=args.attempts, temperature=args.augment_temperature,
+        base_urls=args.augment_base_urls, position_dependent=args.position_dependent,
+        check=harden.CheckSettings(trials=args.check_trials))
+    return harden.harden_all(args.data, args.out, filter=_filter_settings(args), augment=augment,
+                             render=_render_settings(args), draw_seed=args.draw_seed, run_settings=run, source=source)
+
+
+def print_step(result: Any, step: str) -> None:
+    """The step's report, its status and output, then its messages and (at most ten) problems."""
+    from mmmu_eval.harden.harden_report import print_report
+
+    console = make_console()
     print_report(result.record, console)
     console.print(f"{step}: {result.status}, {for_rich(result.summary())} · output: {for_rich(str(result.out))}", soft_wrap=True)
     err = make_console(stderr=True)
@@ -194,13 +202,12 @@ def main(args: argparse.Namespace) -> int:
         err.print(f"[red]{problem.label}[/red] {for_rich(str(problem))}", soft_wrap=True)
     if len([p for p in result.problems if p.bad]) > len(shown):
         err.print(f"... and more: every one is in {for_rich(str(result.out / 'harden.json'))} (left_out)", soft_wrap=True)
-    return result.exit_status
 
 
 def _source_settings(args: argparse.Namespace) -> SourceSettings:
     from mmmu_eval.harden.step_settings import SourceSettings
 
-    subjects = tuple(s for group in args.subjects for s in group.split(",") if s) if args.subjects else None
+    subjects = tuple(args.subjects) if args.subjects else None
     return SourceSettings(split=args.split, subjects=subjects, limit=args.limit, default_subject=args.default_subject)
 
 

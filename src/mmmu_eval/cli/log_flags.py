@@ -27,7 +27,7 @@ def add_log_flags(parser: argparse.ArgumentParser, *, what: str = "the run", nee
     parser.add_argument("--log-items", action="store_true",
                         help="with --log-to: also log a table of every item (id, subject, gold, parsed, correct, "
                              f"fallback, status, the answer's first {ANSWER_CHARS} characters)")
-    declare(parser.add_argument("--log-experiment", metavar="NAME",
+    declare(parser.add_argument("--log-experiment", dest="experiment", metavar="NAME",  # LogTo's keyword, named in its errors
                                 help="with --log-to: the MLflow experiment and the W&B project"),
             Phrase(f"$MLFLOW_EXPERIMENT_NAME / $WANDB_PROJECT, else {DEFAULT_EXPERIMENT}"))
 
@@ -40,11 +40,11 @@ def log_to_of(args: argparse.Namespace) -> LogTo | None:
             twice, or a sink whose SDK is not installed.
     """
     if not args.log_to:
-        for flag, given in (("--log-items", args.log_items), ("--log-experiment", args.log_experiment)):
+        for flag, given in (("--log-items", args.log_items), ("--log-experiment", args.experiment)):
             if given:
                 raise ConfigError(f"{flag} applies with --log-to mlflow or --log-to wandb only")
         return None
-    spec = as_log_to(LogTo(tuple(args.log_to), items=args.log_items, experiment=args.log_experiment))
+    spec = as_log_to(LogTo(tuple(args.log_to), items=args.log_items, experiment=args.experiment))
     # What was logged where, and what was left out as void, is said at INFO (tracking/send.py).
     logging.getLogger("mmmu_eval.tracking").setLevel(logging.INFO)
     return spec

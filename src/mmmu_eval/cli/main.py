@@ -15,7 +15,7 @@ import os
 import signal
 import sys
 
-from mmmu_eval.core.errors import ConfigError, MmmuEvalError
+from mmmu_eval.core.errors import ConfigError, MmmuEvalError, speaking_cli
 from mmmu_eval.core.untrusted import for_rich, for_terminal, make_console
 from mmmu_eval.core.version import __version__
 
@@ -55,6 +55,19 @@ def _command_in(argv: list[str] | None) -> str | None:
     """The subcommand a command line names: its first word that is not an option."""
     first = next((w for w in argv or () if not w.startswith("-")), None)
     return first if first in COMMANDS else None
+
+
+def flags_of(parser: argparse.ArgumentParser, command: str | None) -> dict[str, str]:
+    """Each keyword the subcommand's flags set, and the flag that sets it (``parsers`` ->
+    ``--parser``): how its errors name an argument (``core.errors.argument``)."""
+    sub = next((a for a in parser._actions if isinstance(a, argparse._SubParsersAction)), None)
+    chosen = sub.choices.get(command) if sub is not None and command else None
+    flags: dict[str, str] = {}
+    for action in chosen._actions if chosen is not None else ():
+        long = [o for o in action.option_strings if o.startswith("--") and not o.startswith("--no-")]
+        if long and action.help is not argparse.SUPPRESS:  # a deprecated alias never names its keyword
+            flags.setdefault(action.dest, long[0])
+    return flags
 
 
 def not_utf8(argv: list[str]) -> str | None:
@@ -155,7 +168,8 @@ def _main(argv: list[str] | None) -> int:
         return 2
     err = make_console(stderr=True)
     try:
-        return int(args.func(args) or 0)
+        with speaking_cli(flags_of(parser, args.command)):  # errors name flags, not keywords
+            return int(args.func(args) or 0)
     except ConfigError as exc:
         err.print(f"[red]error:[/red] {for_rich(str(exc))}", soft_wrap=True)
         return 2

@@ -10,7 +10,7 @@ merge. The merge refuses runs that are not the complete, disjoint shards of one 
 
 (the same with ``vllm:`` and ``--tensor-parallel-size`` per shard, or one shard per node).
 
-Parse, call ``merge`` (``commands/merge.py``) and ``score_run``, print.
+Parse, call ``merge`` (``commands/merge.py``) and ``score``, print.
 """
 
 from __future__ import annotations
@@ -48,7 +48,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def _merge(args: argparse.Namespace) -> int:
     from mmmu_eval.cli.score import SHOWN_DISAGREEMENTS, print_score
     from mmmu_eval.commands.merge import merge
-    from mmmu_eval.commands.score import score_run
+    from mmmu_eval.commands.score import score
 
     # Joined first and scored after, so that "merged" is said even when the scoring then fails.
     merged = merge(args.runs, args.out, score=False)
@@ -59,15 +59,17 @@ def _merge(args: argparse.Namespace) -> int:
     if not args.score:
         print(for_terminal(f"score it with: mmmu-eval score {out} --save"))
     else:  # as `mmmu-eval score OUT --save` scores and prints it
-        print_score(score_run(out, save=True), SHOWN_DISAGREEMENTS)
-    if merged.failed:
-        # Like `run`: a merged run that still holds failed items is not finished.
-        failed = merged.failed
-        shown = ", ".join(failed[:5]) + (", ..." if len(failed) > 5 else "")
-        make_console(stderr=True).print(
-            f"[red]{len(failed)} item(s) failed in the shards and are not scored ({for_rich(shown)}). "
-            "Run each shard's command again (it retries them), then merge into a new --out.[/red]",
-            soft_wrap=True,
-        )
+        print_score(score(out, save=True), SHOWN_DISAGREEMENTS)
+    if merged.failed:  # like `run`: a merged run that still holds failed items is not finished
+        print_failed(merged.failed)
         return 1
     return 0
+
+
+def print_failed(failed: tuple[str, ...]) -> None:
+    shown = ", ".join(failed[:5]) + (", ..." if len(failed) > 5 else "")
+    make_console(stderr=True).print(
+        f"[red]{len(failed)} item(s) failed in the shards and are not scored ({for_rich(shown)}). "
+        "Run each shard's command again (it retries them), then merge into a new --out.[/red]",
+        soft_wrap=True,
+    )

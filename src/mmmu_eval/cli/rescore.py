@@ -1,16 +1,19 @@
 """``mmmu-eval rescore PATH``: score another harness's outputs the official way, and explain the gap.
 
-Parse, call ``rescore_outputs`` (``commands/rescore.py``) and its writers, print.
+Parse, call ``rescore`` (``commands/rescore.py``) and its writers, print.
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
+from typing import Any
 
 from mmmu_eval.cli.flag_defaults import HelpFormatter, Phrase, declare
 from mmmu_eval.dataset.subjects import DISCIPLINES
 from mmmu_eval.cli.log_flags import add_log_flags, log_to_of
+from mmmu_eval.cli.shared_flags import (add_benchmark, add_data, add_fallback_seed, add_json_file, add_revision,
+                                        add_setting, add_split)
 from mmmu_eval.cli.wrap import echo
 from mmmu_eval.core.errors import ConfigError
 
@@ -47,16 +50,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     p.add_argument("path", metavar="PATH", help="the harness's output file or folder")
     p.add_argument("--format", default="auto", choices=FORMATS, help="the format of PATH")
-    p.add_argument("--data", default="hub", metavar="hub|sample|DIR",
-                   help="the dataset the rows are joined to: hub at the pinned revision, sample, or a snapshot")
-    declare(p.add_argument("--revision", help="hub revision to join to"), Phrase("the pinned commit"))
-    declare(p.add_argument("--benchmark", choices=("mmmu", "mmmu-pro"), help="what PATH holds, when its name and rows do not say"),
-            Phrase("as PATH says"))
-    declare(p.add_argument("--split", choices=("dev", "validation", "test"),
-                           help="MMMU split; also chooses one split of a file that holds two (MMMU_DEV_VAL)"),
-            Phrase("as PATH says"))
-    declare(p.add_argument("--setting", choices=("standard-10", "standard-4", "vision"),
-                           help="MMMU-Pro setting, when PATH does not say"), Phrase("as PATH says"))
+    add_data(p, help="the dataset the rows are joined to: hub at the pinned revision, sample, or a snapshot")
+    add_revision(p, help="hub revision to join to")
+    add_benchmark(p, help="what PATH holds, when its name and rows do not say", shows=Phrase("as PATH says"))
+    add_split(p, help="MMMU split; also chooses one split of a file that holds two (MMMU_DEV_VAL)",
+              shows=Phrase("as PATH says"))
+    add_setting(p, help="MMMU-Pro setting, when PATH does not say", shows=Phrase("as PATH says"))
     declare(p.add_argument("--answers", metavar="FILE",
                            help="official answer dict (answer_dict_val.json); needed by official-mmmu-eval-only"),
             Phrase("none; the dataset's answers"))
@@ -67,15 +66,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
             Phrase("none; no run directory"))
     p.add_argument("--no-html", action="store_true", help="with --out: no report.html")
     p.add_argument("--no-images", action="store_true", help="with --out: embed no images in report.html")
-    declare(p.add_argument("--json", metavar="OUT",
-                           help="also write the scores, breakdowns, the harness and every item's verdict to OUT"),
-            Phrase("none; no JSON file"))
+    add_json_file(p, writes="the scores, breakdowns, the harness and every item's verdict", metavar="OUT",
+                  dest="json_file")
     declare(p.add_argument("--parser", action="append", choices=PARSERS, metavar="NAME",
                            help=f"parser to apply, repeatable; the first is the headline (one of {', '.join(PARSERS)})"),
             Phrase("as the file's own prompt asks: boxed then official where it asks for \\boxed{}, else official"))
     p.add_argument("--fallback", choices=("official", "none"), default="official",
                    help="unparseable multiple choice: seeded random letter (official) or wrong (none)")
-    declare(p.add_argument("--seed", type=int, default=42, help="seed of the random fallback"), Phrase("42, the official one"))
+    add_fallback_seed(p, default=42, help="seed of the official random fallback", shows=Phrase("42, the official one"))
     p.add_argument("--show-problems", type=int, default=10, metavar="N", help="print at most N problems")
     p.add_argument("--show-differences", type=int, default=20, metavar="N",
                    help="print at most N items where the verdicts differ")
@@ -84,33 +82,53 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from mmmu_eval.results.harness import summary_lines as harness_lines
-    from mmmu_eval.commands.rescore import logging_needs_out, require_scored, rescore_outputs, write_rescore_json
-    from mmmu_eval.harnesses.write import write_rescored_run
-    from mmmu_eval.tracking import log_run
+    from mmmu_eval.commands.rescore import logging_needs_out, rescore, require_scored, write_rescore_json
 
     if args.show_problems < 0 or args.show_differences < 0:
         raise ConfigError("--show-problems and --show-differences must be 0 or more")
     log_to = logging_needs_out(log_to_of(args), args.out)  # before the file is read
     # Read and scored first (a view), then written: what was read is printed even when nothing scored.
-    found = rescore_outputs(
-        args.path, format=args.format, answers=args.answers, data=args.data, revision=args.revision,
-        benchmark=args.benchmark, split=args.split, setting=args.setting,
-        parsers=args.parser, fallback=args.fallback, seed=args.seed,
-    )
+    found = rescore(args.path, format=args.format, answers=args.answers, data=args.data, revision=args.revision,
+                    benchmark=args.benchmark, split=args.split, setting=args.setting, parsers=args.parser,
+                    fallback=args.fallback, fallback_seed=args.fallback_seed)
+    print_read(found, show_problems=args.show_problems)
+    require_scored(found)
+    print_scores(found, show_differences=args.show_differences, show_problems=args.show_problems)
+    if args.json_file:
+        echo(f"wrote {write_rescore_json(found, args.json_file)}")
+    if args.out:
+        write_out(found, args, log_to)
+    if found.unanswered and not args.partial:
+        doc = found.document
+        echo(f"{found.unanswered} of the {doc['coverage']['expected']} item(s) have no scored answer "
+             f"({doc['coverage']['missing']} without a row, {len(doc['errors'])} failed in the harness): exit status 1 "
+             "(pass --partial to accept a partial file)", file=sys.stderr)
+        return 1
+    return 0
+
+
+def print_read(found: Any, *, show_problems: int) -> None:
+    """What was read: the format, how many rows joined our items, the notes; when nothing scored,
+    the problems and unjoined rows (the refusal after it counts them)."""
     result, doc = found.rescore, found.document
     if result.detected:
         echo(f"format: {result.format} (recognised: {result.detected})")
     if result.dataset is not None:
         echo(f"joined {len(result.items)} row(s) to {result.dataset!r}"
-              + (f"; {len(result.unjoined)} row(s) matched no item" if result.unjoined else "")
-              + (f"; {len(result.missing)} of its {result.expected} item(s) have no row" if result.missing else ""))
+             + (f"; {len(result.unjoined)} row(s) matched no item" if result.unjoined else "")
+             + (f"; {len(result.missing)} of its {result.expected} item(s) have no row" if result.missing else ""))
     for note in doc["notes"]:
         echo(f"note: {note}")
-    if found.accuracy is None:  # the refusal below says how many problems: these are they
-        _listed("problem(s)", doc["problems"], args.show_problems, more="--show-problems N")
-        _listed("row(s) that matched no item", doc["unjoined"], args.show_problems, more="--show-problems N")
-    require_scored(found)
+    if found.accuracy is None:  # the refusal that follows says how many problems: these are they
+        _listed("problem(s)", doc["problems"], show_problems, more="--show-problems N")
+        _listed("row(s) that matched no item", doc["unjoined"], show_problems, more="--show-problems N")
+
+
+def print_scores(found: Any, *, show_differences: int, show_problems: int) -> None:
+    """The scores, the failures, the warnings, the harness's verdicts beside ours, the problems."""
+    from mmmu_eval.results.harness import summary_lines as harness_lines
+
+    result, doc = found.rescore, found.document
     for line in summary_lines(doc, pro=result.items[0].benchmark == "mmmu-pro",
                               ci95=None if found.ci95 is None else list(found.ci95)):
         echo(line)
@@ -119,25 +137,23 @@ def run(args: argparse.Namespace) -> int:
     for warning in doc["warnings"]:
         echo(f"WARNING: {warning}")
     if doc["harness"] is not None:
-        for line in harness_lines(doc["harness"], show=args.show_differences):
+        for line in harness_lines(doc["harness"], show=show_differences):
             echo(line)
-    _listed("problem(s)", doc["problems"], args.show_problems)
-    _listed("row(s) that matched no item", doc["unjoined"], args.show_problems)
-    if args.json:
-        echo(f"wrote {write_rescore_json(found, args.json)}")
-    if args.out:
-        written = write_rescored_run(result, args.out, html=not args.no_html, images=not args.no_images)
-        if written.stored_as_errors:
-            echo(f"{len(written.stored_as_errors)} response(s) that are not text are stored as errors in "
-                  f"{written.run_dir} and not scored there (e.g. {written.stored_as_errors[0]})")
-        echo(f"wrote {written.run_dir} (mmmu-eval report {written.run_dir} --html; mmmu-eval compare RUN {written.run_dir})")
-        log_run(log_to, written.run_dir, kind="rescore")
-    if found.unanswered and not args.partial:
-        echo(f"{found.unanswered} of the {doc['coverage']['expected']} item(s) have no scored answer "
-              f"({doc['coverage']['missing']} without a row, {len(doc['errors'])} failed in the harness): exit status 1 "
-              "(pass --partial to accept a partial file)", file=sys.stderr)
-        return 1
-    return 0
+    _listed("problem(s)", doc["problems"], show_problems)
+    _listed("row(s) that matched no item", doc["unjoined"], show_problems)
+
+
+def write_out(found: Any, args: argparse.Namespace, log_to: Any) -> None:
+    """``--out``: the rescored run directory written, said, and logged where ``--log-to`` asks."""
+    from mmmu_eval.harnesses.write import write_rescored_run
+    from mmmu_eval.tracking import log_run
+
+    written = write_rescored_run(found.rescore, args.out, html=not args.no_html, images=not args.no_images)
+    if written.stored_as_errors:
+        echo(f"{len(written.stored_as_errors)} response(s) that are not text are stored as errors in "
+             f"{written.run_dir} and not scored there (e.g. {written.stored_as_errors[0]})")
+    echo(f"wrote {written.run_dir} (mmmu-eval report {written.run_dir} --html; mmmu-eval compare RUN {written.run_dir})")
+    log_run(log_to, written.run_dir, kind="rescore")
 
 
 def failure_lines(doc: dict, *, official: bool) -> list[str]:

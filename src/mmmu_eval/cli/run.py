@@ -18,10 +18,11 @@ from typing import Any
 
 from rich.console import Console
 
-from mmmu_eval.cli.log_flags import add_log_flags, log_to_of
 from mmmu_eval.cli.flag_defaults import HelpFormatter, declare, run_default
+from mmmu_eval.cli.log_flags import add_log_flags, log_to_of
+from mmmu_eval.cli.shared_flags import add_generation_seed, add_ids, add_json, add_subjects
 from mmmu_eval.core.config import UNREFERENCED_IMAGES, RunConfig, check_extra_body, help_of
-from mmmu_eval.core.errors import ConfigError
+from mmmu_eval.core.errors import ConfigError, speaking_cli
 from mmmu_eval.core.jsonfile import loads
 from mmmu_eval.scoring.judge import PARSERS
 from mmmu_eval.scoring.scorer import FALLBACK_POLICIES
@@ -49,7 +50,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--dry-run", action="store_true",
                         help="print what would be sent (requests, images, bytes, a prompt-token estimate) and exit; "
                              "no backend is created or called, nothing is written")
-    parser.add_argument("--json", dest="dry_run_json", action="store_true", help="with --dry-run: print the plan as JSON")
+    add_json(parser, prints="the plan", dest="dry_run_json", when="with --dry-run")
     add_rank_timeout(parser)
     add_log_flags(parser)
     parser.set_defaults(func=main)
@@ -79,8 +80,6 @@ def add_run_flags(parser: argparse.ArgumentParser, *, skip: frozenset[str] = fro
         "extra_body": ("--extra-body", {"type": _json_object, "metavar": "JSON",
                                         "help": help_of("extra_body") + ", as a JSON object"}),
         "shard": ("--shard", {"type": _shard, "metavar": "K/N", "help": help_of("shard").replace("(K, N)", "K/N")}),
-        "subjects": ("--subjects", {"nargs": "+", "type": _comma_list, "metavar": "SUBJECT", "help": help_of("subjects")}),
-        "ids": ("--ids", {"nargs": "+", "type": _comma_list, "metavar": "ID", "help": help_of("ids")}),
         "parsers": ("--parser", {"dest": "parsers", "action": "append", "choices": PARSERS, "metavar": "NAME",
                                  "help": help_of("parsers") + f" (repeat the flag for several; one of {', '.join(PARSERS)})"}),
         "fallback": ("--fallback", {"choices": FALLBACK_POLICIES, "default": None, "help": help_of("fallback")}),
@@ -90,9 +89,13 @@ def add_run_flags(parser: argparse.ArgumentParser, *, skip: frozenset[str] = fro
     for name, (flag, options) in special.items():
         if name not in skip:
             declare(parser.add_argument(flag, **options), run_default(name))
+    shared = {"subjects": add_subjects, "ids": add_ids, "generation_seed": add_generation_seed}  # cli/shared_flags.py
+    for name, add in shared.items():
+        if name not in skip:
+            add(parser, help=help_of(name))
     hints = typing.get_type_hints(RunConfig)
     for f in fields(RunConfig):
-        if f.name in special or f.name in skip:
+        if f.name in special or f.name in skip or f.name in shared:
             continue
         flag = "--" + f.name.replace("_", "-")
         kind = _scalar(hints[f.name])
@@ -106,60 +109,77 @@ def add_run_flags(parser: argparse.ArgumentParser, *, skip: frozenset[str] = fro
 
 
 def main(args: argparse.Namespace) -> int:
-    from mmmu_eval.run.distributed import Launch
-    from mmmu_eval.run.pipeline import RunInterrupted, evaluate
-    from mmmu_eval.run.launcher_ranks import evaluate_ranks
-    from mmmu_eval.run.runner import counting_asked
+    from mmmu_eval.run.pipeline import RunInterrupted
 
     overrides = config_overrides(args)
     log_to = log_to_of(args)
+    if getattr(args, "dry_run", False) or getattr(args, "dry_run_json", False):
+        return dry_run(overrides, as_json=args.dry_run_json, log_to=log_to, asked=args.dry_run)
     out = overrides.get("out")
-    console = make_console()
-    continued = out is not None and (Path(out) / MANIFEST).exists() and overrides.get("resume") is not False
-    if continued and "resume" not in overrides:
-        overrides["resume"] = True
-    # A distributed run's ranks hold answers before its first merge: a run there continues them too.
-    continued = continued or (out is not None and (Path(out) / RANKS).is_dir())
-    if getattr(args, "dry_run", False):
-        if log_to is not None:
-            raise ConfigError("--log-to logs a finished run; --dry-run runs nothing (drop one of them)")
-        return dry_run(overrides, as_json=args.dry_run_json)
-    if getattr(args, "dry_run_json", False):
-        raise ConfigError("--json applies to --dry-run only (a run's results are in results.json; `mmmu-eval report --json`)")
-    launch = Launch.from_env()
+    continued = _continues(out, overrides.get("resume"))
     try:
-        if launch is None:
-            with counting_asked() as tally:  # what was sent, not the lines added (copies of shards' answers)
-                result = evaluate(**overrides, log_to=log_to)
-            asked = tally.asked
-        else:  # one rank of torchrun / accelerate launch: rank 0 gets the merged run, the others None
-            continued = continued and launch.rank == 0
-            ranked = evaluate_ranks(overrides, launch, timeout=args.rank_timeout, log_to=log_to)
-            if ranked is None:
-                return 0
-            result, asked = ranked.result, ranked.asked  # what the ranks sent, not what the merge appended
+        ran = _evaluate(overrides, log_to, args.rank_timeout)
     except RunInterrupted as exc:
         make_console(stderr=True).print(f"[yellow]{for_rich(str(exc))}[/yellow]", soft_wrap=True)
         return 130
-    if continued:
-        # Said after evaluate accepted the directory: a refused resume must not first claim to continue.
-        from mmmu_eval.cli.wrap import echo
-
-        if asked <= 0:
-            echo(f"{out}: finished already: nothing asked")
-        else:
-            echo(f"continued the run in {out}: {asked} item(s) asked, those that had failed or were missing")
-    print_headline(result, console)
-    message = result.message()
-    if message:
-        make_console(stderr=True).print(f"[red]{for_rich(message)}[/red]", soft_wrap=True)
+    if ran is None:  # a rank of torchrun / accelerate launch other than 0
+        return 0
+    result, asked = ran
+    if continued:  # said after evaluate accepted the directory: a refused resume must not first claim to continue
+        _say_continued(out, asked)
+    print_headline(result, make_console())
+    if result.message:
+        make_console(stderr=True).print(f"[red]{for_rich(result.message)}[/red]", soft_wrap=True)
     return result.exit_status
 
 
-def dry_run(overrides: dict[str, Any], *, as_json: bool) -> int:
+def _continues(out: Any, resume: bool | None) -> bool:
+    """Whether ``run`` continues a run in ``out``: one stored there, unless ``--no-resume``
+    (``run.resolve.continues_run``), or a distributed run's ranks, which hold answers before its
+    first merge."""
+    from mmmu_eval.run.resolve import continues_run
+
+    if out is None:
+        return False
+    return ((Path(out) / MANIFEST).exists() and continues_run(out, resume)) or (Path(out) / RANKS).is_dir()
+
+
+def _evaluate(overrides: dict[str, Any], log_to: Any, rank_timeout: float) -> tuple[Any, int] | None:
+    """``evaluate`` and how many items it asked (what was sent, not the lines added: a merge copies
+    the shards' answers); under torchrun / accelerate launch this rank's part (rank 0 gets the
+    merged run and what the ranks sent, the others None)."""
+    from mmmu_eval.run.distributed import Launch
+    from mmmu_eval.run.launcher_ranks import evaluate_ranks
+    from mmmu_eval.run.pipeline import evaluate
+    from mmmu_eval.run.runner import counting_asked
+
+    launch = Launch.from_env()
+    if launch is None:
+        with counting_asked() as tally:
+            result = evaluate(**overrides, log_to=log_to)
+        return result, tally.asked
+    ranked = evaluate_ranks(overrides, launch, timeout=rank_timeout, log_to=log_to)
+    return None if ranked is None else (ranked.result, ranked.asked)
+
+
+def _say_continued(out: Any, asked: int) -> None:
+    from mmmu_eval.cli.wrap import echo
+
+    if asked <= 0:
+        echo(f"{out}: finished already: nothing asked")
+    else:
+        echo(f"continued the run in {out}: {asked} item(s) asked, those that had failed or were missing")
+
+
+def dry_run(overrides: dict[str, Any], *, as_json: bool, log_to: Any = None, asked: bool = True) -> int:
     """Print the run's plan; 0, or 1 when the run would be refused before its first request."""
     from mmmu_eval.run.pipeline import plan_run
     from mmmu_eval.run.resolve import resolve_config
+
+    if not asked:
+        raise ConfigError("--json applies to --dry-run only (a run's results are in results.json; `mmmu-eval report --json`)")
+    if log_to is not None:
+        raise ConfigError("--log-to logs a finished run; --dry-run runs nothing (drop one of them)")
 
     config, _ = resolve_config(None, overrides)
     plan = plan_run(config)
@@ -177,9 +197,7 @@ def config_overrides(args: argparse.Namespace) -> dict[str, Any]:
     for name, value in vars(args).items():
         if name not in names or value is None:
             continue
-        if name in ("subjects", "ids"):
-            value = tuple(v for group in value for v in group)
-        elif name in ("base_urls", "parsers"):
+        if name in ("subjects", "ids", "base_urls", "parsers"):
             value = tuple(value)
         out[name] = value
     return out
@@ -220,7 +238,8 @@ def _json_object(text: str) -> dict[str, object]:
     if not isinstance(value, dict):
         raise argparse.ArgumentTypeError('must be a JSON object, e.g. \'{"chat_template_kwargs": {"enable_thinking": false}}\'')
     try:
-        check_extra_body(value)
+        with speaking_cli({}):  # read while parsing, before main() words errors for the command line
+            check_extra_body(value)
     except ConfigError as exc:
         raise argparse.ArgumentTypeError(str(exc).removeprefix("--extra-body ")) from None
     return value
@@ -230,10 +249,7 @@ def _shard(text: str) -> tuple[int, int]:
     from mmmu_eval.run.resolve import parse_shard
 
     try:
-        return parse_shard(text)
+        with speaking_cli({}):  # read while parsing
+            return parse_shard(text)
     except ConfigError as exc:
         raise argparse.ArgumentTypeError(str(exc)) from None
-
-
-def _comma_list(text: str) -> tuple[str, ...]:
-    return tuple(v.strip() for v in text.split(",") if v.strip())

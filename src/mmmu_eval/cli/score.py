@@ -1,6 +1,6 @@
 """``mmmu-eval score RUN_DIR``: a run's figures under the parsers asked for, side by side.
 
-Parse, call ``score_run`` (``commands/score.py``), print. A view: it prints and writes nothing.
+Parse, call ``score`` (``commands/score.py``), print. A view: it prints and writes nothing.
 The figures a run is remembered by (results.json, the manifest's scoring record, the report
 and ``compare``) change only with ``--save``, which says what it replaces. Before, ``score --parser strict`` quietly became the run's scoring, and
 ``report`` then printed 2.5% for a run whose official figure was 17.5%.
@@ -12,6 +12,7 @@ import argparse
 from typing import TYPE_CHECKING
 
 from mmmu_eval.cli.flag_defaults import HelpFormatter, Phrase, declare
+from mmmu_eval.cli.shared_flags import add_bootstrap, add_fallback_seed
 from mmmu_eval.core.errors import ConfigError
 from mmmu_eval.core.untrusted import LINE_CHARACTERS, capped_or_none
 
@@ -53,8 +54,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     declare(p.add_argument("--fallback", choices=FALLBACK_POLICIES, default=None,
                            help="unparseable multiple choice: seeded random letter (official) or wrong (none)"),
             Phrase("the run's"))
-    declare(p.add_argument("--seed", type=int, default=None, help="seed of the random fallback"),
-            Phrase("the run's fallback_seed, else 42"))
+    add_fallback_seed(p, default=None, help="seed of the official random fallback",
+                      shows=Phrase("the run's fallback_seed, else 42"))
     declare(p.add_argument("--answers", metavar="FILE", help="official answer dict to score a test-split run against"),
             Phrase("the run's"))
     p.add_argument("--save", action="store_true",
@@ -62,18 +63,17 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                          "results.json (report and compare then follow it); without it nothing is written"))
     p.add_argument("--show-disagreements", type=int, default=SHOWN_DISAGREEMENTS, metavar="N",
                    help="print at most N disagreeing items")
-    p.add_argument("--bootstrap", type=int, default=1000, metavar="N",
-                   help="bootstrap resamples of the intervals")
+    add_bootstrap(p, what="the intervals", old_seed=False)
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    from mmmu_eval.commands.score import score_run
+    from mmmu_eval.commands.score import score
 
     if args.show_disagreements < 0:
         raise ConfigError("--show-disagreements must be 0 or more")
-    scored = score_run(args.run_dir, parsers=args.parser, fallback=args.fallback, seed=args.seed,
-                       answers=args.answers, bootstrap=args.bootstrap, save=args.save)
+    scored = score(args.run_dir, parsers=args.parser, fallback=args.fallback, fallback_seed=args.fallback_seed,
+                   answers=args.answers, bootstrap=args.bootstrap, bootstrap_seed=args.bootstrap_seed, save=args.save)
     print_score(scored, args.show_disagreements)
     return 0
 

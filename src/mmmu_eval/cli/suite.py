@@ -11,11 +11,13 @@ import argparse
 import json
 import shutil
 from pathlib import Path
+from typing import Any
 
 
-from mmmu_eval.cli.log_flags import add_log_flags, log_to_of
 from mmmu_eval.cli.flag_defaults import HelpFormatter, Phrase, declare, run_default
+from mmmu_eval.cli.log_flags import add_log_flags, log_to_of
 from mmmu_eval.cli.run import add_rank_timeout, add_run_flags, config_overrides
+from mmmu_eval.cli.shared_flags import add_bootstrap, add_data, add_json, add_revision
 from mmmu_eval.core.untrusted import for_rich, for_terminal, make_console
 
 EXAMPLES = """examples:
@@ -54,18 +56,17 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         help="also run vision with the OCR prompt (section 3.3; not in the official code)")
     parser.add_argument("--no-mmmu", dest="mmmu", action="store_false", default=None,
                         help="leave out the MMMU validation run (Table 1's MMMU (Val) and Δ3)")
-    declare(parser.add_argument("--data", metavar="DATA", help="MMMU-Pro data: hub, sample (bundled) or a snapshot directory"),
-            run_default("data"))
-    declare(parser.add_argument("--revision", metavar="REVISION", help="MMMU-Pro hub revision"), run_default("revision"))
+    add_data(parser, default=None, metavar="DATA", help="MMMU-Pro data: hub, sample (bundled) or a snapshot directory",
+             shows=run_default("data"))
+    add_revision(parser, help="MMMU-Pro hub revision")
     declare(parser.add_argument("--mmmu-data", metavar="DATA", help="MMMU data: hub, sample or a snapshot directory"),
             Phrase("as --data when that is hub or sample, or a snapshot holding an MMMU folder"))
     declare(parser.add_argument("--mmmu-revision", metavar="REVISION", help="MMMU hub revision"), run_default("revision"))
-    parser.add_argument("--bootstrap", type=int, default=1000, metavar="N",
-                        help="bootstrap resamples of the study's intervals")
+    add_bootstrap(parser, what="the study's intervals", old_seed=False)
     parser.add_argument("--dry-run", action="store_true",
                         help="print what each run would send (requests, images, bytes, a prompt-token estimate) and the "
                              "totals, then exit; no backend is created or called, nothing is written")
-    parser.add_argument("--json", action="store_true", help="print suite.json (with --dry-run: the plans) to stdout instead of tables")
+    add_json(parser, prints="suite.json (with --dry-run: the plans)")
     add_run_flags(parser, skip=_PER_RUN)
     add_rank_timeout(parser)
     add_log_flags(parser, what="the suite")
@@ -74,10 +75,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def main(args: argparse.Namespace) -> int:
     from mmmu_eval.core.errors import ConfigError
-    from mmmu_eval.run.distributed import Launch
-    from mmmu_eval.suite.execute import SUITE_FILE, SuiteInterrupted, evaluate_suite
-    from mmmu_eval.suite.suite_ranks import evaluate_suite_ranks
-    from mmmu_eval.suite.suite_terminal import print_suite
+    from mmmu_eval.suite.execute import SuiteInterrupted
 
     if args.bootstrap < 0:
         raise ConfigError("--bootstrap must be 0 or more")
@@ -86,33 +84,57 @@ def main(args: argparse.Namespace) -> int:
     for name in ("out", "settings", "prompts", "ocr", "mmmu", "data", "revision", "mmmu_data", "mmmu_revision"):
         if getattr(args, name) is not None:
             overrides[name] = getattr(args, name)
-    console = make_console()
-    err = make_console(stderr=True)
     if args.dry_run:
         if log_to is not None:
             raise ConfigError("--log-to logs a finished suite; --dry-run runs nothing (drop one of them)")
         return dry_run(overrides, as_json=args.json)
-    launch = Launch.from_env()
     try:
-        if launch is None:
-            result = evaluate_suite(**overrides, bootstrap=args.bootstrap, log_to=log_to)
-        else:  # one rank of torchrun / accelerate launch: rank 0 gets the merged suite, the others None
-            result = evaluate_suite_ranks(overrides, launch, bootstrap=args.bootstrap, timeout=args.rank_timeout,
-                                          log_to=log_to)
-            if result is None:
-                return 0
+        result = _evaluate_suite(overrides, args, log_to)
     except SuiteInterrupted as exc:
-        err.print(f"[yellow]{for_rich(str(exc))}[/yellow]", soft_wrap=True)
+        make_console(stderr=True).print(f"[yellow]{for_rich(str(exc))}[/yellow]", soft_wrap=True)
         return 130
-    if args.json:
+    if result is None:  # a rank of torchrun / accelerate launch other than 0
+        return 0
+    print_result(result, as_json=args.json)
+    return result.exit_status
+
+
+def _evaluate_suite(overrides: dict, args: argparse.Namespace, log_to: Any) -> Any:
+    """``evaluate_suite``; under torchrun / accelerate launch this rank's part (rank 0 gets the
+    merged suite, the others None)."""
+    from mmmu_eval.run.distributed import Launch
+    from mmmu_eval.suite.execute import evaluate_suite
+    from mmmu_eval.suite.suite_ranks import evaluate_suite_ranks
+
+    launch = Launch.from_env()
+    if launch is None:
+        return evaluate_suite(**overrides, bootstrap=args.bootstrap, bootstrap_seed=args.bootstrap_seed, log_to=log_to)
+    return evaluate_suite_ranks(overrides, launch, bootstrap=args.bootstrap, bootstrap_seed=args.bootstrap_seed,
+                                timeout=args.rank_timeout, log_to=log_to)
+
+
+def print_result(result: Any, *, as_json: bool) -> None:
+    """suite.json (``as_json``) or its tables and where it is; then what is left to do, in red."""
+    from mmmu_eval.suite.execute import SUITE_FILE
+    from mmmu_eval.suite.suite_terminal import print_suite
+
+    console = make_console()
+    if as_json:
         print(json.dumps(result.summary, indent=2))
     else:
         print_suite(result.summary, console)
         console.print(f"suite directory: {for_rich(str(result.suite_dir))} ({SUITE_FILE}, report.html)", soft_wrap=True)
-    message = result.message()
-    if message:
-        err.print(f"[red]{for_rich(message)}[/red]", soft_wrap=True)
-    return result.exit_status
+    if result.message:
+        make_console(stderr=True).print(f"[red]{for_rich(result.message)}[/red]", soft_wrap=True)
+
+
+def _suite_default(name: str) -> object:
+    """SuiteConfig's default of ``name`` (read when help is printed)."""
+    from dataclasses import fields
+
+    from mmmu_eval.suite.suite_config import SuiteConfig
+
+    return next(f.default for f in fields(SuiteConfig) if f.name == name)
 
 
 def dry_run(overrides: dict, *, as_json: bool) -> int:
@@ -143,12 +165,3 @@ def dry_run(overrides: dict, *, as_json: bool) -> int:
 
 def _names(text: str) -> tuple[str, ...]:
     return tuple(v.strip() for v in text.split(",") if v.strip())
-
-
-def _suite_default(name: str) -> object:
-    """SuiteConfig's default of ``name`` (read when help is printed)."""
-    from dataclasses import fields
-
-    from mmmu_eval.suite.suite_config import SuiteConfig
-
-    return next(f.default for f in fields(SuiteConfig) if f.name == name)

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from mmmu_eval.core.errors import ConfigError
+from mmmu_eval.core.errors import ConfigError, argument
+from mmmu_eval.core.renamed import renamed_keywords
 from mmmu_eval.results.comparison import Comparison, compare_runs
 from mmmu_eval.results.finished_run import FinishedRun
 from mmmu_eval.stats.intervals import RESAMPLES
@@ -16,6 +17,7 @@ from mmmu_eval.stats.intervals import RESAMPLES
 __all__ = ["compare"]
 
 
+@renamed_keywords(seed="bootstrap_seed")
 def compare(
     run_a: str | Path | FinishedRun,
     run_b: str | Path | FinishedRun,
@@ -24,7 +26,7 @@ def compare(
     allow_different_protocols: bool = False,
     allow_different_scoring: bool = False,
     bootstrap: int = RESAMPLES,
-    seed: int = 0,
+    bootstrap_seed: int = 0,
 ) -> Comparison:
     """Compare two run directories item by item on the items both scored (``mmmu-eval compare``).
 
@@ -36,7 +38,7 @@ def compare(
         allow_different_protocols: compare runs of different protocols (``compare_runs``).
         allow_different_scoring: compare runs scored differently (``compare_runs``).
         bootstrap: paired bootstrap resamples (also used to rebuild results).
-        seed: the bootstrap's seed.
+        bootstrap_seed: the bootstrap's seed.
 
     Returns:
         The difference (A minus B), its paired 95% interval, exact McNemar, flips, warnings.
@@ -54,9 +56,11 @@ def compare(
     from mmmu_eval.results.finished_run import read_run
 
     if bootstrap < 0:
-        raise ConfigError("--bootstrap must be 0 or more")
-    runs = [r if isinstance(r, FinishedRun) else read_run(r, bootstrap=bootstrap, seed=seed) for r in (run_a, run_b)]
+        raise ConfigError(f"{argument('bootstrap')} must be 0 or more")
+    runs = [r if isinstance(r, FinishedRun) else read_run(r, bootstrap=bootstrap, bootstrap_seed=bootstrap_seed)
+            for r in (run_a, run_b)]
     label_a, label_b = labels or tuple(str(r.path if isinstance(r, FinishedRun) else r) for r in (run_a, run_b))
     return compare_runs(runs[0].results, runs[1].results, label_a=label_a, label_b=label_b,
                         allow_different_protocols=allow_different_protocols,
-                        allow_different_scoring=allow_different_scoring, resamples=bootstrap, seed=seed)
+                        allow_different_scoring=allow_different_scoring, resamples=bootstrap,
+                        bootstrap_seed=bootstrap_seed)

@@ -13,12 +13,13 @@ One run's diagnosis is built below the pages (``doctor.diagnosis``), so ``report
 very ``Diagnosis`` this command prints; this module reads a run or a suite directory back and
 sizes ``best_of`` from a suite's other prompt.
 
-The random baseline on the bundled sample against a published 58.6: the gap is far outside the
-interval, and the subset alone (40 of the 900 validation items) could account for it:
+The random baseline on the bundled sample against a published 58.6% (``published=0.586``: the API
+takes accuracies as fractions; ``"58.6%"`` says percent): the gap is far outside the interval,
+and the subset alone (40 of the 900 validation items) could account for it:
 
 >>> from mmmu_eval import evaluate
 >>> run = evaluate(model="random", benchmark="mmmu", split="validation", data="sample", out="runs/random-val")
->>> diagnosis = diagnose(run.run_dir, published=58.6)
+>>> diagnosis = diagnose(run.run_dir, published=0.586)
 >>> [(c.cause, c.points) for c in diagnosis.causes]
 [('coverage', 86.0), ('unparsed', 0.0)]
 >>> diagnosis.published["inside_interval"], diagnosis.published["covered_by"]
@@ -33,7 +34,7 @@ from typing import Any
 
 from mmmu_eval.core.errors import ConfigError, StoreError
 from mmmu_eval.doctor.diagnosis import Diagnosis, SuiteDiagnosis
-from mmmu_eval.doctor.examine import _number, diagnose_run, published_value
+from mmmu_eval.doctor.examine import _number, diagnose_run, published_percent, published_value
 from mmmu_eval.doctor.effects import combine
 from mmmu_eval.published.figures import TABLE1_KEYS, find_published, leaderboard_source, sources, table1_rows
 from mmmu_eval.core.manifest import MANIFEST
@@ -119,13 +120,16 @@ def diagnose(run_dir: str | Path, *, published: str | float | None = None) -> Di
 
     Args:
         run_dir: a run directory, a ``rescore --out`` directory, or a suite directory.
-        published: a published accuracy in percent (``58.6``), or a model name looked up in the
-            published results shipped with the package (MMMU-Pro Table 1, the MMMU leaderboard).
+        published: a published accuracy as a fraction (``0.586``) or a percent typed as one
+            (``"58.6%"``), or a model name looked up in the published results shipped with the
+            package (MMMU-Pro Table 1, the MMMU leaderboard).
 
     Raises:
         StoreError: the directory is not a run or a suite.
-        ConfigError: a model name with no published figure for the run's benchmark variant.
+        ConfigError: a model name with no published figure for the run's benchmark variant, or a
+            number above 1 (``published=58.6``: pass 0.586).
     """
+    published = published_percent(published)
     path = Path(run_dir)
     if (path / "suite.json").is_file():
         return _suite(path, published)

@@ -2,7 +2,7 @@
 
 ``mmmu-eval merge`` is this call and a printout. The join refuses runs that are not the
 complete, disjoint shards of one evaluation (``run/merge_shards.py``); the merged run is then scored
-as ``score_run(..., save=True)`` scores it, so its results.json, predictions.jsonl and the
+as ``score(..., save=True)`` scores it, so its results.json, predictions.jsonl and the
 manifest's scoring record come from the one writer (``run/outputs.py``).
 
 >>> from mmmu_eval import evaluate
@@ -20,7 +20,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from mmmu_eval.run.merge_shards import merge_runs
-from mmmu_eval.commands.score import RunScore, score_run
+from mmmu_eval.commands import score as score_command
+from mmmu_eval.commands.score import RunScore
 from mmmu_eval.results.finished_run import read_run
 
 __all__ = ["MergedRun", "merge"]
@@ -54,7 +55,7 @@ def merge(shards: Sequence[str | Path], out: str | Path, *, score: bool = True) 
         shards: the shards' run directories, in any order.
         out: the merged run directory: new, or empty.
         score: score the merged run and save that as its scoring (results.json,
-            predictions.jsonl); False only joins the responses (``score_run(out, save=True)`` later).
+            predictions.jsonl); False only joins the responses (``score(out, save=True)`` later).
 
     Returns:
         The merged run, the join's warnings, the failed items and, with ``score``, the scoring.
@@ -72,5 +73,5 @@ def merge(shards: Sequence[str | Path], out: str | Path, *, score: bool = True) 
     joined = read_run(run_dir, rebuild=False)
     warnings = tuple(str(w) for w in joined.manifest.get("merge_warnings", []))
     failed = tuple(item_id for item_id, r in joined.read_responses().items() if r.status == "error")
-    scored = score_run(run_dir, save=True) if score else None
+    scored = score_command.score(run_dir, save=True) if score else None
     return MergedRun(Path(run_dir), len(shards), warnings, failed, scored)

@@ -1,18 +1,19 @@
-"""``rescore_outputs``: another harness's outputs scored the official way, and what is written of it.
+"""``rescore``: another harness's outputs scored the official way, and what is written of it.
 
-``mmmu-eval rescore PATH`` is this call and a printout: ``rescore`` (``harnesses/read.py``) reads,
+``mmmu-eval rescore PATH`` is this call and a printout: ``harnesses.read.rescore`` reads,
 joins and scores the file; the ``--json`` document is ``Rescore.to_json``; ``--out`` is
 ``write_rescored_run``, which ends in ``run/outputs.py`` as every run does. A rescore that
 scored no row is a wrong file or format, not an accuracy of 0: nothing is written for it.
 
-Named ``rescore_outputs`` (the name it had when ``mmmu_eval.rescore`` was a package, now ``harnesses``).
+``mmmu_eval.rescore`` (``rescore_outputs`` while ``mmmu_eval.rescore`` was the package now named
+``harnesses``).
 
 >>> import json
 >>> from pathlib import Path
 >>> rows = [{"id": "validation_Accounting_2", "response": "The answer is (B)."},
 ...         {"id": "validation_Art_3", "response": "C"}]
 >>> _ = Path("answers.jsonl").write_text("".join(json.dumps(row) + "\\n" for row in rows))
->>> found = rescore_outputs("answers.jsonl", data="sample", benchmark="mmmu", json_file="scores.json")
+>>> found = rescore("answers.jsonl", data="sample", benchmark="mmmu", json_file="scores.json")
 >>> found.rescore.format, found.document["overall"]["total"], found.json_file.name
 ('jsonl', 2, 'scores.json')
 """
@@ -26,13 +27,15 @@ from pathlib import Path
 from typing import Any
 
 from mmmu_eval.core.atomic import TEXT_ERRORS
-from mmmu_eval.core.errors import ConfigError, DataError
-from mmmu_eval.harnesses.read import Rescore, rescore
+from mmmu_eval.core.errors import ConfigError, DataError, argument, to_caller
+from mmmu_eval.core.renamed import renamed_keywords
+from mmmu_eval.harnesses import read as harness_file
+from mmmu_eval.harnesses.read import Rescore
 from mmmu_eval.harnesses.write import RescoredRun, write_rescored_run
 from mmmu_eval.scoring.scorer import OFFICIAL_SEED
 from mmmu_eval.tracking import LogTo, LogToArg, as_log_to, log_run
 
-__all__ = ["Rescored", "logging_needs_out", "require_scored", "rescore_outputs", "write_rescore_json"]
+__all__ = ["Rescored", "logging_needs_out", "require_scored", "rescore", "write_rescore_json"]
 
 
 @dataclass(frozen=True)
@@ -66,7 +69,8 @@ class Rescored:
                 f"unanswered={self.unanswered})")
 
 
-def rescore_outputs(
+@renamed_keywords(seed="fallback_seed")
+def rescore(
     path: str | Path,
     *,
     format: str = "auto",
@@ -78,7 +82,7 @@ def rescore_outputs(
     answers: str | Path | None = None,
     parsers: Sequence[str] | None = None,
     fallback: str = "official",
-    seed: int = OFFICIAL_SEED,
+    fallback_seed: int = OFFICIAL_SEED,
     json_file: str | Path | None = None,
     out: str | Path | None = None,
     html: bool = True,
@@ -89,7 +93,7 @@ def rescore_outputs(
 
     Args:
         path: the file or folder the harness wrote.
-        format: one of the formats of ``rescore`` (``harnesses/read.py``); ``auto`` recognises it.
+        format: one of the formats ``harnesses.read.FORMATS`` names; ``auto`` recognises it.
         data: the dataset the rows are joined to: ``hub``, ``sample`` or a snapshot directory.
         revision: the hub revision to join to; None: the pinned one.
         benchmark: what the file holds, where its rows do not say.
@@ -98,7 +102,7 @@ def rescore_outputs(
         answers: the official answer dict, which ``official-mmmu-eval-only`` needs.
         parsers: parser names in order, the first the headline; None: as the file's own prompt asks.
         fallback: ``official`` (seeded random letter for an unparseable answer) or ``none``.
-        seed: the random fallback's seed.
+        fallback_seed: the official random fallback's seed (42, the official scorer's).
         json_file: also write the JSON document there.
         out: also write a run directory there (new or empty): report, compare and doctor read it.
         html: with ``out``, write report.html.
@@ -110,20 +114,20 @@ def rescore_outputs(
         The rescore, its document, the accuracy's interval, and the paths written.
 
     Raises:
-        ConfigError: as ``rescore`` raises it, ``json_file`` cannot be written, or ``log_to`` without
+        ConfigError: as ``harnesses.read.rescore`` raises it, ``json_file`` cannot be written, or ``log_to`` without
             ``out`` or naming an SDK that is not installed (before anything is read).
-        DataError: as ``rescore`` raises it, or (before anything is written) no row could be scored.
+        DataError: as ``harnesses.read.rescore`` raises it, or (before anything is written) no row could be scored.
         StoreError: ``out`` holds a run already, or cannot be written.
 
     ::
 
-        found = mmmu_eval.rescore_outputs("samples_mmmu_val.jsonl", out="runs/qwen-lmms-eval")
+        found = mmmu_eval.rescore("samples_mmmu_val.jsonl", out="runs/qwen-lmms-eval")
         print(found.accuracy, found.rescore.explanation, found.run.run_dir)
     """
     logging_to = logging_needs_out(log_to, out)
-    result = rescore(path, format=format, answers=answers, data=data, revision=revision, benchmark=benchmark,
+    result = harness_file.rescore(path, format=format, answers=answers, data=data, revision=revision, benchmark=benchmark,
                      split=split, setting=setting, parsers=tuple(parsers) if parsers else None,
-                     fallback=fallback, fallback_seed=seed)
+                     fallback=fallback, fallback_seed=fallback_seed)
     found = Rescored(result, result.to_json())
     if found.accuracy is not None:
         from mmmu_eval.results.results_json import build_results
@@ -148,8 +152,8 @@ def logging_needs_out(log_to: LogToArg, out: str | Path | None) -> LogTo | None:
     """
     logging_to = as_log_to(log_to)
     if logging_to is not None and out is None:
-        raise ConfigError("--log-to logs the run directory that --out writes (results.json, manifest.json, "
-                          "report.html); add --out RUN_DIR")
+        raise ConfigError(f"{argument('log_to')} logs the run directory that {argument('out')} writes (results.json, "
+                          f"manifest.json, report.html); add {argument('out')} RUN_DIR")
     return logging_to
 
 
@@ -162,7 +166,8 @@ def require_scored(found: Rescored) -> None:
     if found.accuracy is None:
         raise DataError(
             f"{found.rescore.path}: no row could be scored ({len(found.document['problems'])} problem(s)); "
-            f"check that it is an {found.rescore.format} file (see --help for the formats)"
+            f"check that it is an {found.rescore.format} file (the formats: "
+            f"{to_caller(cli='mmmu-eval rescore --help', python='docs/guides/rescore.md')})"
         )
 
 
@@ -177,5 +182,5 @@ def write_rescore_json(found: Rescored, path: str | Path) -> Path:
         target.write_text(json.dumps(found.document, indent=2, ensure_ascii=False) + "\n", encoding="utf-8",
                           errors=TEXT_ERRORS)
     except OSError as exc:
-        raise ConfigError(f"--json {target}: cannot write ({exc})") from None
+        raise ConfigError(f"{argument('json_file', str(target), typed=True)}: cannot write ({exc})") from None
     return target

@@ -1,4 +1,4 @@
-"""``score_run``: a finished run's figures under the scoring asked for, as a view or saved.
+"""``score``: a finished run's figures under the scoring asked for, as a view or saved.
 
 ``mmmu-eval score RUN_DIR`` is this call and a printout. By default it is a view: the run's
 stored responses are scored again (other parsers, another fallback, an official answer dict)
@@ -8,14 +8,14 @@ run's own through ``run.outputs`` (the one writer of a run's files) and keeps wh
 holding the run directory's lock while it writes; a run another process is writing is refused,
 naming that process (its manifest and results would race the run's own).
 
-Named ``score_run`` (the name it had when ``mmmu_eval.scoring`` was the scoring package, now ``scoring``).
+``mmmu_eval.score`` (``score_run`` before the scoring package became ``scoring``).
 
 >>> from mmmu_eval import evaluate
 >>> run = evaluate(model="random", benchmark="mmmu", split="validation", data="sample", out="runs/scored")
->>> view = score_run(run.run_dir, parsers=["official", "strict"])
+>>> view = score(run.run_dir, parsers=["official", "strict"])
 >>> view.spec.parsers, view.saved, view.scoring.parsers == ("official", "strict")
 (('official', 'strict'), False, True)
->>> score_run(run.run_dir, fallback="none", save=True).saved_scoring.recorded
+>>> score(run.run_dir, fallback="none", save=True).saved_scoring.recorded
 True
 """
 
@@ -26,7 +26,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from mmmu_eval.core.errors import argument
 from mmmu_eval.core.records import Item, Response
+from mmmu_eval.core.renamed import renamed_keywords
 from mmmu_eval.results.results_json import Results
 from mmmu_eval.run.outputs import SavedScoring, save_scoring
 from mmmu_eval.scoring.scorer import Scoring
@@ -34,7 +36,7 @@ from mmmu_eval.scoring.spec import ScoringSpec
 from mmmu_eval.store.rundir import MANIFEST, RunStore
 from mmmu_eval.core.writer_lock import hold_directory, refuse_while_written
 
-__all__ = ["RunScore", "score_run"]
+__all__ = ["RunScore", "score"]
 
 
 @dataclass(frozen=True)
@@ -44,7 +46,7 @@ class RunScore:
     run_dir: Path
     """The run directory."""
     spec: ScoringSpec
-    """The scoring applied: parsers in order (the first gives the headline), fallback, seed, answers."""
+    """The scoring applied: parsers in order (the first gives the headline), fallback and its seed, answers."""
     recorded: ScoringSpec
     """The run's own scoring before this call (manifest.json's record)."""
     scoring: Scoring
@@ -76,14 +78,16 @@ class RunScore:
                 f"saved={self.saved})")
 
 
-def score_run(
+@renamed_keywords(seed="fallback_seed")
+def score(
     run_dir: str | Path,
     *,
     parsers: Sequence[str] | None = None,
     fallback: str | None = None,
-    seed: int | None = None,
+    fallback_seed: int | None = None,
     answers: str | Path | None = None,
     bootstrap: int = 1000,
+    bootstrap_seed: int = 0,
     save: bool = False,
 ) -> RunScore:
     """Score a run directory's stored responses again; with ``save``, make that its scoring.
@@ -93,9 +97,11 @@ def score_run(
         parsers: parser names in order, the first the headline; None: the run's own.
         fallback: ``official`` (seeded random letter for an unparseable answer) or ``none``
             (wrong); None: the run's own.
-        seed: seed of the random fallback; None: the run's own.
+        fallback_seed: seed of the official random fallback; None: the run's own (42 unless it
+            was run with another).
         answers: an official answer dict (answer_dict_test.json) to score a test run against.
         bootstrap: resamples of the 95% intervals in ``results``.
+        bootstrap_seed: the seed of those resamples.
         save: record this scoring in manifest.json and rewrite predictions.jsonl and
             results.json (report and compare then follow it); False writes nothing.
 
@@ -110,7 +116,7 @@ def score_run(
 
     ::
 
-        view = mmmu_eval.score_run("runs/pro-vision-cot", parsers=["official", "boxed", "strict"])
+        view = mmmu_eval.score("runs/pro-vision-cot", parsers=["official", "boxed", "strict"])
         print(view.spec.describe(), view.accuracy, len(view.scoring.disagreements))
     """
     # The run directory and the dataset are read as the report reads them back.
@@ -120,11 +126,12 @@ def score_run(
     from mmmu_eval.scoring.spec import MANIFEST_KEY
 
     if save:  # before the work: a run being written is refused at once
-        refuse_while_written(run_dir, "its scoring cannot be saved while it is (score without --save writes nothing)")
+        refuse_while_written(run_dir, f"its scoring cannot be saved while it is (score without {argument('save', True)} "
+                                      "writes nothing)")
     run = read_run(run_dir, rebuild=False)
     manifest = run.manifest
     recorded = ScoringSpec.from_manifest(manifest)
-    spec = recorded.replace(parsers=parsers, fallback=fallback, fallback_seed=seed,
+    spec = recorded.replace(parsers=parsers, fallback=fallback, fallback_seed=fallback_seed,
                             answers=answers)
     responses = run.read_responses()
     items = spec.gold_items(run_items(manifest, responses, manifest_path=run.path / MANIFEST))
@@ -132,7 +139,8 @@ def score_run(
     harness = harness_section(run.path, manifest, items, scoring, responses)  # rescored runs only
     # The figures as they would be were this the run's scoring (results.json's parse block names it).
     scored_as: Mapping[str, Any] = {**dict(manifest), MANIFEST_KEY: spec.to_manifest()}
-    results = build_results(scoring, items, scored_as, bootstrap=bootstrap, responses=responses, harness=harness)
+    results = build_results(scoring, items, scored_as, bootstrap=bootstrap, bootstrap_seed=bootstrap_seed,
+                            responses=responses, harness=harness)
     view = RunScore(run.path, spec, recorded, scoring, results, tuple(items), dict(responses))
     if not save:
         return view

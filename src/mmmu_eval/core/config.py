@@ -14,7 +14,7 @@ from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Literal, Sequence
 
-from mmmu_eval.core.errors import ConfigError
+from mmmu_eval.core.errors import ConfigError, argument
 from mmmu_eval.core.urls import without_credentials
 
 PromptMode = Literal["direct", "cot", "boxed", "ocr", "forced-choice"]
@@ -55,17 +55,17 @@ def check_extra_body(extra: object) -> None:
     import json
 
     if not isinstance(extra, dict):
-        raise ConfigError(f"--extra-body must be a JSON object, not {type(extra).__name__}")
+        raise ConfigError(f"{argument('extra_body')} must be a JSON object, not {type(extra).__name__}")
     for name in OWN_BODY_FIELDS:
         if name in extra:
-            raise ConfigError(f"--extra-body must not set {name!r}: the run writes it from --model and the "
+            raise ConfigError(f"{argument('extra_body')} must not set {name!r}: the run writes it from {argument('model')} and the "
                               "prompt; remove it (per-request fields such as chat_template_kwargs are fine)")
     if extra.get("stream"):
-        raise ConfigError('--extra-body must not set "stream": true: answers are read whole; remove it')
+        raise ConfigError(f'{argument("extra_body")} must not set "stream": true: answers are read whole; remove it')
     try:
         json.dumps(extra, allow_nan=False)
     except (TypeError, ValueError) as exc:
-        raise ConfigError(f"--extra-body cannot be sent as JSON ({exc})") from None
+        raise ConfigError(f"{argument('extra_body')} cannot be sent as JSON ({exc})") from None
 
 
 #: Upper bound of ``--price-input`` and ``--price-output`` (dollars per ``PRICE_PER_TOKENS``):
@@ -80,7 +80,7 @@ _NUMBER_RULES: tuple[tuple[str, type | tuple[type, ...], float, bool], ...] = (
     ("max_tokens", int, 1, True),
     ("temperature", (int, float), 0, True),
     ("top_p", (int, float), 0, False),
-    ("seed", int, 0, True),
+    ("generation_seed", int, 0, True),
     ("concurrency", int, 1, True),
     ("max_attempts", int, 1, True),
     ("request_timeout", (int, float), 0, False),
@@ -177,11 +177,12 @@ class RunConfig:
 
     Default: None, meaning ``runs/<benchmark>-<split or setting>-<model>-<time>``
     (``run.resolve.default_run_name``). Flag: ``--out``."""
-    resume: bool = False
+    resume: bool | None = None
     """Continue the run in ``out``, re-running only missing and failed items.
 
-    Default: False (the command line continues an ``--out`` that holds a run without it).
-    Flag: ``--resume`` / ``--no-resume``."""
+    Default: None, meaning continue it when ``out`` holds a run (as the same command or call
+    again does: ``run.resolve.continues_run``) and start one when it does not; False refuses a
+    directory that holds a run. Flag: ``--resume`` / ``--no-resume``."""
     allow_different_data: bool = False
     """Continue a run although its data files now hold other contents (another digest; recorded in manifest.json as data_changes).
 
@@ -210,11 +211,13 @@ class RunConfig:
     """Nucleus sampling mass, above 0 and at most 1.
 
     Default: None, meaning not sent (the server's or engine's own). Flag: ``--top-p``."""
-    seed: int | None = None
-    """Generation seed (also seeds the random baseline).
+    generation_seed: int | None = None
+    """Generation seed: the request's seed field (API), the engine's seed (hf, vllm), the random baseline's draws.
 
-    Default: None, meaning not sent (an unseeded engine), and 0 for ``random``. Flag:
-    ``--seed``."""
+    Sent as the request's ``seed`` (its name on the wire and in the protocol, so the fingerprint
+    of a run made when this field was ``seed`` is unchanged; a manifest that says ``seed`` is read
+    as this). Default: None, meaning not sent (an unseeded engine), and 0 for ``random``. Flag:
+    ``--generation-seed`` (``--seed`` before, for one release)."""
     extra_body: dict[str, object] | None = None
     """Extra JSON fields sent to API servers.
 
@@ -332,37 +335,37 @@ class RunConfig:
 
     def __post_init__(self) -> None:
         if self.benchmark not in BENCHMARKS:
-            raise ConfigError(f"--benchmark {self.benchmark!r} is not one of {', '.join(BENCHMARKS)}")
+            raise ConfigError(f"{argument('benchmark', self.benchmark)} is not one of {', '.join(BENCHMARKS)}")
         if self.benchmark == "mmmu":
             if self.setting is not None:
-                raise ConfigError("--setting applies to mmmu-pro only; MMMU has splits (--split)")
+                raise ConfigError(f"{argument('setting')} applies to mmmu-pro only; MMMU has splits ({argument('split')})")
             if self.split is not None and self.split not in MMMU_SPLITS:
-                raise ConfigError(f"--split {self.split!r} is not one of {', '.join(MMMU_SPLITS)}")
+                raise ConfigError(f"{argument('split', self.split)} is not one of {', '.join(MMMU_SPLITS)}")
             if self.prompt not in ("direct", "cot", "boxed"):
-                raise ConfigError(f"--prompt {self.prompt!r}: MMMU has the official direct prompt (and cot, boxed)")
+                raise ConfigError(f"{argument('prompt', self.prompt)}: MMMU has the official direct prompt (and cot, boxed)")
         else:
             if self.setting is not None and self.setting not in PRO_SETTINGS:
-                raise ConfigError(f"--setting {self.setting!r} is not one of {', '.join(PRO_SETTINGS)}")
+                raise ConfigError(f"{argument('setting', self.setting)} is not one of {', '.join(PRO_SETTINGS)}")
             if self.split not in (None, "test"):
-                raise ConfigError("MMMU-Pro has one split (test); drop --split")
+                raise ConfigError(f"MMMU-Pro has one split (test); drop {argument('split')}")
             if self.prompt not in PROMPT_MODES:
-                raise ConfigError(f"--prompt {self.prompt!r} is not one of {', '.join(PROMPT_MODES)}")
+                raise ConfigError(f"{argument('prompt', self.prompt)} is not one of {', '.join(PROMPT_MODES)}")
             if self.prompt == "ocr" and self.resolved_setting != "vision":
-                raise ConfigError("--prompt ocr applies to --setting vision only")
+                raise ConfigError(f"{argument('prompt', 'ocr')} applies to {argument('setting', 'vision')} only")
             if self.prompt == "forced-choice" and self.resolved_setting == "vision":
-                raise ConfigError("--prompt forced-choice applies to the standard settings only (the text is what it shows)")
+                raise ConfigError(f"{argument('prompt', 'forced-choice')} applies to the standard settings only (the text is what it shows)")
         if self.image_layout not in IMAGE_LAYOUTS:
-            raise ConfigError(f"--image-layout {self.image_layout!r} is not one of {', '.join(IMAGE_LAYOUTS)}")
+            raise ConfigError(f"{argument('image_layout', self.image_layout)} is not one of {', '.join(IMAGE_LAYOUTS)}")
         if self.unreferenced_images not in UNREFERENCED_IMAGES:
             raise ConfigError(
-                f"--unreferenced-images {self.unreferenced_images!r} is not one of {', '.join(UNREFERENCED_IMAGES)}"
+                f"{argument('unreferenced_images', self.unreferenced_images)} is not one of {', '.join(UNREFERENCED_IMAGES)}"
             )
         if self.shard is not None:
             k, n = self.shard
             if not (n >= 1 and 1 <= k <= n):
-                raise ConfigError(f"--shard {k}/{n}: need 1 <= K <= N")
+                raise ConfigError(f"{argument('shard', f'{k}/{n}', typed=True)}: need 1 <= K <= N")
         if self.sample_audit is not None and self.sample is None:
-            raise ConfigError("--sample-audit applies to a sampled run: add --sample K")
+            raise ConfigError(f"{argument('sample_audit')} applies to a sampled run: add {argument('sample')} K")
         self._check_numbers()
         # unknown parsers or fallback policy stop the run before a request (the scoring record,
         # ``ScoringSpec.from_config``, checks them the same way)
@@ -378,7 +381,7 @@ class RunConfig:
             value = getattr(self, name)
             if value is None:
                 continue
-            flag = "--" + name.replace("_", "-")
+            flag = argument(name)
             if isinstance(value, bool) or not isinstance(value, kind):
                 expected = "a whole number" if kind is int else "a number"
                 raise ConfigError(f"{flag} must be {expected}, not {value!r}")
@@ -390,11 +393,11 @@ class RunConfig:
         for name in ("price_input", "price_output"):
             price = getattr(self, name)
             if price is not None and price > MAX_PRICE:
-                raise ConfigError(f"--{name.replace('_', '-')} must be at most {MAX_PRICE:g} dollars per million tokens, not {price!r}")
+                raise ConfigError(f"{argument(name)} must be at most {MAX_PRICE:g} dollars per million tokens, not {price!r}")
         if self.extra_body is not None:
             check_extra_body(self.extra_body)
         if self.top_p is not None and self.top_p > 1:
-            raise ConfigError(f"--top-p must be at most 1, not {self.top_p!r}")
+            raise ConfigError(f"{argument('top_p')} must be at most 1, not {self.top_p!r}")
 
     @property
     def resolved_split(self) -> str:
@@ -470,8 +473,8 @@ def check_scoring_names(parsers: Sequence[str], fallback: str) -> None:
     """
     unknown = [p for p in parsers if p not in PARSERS]
     if unknown:
-        raise ConfigError(f"--parser {unknown[0]!r} is not one of {', '.join(PARSERS)}")
+        raise ConfigError(f"{argument('parsers', unknown[0])} is not one of {', '.join(PARSERS)}")
     if len(set(parsers)) != len(parsers):
-        raise ConfigError(f"--parser: {', '.join(parsers)} names a parser twice")
+        raise ConfigError(f"{argument('parsers')} {', '.join(parsers)} names a parser twice")
     if fallback not in FALLBACK_POLICIES:
-        raise ConfigError(f"--fallback {fallback!r} is not one of {', '.join(FALLBACK_POLICIES)}")
+        raise ConfigError(f"{argument('fallback', fallback)} is not one of {', '.join(FALLBACK_POLICIES)}")

@@ -15,8 +15,13 @@ whole run meaningless, and for the layer below the runner to report an item's fa
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from pathlib import Path
+from collections.abc import Iterable, Iterator, Mapping
+from contextlib import contextmanager
+from pathlib import Path, PurePath
+
+
+__all__ = ["BackendError", "ConfigError", "DataError", "MmmuEvalError", "StoreError", "argument", "did_you_mean",
+           "same_again", "speaking_cli", "to_caller"]
 
 
 class MmmuEvalError(Exception):
@@ -77,3 +82,74 @@ def did_you_mean(value: str, known: Iterable[str], *, n: int = 1, cutoff: float 
 
     close = difflib.get_close_matches(value, list(known), n=n, cutoff=cutoff)
     return f"; did you mean {', '.join(close)}?" if close else ""
+
+
+class _Caller:
+    """Who an error is worded for: a Python caller (None) or the command line (its flags, by
+    keyword name). Set for the length of one command by ``cli/main.py``; a plain attribute, not a
+    context variable, so that an error raised in a worker thread of the command reads the same."""
+
+    flags: Mapping[str, str] | None = None
+
+
+_NOT_GIVEN = object()
+
+
+def argument(name: str, value: object = _NOT_GIVEN, *, typed: bool = False, flag: str | None = None) -> str:
+    """An argument named as the caller wrote it, for an error message: the one place that spells
+    one, so that Python errors name Python arguments and the CLI's its flags.
+
+    ``name`` is the keyword (``split``, ``resume``); ``value``, when given, is shown with it.
+    A Python caller reads ``split='devv'``, ``resume=True``, ``out=``; the command line reads
+    ``--split 'devv'``, ``--resume``, ``--out`` (its own flag for the keyword, such as
+    ``--parser`` for ``parsers``; else ``flag`` where the caller's name is another one, as
+    ``EvalProtocol(mode=)`` is ``--prompt``; else the keyword with dashes). ``typed``: the command
+    line shows the value as typed, unquoted (a path, ``--shard 3/2``).
+
+    >>> argument("split", "devv"), argument("resume", True), argument("out")
+    ("split='devv'", 'resume=True', 'out=')
+    >>> with speaking_cli({"parsers": "--parser"}):
+    ...     argument("split", "devv"), argument("resume", True), argument("html", False), argument("parsers")
+    ("--split 'devv'", '--resume', '--no-html', '--parser')
+    """
+    flags = _Caller.flags
+    if isinstance(value, PurePath):  # a path reads as the text it was given as, either way
+        value = str(value)
+    if flags is None:
+        return f"{name}=" if value is _NOT_GIVEN else f"{name}={value!r}"
+    flag = flags.get(name) or flag or "--" + name.replace("_", "-")
+    if value is _NOT_GIVEN or value is True:
+        return flag
+    if value is False:
+        return "--no-" + flag.removeprefix("--")
+    return f"{flag} {value if typed else repr(value)}"
+
+
+def same_again(*, resume: bool = True, start: bool = False) -> str:
+    """How to continue work that stopped, as the caller does it: ``run the same command again (or
+    add --resume)`` on the command line, ``make the same call again (or pass resume=True)`` in
+    Python; either continues the run in its directory (``RunConfig.resume``). ``resume=False``:
+    without the parenthesis, for work that has no such flag (a suite always continues).
+    ``start``: it starts a sentence (a capital first letter)."""
+    said = "make the same call again" if _Caller.flags is None else "run the same command again"
+    if start:
+        said = said[0].upper() + said[1:]
+    return f"{said} (or {'pass' if _Caller.flags is None else 'add'} {argument('resume', True)})" if resume else said
+
+
+def to_caller(*, cli: str, python: str) -> str:
+    """The one of two wordings that fits the caller, for a hint no argument name covers: the
+    command to type (``mmmu-eval score RUN --save``) or the call to make (``mmmu_eval.score(run, save=True)``)."""
+    return python if _Caller.flags is None else cli
+
+
+@contextmanager
+def speaking_cli(flags: Mapping[str, str]) -> Iterator[None]:
+    """Word the errors raised inside for the command line: ``flags`` maps a keyword to the flag
+    that sets it where the two differ (``{"parsers": "--parser"}``)."""
+    before = _Caller.flags
+    _Caller.flags = dict(flags)
+    try:
+        yield
+    finally:
+        _Caller.flags = before

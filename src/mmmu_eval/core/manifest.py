@@ -21,7 +21,10 @@ the object it was read from, key order included, so a read/write round trip chan
 
 One fallback rule for old run directories: a manifest without a ``config`` block is a flat one,
 whose settings sit at the top (``config`` is then the whole manifest); a missing ``protocol`` or
-``dataset`` is an empty one. A block that is present but not an object is an error.
+``dataset`` is an empty one. A block that is present but not an object is an error. And one
+for renamed settings: a run made before a RunConfig field was renamed recorded it under its old
+name (``seed``, now ``generation_seed``); ``config`` gives it under the new one
+(``RENAMED_SETTINGS``), so such a run resumes, answers from its files and is read as it was made.
 
 >>> import json
 >>> from mmmu_eval import evaluate
@@ -41,9 +44,26 @@ from typing import Any, Callable
 
 from mmmu_eval.core.errors import StoreError
 
-__all__ = ["MANIFEST", "NO_MANIFEST", "Manifest", "build_manifest"]
+__all__ = ["MANIFEST", "NO_MANIFEST", "RENAMED_SETTINGS", "Manifest", "build_manifest", "current_settings"]
 
 MANIFEST = "manifest.json"
+
+#: RunConfig fields renamed since runs recorded them: old name -> new name.
+RENAMED_SETTINGS = {"seed": "generation_seed"}
+
+
+def current_settings(config: Mapping[str, Any]) -> dict[str, Any]:
+    """A recorded configuration with its renamed settings under their new names (key order kept;
+    where both are present the new one wins)."""
+    out: dict[str, Any] = {}
+    for key, value in config.items():
+        new = RENAMED_SETTINGS.get(key)
+        if new is None:
+            out[key] = value
+        elif new not in config:
+            out[new] = value
+    return out
+
 
 # Blocks that must be an object (or null, read as absent) when present.
 _BLOCKS = ("config", "protocol", "scoring", "dataset", "backend", "rescored_from", "counts", "unreferenced_images")
@@ -204,9 +224,11 @@ class Manifest:
 
     @property
     def config(self) -> Mapping[str, Any]:
-        """The run configuration (``RunConfig.to_manifest``); a flat old manifest's top level."""
+        """The run configuration (``RunConfig.to_manifest``), renamed settings under their new
+        names (``current_settings``); a flat old manifest's top level."""
         config = self._fields.get("config")
-        return config if isinstance(config, dict) else self._fields
+        config = config if isinstance(config, dict) else self._fields
+        return current_settings(config) if any(k in config for k in RENAMED_SETTINGS) else config
 
     @property
     def protocol(self) -> Mapping[str, Any]:

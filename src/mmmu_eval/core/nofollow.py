@@ -33,7 +33,7 @@ import stat
 from pathlib import Path
 from typing import IO
 
-from mmmu_eval.core.errors import StoreError
+from mmmu_eval.core.errors import StoreError, same_again
 
 __all__ = ["NOFOLLOW", "exists", "linked", "open_fd", "open_file", "refuse_link", "refuse_linked_folders"]
 
@@ -42,8 +42,10 @@ NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 
 _CLOEXEC = getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
 
-_FIX = ("mmmu-eval never reads or writes a run's files through a link, so that nothing outside the run is "
-        "touched; put the file itself there (or remove the link), then run the same command again")
+def _fix(instead: str = "(or remove the link)") -> str:
+    """What to do about a link, said to the caller (``core.errors.same_again``)."""
+    return ("mmmu-eval never reads or writes a run's files through a link, so that nothing outside the run is "
+            f"touched; put the file itself there {instead}, then {same_again(resume=False)}")
 
 #: ``open_file``'s modes and their flags.
 _MODES = {
@@ -73,7 +75,7 @@ def _refusal(path: Path, what: str = "file") -> StoreError:
         target = f" (to {os.readlink(path)})"
     except OSError:
         target = ""
-    return StoreError(f"is a symbolic link{target}, not a {what}; {_FIX}", path)
+    return StoreError(f"is a symbolic link{target}, not a {what}; {_fix()}", path)
 
 
 def refuse_link(path: str | Path) -> None:
@@ -127,7 +129,7 @@ def open_fd(path: str | Path, flags: int, mode: int = 0o666, *, in_place: bool =
         if links > 1:
             os.close(fd)
             raise StoreError(f"has {links} names (hard links), so writing it in place would change the file "
-                             f"under its other name too; {_FIX.replace('(or remove the link)', '(a copy of it)')}",
+                             f"under its other name too; {_fix('(a copy of it)')}",
                              path)
     return fd
 

@@ -49,7 +49,7 @@ from contextvars import ContextVar
 from pathlib import Path
 
 from mmmu_eval.core.atomic import LOCK_FILE
-from mmmu_eval.core.errors import StoreError
+from mmmu_eval.core.errors import StoreError, argument, same_again
 from mmmu_eval.core.jsonfile import loads
 from mmmu_eval.core.nofollow import open_fd, open_file, refuse_linked_folders
 
@@ -80,7 +80,7 @@ def hold_directory(path: str | Path, command: str) -> Iterator[Path]:
         yield folder
         return
     if folder.exists() and not folder.is_dir():
-        raise StoreError("is a file, not a directory; choose another --out", folder)
+        raise StoreError(f"is a file, not a directory; choose another {argument('out')}", folder)
     for outer in _HELD.get():  # a suite's run, harden's runs: never reached through a link inside
         refuse_linked_folders(outer, folder)
     made = _make_folders(folder)
@@ -134,8 +134,8 @@ def refuse_while_written(path: str | Path, doing: str) -> None:
     """
     holder = writer_of(path)
     if holder is not None:
-        raise StoreError(f"is being written by {holder}; {doing}: wait for it to finish (or stop it), then run the "
-                         "same command again", path)
+        raise StoreError(f"is being written by {holder}; {doing}: wait for it to finish (or stop it), then "
+                         f"{same_again(resume=False)}", path)
 
 
 def _make_folders(folder: Path) -> list[Path]:
@@ -148,7 +148,7 @@ def _make_folders(folder: Path) -> list[Path]:
     try:
         folder.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
-        raise StoreError(f"cannot write ({exc.strerror or exc}); choose a writable --out", folder) from exc
+        raise StoreError(f"cannot write ({exc.strerror or exc}); choose a writable {argument('out')}", folder) from exc
     return missing
 
 
@@ -172,20 +172,20 @@ def _acquire(folder: Path, command: str) -> int:
             continue
         except OSError as exc:
             raise StoreError(
-                f"cannot write ({exc.strerror or exc}); choose a writable --out (nothing was sent to a model)",
+                f"cannot write ({exc.strerror or exc}); choose a writable {argument('out')} (nothing was sent to a model)",
                 folder) from exc
         try:
             _lock(fd)
         except _Busy:
             os.close(fd)
             raise StoreError(
-                f"is being written by {_holder(file)}; wait for it to finish (or stop it), then run the "
-                "same command again. Two writers in one directory would ask and store the same items twice",
+                f"is being written by {_holder(file)}; wait for it to finish (or stop it), then "
+                f"{same_again(resume=False)}. Two writers in one directory would ask and store the same items twice",
                 folder,
             ) from None
         except OSError as exc:
             os.close(fd)
-            raise StoreError(f"cannot lock {LOCK_FILE} ({exc.strerror or exc}); choose another --out", folder) from exc
+            raise StoreError(f"cannot lock {LOCK_FILE} ({exc.strerror or exc}); choose another {argument('out')}", folder) from exc
         if _still_there(file, fd):
             break
         os.close(fd)  # the holder before us removed this file as it let go: lock the new one
@@ -197,7 +197,7 @@ def _acquire(folder: Path, command: str) -> int:
     except OSError as exc:  # a full disk: the lock holds all the same, only the name is missing
         if exc.errno not in (28, 122):  # ENOSPC, EDQUOT
             os.close(fd)
-            raise StoreError(f"cannot write ({exc.strerror or exc}); choose a writable --out", folder) from exc
+            raise StoreError(f"cannot write ({exc.strerror or exc}); choose a writable {argument('out')}", folder) from exc
     return fd
 
 

@@ -1,7 +1,7 @@
 """Dataset stage: MMMU and MMMU-Pro rows in, normalised Item records out.
 
->>> from mmmu_eval.dataset import load_dataset
->>> load_dataset("mmmu-pro", setting="vision", data="sample").items[0].question
+>>> from mmmu_eval.dataset import load_benchmark
+>>> load_benchmark("mmmu-pro", setting="vision", data="sample").items[0].question
 ''
 
 The loader (and pyarrow under it) is imported on first use (PEP 562): the subject tables in
@@ -13,9 +13,10 @@ import importlib as _importlib
 import typing as _typing
 
 if _typing.TYPE_CHECKING:
-    from mmmu_eval.dataset.load import DEFAULT_REVISIONS, Dataset, find_item, load_dataset
+    from mmmu_eval.dataset.load import DEFAULT_REVISIONS, Benchmark, Dataset, find_item, load_benchmark, load_dataset
 
-__all__ = ["DEFAULT_REVISIONS", "Dataset", "find_item", "load_dataset"]
+#: ``Dataset`` and ``load_dataset`` are ``Benchmark`` and ``load_benchmark`` under their earlier names.
+__all__ = ["DEFAULT_REVISIONS", "Benchmark", "Dataset", "find_item", "load_benchmark", "load_dataset"]
 
 
 def __getattr__(name: str) -> object:

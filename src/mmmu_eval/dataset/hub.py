@@ -20,7 +20,7 @@ from typing import Protocol, Sequence
 
 from mmmu_eval.dataset import file_layout
 from mmmu_eval.dataset.file_layout import Selection
-from mmmu_eval.core.errors import DataError
+from mmmu_eval.core.errors import DataError, argument
 
 log = logging.getLogger(__name__)
 
@@ -70,7 +70,7 @@ class HfHubClient:
                 return revision  # nothing to ask: a hash names itself
             raise DataError(
                 f"HF_HUB_OFFLINE is set, so revision {revision!r} of {repo_id} cannot be resolved; "
-                "pass a full commit hash that is in the HF cache, or use --data DIR"
+                f"pass a full commit hash that is in the HF cache, or use {argument('data')} DIR"
             )
         from huggingface_hub import HfApi
 
@@ -190,6 +190,6 @@ def download(
 def _unreachable(repo_id: str, revision: str, exc: Exception) -> str:
     return (
         f"cannot read {repo_id} at {revision} from the Hugging Face hub ({type(exc).__name__}: "
-        f"{exc}); check the revision and the network, or use --data DIR with a snapshot made "
+        f"{exc}); check the revision and the network, or use {argument('data')} DIR with a snapshot made "
         "by `mmmu-eval data download` on a connected machine"
     )

@@ -5,10 +5,14 @@ Benchmark for Expert AGI" (arXiv:2311.16502). MMMU-Pro: Yue et al., "MMMU-Pro: A
 Multi-discipline Multimodal Understanding Benchmark" (arXiv:2409.02813). Official code:
 github.com/MMMU-Benchmark/MMMU. Data: huggingface.co/datasets/MMMU/MMMU and MMMU/MMMU_Pro.
 
-One function, ``load_dataset``, picks the files (``layout``), gets them (``hub``, ``snapshot``,
+One function, ``load_benchmark``, picks the files (``layout``), gets them (``hub``, ``snapshot``,
 ``sample``), reads their text cells (``parquet``) and turns each row into an Item
-(``normalize``). Rows that cannot become an Item are kept as ``Dataset.problems`` instead of
+(``normalize``). Rows that cannot become an Item are kept as ``Benchmark.problems`` instead of
 stopping the load; images stay on disk until an ``ImageRef.load()``.
+
+Named for what they hold, so that a script importing Hugging Face ``datasets`` beside
+``mmmu_eval`` meets no second ``load_dataset`` / ``Dataset``: those were this module's names
+before, and stay as plain aliases of ``load_benchmark`` / ``Benchmark`` in this package.
 """
 
 from __future__ import annotations
@@ -24,16 +28,17 @@ from mmmu_eval.dataset.hub import DEFAULT_REVISIONS
 from mmmu_eval.dataset.file_layout import Selection
 from mmmu_eval.dataset.normalize import to_item
 from mmmu_eval.dataset.parquet import read_rows
-from mmmu_eval.core.errors import ConfigError, DataError, did_you_mean
+from mmmu_eval.core.errors import ConfigError, DataError, argument, did_you_mean
 from mmmu_eval.core.records import Item
 
-__all__ = ["DEFAULT_REVISIONS", "Dataset", "dataset_identity", "find_item", "load_dataset", "locate_files"]
+__all__ = ["DEFAULT_REVISIONS", "Benchmark", "Dataset", "dataset_identity", "find_item", "load_benchmark", "load_dataset",
+           "locate_files"]
 
 log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
-class Dataset:
+class Benchmark:
     """The items of one benchmark split or setting, with where they came from."""
 
     items: tuple[Item, ...]
@@ -63,7 +68,7 @@ class Dataset:
         where = self.setting or self.split
         rev = self.revision[:12] if len(self.revision) == 40 else self.revision
         return (
-            f"Dataset({self.benchmark} {where}, {len(self.items)} items, "
+            f"Benchmark({self.benchmark} {where}, {len(self.items)} items, "
             f"{len(self.problems)} problems, {self.source}@{rev})"
         )
 
@@ -82,7 +87,7 @@ class Dataset:
         }
 
 
-def load_dataset(
+def load_benchmark(
     benchmark: str,
     *,
     split: str | None = None,
@@ -90,7 +95,7 @@ def load_dataset(
     data: str | Path = "hub",
     revision: str | None = None,
     subjects: Sequence[str] | None = None,
-) -> Dataset:
+) -> Benchmark:
     """Load the items of a benchmark.
 
     Args:
@@ -102,14 +107,14 @@ def load_dataset(
         subjects: long or short subject names to keep; None keeps all.
 
     Returns:
-        A Dataset; rows that could not be read are in ``problems``, not raised.
+        A Benchmark; rows that could not be read are in ``problems``, not raised.
 
     Raises:
         ConfigError: an unknown benchmark, split, setting or subject, or a bad ``data``.
         DataError: the files cannot be found or read at all.
 
     Examples:
-        >>> ds = load_dataset("mmmu", split="dev", data="sample", subjects=["acc"])
+        >>> ds = load_benchmark("mmmu", split="dev", data="sample", subjects=["acc"])
         >>> ds.items[0].id
         'dev_Accounting_1'
     """
@@ -119,7 +124,7 @@ def load_dataset(
     digest = files_digest(path for _, path in files)
     for problem in problems:
         log.warning("%s; the row is left out of the run", problem)
-    return Dataset(
+    return Benchmark(
         items=tuple(items),
         benchmark=selection.benchmark,
         split=selection.split,
@@ -141,7 +146,7 @@ def dataset_identity(
     revision: str | None = None,
     subjects: Sequence[str] | None = None,
 ) -> tuple[str, str, str]:
-    """``(source, revision, digest)`` of what ``load_dataset`` would read, without reading a row.
+    """``(source, revision, digest)`` of what ``load_benchmark`` would read, without reading a row.
 
     The digest comes from the per-file-set cache (``dataset/digest.py``) when the files are
     unchanged, so a finished run can tell it would read the same data in milliseconds.
@@ -160,26 +165,26 @@ def locate_files(
     revision: str | None = None,
     subjects: Sequence[str] | None = None,
 ) -> tuple[str, str, tuple[tuple[str, Path], ...]]:
-    """``(source, revision, files)`` that ``load_dataset`` would read, found without reading them.
+    """``(source, revision, files)`` that ``load_benchmark`` would read, found without reading them.
 
     Raises:
-        ConfigError, DataError: as ``load_dataset`` would, before it reads a row.
+        ConfigError, DataError: as ``load_benchmark`` would, before it reads a row.
     """
     selection = file_layout.select(benchmark, split, setting, subjects)
     return _locate(selection, data, revision)
 
 
-def find_item(dataset_or_items: Dataset | Iterable[Item], item_id: str) -> Item:
+def find_item(dataset_or_items: Benchmark | Iterable[Item], item_id: str) -> Item:
     """The item with this id; DataError with the closest ids when there is none.
 
-    >>> find_item(load_dataset("mmmu", split="dev", data="sample"), "dev_Accounting_1").subject
+    >>> find_item(load_benchmark("mmmu", split="dev", data="sample"), "dev_Accounting_1").subject
     'Accounting'
     """
-    items = dataset_or_items.items if isinstance(dataset_or_items, Dataset) else tuple(dataset_or_items)
+    items = dataset_or_items.items if isinstance(dataset_or_items, Benchmark) else tuple(dataset_or_items)
     for item in items:
         if item.id == item_id:
             return item
-    if isinstance(dataset_or_items, Dataset):
+    if isinstance(dataset_or_items, Benchmark):
         # The row is there but could not become an item: say why, not "no item with this id".
         for problem in dataset_or_items.problems:
             if problem.item_id == item_id:
@@ -196,9 +201,9 @@ def _locate(
         got = hub.fetch(selection, revision)
         return "hub", got.commit, got.files
     if revision is not None:
-        raise ConfigError(f"--revision {revision} applies to --data hub only (got --data {data})")
+        raise ConfigError(f"{argument('revision', revision, typed=True)} applies to {argument('data', 'hub', typed=True)} only (got {argument('data', data, typed=True)})")
     if isinstance(data, str) and data == "sample":
-        found = snapshot.locate(sample.SAMPLE_ROOT, selection, partial_ok=True, name="--data sample (a few subjects only)")
+        found = snapshot.locate(sample.SAMPLE_ROOT, selection, partial_ok=True, name=f"{argument('data', 'sample', typed=True)} (a few subjects only)")
         return "sample", sample.sample_revision(), found.files
     found = snapshot.locate(data, selection)
     return str(Path(data)), found.commit or "local", found.files
@@ -230,3 +235,8 @@ def _read(
             seen.add(item.id)
             items.append(item)
     return items, problems
+
+
+#: The names before they were named for what they hold (the package's own callers still use them).
+Dataset = Benchmark
+load_dataset = load_benchmark

@@ -15,7 +15,7 @@ from mmmu_eval.dataset import file_layout
 from mmmu_eval.dataset.hub import PROVENANCE_FILE
 from mmmu_eval.dataset.file_layout import Selection
 from mmmu_eval.dataset.subjects import SUBJECTS
-from mmmu_eval.core.errors import ConfigError, DataError
+from mmmu_eval.core.errors import ConfigError, DataError, argument
 from mmmu_eval.core.jsonfile import loads
 
 log = logging.getLogger(__name__)
@@ -44,7 +44,7 @@ def locate(
     """
     root = Path(root).expanduser()
     if not root.is_dir():
-        raise ConfigError(f"--data {root}: no such directory (expected hub, sample, or a snapshot directory)")
+        raise ConfigError(f"{argument('data', root, typed=True)}: no such directory (expected hub, sample, or a snapshot directory)")
     nested = root / selection.repo.split("/", 1)[1]
     base = nested if nested.is_dir() else root
     available = sorted(p.relative_to(base).as_posix() for p in base.rglob("*.parquet"))
@@ -53,7 +53,7 @@ def locate(
         names = file_layout.pick_files(selection, available, strict=selection.filtered)
     except DataError as exc:
         # A subject the snapshot lacks: say which snapshot, and what it does hold.
-        raise DataError(f"{name or f'--data {root}'}: {exc} (it holds: {', '.join(folders) or 'no parquet files'})") from None
+        raise DataError(f"{name or argument('data', root, typed=True)}: {exc} (it holds: {', '.join(folders) or 'no parquet files'})") from None
     if not names:
         raise DataError(
             f"{base} has no {selection.split} files for {selection.repo}"

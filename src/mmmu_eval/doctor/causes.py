@@ -100,7 +100,9 @@ def _generation(manifest: Manifest) -> dict[str, Any]:
     protocol = manifest.protocol
     generation = protocol.get("generation") if isinstance(protocol.get("generation"), Mapping) else {}
     config = manifest.config
-    return {key: generation.get(key, config.get(key)) for key in ("max_tokens", "temperature", "top_p", "seed")}
+    # the request's ``seed`` is the RunConfig's ``generation_seed``
+    return {key: generation.get(key, config.get("generation_seed" if key == "seed" else key))
+            for key in ("max_tokens", "temperature", "top_p", "seed")}
 
 
 def _unclosed_think(text: str) -> bool:
@@ -306,7 +308,7 @@ def find_causes(
 ) -> list[Cause]:
     """Every cause a run shows, largest ``points`` first (ties: the order of this module).
 
-    Takes what ``report`` has in hand (``results.finished_run.load_run(..., details=True)``, or the
+    Takes what ``report`` has in hand (``results.finished_run.read_run(..., details=True)``, or the
     pieces ``report.html`` is given), so the page and the command say the same.
     """
     verdicts = scoring.verdicts[scoring.parsers[0]]

@@ -20,7 +20,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from mmmu_eval.core.errors import ConfigError
+from mmmu_eval.core.errors import ConfigError, argument, to_caller
 from mmmu_eval.core.records import Item, Response
 from mmmu_eval.doctor.causes import Cause, find_causes
 from mmmu_eval.doctor.diagnosis import Diagnosis
@@ -47,8 +47,11 @@ def published_row(value: str | float, benchmark: str, split: str | None,
     number = _number(value)
     if number is not None:
         if not 1.0 < number <= 100.0:
-            raise ConfigError(f"--published {value!r}: give the published accuracy in percent (58.6), "
-                              "above 1 and at most 100 (a fraction such as 0.586 is read as a mistake)")
+            raise ConfigError(to_caller(
+                cli=f"--published {value!r}: give the published accuracy in percent (58.6), above 1 and at "
+                    "most 100 (a fraction such as 0.586 is read as a mistake)",
+                python=f"published: {number:g}% is no published accuracy; give one above 1% and at most 100% "
+                       "(as a fraction, 0.586, or a percent string, \"58.6%\")"))
         return number, "given", None
     row = find_published(str(value), score_key(benchmark, split, setting))
     return row.percent, f"{row.model}, {sources()[row.source].title}", row
@@ -80,6 +83,37 @@ def _number(value: object) -> float | None:
         return float(str(value).strip().rstrip("%"))
     except ValueError:
         return None
+
+
+def published_percent(published: str | float | None) -> str | float | None:
+    """A ``published=`` argument as the doctor reads it: a number is a fraction (``0.586``, as every
+    accuracy in the API is one) and stands for its percent (``58.6``, exactly as written); a string
+    ending in ``%`` is a percent typed as one (``"58.6%"``); anything else is a model name. The
+    command line passes what a user types as a percent (``--published 58.6`` is ``"58.6%"``).
+
+    >>> published_percent(0.586), published_percent("58.6%"), published_percent("GPT-4o (0513)")
+    (58.6, 58.6, 'GPT-4o (0513)')
+
+    Raises:
+        ConfigError: a fraction outside 0 to 1 (58.6 is refused, naming 0.586 and "58.6%",
+            rather than read as 5,860%), or a percent outside 0 to 100.
+    """
+    value = None if published is None else _number(published)
+    if value is None:
+        return published
+    from decimal import Decimal
+
+    if isinstance(published, str) and published.strip().endswith("%"):
+        if not 0 <= value <= 100:
+            raise ConfigError(f"{argument('published', published)} is not a percent from 0 to 100")
+        return value
+    exact = Decimal(repr(value)) if isinstance(published, float) else Decimal(str(published).strip())
+    if not 0 <= exact <= 1:
+        hint = (f"; for {exact.normalize():f}% pass {(exact / 100).normalize():f} (or the string "
+                f"\"{exact.normalize():f}%\")" if 1 < exact <= 100 else "")
+        raise ConfigError(f"{argument('published', published)} is not a fraction from 0 to 1: the API takes "
+                          f"accuracies as fractions, as it returns them{hint}")
+    return float(exact * 100)
 
 
 def _against(value: float, source: str, figure: Mapping[str, Any], causes: Sequence[Cause],

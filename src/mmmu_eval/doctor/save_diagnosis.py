@@ -11,23 +11,23 @@ from pathlib import Path
 
 from mmmu_eval.core.atomic import write_atomically
 from mmmu_eval.doctor.diagnosis import Diagnosis, SuiteDiagnosis
-from mmmu_eval.core.errors import ConfigError
+from mmmu_eval.core.errors import ConfigError, argument
 
 __all__ = ["save_diagnosis"]
 
 
-def save_diagnosis(diagnosis: Diagnosis | SuiteDiagnosis, path: str | Path) -> Path:
-    """Write ``diagnosis`` as JSON to ``path`` (whole, or not at all) and return the path.
+def save_diagnosis(diagnosis: Diagnosis | SuiteDiagnosis, json_file: str | Path) -> Path:
+    """Write ``diagnosis`` as JSON to ``json_file`` (whole, or not at all) and return the path.
 
     Raises:
         ConfigError: the file cannot be written there (no such folder, no permission, no space).
 
     ::
 
-        save_diagnosis(mmmu_eval.diagnose("runs/qwen-val", published=58.6), "doctor.json")
+        save_diagnosis(mmmu_eval.diagnose("runs/qwen-val", published=0.586), "doctor.json")
     """
-    target = Path(path)
+    target = Path(json_file)
     try:
         return write_atomically(target, json.dumps(diagnosis.to_json(), indent=2) + "\n")
     except OSError as exc:
-        raise ConfigError(f"--json {target}: cannot write ({exc})") from None
+        raise ConfigError(f"{argument('json_file', str(target), typed=True)}: cannot write ({exc})") from None

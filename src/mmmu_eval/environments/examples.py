@@ -28,6 +28,7 @@ from typing import Any, Union
 from mmmu_eval.core.config import MMMU_SPLITS, PRO_SETTINGS
 from mmmu_eval.dataset.load import Dataset, load_dataset
 from mmmu_eval.core.errors import ConfigError, DataError
+from mmmu_eval.core.renamed import renamed_keywords
 from mmmu_eval.prompt.messages import build_messages
 from mmmu_eval.prompt.protocol import EvalProtocol, build_request
 from mmmu_eval.core.records import Item
@@ -73,6 +74,7 @@ def resolve_setting(benchmark: str, setting: str | None = None, mode: str | None
     return setting
 
 
+@renamed_keywords(seed="shuffle_seed")
 def examples(
     benchmark: str,
     *,
@@ -82,7 +84,7 @@ def examples(
     subset: str | Sequence[str] | None = None,
     split: str | None = None,
     revision: str | None = None,
-    seed: int | None = None,
+    shuffle_seed: int | None = None,
     limit: int | None = None,
     image_layout: str = "interleaved",
     max_image_pixels: int | None = None,
@@ -98,8 +100,8 @@ def examples(
         subset: one subject or several (long or short names); None or ``all`` keeps all.
         split: MMMU ``dev`` or ``validation`` (default); MMMU-Pro has only ``test``.
         revision: hub revision; None means the pinned one.
-        seed: shuffle the items with ``random.Random(seed)`` before ``limit``; None keeps
-            the dataset's order.
+        shuffle_seed: shuffle the items with ``random.Random(shuffle_seed)`` before ``limit``;
+            None keeps the dataset's order.
         limit: keep the first N items (after the shuffle).
         image_layout: ``interleaved`` (default, as ``run``), ``images-first`` or ``text-then-images``.
         max_image_pixels: down-scale larger images, as ``run --max-image-pixels``; None never scales.
@@ -122,7 +124,7 @@ def examples(
     report = on_problem or _log_problem
     for example in iter_examples(
         benchmark, setting=setting, mode=mode, data=data, subset=subset, split=split, revision=revision,
-        seed=seed, limit=limit, image_layout=image_layout, max_image_pixels=max_image_pixels,
+        shuffle_seed=shuffle_seed, limit=limit, image_layout=image_layout, max_image_pixels=max_image_pixels,
     ):
         if isinstance(example, DataError):
             report(example)
@@ -133,7 +135,7 @@ def examples(
 def iter_examples(
     benchmark: str,
     *,
-    seed: int | None = None,
+    shuffle_seed: int | None = None,
     limit: int | None = None,
     image_layout: str = "interleaved",
     max_image_pixels: int | None = None,
@@ -151,8 +153,8 @@ def iter_examples(
     protocol = EvalProtocol(dataset.benchmark, dataset.setting, PROMPT_MODE, image_layout=image_layout)
     yield from dataset.problems
     items = list(dataset.items)
-    if seed is not None:
-        random.Random(seed).shuffle(items)
+    if shuffle_seed is not None:
+        random.Random(shuffle_seed).shuffle(items)
     if limit is not None:
         if limit < 1:
             raise ConfigError(f"limit {limit} must be at least 1")

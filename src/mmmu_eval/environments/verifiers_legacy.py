@@ -38,10 +38,13 @@ def boxed_found(completion: Any, info: Any = None, **_: Any) -> float:
 
 
 def load_environment(env_id: str, **args: Any) -> Any:
-    """A ``verifiers.SingleTurnEnv`` of the benchmark ``env_id`` names, over ``examples(**args)``."""
+    """A ``verifiers.SingleTurnEnv`` of the benchmark ``env_id`` names, over ``examples(**args)``
+    (the environment's ``seed`` argument is ``examples``' ``shuffle_seed``)."""
     import verifiers as vf
     from datasets import Dataset
 
+    if "seed" in args:
+        args["shuffle_seed"] = args.pop("seed")
     rows = [
         {
             "prompt": example["prompt"],

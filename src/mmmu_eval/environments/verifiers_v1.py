@@ -161,7 +161,7 @@ class _ItemsTaskset:
             where = {"mode": c.mode, "setting": c.setting}
         try:
             stream = iter_examples(
-                self.benchmark, data=c.data, revision=c.revision, subset=c.subset, seed=c.seed,
+                self.benchmark, data=c.data, revision=c.revision, subset=c.subset, shuffle_seed=c.seed,
                 limit=c.limit, image_layout=c.image_layout, max_image_pixels=c.max_image_pixels, **where,
             )
             for example in stream:

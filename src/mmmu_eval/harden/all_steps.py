@@ -18,6 +18,7 @@ from pathlib import Path
 
 from rich.console import Console
 
+from mmmu_eval.core.renamed import renamed_keywords
 from mmmu_eval.core.aio import run_coroutine
 from mmmu_eval.harden.augment import harden_augment_async
 from mmmu_eval.harden.filter import harden_filter_async
@@ -31,6 +32,7 @@ __all__ = ["harden_all", "harden_all_async"]
 
 
 @one_writer("all")
+@renamed_keywords(seed="draw_seed")
 async def harden_all_async(
     data: str | Path,
     out: str | Path,
@@ -38,7 +40,7 @@ async def harden_all_async(
     filter: FilterSettings,
     augment: AugmentSettings,
     render: RenderSettings | None = None,
-    seed: int = 0,
+    draw_seed: int = 0,
     run_settings: RunConfigArgs | None = None,
     source: SourceSettings | None = None,
     display: Display | None = None,
@@ -46,7 +48,7 @@ async def harden_all_async(
 ) -> StepResult:
     """The three steps in order, each with its own settings (``settings.py``).
 
-    ``seed`` is every step's and ``run_settings`` every model request's (filter and augment);
+    ``draw_seed`` is every step's and ``run_settings`` every model request's (filter and augment);
     ``source`` says which questions of ``data`` the filter reads (the later steps read its
     output). Augment's model asks the filter's ``base_urls`` when its own ``base_urls`` is None.
 
@@ -55,14 +57,14 @@ async def harden_all_async(
         and messages.
     """
     results: list[StepResult] = []
-    first = await harden_filter_async(data, out, filter, seed=seed, run_settings=run_settings, source=source, display=display)
+    first = await harden_filter_async(data, out, filter, draw_seed=draw_seed, run_settings=run_settings, source=source, display=display)
     results.append(first)
     if first.status == "complete":
         asking = augment if augment.base_urls else dataclasses.replace(augment, base_urls=filter.base_urls)
-        second = await harden_augment_async(first.out, first.out, asking, seed=seed, run_settings=run_settings, display=display)
+        second = await harden_augment_async(first.out, first.out, asking, draw_seed=draw_seed, run_settings=run_settings, display=display)
         results.append(second)
         if second.status == "complete":
-            results.append(await harden_render_async(second.out, second.out, render, seed=seed, console=console))
+            results.append(await harden_render_async(second.out, second.out, render, draw_seed=draw_seed, console=console))
     last = results[-1]
     problems = tuple(p for r in results for p in r.problems)
     unique = tuple(dict.fromkeys(problems))
@@ -70,6 +72,7 @@ async def harden_all_async(
     return StepResult(last.out, last.record, "all", last.status if len(results) == 3 else "incomplete", unique, messages)
 
 
+@renamed_keywords(seed="draw_seed")
 def harden_all(
     data: str | Path,
     out: str | Path,
@@ -77,7 +80,7 @@ def harden_all(
     filter: FilterSettings,
     augment: AugmentSettings,
     render: RenderSettings | None = None,
-    seed: int = 0,
+    draw_seed: int = 0,
     run_settings: RunConfigArgs | None = None,
     source: SourceSettings | None = None,
     display: Display | None = None,
@@ -85,6 +88,6 @@ def harden_all(
 ) -> StepResult:
     """``harden_all_async`` for scripts and the CLI (see it for the arguments)."""
     return run_coroutine(harden_all_async(
-        data, out, filter=filter, augment=augment, render=render, seed=seed, run_settings=run_settings, source=source,
+        data, out, filter=filter, augment=augment, render=render, draw_seed=draw_seed, run_settings=run_settings, source=source,
         display=display, console=console,
     ))

@@ -23,6 +23,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Sequence
 
+from mmmu_eval.core.renamed import renamed_keywords
 from mmmu_eval.core.aio import run_coroutine
 from mmmu_eval.backends.registry import make_backend
 from mmmu_eval.run.backend_settings import backend_settings
@@ -55,12 +56,13 @@ IN_TEN = ("augmented", "unchanged")
 
 
 @one_writer("augment")
+@renamed_keywords(seed="draw_seed")
 async def harden_augment_async(
     data: str | Path,
     out: str | Path,
     settings: AugmentSettings,
     *,
-    seed: int = 0,
+    draw_seed: int = 0,
     run_settings: RunConfigArgs | None = None,
     source: SourceSettings | None = None,
     display: Display | None = None,
@@ -71,7 +73,7 @@ async def harden_augment_async(
         settings: the model, how it is asked, the options wanted, and the check after
             (``AugmentSettings``; its ``check``: text-only models for the augmented set, default
             the filter's, ``""`` for none, and their trials, default the filter's).
-        seed: derives each attempt's generation seed and each question's shuffle.
+        draw_seed: derives each attempt's generation seed and each question's shuffle.
         run_settings: further RunConfig fields for the model's requests (concurrency, top_p, extra_body ...).
         source: which questions of ``data`` are read (``read_source``; default all).
 
@@ -79,6 +81,7 @@ async def harden_augment_async(
 
         result = harden_augment("hard", "hard", AugmentSettings(model="openai:gpt-4o"))
     """
+    seed = draw_seed  # every draw of the step: trial seeds, the sample, shuffles, page styles
     model, options, attempts, position_dependent = settings.model, settings.options, settings.attempts, settings.position_dependent
     temperature, max_tokens, base_urls, read = settings.temperature, settings.max_tokens, settings.base_urls, source or SourceSettings()
     if position_dependent not in POLICIES:
@@ -116,7 +119,7 @@ async def harden_augment_async(
     if needs:
         run_fields = {k: v for k, v in (run_settings or {}).items() if k not in ("top_p", "extra_body", "max_tokens")}
         config = RunConfig(model=model, benchmark="mmmu-pro", setting="standard-10", base_urls=tuple(base_urls) if base_urls else None,
-                           temperature=temperature, seed=seed, max_tokens=max_tokens, **run_fields)
+                           temperature=temperature, generation_seed=seed, max_tokens=max_tokens, **run_fields)
         store_path = out / "runs" / "augment"
         manifest = _manifest(config, source, proposal, [i for i in needs])
         RunStore.check(store_path, manifest, resume=(store_path / MANIFEST).exists())
@@ -336,19 +339,20 @@ def _manifest(config: RunConfig, source: Source, settings: ProposalSettings, ids
     )
 
 
+@renamed_keywords(seed="draw_seed")
 def harden_augment(
     data: str | Path,
     out: str | Path,
     settings: AugmentSettings,
     *,
-    seed: int = 0,
+    draw_seed: int = 0,
     run_settings: RunConfigArgs | None = None,
     source: SourceSettings | None = None,
     display: Display | None = None,
 ) -> StepResult:
     """``harden_augment_async`` for scripts and the CLI (see it for the arguments)."""
     return run_coroutine(harden_augment_async(
-        data, out, settings, seed=seed, run_settings=run_settings, source=source, display=display))
+        data, out, settings, draw_seed=draw_seed, run_settings=run_settings, source=source, display=display))
 
 
 def harden_apply(

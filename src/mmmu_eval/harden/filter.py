@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Awaitable, Callable, Sequence
 
+from mmmu_eval.core.renamed import renamed_keywords
 from mmmu_eval.core.aio import run_coroutine
 from mmmu_eval.core.errors import ConfigError
 from mmmu_eval.harden.outdir import StepResult, config_entry, one_writer, open_out, settle_later_steps
@@ -128,12 +129,13 @@ def sample_per_subject(items: Sequence[Item], per_subject: int | None, seed: int
 
 
 @one_writer("filter")
+@renamed_keywords(seed="draw_seed")
 async def harden_filter_async(
     data: str | Path,
     out: str | Path,
     settings: FilterSettings,
     *,
-    seed: int = 0,
+    draw_seed: int = 0,
     run_settings: RunConfigArgs | None = None,
     source: SourceSettings | None = None,
     display: Display | None = None,
@@ -145,7 +147,7 @@ async def harden_filter_async(
         data: ``sample``, ``hub``, a directory or a ``.jsonl`` file (``source.read_source``).
         out: the output directory (``outdir.open_out`` says which may be used).
         settings: the models, their trials, the rule and the sample (module doc).
-        seed: seeds the trials and the sample.
+        draw_seed: seeds the trials and the sample.
         run_settings: further RunConfig fields for every trial (concurrency, max_attempts ...).
         source: which questions of ``data`` are read (default all).
         display: progress over all trials (default a bar on stderr).
@@ -160,6 +162,7 @@ async def harden_filter_async(
     >>> result.status, result.exit_status
     ('complete', 0)
     """
+    seed = draw_seed  # every draw of the step: trial seeds, the sample, shuffles, page styles
     models, trials, min_models, per_subject = settings.models, settings.trials, settings.min_models, settings.per_subject
     temperature, base_urls, read = settings.temperature, settings.base_urls, source or SourceSettings()
     chosen = models if models and isinstance(models, (list, tuple)) and isinstance(models[0], Model) else parse_models(models, base_urls)  # type: ignore[arg-type]
@@ -293,16 +296,17 @@ def _finished(previous: dict[str, Any], section: dict[str, Any], staging: Path, 
     return newest is not None and all(f.is_file() and f.stat().st_mtime_ns >= newest for f in written)
 
 
+@renamed_keywords(seed="draw_seed")
 def harden_filter(
     data: str | Path,
     out: str | Path,
     settings: FilterSettings,
     *,
-    seed: int = 0,
+    draw_seed: int = 0,
     run_settings: RunConfigArgs | None = None,
     source: SourceSettings | None = None,
     display: Display | None = None,
 ) -> StepResult:
     """``harden_filter_async`` for scripts and the CLI (see it for the arguments)."""
     return run_coroutine(harden_filter_async(
-        data, out, settings, seed=seed, run_settings=run_settings, source=source, display=display))
+        data, out, settings, draw_seed=draw_seed, run_settings=run_settings, source=source, display=display))

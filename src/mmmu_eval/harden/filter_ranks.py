@@ -51,7 +51,7 @@ def harden_filter_ranks(data: str | Path, out: str | Path, launch: Launch, *, ti
     """This rank's part of a distributed ``harden filter``: the StepResult on rank 0, None elsewhere.
 
     Args:
-        data, out, options: as ``harden_filter`` takes them (``settings=``, ``seed=``, ...; the same on every rank).
+        data, out, options: as ``harden_filter`` takes them (``settings=``, ``draw_seed=``, ...; the same on every rank).
         launch: this process's rank (``Launch.from_env()``).
         timeout: seconds a silent rank is waited for before the others stop.
 

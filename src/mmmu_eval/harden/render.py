@@ -23,6 +23,7 @@ from typing import Any, Sequence
 
 from rich.console import Console
 
+from mmmu_eval.core.renamed import renamed_keywords
 from mmmu_eval.core.aio import run_coroutine
 from mmmu_eval.core.atomic import write_atomically
 from mmmu_eval.core.errors import ConfigError, DataError, StoreError
@@ -47,12 +48,13 @@ log = logging.getLogger(__name__)
 
 
 @one_writer("render")
+@renamed_keywords(seed="draw_seed")
 async def harden_render_async(
     data: str | Path,
     out: str | Path,
     settings: RenderSettings | None = None,
     *,
-    seed: int = 0,
+    draw_seed: int = 0,
     source: SourceSettings | None = None,
     console: Console | None = None,
 ) -> StepResult:
@@ -61,13 +63,14 @@ async def harden_render_async(
     Args:
         settings: workers, fonts, sizes, widths, backgrounds and the photo share (``RenderSettings``;
             default its defaults).
-        seed: draws each page's style (``page.choose_style``).
+        draw_seed: draws each page's style (``page.choose_style``).
         source: which questions of ``data`` are read (default all).
 
     For example, on the output of an augment step (headless Chromium; a sketch, not a doctest)::
 
         result = harden_render("hard", "hard", RenderSettings(photo_share=0.0))
     """
+    seed = draw_seed  # every draw of the step: trial seeds, the sample, shuffles, page styles
     settings = settings or RenderSettings()
     workers, fonts, font_sizes, page_widths = settings.workers, settings.fonts, settings.font_sizes, settings.page_widths
     backgrounds, photo_share, read = settings.backgrounds, settings.photo_share, source or SourceSettings()
@@ -225,14 +228,15 @@ def _store(work: Path, item: Item, style: Style, png: bytes, redrawn: Sequence[s
     write_atomically(meta, json.dumps({"id": item.id, "key": _key(item, style), "redrawn": list(redrawn)}))
 
 
+@renamed_keywords(seed="draw_seed")
 def harden_render(
     data: str | Path,
     out: str | Path,
     settings: RenderSettings | None = None,
     *,
-    seed: int = 0,
+    draw_seed: int = 0,
     source: SourceSettings | None = None,
     console: Console | None = None,
 ) -> StepResult:
     """``harden_render_async`` for scripts and the CLI (see it for the arguments)."""
-    return run_coroutine(harden_render_async(data, out, settings, seed=seed, source=source, console=console))
+    return run_coroutine(harden_render_async(data, out, settings, draw_seed=draw_seed, source=source, console=console))

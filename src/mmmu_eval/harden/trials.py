@@ -233,7 +233,7 @@ async def run_trials(
 def _trial_run(data_dir: Path, setting: str, model: Model, settings: TrialSettings, path: Path, seed: int) -> dict[str, Any]:
     """The settings of one trial's evaluation (``evaluate_async`` keywords)."""
     return dict(model=model.text_only_spec, benchmark="mmmu-pro", setting=setting, prompt=PROMPT,
-                data=str(data_dir), out=path, resume=(path / MANIFEST).exists(), seed=seed,
+                data=str(data_dir), out=path, resume=(path / MANIFEST).exists(), generation_seed=seed,
                 temperature=settings.temperature, base_urls=model.base_urls, html=False,
                 **{**dict(settings.run), "image_layout": LAYOUT})
 

@@ -28,7 +28,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from mmmu_eval.core.errors import ConfigError
+from mmmu_eval.core.errors import ConfigError, argument
 from mmmu_eval.core.records import Item
 
 #: Fewer rows than this say too little about option counts to judge a setting by them.
@@ -97,8 +97,8 @@ def settle(
     """
     benchmark_in_rows = "mmmu-pro" if format == "official-mmmu-pro" else "mmmu"
     if benchmark and benchmark != benchmark_in_rows:
-        raise ConfigError(f"{path}: --benchmark {benchmark} was asked, but the file is an {format} file, "
-                          f"which holds {benchmark_in_rows}; drop --benchmark or name the right --format")
+        raise ConfigError(f"{path}: {argument('benchmark', benchmark, typed=True)} was asked, but the file is an {format} file, "
+                          f"which holds {benchmark_in_rows}; drop {argument('benchmark')} or name the right {argument('format')}")
     if benchmark_in_rows == "mmmu":
         return _settle_mmmu(items, path=path, split=split, setting=setting)
     return _settle_pro(items, path=path, split=split, setting=setting)
@@ -106,32 +106,32 @@ def settle(
 
 def _settle_mmmu(items: Sequence[Item], *, path: Path, split: str | None, setting: str | None) -> Settled:
     if setting:
-        raise ConfigError(f"{path}: --setting {setting} was asked, but the file holds MMMU, which has no settings")
+        raise ConfigError(f"{path}: {argument('setting', setting, typed=True)} was asked, but the file holds MMMU, which has no settings")
     splits = Counter(it.split for it in items)
     if split and set(splits) != {split}:
         said = ", ".join(f"{n} {s}" for s, n in splits.most_common())
-        raise ConfigError(f"{path}: --split {split} was asked, but its ids say {said}; "
-                          "drop --split or rescore the file of that split")
+        raise ConfigError(f"{path}: {argument('split', split, typed=True)} was asked, but its ids say {said}; "
+                          f"drop {argument('split')} or rescore the file of that split")
     return Settled(tuple(items))
 
 
 def _settle_pro(items: Sequence[Item], *, path: Path, split: str | None, setting: str | None) -> Settled:
     if split and split != "test":
-        raise ConfigError(f"{path}: --split {split} was asked, but the file holds MMMU-Pro, whose one split is "
-                          "test (its ids keep the MMMU split they came from); drop --split")
+        raise ConfigError(f"{path}: {argument('split', split, typed=True)} was asked, but the file holds MMMU-Pro, whose one split is "
+                          f"test (its ids keep the MMMU split they came from); drop {argument('split')}")
     notes: list[str] = []
     typed = Counter(it.setting for it in items if it.setting)
     if len(typed) > 1:  # the reader keeps one type (read_official's setting); never two here
-        raise ConfigError(f"{path}: its rows mix MMMU-Pro settings ({dict(typed)}); pass --setting to choose one")
+        raise ConfigError(f"{path}: its rows mix MMMU-Pro settings ({dict(typed)}); pass {argument('setting')} to choose one")
     shape = option_shape(items)
     named = setting_in_name(path.name)
     if typed:
         (content,) = typed
         if setting and setting != content:
-            raise ConfigError(f"{path}: --setting {setting} was asked, but its rows' type column says {content}")
+            raise ConfigError(f"{path}: {argument('setting', setting, typed=True)} was asked, but its rows' type column says {content}")
         how = "its rows' type column"
     elif setting:
-        content, how = setting, "--setting"
+        content, how = setting, f"{argument('setting')}"
     elif named:
         content, how = named, "its file name"
     elif shape == "four":
@@ -146,7 +146,7 @@ def _settle_pro(items: Sequence[Item], *, path: Path, split: str | None, setting
     if content is None:
         notes.append("neither its rows nor its name say which MMMU-Pro setting it holds"
                      + (" (its items have ten options: standard-10 or vision)" if shape == "ten" else "")
-                     + "; pass --setting to record it")
+                     + f"; pass {argument('setting')} to record it")
     settled = tuple(it if it.setting == content else replace(it, setting=content) for it in items)
     return Settled(settled, tuple(notes))
 
@@ -160,13 +160,13 @@ def _check_shape(path: Path, setting: str | None, how: str, shape: str | None, i
     if setting == "standard-4" and shape == "ten":
         raise ConfigError(f"{path}: {_says(how, setting)}, but {nine} of its {len(counted)} items have 9 or more "
                           "options (the ten-option set); the options were read from the wrong column or the "
-                          "setting is wrong: pass --setting standard-10 or vision")
+                          f"setting is wrong: pass {argument('setting', 'standard-10', typed=True)} or vision")
     if setting in ("standard-10", "vision") and shape == "four":
         raise ConfigError(f"{path}: {_says(how, setting)}, but only {nine} of its {len(counted)} items have 9 or more "
                           "options (MMMU-Pro's ten-option sets have them on most items): these are the original "
-                          "2-9 options, read from the wrong column or the wrong setting; pass --setting standard-4 "
+                          f"2-9 options, read from the wrong column or the wrong setting; pass {argument('setting', 'standard-4', typed=True)} "
                           "if that is what it holds")
 
 
 def _says(how: str, setting: str) -> str:
-    return f"--setting {setting} was asked" if how == "--setting" else f"{how} says {setting}"
+    return f"{argument('setting', setting, typed=True)} was asked" if how == f"{argument('setting')}" else f"{how} says {setting}"

@@ -28,7 +28,7 @@ from pathlib import Path
 from types import ModuleType
 
 from mmmu_eval.dataset.load import Dataset, load_dataset
-from mmmu_eval.core.errors import ConfigError, DataError
+from mmmu_eval.core.errors import ConfigError, DataError, argument, to_caller
 from mmmu_eval.core.records import Item, Response
 from mmmu_eval.scoring.harness_verdicts import HarnessVerdict
 from mmmu_eval.harnesses.readers.foreign import ForeignFile, ForeignRow
@@ -72,18 +72,18 @@ def target(foreign: ForeignFile, benchmark: str | None, split: str | None, setti
     for flag, asked, held in (("benchmark", benchmark, foreign.benchmark), ("setting", setting, foreign.setting),
                               ("split", split, foreign.split)):
         if asked and held and asked != held and not (flag == "split" and asked in in_rows):
-            raise ConfigError(f"{foreign.path}: --{flag} {asked} was asked, but {told} says {held}; "
-                              f"drop --{flag} or rescore the file that holds {asked}")
+            raise ConfigError(f"{foreign.path}: {argument(flag, asked, typed=True)} was asked, but {told} says {held}; "
+                              f"drop {argument(flag)} or rescore the file that holds {asked}")
     said = _one(rows, "benchmark", foreign.path)
     chosen = benchmark or foreign.benchmark or said
     if said and chosen != said:
-        raise ConfigError(f"{foreign.path}: its rows are {said} but --benchmark {chosen} was asked; "
+        raise ConfigError(f"{foreign.path}: its rows are {said} but {argument('benchmark', chosen, typed=True)} was asked; "
                           "a run scores the benchmark its responses were asked from")
     if chosen is None:
         raise ConfigError(f"{foreign.path}: neither its name nor its rows say which benchmark it holds; "
-                          "pass --benchmark mmmu or --benchmark mmmu-pro (with --setting)")
+                          f"pass {argument('benchmark', 'mmmu', typed=True)} or {argument('benchmark', 'mmmu-pro', typed=True)} (with {argument('setting')})")
     if chosen not in ("mmmu", "mmmu-pro"):
-        raise ConfigError(f"--benchmark {chosen!r} is not mmmu or mmmu-pro")
+        raise ConfigError(f"{argument('benchmark', chosen)} is not mmmu or mmmu-pro")
     if chosen == "mmmu-pro":
         row_setting = _one(rows, "setting", foreign.path)
         chosen_setting = setting or foreign.setting or row_setting
@@ -92,7 +92,7 @@ def target(foreign: ForeignFile, benchmark: str | None, split: str | None, setti
         if chosen_setting is None:
             raise ConfigError(f"{foreign.path}: it does not say which MMMU-Pro setting it holds"
                               + (f" ({foreign.setting_evidence})" if foreign.setting_evidence else "")
-                              + "; pass --setting standard-10, standard-4 or vision")
+                              + f"; pass {argument('setting', 'standard-10', typed=True)}, standard-4 or vision")
         return chosen, None, chosen_setting
     splits = Counter(r.split or _split_of(r.key) for r in rows)
     splits.pop(None, None)
@@ -100,7 +100,7 @@ def target(foreign: ForeignFile, benchmark: str | None, split: str | None, setti
     if chosen_split is None:
         if len(splits) > 1:
             counts = ", ".join(f"{n} {s}" for s, n in splits.most_common())
-            raise ConfigError(f"{foreign.path}: its rows mix MMMU splits ({counts}); pass --split to score one of them")
+            raise ConfigError(f"{foreign.path}: its rows mix MMMU splits ({counts}); pass {argument('split')} to score one of them")
         chosen_split = next(iter(splits), None) or "validation"
     return chosen, chosen_split, None
 
@@ -138,7 +138,7 @@ def join(
         if item is not None and row.content and matcher.scheme.startswith("position"):
             if _normal(row.content) != _normal([str(o) for o in item.options]):
                 disagree.append(f"{row.where} (position {row.key}): the file's options {list(row.content)[:4]}..., "
-                                f"{item.id} in --data has {[str(o) for o in item.options][:4]}...")
+                                f"{item.id} in {to_caller(cli='--data', python='the data')} has {[str(o) for o in item.options][:4]}...")
                 continue
             checked += 1
         if item is None:
@@ -150,7 +150,7 @@ def join(
     if disagree:
         raise DataError(
             f"{foreign.path}: its rows name no item, only a position in the split, and at {len(disagree)} of "
-            f"{len(disagree) + checked} positions --data holds an item with other options than the row, so no "
+            f"{len(disagree) + checked} positions {to_caller(cli='--data', python='the data')} holds an item with other options than the row, so no "
             f"position can be trusted; nothing scored. First: {disagree[0]}. Rescore it against the data the "
             "harness loaded (--data DIR at its revision)")
     if not taken:
@@ -177,9 +177,9 @@ def join(
     notes = list(matcher.notes())
     if checked:
         notes.append(f"{checked} row(s) name no item, only a position in the split: each was checked against "
-                     "--data (its options are those of the item at its position)")
+                     f"{to_caller(cli='--data', python='the data')} (its options are those of the item at its position)")
     if aside:
-        notes.append(f"{aside} row(s) of another split than {chosen_split} set aside (pass --split to score them)")
+        notes.append(f"{aside} row(s) of another split than {chosen_split} set aside (pass {argument('split')} to score them)")
     missing = _missing(foreign, matcher.typed, taken)
     return Joined(dataset, items, responses, harness, prompts, tuple(unjoined), tuple(notes),
                   missing=missing, expected=len(items) + len(missing))

@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from mmmu_eval.dataset.load import Dataset
-from mmmu_eval.core.errors import ConfigError
+from mmmu_eval.core.errors import ConfigError, argument
 from mmmu_eval.core.records import Item, Response
 from mmmu_eval.harnesses.guards import plausibility
 from mmmu_eval.harnesses.identify import settle
@@ -206,7 +206,7 @@ def rescore(
     if format == "auto":
         format, detected = detect(path)
     if format not in FORMATS:
-        raise ConfigError(f"--format {format!r} is not one of {', '.join(FORMATS)}")
+        raise ConfigError(f"{argument('format', format)} is not one of {', '.join(FORMATS)}")
     if format in OFFICIAL_FORMATS:
         items, responses, problems, harness = read_official(path, format, Path(answers) if answers else None,
                                                           setting=setting)

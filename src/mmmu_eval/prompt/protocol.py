@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 
 from mmmu_eval.core.config import IMAGE_LAYOUTS, PRO_SETTINGS, PROMPT_MODES, UNREFERENCED_IMAGES, RunConfig
-from mmmu_eval.core.errors import ConfigError, DataError
+from mmmu_eval.core.errors import ConfigError, DataError, argument
 from mmmu_eval.prompt import layout, mmmu_pro_templates, mmmu_templates
 from mmmu_eval.core.records import GenerationSettings, Item, Request
 
@@ -61,23 +61,23 @@ class EvalProtocol:
             if self.setting is not None:
                 raise ConfigError("MMMU has no settings; the protocol's setting must be None")
             if self.mode not in ("direct", "cot", "boxed"):
-                raise ConfigError(f"--prompt {self.mode!r}: MMMU has the official direct prompt (and cot, boxed)")
+                raise ConfigError(f"{argument('mode', self.mode, flag='--prompt')}: MMMU has the official direct prompt (and cot, boxed)")
         elif self.benchmark == "mmmu-pro":
             if self.setting not in PRO_SETTINGS:
-                raise ConfigError(f"--setting {self.setting!r} is not one of {', '.join(PRO_SETTINGS)}")
+                raise ConfigError(f"{argument('setting', self.setting)} is not one of {', '.join(PRO_SETTINGS)}")
             if self.mode not in PROMPT_MODES:
-                raise ConfigError(f"--prompt {self.mode!r} is not one of {', '.join(PROMPT_MODES)}")
+                raise ConfigError(f"{argument('mode', self.mode, flag='--prompt')} is not one of {', '.join(PROMPT_MODES)}")
             if self.mode == "ocr" and self.setting != "vision":
-                raise ConfigError("--prompt ocr applies to --setting vision only")
+                raise ConfigError(f"{argument('mode', 'ocr', flag='--prompt')} applies to {argument('setting', 'vision')} only")
             if self.mode == "forced-choice" and self.setting == "vision":
-                raise ConfigError("--prompt forced-choice applies to the standard settings only")
+                raise ConfigError(f"{argument('mode', 'forced-choice', flag='--prompt')} applies to the standard settings only")
         else:
-            raise ConfigError(f"--benchmark {self.benchmark!r} is not one of mmmu, mmmu-pro")
+            raise ConfigError(f"{argument('benchmark', self.benchmark)} is not one of mmmu, mmmu-pro")
         if self.image_layout not in IMAGE_LAYOUTS:
-            raise ConfigError(f"--image-layout {self.image_layout!r} is not one of {', '.join(IMAGE_LAYOUTS)}")
+            raise ConfigError(f"{argument('image_layout', self.image_layout)} is not one of {', '.join(IMAGE_LAYOUTS)}")
         if self.unreferenced_images not in UNREFERENCED_IMAGES:
             raise ConfigError(
-                f"--unreferenced-images {self.unreferenced_images!r} is not one of {', '.join(UNREFERENCED_IMAGES)}"
+                f"{argument('unreferenced_images', self.unreferenced_images)} is not one of {', '.join(UNREFERENCED_IMAGES)}"
             )
 
     @classmethod
@@ -97,7 +97,7 @@ class EvalProtocol:
                 max_tokens=max_tokens,
                 temperature=config.temperature,
                 top_p=config.top_p,
-                seed=config.seed,
+                seed=config.generation_seed,
                 extra_body=extra,
             ),
             unreferenced_images=config.unreferenced_images,

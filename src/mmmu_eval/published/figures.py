@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from importlib import resources
 
-from mmmu_eval.core.errors import ConfigError
+from mmmu_eval.core.errors import ConfigError, argument
 from mmmu_eval.core.numbers import fixed, interval, pct
 
 
@@ -133,18 +133,18 @@ def find_published(name: str, key: str, *, exact: bool = False) -> Published:
         same = [r for r in rows if name_key(r.model) == wanted]
         found = same or ([] if exact else [r for r in rows if wanted and wanted in name_key(r.model)])
         if len({r.model for r in found}) > 1 and not same:
-            raise ConfigError(f"--published {name!r} matches several models published for {key}: "
+            raise ConfigError(f"{argument('published', name)} matches several models published for {key}: "
                               + ", ".join(sorted({r.model for r in found})))
         if found:
             return found[0]
     elsewhere = sorted({k for e in (*_data()["entries"], *_data()["leaderboard"]["rows"])
                         if name_key(e["model"]) == wanted for k in e["scores"]})
     if elsewhere:
-        raise ConfigError(f"--published {name!r} has no published figure for {key}; it has one for "
+        raise ConfigError(f"{argument('published', name)} has no published figure for {key}; it has one for "
                           + ", ".join(elsewhere))
     known = ", ".join(r.model for r in published_for(key)) or "none"
     others = len(leaderboard_for(key))
-    raise ConfigError(f"--published {name!r}: no model of that name is published for {key} (published: {known}"
+    raise ConfigError(f"{argument('published', name)}: no model of that name is published for {key} (published: {known}"
                       + (f"; and {others} rows of the MMMU leaderboard, none of that name)" if others else ")"))
 
 

@@ -22,6 +22,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from mmmu_eval.core.errors import same_again, to_caller
 from mmmu_eval.core.numbers import pct
 
 __all__ = ["FALLBACK_WARN", "NO_SCORE", "OFFICIAL_TEST_ANSWERS", "fallback_warning", "how_to_score", "ungraded", "unparsed",
@@ -77,13 +78,15 @@ def unparsed(results: Mapping[str, Any]) -> int:
 
 def how_to_score(results: Mapping[str, Any]) -> str:
     """What to do with a void run: without gold answers (MMMU test: the answers are public), or
-    whose every request failed (fix the cause, run the same command again)."""
+    whose every request failed (fix the cause, run the same command again); worded for the caller
+    (``core.errors.to_caller``: a flag on the command line, a keyword in Python)."""
     if void(results) and not ungraded(results):
-        return "fix what made them fail (their errors are in responses.jsonl), then run the same command again"
+        return f"fix what made them fail (their errors are in responses.jsonl), then {same_again(resume=False)}"
+    with_answers = to_caller(cli="score it with --answers", python="score it with mmmu_eval.score(run_dir, answers=...)")
     if results.get("benchmark") == "mmmu":
-        return (f"score it with --answers and the official public {OFFICIAL_TEST_ANSWERS}, "
+        return (f"{with_answers} and the official public {OFFICIAL_TEST_ANSWERS}, "
                 "or upload its submission.json to EvalAI")
-    return "score it with --answers and an answer file for these items"
+    return f"{with_answers} and an answer file for these items"
 
 
 def fallback_warning(results: Mapping[str, Any]) -> str | None:

@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from mmmu_eval.dataset.subjects import DISCIPLINES, discipline_of
-from mmmu_eval.core.errors import ConfigError, MmmuEvalError
+from mmmu_eval.core.errors import ConfigError, MmmuEvalError, argument, to_caller
 from mmmu_eval.results.caveats import NO_SCORE, void, void_reason
 from mmmu_eval.results.results_json import Results
 from mmmu_eval.results.scope import scope_of_results
@@ -178,7 +178,7 @@ def compare_runs(
     allow_different_scoring: bool = False,
     paired_by_design: bool = False,
     resamples: int = RESAMPLES,
-    seed: int = 0,
+    bootstrap_seed: int = 0,
 ) -> Comparison:
     """Compare two runs' headline verdicts on the items both scored.
 
@@ -193,7 +193,7 @@ def compare_runs(
             (a suite's CoT effect, its standard-4 vs standard-10 flips): neither refused nor
             warned about, and their different parquet files are expected; a different dataset
             revision still warns.
-        resamples, seed: paired bootstrap settings.
+        resamples, bootstrap_seed: the paired bootstrap's resamples and seed.
 
     Raises:
         ConfigError: the benchmarks, splits, settings, protocol fingerprints or scorings differ and
@@ -218,7 +218,8 @@ def compare_runs(
         # the same ids then hold different questions (MMMU-Pro reuses MMMU's ids).
         message = f"{label_a} is {where_a} but {label_b} is {where_b}, so their items are not the same questions"
         if not allow_different_protocols:
-            raise ConfigError(message + "; compare runs of one benchmark and split, or pass --allow-different-protocols")
+            raise ConfigError(message + "; compare runs of one benchmark and split, or pass "
+                              + argument("allow_different_protocols", True))
         warnings.append(message)
     fa, fb = a["run"]["protocol_fingerprint"], b["run"]["protocol_fingerprint"]
     rescored = [(label, r["run"].get("rescored_from")) for label, r in ((label_a, a), (label_b, b))
@@ -238,7 +239,7 @@ def compare_runs(
             f"{(fa or 'unknown')[:12]} vs {(fb or 'unknown')[:12]}): their prompts or settings differ"
         )
         if not allow_different_protocols:
-            raise ConfigError(message + "; pass --allow-different-protocols to compare them anyway")
+            raise ConfigError(message + f"; pass {argument('allow_different_protocols', True)} to compare them anyway")
         warnings.append(message)
     scoring_a, scoring_b = scoring_of(a), scoring_of(b)
     if scoring_a != scoring_b and not paired_by_design:
@@ -248,8 +249,9 @@ def compare_runs(
             f" vs {describe_scoring(scoring_b)}), so the difference mixes the scorers with the models"
         )
         if not allow_different_scoring:
-            raise ConfigError(message + "; score both alike (`mmmu-eval score RUN --parser ... --save`) or pass "
-                              "--allow-different-scoring")
+            alike = to_caller(cli="`mmmu-eval score RUN --parser ... --save`",
+                              python="mmmu_eval.score(run, parsers=[...], save=True)")
+            raise ConfigError(message + f"; score both alike ({alike}) or pass {argument('allow_different_scoring', True)}")
         warnings.append(message)
     checks = [("dataset_revision", "dataset revisions"), ("dataset_digest", "dataset files")]
     for key, what in checks[:1] if paired_by_design else checks:
@@ -298,7 +300,7 @@ def compare_runs(
         acc_a=right_a / n,  # n >= 1: runs with no shared scored item are refused above
         acc_b=right_b / n,
         difference=(right_a - right_b) / n,
-        ci95=paired_bootstrap_ci(strata.values(), resamples=resamples, seed=seed),
+        ci95=paired_bootstrap_ci(strata.values(), resamples=resamples, seed=bootstrap_seed),
         a_only_right=a_only,
         b_only_right=b_only,
         p_value=mcnemar_exact(a_only, b_only),

@@ -22,8 +22,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from mmmu_eval.core.errors import MmmuEvalError, StoreError
+from mmmu_eval.core.errors import MmmuEvalError, StoreError, argument
 from mmmu_eval.core.records import Item, Response
+from mmmu_eval.core.renamed import renamed_keywords
 from mmmu_eval.results.caveats import void, void_reason
 from mmmu_eval.results.results_json import Results, build_results, lookup, read_results
 from mmmu_eval.stats.intervals import RESAMPLES
@@ -164,7 +165,7 @@ def run_items(
         # on the hub: a network error that said nothing about the damaged manifest.
         raise StoreError(
             "has no 'config', so which data the run used is unknown; "
-            "restore it from a copy, or run the evaluation again with a new --out",
+            f"restore it from a copy, or run the evaluation again with a new {argument('out')}",
             manifest_path,
         )
     config = record.config
@@ -207,10 +208,11 @@ def _file_items(run_dir: Path) -> tuple[Item, ...]:
 
     rows = RunStore(run_dir, writable=False).read_jsonl(ITEMS)
     if not rows:
-        raise StoreError(f"has no {ITEMS}, which holds this rescored run's items; rescore into a new --out", run_dir)
+        raise StoreError(f"has no {ITEMS}, which holds this rescored run's items; rescore into a new {argument('out')}", run_dir)
     return tuple(item_from_json(row, where) for where, row in rows)
 
 
+@renamed_keywords(seed="bootstrap_seed")
 def read_run(
     path: str | Path,
     *,
@@ -218,7 +220,7 @@ def read_run(
     rebuild: bool = True,
     answers: str | Path | Mapping[str, Answer] | None = None,
     bootstrap: int = RESAMPLES,
-    seed: int = 0,
+    bootstrap_seed: int = 0,
 ) -> FinishedRun:
     """Read a run directory; rebuild its results when results.json is missing. Writes nothing.
 
@@ -231,7 +233,7 @@ def read_run(
         answers: an official answer dict to score against (the test split), as a file path or as
             ``load_answer_dict`` read it; forces a rebuild.
         bootstrap: bootstrap resamples of the intervals when the results are rebuilt.
-        seed: the bootstrap's seed when the results are rebuilt.
+        bootstrap_seed: the bootstrap's seed when the results are rebuilt.
 
     Raises:
         StoreError: the directory is not a readable run.
@@ -239,7 +241,7 @@ def read_run(
 
     ::
 
-        run = mmmu_eval.load_run("runs/sample-random")   # read_run
+        run = mmmu_eval.read_run("runs/sample-random")
         print(run.results["overall"]["accuracy"], run.rebuilt)
     """
     from mmmu_eval.store.rundir import RunStore
@@ -279,7 +281,7 @@ def read_run(
     else:
         from mmmu_eval.results.harness import harness_section
 
-        results = build_results(scoring, items, manifest, bootstrap=bootstrap, seed=seed, responses=responses,
+        results = build_results(scoring, items, manifest, bootstrap=bootstrap, bootstrap_seed=bootstrap_seed, responses=responses,
                                 harness=harness_section(store.path, manifest, items, scoring, responses))
     lacking, problem = lacking_items(manifest, results)
     return FinishedRun(Path(store.path), manifest, results, items, responses, scoring, rebuilt=stored is None,

@@ -108,7 +108,7 @@ def build_results(
     manifest: Mapping,
     *,
     bootstrap: int = RESAMPLES,
-    seed: int = 0,
+    bootstrap_seed: int = 0,
     responses: Mapping[str, Response] | None = None,
     harness: Mapping | None = None,
 ) -> Results:
@@ -119,7 +119,7 @@ def build_results(
         items: the evaluated items, in dataset order (they give subjects and disciplines).
         manifest: the run's manifest.json (provenance only).
         bootstrap: resamples per interval (0 turns intervals into the point estimate).
-        seed: bootstrap seed; the same seed gives the same intervals.
+        bootstrap_seed: the bootstrap's seed; the same seed gives the same intervals.
         responses: the run's responses, to count truncated answers; optional.
         harness: a rescored run's ``harness`` section (``results.harness.harness_section``).
 
@@ -140,7 +140,7 @@ def build_results(
     by_discipline: dict[str, RowWithInterval] = {}
     for discipline, tally in agg.by_discipline.items():
         strata = [st for s, st in subject_strata.items() if discipline_of.get(s) == discipline]
-        by_discipline[discipline] = _with_ci(tally, strata, bootstrap, seed)
+        by_discipline[discipline] = _with_ci(tally, strata, bootstrap, bootstrap_seed)
 
     scored = agg.overall.n
     truncated = None
@@ -166,17 +166,17 @@ def build_results(
         "scope": scope_of(manifest, items=len(items), benchmark=first.benchmark if first else None,
                           split=first.split if first else None, setting=first.setting if first else None).to_json(),
         "run": run_info(manifest),
-        "overall": _with_ci(agg.overall, list(subject_strata.values()), bootstrap, seed),
+        "overall": _with_ci(agg.overall, list(subject_strata.values()), bootstrap, bootstrap_seed),
         "interval": {
             "method": "bootstrap-stratified-by-subject",
             "level": LEVEL,
             "resamples": max(bootstrap, 0),
-            "seed": seed,
+            "seed": bootstrap_seed,
             "small_cells": f"wilson score interval below {SMALL_CELL} items or where the bootstrap's has zero width",
         },
         "by_discipline": by_discipline,
         "by_subject": {
-            s: _with_ci(t, [subject_strata[s]], bootstrap, seed) for s, t in agg.by_subject.items()
+            s: _with_ci(t, [subject_strata[s]], bootstrap, bootstrap_seed) for s, t in agg.by_subject.items()
         },
         "by_img_type": {k: _row(t) for k, t in agg.by_img_type.items()},
         "by_topic_difficulty": {k: _row(t) for k, t in agg.by_difficulty.items()},

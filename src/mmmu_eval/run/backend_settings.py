@@ -6,7 +6,7 @@
 settings here, so a new flag reaches its backend through one line.
 
 >>> from mmmu_eval.core.config import RunConfig
->>> settings = backend_settings(RunConfig(model="hf:/m", batch_size=4, seed=3, concurrency=2))
+>>> settings = backend_settings(RunConfig(model="hf:/m", batch_size=4, generation_seed=3, concurrency=2))
 >>> settings.hf.batch_size, settings.vllm.seed, settings.baseline.seed, settings.openai.concurrency
 (4, 3, 3, 2)
 """
@@ -47,12 +47,12 @@ def backend_settings(config: RunConfig, *, fixed_answers: FixedAnswers | None = 
         vllm=VLLMSettings(
             batch_size=c.batch_size, dtype=c.dtype, trust_remote_code=c.trust_remote_code,
             tensor_parallel_size=c.tensor_parallel_size, pipeline_parallel_size=c.pipeline_parallel_size,
-            data_parallel_size=c.data_parallel_size, seed=c.seed, max_image_pixels=c.max_image_pixels,
+            data_parallel_size=c.data_parallel_size, seed=c.generation_seed, max_image_pixels=c.max_image_pixels,
         ),
-        baseline=BaselineSettings(seed=c.seed, fixed_answers=fixed_answers),
+        baseline=BaselineSettings(seed=c.generation_seed, fixed_answers=fixed_answers),
         custom=CustomSettings(
             concurrency=c.concurrency, max_attempts=c.max_attempts, request_timeout=c.request_timeout,
             max_image_pixels=c.max_image_pixels, batch_size=c.batch_size, dtype=c.dtype, device=c.device,
-            trust_remote_code=c.trust_remote_code, seed=c.seed, base_urls=c.base_urls, api_key_env=c.api_key_env,
+            trust_remote_code=c.trust_remote_code, seed=c.generation_seed, base_urls=c.base_urls, api_key_env=c.api_key_env,
         ),
     )

@@ -46,7 +46,7 @@ from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any, Callable, Mapping
 
-from mmmu_eval.core.errors import ConfigError, MmmuEvalError
+from mmmu_eval.core.errors import ConfigError, MmmuEvalError, argument
 from mmmu_eval.run.rank_progress import MainProgress, process_runs
 
 __all__ = ["DEFAULT_TIMEOUT_S", "Launch", "RankError", "RankGroup"]
@@ -132,7 +132,7 @@ class RankGroup:
                  clock: Callable[[], float] = time.monotonic) -> None:
         """Use ``join``; tests pass a store of their own (anything with torch's Store methods)."""
         if timeout <= 0:
-            raise ConfigError(f"--rank-timeout {timeout:g}: must be more than 0 seconds")
+            raise ConfigError(f"{argument('rank_timeout')} {timeout:g}: must be more than 0 seconds")
         self.launch = launch
         self.timeout = float(timeout)
         self.interval = min(2.0, self.timeout / 5)

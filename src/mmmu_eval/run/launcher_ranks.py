@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterator, Mapping, Sequence, TypeVar
 
 from mmmu_eval.core.config import RunConfig
-from mmmu_eval.core.errors import ConfigError, MmmuEvalError
+from mmmu_eval.core.errors import ConfigError, MmmuEvalError, argument, to_caller
 from mmmu_eval.run.distributed import DEFAULT_TIMEOUT_S, Launch, RankError, RankGroup
 from mmmu_eval.run.progress import ProgressDisplay
 from mmmu_eval.run.rank_answers import earlier_shards, rank_dir, rank_place, remove_emptied
@@ -221,14 +221,15 @@ class RankDisplay(ProgressDisplay):
 def _checked(overrides: Mapping[str, Any], launch: Launch) -> RunConfig:
     """The whole run's configuration, refusing what cannot be split over ranks."""
     if overrides.get("shard") is not None:
-        raise ConfigError(f"--shard does not go with {launch.name} of a launcher: each rank takes shard "
-                          "RANK+1/WORLD_SIZE itself; drop --shard")
+        raise ConfigError(f"{argument('shard')} does not go with {launch.name} of a launcher: each rank takes shard "
+                          f"RANK+1/WORLD_SIZE itself; drop {argument('shard')}")
     if overrides.get("out") is None:
-        raise ConfigError("a run under torchrun / accelerate launch needs --out DIR, the same on every rank "
+        raise ConfigError("a run under torchrun / accelerate launch needs "
+                          f"{to_caller(cli='--out DIR', python='out=DIR')}, the same on every rank "
                           "(on several nodes, a directory they share)")
     config, _ = resolve_config(None, overrides)
     if (config.data_parallel_size or 1) > 1:
-        raise ConfigError(f"--data-parallel-size {config.data_parallel_size} and {launch.name} of a launcher: the "
+        raise ConfigError(f"{argument('data_parallel_size', config.data_parallel_size, typed=True)} and {launch.name} of a launcher: the "
                           "launcher's processes are the data parallelism; use one or the other")
     return config
 
@@ -244,7 +245,7 @@ def rank_device(config: RunConfig, launch: Launch) -> str | None:
     count = torch.cuda.device_count()
     if launch.local_rank >= count:
         raise ConfigError(f"{launch.name} has LOCAL_RANK {launch.local_rank} but torch sees {count} GPU(s) here: "
-                          "start at most one process per GPU (--nproc-per-node)")
+                          f"start at most one process per GPU (--nproc-per-node)")
     torch.cuda.set_device(launch.local_rank)  # `.to("cuda")` lands on cuda:LOCAL_RANK
     return "cuda"
 

@@ -29,7 +29,7 @@ from typing import Any, Mapping, Sequence
 
 from mmmu_eval.core.atomic import holds_anything
 from mmmu_eval.core.writer_lock import hold_directory, refuse_while_written
-from mmmu_eval.core.errors import MmmuEvalError, StoreError
+from mmmu_eval.core.errors import MmmuEvalError, StoreError, argument
 from mmmu_eval.core.records import Response
 from mmmu_eval.run.merge_totals import LAYOUT_ITEMS, RETIRED, merged_layout, merged_loose_images, merged_preflight
 from mmmu_eval.core.manifest import Manifest
@@ -142,7 +142,7 @@ def read_shard(path: str | Path) -> ShardRun:
     manifest = store.manifest()
     shard = shard_of(manifest)
     if shard is None:
-        raise StoreError("is not a shard (its manifest has no --shard K/N); only shards can be merged", path)
+        raise StoreError(f"is not a shard (its manifest has no {argument('shard')} K/N); only shards can be merged", path)
     return ShardRun(Path(path), shard[0], shard[1], manifest, store.responses())
 
 
@@ -240,7 +240,7 @@ def check_complete_set(shards: Sequence[ShardRun]) -> None:
     missing = [k for k in range(1, n + 1) if k not in seen]
     if missing:
         names = ", ".join(f"{k}/{n}" for k in missing)
-        raise StoreError(f"shard {names} missing: run it with --shard and merge all {n} shards")
+        raise StoreError(f"shard {names} missing: run it with {argument('shard')} and merge all {n} shards")
 
 
 def check_disjoint(shards: Sequence[ShardRun]) -> None:
@@ -266,7 +266,7 @@ def check_no_gaps(shards: Sequence[ShardRun], order: Sequence[str]) -> None:
             raise StoreError(
                 f"shard {shard.k}/{n} has {len(expected) - len(missing)} of its {len(expected)} items "
                 f"(missing {', '.join(missing[:3])}{' ...' if len(missing) > 3 else ''}); "
-                "finish it with --resume before merging",
+                f"finish it with {argument('resume', True)} before merging",
                 shard.path,
             )
         extra = set(shard.responses) - set(expected)

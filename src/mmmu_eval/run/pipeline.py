@@ -31,7 +31,7 @@ from mmmu_eval.run.backend_settings import backend_settings
 from mmmu_eval.core.clock import utc_now
 from mmmu_eval.core.config import RunConfig
 from mmmu_eval.core.aio import run_coroutine
-from mmmu_eval.core.errors import DataError
+from mmmu_eval.core.errors import ConfigError, DataError, same_again
 from mmmu_eval.run.finished import finished_result
 from mmmu_eval.run.dry_run import RunPlan, plan_run
 from mmmu_eval.run.prepare import prepare_run, prepare_run_aside, select_items
@@ -71,7 +71,7 @@ class RunInterrupted(KeyboardInterrupt):
         if total:
             message = (
                 f"interrupted: {stored} of {total} items have an answer stored in {run_dir}; "
-                "run the same command again (or add --resume) to finish"
+                f"{same_again()} to finish"
             )
         else:
             message = "interrupted before the first request; nothing was stored"

@@ -23,7 +23,7 @@ from mmmu_eval.backends.settings import FixedAnswers
 from mmmu_eval.core.clock import utc_now
 from mmmu_eval.core.config import SAMPLE_SEED, RunConfig
 from mmmu_eval.dataset.digest import file_sha256
-from mmmu_eval.core.errors import ConfigError, DataError
+from mmmu_eval.core.errors import ConfigError, DataError, argument
 from mmmu_eval.prompt.protocol import EvalProtocol, build_request, loose_images_record
 from mmmu_eval.core.records import NOT_SENT, Item, Request, Response
 from mmmu_eval.scoring.spec import ScoringSpec
@@ -156,7 +156,7 @@ def select_items(items: Sequence[Item], config: RunConfig) -> tuple[Item, ...]:
         k, n = config.shard
         selected = selected[k - 1:: n]
     if not selected:
-        raise ConfigError("the selection is empty: no item is left after --subjects, --ids, --sample, --limit and --shard")
+        raise ConfigError(f"the selection is empty: no item is left after {argument('subjects')}, {argument('ids')}, {argument('sample')}, {argument('limit')} and {argument('shard')}")
     return selected
 
 
@@ -170,7 +170,7 @@ def _with_ids(items: Sequence[Item], config: RunConfig) -> tuple[Item, ...]:
             try:
                 find_item(selected, item_id)
             except DataError as exc:
-                raise ConfigError(f"--ids: {exc}") from None
+                raise ConfigError(f"{argument('ids')}: {exc}") from None
         selected = tuple(it for it in selected if it.id in wanted)
     return selected
 

@@ -10,6 +10,7 @@ import dataclasses
 import re
 import sys
 import time
+import warnings
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, TypedDict
@@ -18,14 +19,16 @@ from mmmu_eval.backends.base import Backend
 from mmmu_eval.backends.custom import ChatFunction, Generates, as_backend, model_spec
 from mmmu_eval.run.backend_settings import backend_settings
 from mmmu_eval.core.config import RunConfig
-from mmmu_eval.core.errors import ConfigError, did_you_mean
+from mmmu_eval.core.errors import ConfigError, argument, did_you_mean
+from mmmu_eval.core.manifest import MANIFEST, RENAMED_SETTINGS
 
 if sys.version_info >= (3, 11):
     from typing import Unpack
 else:  # Python 3.10: the same form, from the typing_extensions dependency
     from typing_extensions import Unpack
 
-__all__ = ["RunConfigArgs", "RunTemplateArgs", "Unpack", "default_run_name", "parse_shard", "resolve_config", "slug"]
+__all__ = ["RunConfigArgs", "RunTemplateArgs", "Unpack", "continues_run", "default_run_name", "parse_shard",
+           "renamed_settings", "resolve_config", "slug"]
 
 
 class RunTemplateArgs(TypedDict, total=False):
@@ -53,7 +56,7 @@ class RunTemplateArgs(TypedDict, total=False):
     max_tokens: int | None
     temperature: float | None
     top_p: float | None
-    seed: int | None
+    generation_seed: int | None
     extra_body: dict[str, object] | None
     system_prompt: str | None
     base_urls: str | Sequence[str] | None
@@ -91,7 +94,7 @@ class RunConfigArgs(RunTemplateArgs, total=False):
     setting: str | None
     prompt: str
     out: str | Path | None
-    resume: bool
+    resume: bool | None
 
 
 def resolve_config(
@@ -105,7 +108,7 @@ def resolve_config(
     Returns the config and the model to build: its spec string, or the model object given (a
     Backend, an object with ``generate``, a chat function) as a Backend (``backends/custom.py``).
     """
-    overrides = dict(overrides)
+    overrides = renamed_settings(overrides)
     known = {f.name for f in dataclasses.fields(RunConfig)}
     for key in overrides:
         if key not in known:
@@ -131,9 +134,38 @@ def resolve_config(
         config = dataclasses.replace(config, **overrides)
     if config.out is None:
         config = dataclasses.replace(config, out=Path("runs") / default_run_name(config))
+    if config.resume is None:  # the same call again continues the run, as the same command does
+        config = dataclasses.replace(config, resume=continues_run(config.out))
     if model is None or isinstance(model, str):
         return config, config.model
     return config, as_backend(model, backend_settings(config).custom)
+
+
+def continues_run(out: str | Path | None, resume: bool | None = None) -> bool:
+    """Whether a run with this ``out`` and ``resume`` continues the run stored there: asked to, or
+    not told either way (None) and ``out`` holds a run. The one rule for the CLI and the API."""
+    if resume is not None:
+        return resume
+    return out is not None and (Path(out) / MANIFEST).exists()
+
+
+def renamed_settings(overrides: Mapping[str, Any]) -> dict[str, Any]:
+    """``overrides`` with a RunConfig field's old name (``seed``) under its new one
+    (``generation_seed``), warning once per call that the old name goes in the next release.
+
+    Raises:
+        ConfigError: both names given.
+    """
+    out = dict(overrides)
+    for old, new in RENAMED_SETTINGS.items():
+        if old not in out:
+            continue
+        if new in out:
+            raise ConfigError(f"{argument(old)} and {argument(new)} set the same thing; pass {argument(new)} only")
+        warnings.warn(f"{old}= is deprecated and goes in the next release: pass {new}= "
+                      "(the generation seed: the request's seed field)", DeprecationWarning, stacklevel=4)
+        out[new] = out.pop(old)
+    return out
 
 
 def parse_shard(text: str) -> tuple[int, int]:
@@ -144,10 +176,10 @@ def parse_shard(text: str) -> tuple[int, int]:
     """
     match = re.fullmatch(r"\s*(\d+)\s*/\s*(\d+)\s*", text)
     if not match:
-        raise ConfigError(f"--shard {text!r}: write K/N, e.g. 1/4 for the first of four shards")
+        raise ConfigError(f"{argument('shard', text, typed=True)}: write K/N, e.g. 1/4 for the first of four shards")
     k, n = int(match.group(1)), int(match.group(2))
     if not (n >= 1 and 1 <= k <= n):
-        raise ConfigError(f"--shard {text}: need 1 <= K <= N")
+        raise ConfigError(f"{argument('shard', text, typed=True)}: need 1 <= K <= N")
     return k, n
 
 

@@ -12,6 +12,7 @@ from typing import Any
 
 from mmmu_eval.results.caveats import how_to_score, void, void_reason
 from mmmu_eval.results.results_schema import Results
+from mmmu_eval.core.errors import same_again
 from mmmu_eval.core.manifest import MANIFEST, Manifest
 
 __all__ = ["NO_SCORE_STATUS", "RunResult"]
@@ -69,6 +70,7 @@ class RunResult:
             return NO_SCORE_STATUS
         return 1 if self.unfinished or self.data_problems else 0
 
+    @property
     def message(self) -> str | None:
         """What to tell the user when the run has no score, items remain or dataset rows were left out, else None."""
         lines = []
@@ -80,12 +82,12 @@ class RunResult:
             shown = "; ".join(self.data_problems[:3]) + ("; ..." if len(self.data_problems) > 3 else "")
             lines.append(
                 f"{len(self.data_problems)} dataset row(s) could not be read and are not in this run ({shown}). "
-                f"Fix the data, then run the same command again to ask them (all are in {self.run_dir}/manifest.json)"
+                f"Fix the data, then {same_again()} to ask them (all are in {self.run_dir}/manifest.json)"
             )
         if self.unfinished:
             lines.append(
                 f"{self.counts['error']} item(s) failed and {self.counts['missing']} were not asked; they are "
-                f"not scored. Run the same command again (or add --resume) to retry them: {self.run_dir}"
+                f"not scored. {same_again(start=True)} to retry them: {self.run_dir}"
             )
         return "\n".join(lines) or None
 
@@ -106,5 +108,5 @@ class RunResult:
                 ("accuracy", headline(r) + (f"; 95% interval {interval(r['overall'].get('ci95'))}"
                                             if not void(r) else ""))]
         rows.append(("answers", answers_line(self.counts)))
-        rows.append(("exit status", f"{self.exit_status}" + (f": {self.message()}" if self.exit_status else "")))
+        rows.append(("exit status", f"{self.exit_status}" + (f": {self.message}" if self.exit_status else "")))
         return html_record("RunResult", rows, note=str(self.run_dir))

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from mmmu_eval.core.config import RunConfig
-from mmmu_eval.core.errors import StoreError
+from mmmu_eval.core.errors import StoreError, argument
 from mmmu_eval.prompt.protocol import EvalProtocol
 from mmmu_eval.core.records import Request, Response
 from mmmu_eval.core.manifest import Manifest
@@ -109,8 +109,8 @@ def _old_image_rule_hint(config: RunConfig, manifest: Mapping[str, Any]) -> str 
     same = as_before.fingerprint() == old.get("fingerprint")
     return (
         "This run was made when images no <image N> token refers to were sent after the others "
-        "(the default before the official rule, which leaves them out). Add --unreferenced-images append "
+        f"(the default before the official rule, which leaves them out). Add {argument('unreferenced_images', 'append', typed=True)} "
         + ("to continue it exactly as it was (marked not official)" if same else "and the run's other old settings to continue it")
-        + ", or use a new --out to run it under the official rule"
+        + f", or use a new {argument('out')} to run it under the official rule"
     )
 

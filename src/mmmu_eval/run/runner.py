@@ -42,7 +42,7 @@ from dataclasses import dataclass
 from typing import Awaitable, Callable, Sequence
 
 from mmmu_eval.backends.base import Backend, RunCannotSucceed
-from mmmu_eval.core.errors import DataError
+from mmmu_eval.core.errors import DataError, same_again
 from mmmu_eval.run.failure_log import FailureLog
 from mmmu_eval.run.progress import Display, NullDisplay
 from mmmu_eval.core.records import NOT_SENT, Request, Response, is_count, is_seconds
@@ -177,8 +177,8 @@ async def run_requests(
             if failed_in_a_row >= STOP_AFTER_FAILED_IN_A_ROW and pending:
                 raise _StopEarly(
                     f"the last {failed_in_a_row} items all failed after retries (last: {error}); "
-                    f"stopping with {len(pending)} items not asked. Fix the server or key, then run the "
-                    "same command again (or add --resume): only failed and unasked items are asked"
+                    f"stopping with {len(pending)} items not asked. Fix the server or key, then "
+                    f"{same_again()}: only failed and unasked items are asked"
                 )
 
     interrupted = False
@@ -194,7 +194,7 @@ async def run_requests(
             except RunCannotSucceed as stop:
                 stopped_early = (
                     f"{stop}. Stopped at the first such answer with {len(pending)} items not asked; once it is "
-                    "fixed, run the same command again (or add --resume): only failed and unasked items are asked"
+                    f"fixed, {same_again()}: only failed and unasked items are asked"
                 )
                 log.error("%s", stopped_early)
                 break

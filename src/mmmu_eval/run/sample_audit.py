@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from mmmu_eval.core.errors import ConfigError
+from mmmu_eval.core.errors import ConfigError, argument
 from mmmu_eval.core.jsonfile import loads
 from mmmu_eval.dataset.digest import file_sha256
 from mmmu_eval.stats.irt import fit_2pl
@@ -37,24 +37,24 @@ def read_audit_answers(path: str | Path, benchmark: str) -> AuditAnswers:
     try:
         doc = loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, ValueError) as exc:
-        raise ConfigError(f"--sample-audit {path}: cannot be read as JSON ({exc})") from None
+        raise ConfigError(f"{argument('sample_audit', path, typed=True)}: cannot be read as JSON ({exc})") from None
     items = doc.get("items") if isinstance(doc, dict) else None
     if not isinstance(items, dict) or not isinstance(doc.get("runs"), list):
-        raise ConfigError(f"--sample-audit {path}: not the JSON of `mmmu-eval audit --json` (no runs and items)")
+        raise ConfigError(f"{argument('sample_audit', path, typed=True)}: not the JSON of `mmmu-eval audit --json` (no runs and items)")
     responses = items.get("responses")
     if not isinstance(responses, dict):
-        raise ConfigError(f"--sample-audit {path}: it has no items.responses (an audit by an older mmmu-eval); "
-                          "run `mmmu-eval audit ... --json` again")
+        raise ConfigError(f"{argument('sample_audit', path, typed=True)}: it has no items.responses (an audit by an older mmmu-eval); "
+                          f"run `mmmu-eval audit ... --json` again")
     ids = tuple(sorted(items.get("per_item") or {}))
     wanted = [r for r in doc["runs"] if isinstance(r, dict) and (r.get("setting") == "mmmu") == (benchmark == "mmmu")]
     if not wanted:
-        raise ConfigError(f"--sample-audit {path}: none of its {len(doc['runs'])} runs is of {benchmark}")
+        raise ConfigError(f"{argument('sample_audit', path, typed=True)}: none of its {len(doc['runs'])} runs is of {benchmark}")
     right = np.zeros((len(wanted), len(ids)))
     seen = np.zeros((len(wanted), len(ids)))
     for k, run in enumerate(wanted):
         row = responses.get(run.get("name"))
         if not isinstance(row, str) or len(row) != len(ids) or set(row) - set("01."):
-            raise ConfigError(f"--sample-audit {path}: the responses of run {run.get('name')!r} are not "
+            raise ConfigError(f"{argument('sample_audit', path, typed=True)}: the responses of run {run.get('name')!r} are not "
                               f"{len(ids)} characters of 1, 0 and '.'")
         codes = np.frombuffer(row.encode("ascii"), dtype=np.uint8)
         right[k] = codes == ord("1")

@@ -14,7 +14,7 @@ import logging
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from mmmu_eval.core.errors import ConfigError
+from mmmu_eval.core.errors import ConfigError, argument
 from mmmu_eval.core.jsonfile import loads
 from mmmu_eval.core.records import Item, QuestionType
 
@@ -41,24 +41,24 @@ def load_answer_dict(path: str | Path) -> dict[str, Answer]:
     try:
         raw = loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
-        raise ConfigError(f"--answers {path}: no such file") from None
+        raise ConfigError(f"{argument('answers', path, typed=True)}: no such file") from None
     except (OSError, ValueError) as exc:
-        raise ConfigError(f"--answers {path}: not a JSON answer dict ({exc})") from None
+        raise ConfigError(f"{argument('answers', path, typed=True)}: not a JSON answer dict ({exc})") from None
     if not isinstance(raw, dict):
-        raise ConfigError(f"--answers {path}: expected a JSON object {{id: {{question_type, ground_truth}}}}")
+        raise ConfigError(f"{argument('answers', path, typed=True)}: expected a JSON object {{id: {{question_type, ground_truth}}}}")
     answers: dict[str, Answer] = {}
     for item_id, entry in raw.items():
         if not isinstance(entry, dict) or "ground_truth" not in entry:
-            raise ConfigError(f"--answers {path}: {item_id}: expected {{\"question_type\", \"ground_truth\"}}, got {entry!r}")
+            raise ConfigError(f"{argument('answers', path, typed=True)}: {item_id}: expected {{\"question_type\", \"ground_truth\"}}, got {entry!r}")
         truth = entry["ground_truth"]
         if isinstance(truth, list):
             if not truth or not all(isinstance(t, (str, int, float)) for t in truth):
-                raise ConfigError(f"--answers {path}: {item_id}: ground_truth list must hold strings, got {truth!r}")
+                raise ConfigError(f"{argument('answers', path, typed=True)}: {item_id}: ground_truth list must hold strings, got {truth!r}")
             truth = tuple(str(t) for t in truth)
         elif isinstance(truth, (int, float)) and not isinstance(truth, bool):
             truth = str(truth)
         elif not isinstance(truth, str):
-            raise ConfigError(f"--answers {path}: {item_id}: ground_truth must be a string or a list, got {truth!r}")
+            raise ConfigError(f"{argument('answers', path, typed=True)}: {item_id}: ground_truth must be a string or a list, got {truth!r}")
         qtype: QuestionType = "multiple-choice" if entry.get("question_type") == "multiple-choice" else "open"
         answers[item_id] = (qtype, truth)
     return answers

@@ -35,7 +35,7 @@ from dataclasses import dataclass
 
 from mmmu_eval.core.config import FALLBACK_POLICIES
 from mmmu_eval.dataset.subjects import SUBJECTS
-from mmmu_eval.core.errors import ConfigError, did_you_mean
+from mmmu_eval.core.errors import ConfigError, argument, did_you_mean
 from mmmu_eval.core.records import Item, Response, Verdict, is_refusal
 from mmmu_eval.scoring.aggregate import Aggregate, aggregate
 from mmmu_eval.scoring.choices import OfficialCrash
@@ -118,7 +118,7 @@ def score_responses(
     """
     parsers = _check_parsers(parsers)
     if fallback not in FALLBACK_POLICIES:
-        raise ConfigError(f"--fallback {fallback!r} is not one of {', '.join(FALLBACK_POLICIES)}")
+        raise ConfigError(f"{argument('fallback', fallback)} is not one of {', '.join(FALLBACK_POLICIES)}")
 
     errors = tuple(it.id for it in items if it.id in responses and not responses[it.id].scorable)
     missing = tuple(it.id for it in items if it.id not in responses)
@@ -204,10 +204,10 @@ def _check_parsers(parsers: Sequence[str]) -> tuple[str, ...]:
         parsers = (parsers,)
     out = tuple(dict.fromkeys(parsers))
     if not out:
-        raise ConfigError(f"--parser: give at least one of {', '.join(PARSERS)}")
+        raise ConfigError(f"{argument('parsers')}: give at least one of {', '.join(PARSERS)}")
     for name in out:
         if name not in PARSERS:
-            raise ConfigError(f"--parser {name!r} is unknown{did_you_mean(name, PARSERS)} (known: {', '.join(PARSERS)})")
+            raise ConfigError(f"{argument('parsers', name)} is unknown{did_you_mean(name, PARSERS)} (known: {', '.join(PARSERS)})")
     return out
 
 

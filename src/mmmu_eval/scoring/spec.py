@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from mmmu_eval.core.config import RunConfig, check_scoring_names
-from mmmu_eval.core.errors import ConfigError, StoreError
+from mmmu_eval.core.errors import ConfigError, StoreError, argument
 from mmmu_eval.core.records import Item, Response  # at run time: get_type_hints resolves the signatures
 from mmmu_eval.scoring.judge import default_parsers
 from mmmu_eval.scoring.scorer import OFFICIAL_SEED, Scoring, score_responses
@@ -49,12 +49,12 @@ class ScoringSpec:
 
     def __post_init__(self) -> None:
         if not self.parsers:
-            raise ConfigError("--parser: name at least one parser")
+            raise ConfigError(f"{argument('parsers')}: name at least one parser")
         check_scoring_names(self.parsers, self.fallback)
         if isinstance(self.fallback_seed, bool) or not isinstance(self.fallback_seed, int) or self.fallback_seed < 0:
-            raise ConfigError(f"--fallback-seed must be a whole number of at least 0, not {self.fallback_seed!r}")
+            raise ConfigError(f"{argument('fallback_seed')} must be a whole number of at least 0, not {self.fallback_seed!r}")
         if self.answers is not None and not isinstance(self.answers, str):
-            raise ConfigError(f"--answers must be a file path, not {self.answers!r}")
+            raise ConfigError(f"{argument('answers')} must be a file path, not {self.answers!r}")
 
     # -- building ---------------------------------------------------------------------------
 

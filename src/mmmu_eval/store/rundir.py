@@ -43,7 +43,7 @@ from pathlib import Path
 from typing import IO, Any, Iterable, Iterator, Mapping
 
 from mmmu_eval.core.atomic import LOCK_FILE, holds_anything, is_leftover, remove_leftovers, write_atomically
-from mmmu_eval.core.errors import StoreError
+from mmmu_eval.core.errors import StoreError, argument, same_again
 from mmmu_eval.core.jsonfile import loads, read_json
 from mmmu_eval.core.nofollow import exists, open_file
 from mmmu_eval.core.records import Response
@@ -144,18 +144,18 @@ class RunStore:
         """
         path = Path(path)
         if path.exists() and not path.is_dir():
-            raise StoreError("is a file, not a run directory; choose another --out", path)
+            raise StoreError(f"is a file, not a run directory; choose another {argument('out')}", path)
         if (path / MANIFEST).exists():
             store = cls(path, writable=False)
             if not resume:
                 raise StoreError(
-                    f"already holds a run ({count_lines(path / RESPONSES)} responses); pass --resume "
-                    "(or run the same command again) to continue it, or choose a new --out",
+                    f"already holds a run ({count_lines(path / RESPONSES)} responses); continue it with "
+                    f"{argument('resume', True)}, or choose a new {argument('out')}",
                     path,
                 )
             check_same_run(path, store.manifest_record(), manifest)
         elif holds_more_than_ranks(path):
-            raise StoreError("is a non-empty directory without a manifest.json; choose a new --out", path)
+            raise StoreError(f"is a non-empty directory without a manifest.json; choose a new {argument('out')}", path)
 
     @classmethod
     def read(cls, path: str | Path) -> "RunStore":
@@ -235,7 +235,7 @@ class RunStore:
                     if line.strip():
                         out.append((f"{file} line {number}", loads(line.decode("utf-8"))))
         except (OSError, ValueError) as exc:
-            raise StoreError(f"cannot be read ({exc}); restore it, or rescore into a new --out", file) from exc
+            raise StoreError(f"cannot be read ({exc}); restore it, or rescore into a new {argument('out')}", file) from exc
         return out
 
     # -- writing ------------------------------------------------------------------------------
@@ -343,7 +343,7 @@ def _writing(path: Path) -> Iterator[None]:
     except OSError as exc:
         reason = exc.strerror or str(exc)
         raise StoreError(
-            f"cannot write ({reason}); choose a writable --out, or free space and run the same command "
-            "again (what is stored is kept)",
+            f"cannot write ({reason}); choose a writable {argument('out')}, or free space and "
+            f"{same_again(resume=False)} (what is stored is kept)",
             path,
         ) from exc

@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from mmmu_eval.core.errors import StoreError
+from mmmu_eval.core.errors import StoreError, argument
 from mmmu_eval.core.manifest import Manifest
 
 __all__ = ["ANSWERS_FILE", "ANSWER_SETTINGS", "SAME_RUN", "check_same_run", "data_changes"]
@@ -38,7 +38,7 @@ def check_same_run(path: Path, old: Manifest | Mapping[str, Any], new: Manifest 
         raise StoreError(
             f"was run under protocol {str(a)[:12]}, but this run's protocol is {str(b)[:12]} "
             f"(it differs in {'; '.join(differences)}). Its responses cannot be scored together "
-            "with new ones: use a new --out for this protocol, or rerun with the old settings to continue",
+            f"with new ones: use a new {argument('out')} for this protocol, or rerun with the old settings to continue",
             path,
         )
     old_data, new_data = _data_of(old_record), _data_of(new_record)
@@ -47,7 +47,8 @@ def check_same_run(path: Path, old: Manifest | Mapping[str, Any], new: Manifest 
         # A fixed file in the same snapshot keeps its source and revision, so it may continue.
         raise StoreError(
             f"holds a run on data {old_data[0]} at revision {old_data[1]}, not {new_data[0]} at "
-            f"{new_data[1]}; use a new --out for other data, or rerun with the old --data/--revision to continue",
+            f"{new_data[1]}; use a new {argument('out')} for other data, or rerun with the old {argument('data')}/"
+            f"{argument('revision')} to continue",
             path,
         )
     old_config, new_config = old_record.config, new_record.config
@@ -59,24 +60,25 @@ def check_same_run(path: Path, old: Manifest | Mapping[str, Any], new: Manifest 
         raise StoreError(
             f"holds a run on {what} with digest {before}, but the {what} read now has digest {now} "
             f"({'the same files with other contents: questions or answers changed' if what == 'data' else 'other gold answers'}). "
-            "Its answers cannot be scored together with new ones: use a new --out, rerun with the old "
-            f"{what} to continue, or pass --allow-different-data to continue anyway (recorded in manifest.json)",
+            f"Its answers cannot be scored together with new ones: use a new {argument('out')}, rerun with the old "
+            f"{what} to continue, or pass {argument('allow_different_data', True)} to continue anyway (recorded in "
+            "manifest.json)",
             path,
         )
     for key in ANSWER_SETTINGS:
         if old_config.get(key) != new_config.get(key):
-            flag = "--" + key.replace("_", "-")
+            flag = argument(key)
             raise StoreError(
                 f"holds a run asked with {flag} {_flag_value(old_config.get(key))}, not {_flag_value(new_config.get(key))}; "
                 f"it changes what the model is shown, so the answers would not belong together. Rerun with "
-                f"{flag} {_flag_value(old_config.get(key))} to continue, or use a new --out",
+                f"{flag} {_flag_value(old_config.get(key))} to continue, or use a new {argument('out')}",
                 path,
             )
     for key in SAME_RUN:
         if old_config.get(key) != new_config.get(key):
             raise StoreError(
                 f"holds a run with {key} {old_config.get(key)!r}, not {new_config.get(key)!r}; "
-                "use a new --out for a different run",
+                f"use a new {argument('out')} for a different run",
                 path,
             )
 

@@ -32,7 +32,8 @@ from mmmu_eval.run.backend_settings import backend_settings
 from mmmu_eval.core.clock import utc_now
 from mmmu_eval.core.atomic import remove_leftovers
 from mmmu_eval.core.aio import run_coroutine
-from mmmu_eval.core.errors import ConfigError, MmmuEvalError, StoreError
+from mmmu_eval.core.errors import ConfigError, MmmuEvalError, StoreError, argument, same_again
+from mmmu_eval.core.renamed import renamed_keywords
 from mmmu_eval.run.finished import finished_result
 from mmmu_eval.run.resolve import Unpack
 from mmmu_eval.run.result import NO_SCORE_STATUS
@@ -40,7 +41,7 @@ from mmmu_eval.run.resume import check_run_dir
 from mmmu_eval.run.runner import run_together
 from mmmu_eval.prompt.protocol import EvalProtocol
 from mmmu_eval.stats.intervals import RESAMPLES
-from mmmu_eval.core.manifest import MANIFEST, build_manifest
+from mmmu_eval.core.manifest import MANIFEST, build_manifest, current_settings
 from mmmu_eval.store.rundir import RunStore, holds_more_than_ranks
 from mmmu_eval.store.versioned import read_versioned
 from mmmu_eval.core.writer_lock import hold_directory
@@ -95,6 +96,7 @@ class SuiteResult:
             return NO_SCORE_STATUS
         return 0 if self.summary["status"] == "complete" else 1
 
+    @property
     def message(self) -> str | None:
         """What to tell the user when runs failed or lack answers, else None."""
         lines = [f"{name}: {info['problem']}" for name, info in self.summary["runs"].items() if info["problem"]]
@@ -107,8 +109,8 @@ class SuiteResult:
             return None
         if self.failures and all(name in self.failures for name, info in self.summary["runs"].items() if info["problem"]):
             # Every run with a problem was stopped by an error: the same command meets it again.
-            return "\n".join(lines + [f"Fix what is named above, then run the same command again: {self.suite_dir}"])
-        return "\n".join(lines + [f"Run the same command again to finish them: {self.suite_dir}"])
+            return "\n".join(lines + [f"Fix what is named above, then {same_again(resume=False)}: {self.suite_dir}"])
+        return "\n".join(lines + [f"{same_again(resume=False, start=True)} to finish them: {self.suite_dir}"])
 
     def __repr__(self) -> str:
         """``SuiteResult(suites/x: overall 20.8%, bundled sample: ...; complete)``"""
@@ -129,7 +131,7 @@ class SuiteInterrupted(KeyboardInterrupt):
     def __init__(self, suite_dir: Path) -> None:
         self.suite_dir = suite_dir
         super().__init__(f"interrupted: the answers so far are stored under {suite_dir}; "
-                         "run the same command again to finish the suite")
+                         f"{same_again(resume=False)} to finish the suite")
 
 
 def evaluate_suite(
@@ -276,7 +278,7 @@ def finished_suite(config: SuiteConfig, runs: list[SuiteRun], *, resamples: int,
         old = read_summary(config.out)
     except StoreError:
         return None
-    if not old or old.get("status") != "complete" or old.get("config") != config.to_json():
+    if not old or old.get("status") != "complete" or _current(old.get("config")) != config.to_json():
         return None
     interval = old.get("interval") or {}
     if old.get("package_version") != __version__ or \
@@ -297,6 +299,14 @@ def finished_suite(config: SuiteConfig, runs: list[SuiteRun], *, resamples: int,
     return SuiteResult(config.out, old, results, {})
 
 
+def _current(recorded: Any) -> Any:
+    """suite.json's ``config`` with the run template's renamed settings under their new names,
+    so that a suite written before a rename is still the same suite."""
+    if isinstance(recorded, dict) and isinstance(recorded.get("run"), dict):
+        return {**recorded, "run": current_settings(recorded["run"])}
+    return recorded
+
+
 def open_suite(config: SuiteConfig, runs: list[SuiteRun]) -> None:
     """Check every run directory as ``run`` would, then create the suite and its suite.json.
 
@@ -308,11 +318,11 @@ def open_suite(config: SuiteConfig, runs: list[SuiteRun]) -> None:
     """
     out = config.out
     if out.exists() and not out.is_dir():
-        raise StoreError("is a file, not a suite directory; choose another --out", out)
+        raise StoreError(f"is a file, not a suite directory; choose another {argument('out')}", out)
     if (out / MANIFEST).exists():
-        raise StoreError("is a run directory, not a suite; choose another --out", out)
+        raise StoreError(f"is a run directory, not a suite; choose another {argument('out')}", out)
     if not (out / SUITE_FILE).exists() and holds_more_than_ranks(out):  # a distributed suite's ranks: suite/suite_ranks.py
-        raise StoreError(f"is a non-empty directory without a {SUITE_FILE}; choose a new --out", out)
+        raise StoreError(f"is a non-empty directory without a {SUITE_FILE}; choose a new {argument('out')}", out)
     for run in runs:
         partial = build_manifest(config=run.config.to_manifest(), protocol=EvalProtocol.from_config(run.config).describe())
         check_run_dir(run.config, partial)  # as `run` refuses it, with the hint for a run of the old image rule
@@ -320,7 +330,7 @@ def open_suite(config: SuiteConfig, runs: list[SuiteRun]) -> None:
         out.mkdir(parents=True, exist_ok=True)
         remove_leftovers(out)  # of a suite killed while writing its first suite.json
     except OSError as exc:
-        raise StoreError(f"cannot be created ({exc.strerror or exc}); choose a writable --out", out) from exc
+        raise StoreError(f"cannot be created ({exc.strerror or exc}); choose a writable {argument('out')}", out) from exc
     old = read_summary(out) or {}
     document = {
         **_header(config.run.model, config.to_json(), runs, started_at=old.get("started_at")),
@@ -346,7 +356,7 @@ def summarize(
 
     records = suite_records(suite_dir, runs, failures=failures, model=model)
     old = read_summary(suite_dir) or {}
-    study = build_study(records, model=model, resamples=resamples, seed=seed)
+    study = build_study(records, model=model, resamples=resamples, bootstrap_seed=seed)
     prices = config.get("run") or {}
     document = {
         **_header(model, config, runs, started_at=old.get("started_at")),
@@ -366,7 +376,8 @@ def summarize(
     return document
 
 
-def summarize_suite(suite_dir: str | Path, *, resamples: int = RESAMPLES, seed: int = 0) -> dict[str, Any]:
+@renamed_keywords(seed="bootstrap_seed")
+def summarize_suite(suite_dir: str | Path, *, resamples: int = RESAMPLES, bootstrap_seed: int = 0) -> dict[str, Any]:
     """Rebuild suite.json and report.html of an existing suite from its run directories.
 
     For after a run of it was re-scored (``mmmu-eval score``) or merged; asks no model.
@@ -379,7 +390,8 @@ def summarize_suite(suite_dir: str | Path, *, resamples: int = RESAMPLES, seed: 
     if old is None:
         raise StoreError(f"is not a suite directory (no {SUITE_FILE})", suite_dir)
     runs = [SuiteRun.planned(entry, old["model"], suite_dir) for entry in old.get("planned", [])]
-    return summarize(suite_dir, runs, model=old["model"], config=old.get("config", {}), resamples=resamples, seed=seed)
+    return summarize(suite_dir, runs, model=old["model"], config=old.get("config", {}), resamples=resamples,
+                     seed=bootstrap_seed)
 
 
 def read_summary(suite_dir: Path) -> dict[str, Any] | None:

@@ -11,7 +11,7 @@ import logging
 from collections.abc import Mapping
 from pathlib import Path
 
-from mmmu_eval.core.errors import ConfigError, DataError, MmmuEvalError, StoreError
+from mmmu_eval.core.errors import ConfigError, DataError, MmmuEvalError, StoreError, argument
 from mmmu_eval.store.rundir import RunStore
 from mmmu_eval.suite.suite_config import SuiteConfig, SuiteRun
 
@@ -45,8 +45,8 @@ def check_suite_data(config: SuiteConfig, runs: list[SuiteRun]) -> None:
                          setting=c.resolved_setting, data=c.data, revision=c.revision, subjects=c.subjects)
         except (ConfigError, DataError) as exc:
             text = str(exc)
-            if c.benchmark == "mmmu" and config.mmmu_data is not None:
-                text = text.replace(f"--data {c.data}", f"--mmmu-data {c.data}")
+            if c.benchmark == "mmmu" and config.mmmu_data is not None:  # the suite's own name for the MMMU run's data
+                text = text.replace(argument("data", c.data, typed=True), argument("mmmu_data", c.data, typed=True))
             if text not in problems:
                 problems.append(text)
     if problems:

@@ -233,7 +233,7 @@ def _table1(index: Mapping, *, random_baseline: bool, resamples: int, seed: int)
 def _compare(a: FinishedRun, b: FinishedRun, *, resamples: int, seed: int) -> Comparison:
     assert a.results is not None and b.results is not None
     return compare_runs(a.results, b.results, label_a=a.name, label_b=b.name, paired_by_design=True,
-                        resamples=resamples, seed=seed)
+                        resamples=resamples, bootstrap_seed=seed)
 
 
 def _effect(treatment: FinishedRun, baseline: FinishedRun, *, resamples: int, seed: int) -> dict[str, Any]:
@@ -319,7 +319,7 @@ def _flips(chosen: Mapping[str, FinishedRun], table_reasons: Mapping[str, str]) 
 # -- the whole study --------------------------------------------------------------------------
 
 def build_study(
-    records: Sequence[FinishedRun], *, model: str | None, resamples: int = RESAMPLES, seed: int = 0
+    records: Sequence[FinishedRun], *, model: str | None, resamples: int = RESAMPLES, bootstrap_seed: int = 0
 ) -> dict[str, Any]:
     """Table 1, the CoT and OCR effects and the flips from a suite's run records.
 
@@ -327,24 +327,24 @@ def build_study(
         records: the suite's runs (``run_records.suite_records``); the first record of each
             setting and prompt is used.
         model: the model spec; ``random`` adds each figure's expected value beside the draw.
-        resamples, seed: bootstrap settings of the combined figures and the effects.
+        resamples, bootstrap_seed: the bootstrap's resamples and seed, for the combined figures and the effects.
 
     Returns:
         ``{"scope", "table1", "cot_effect", "ocr_effect", "flips", "interval"}`` as in docs/suite-schema.md.
     """
     index = _index(records)
-    table1, chosen = _table1(index, random_baseline=model == "random", resamples=resamples, seed=seed)
+    table1, chosen = _table1(index, random_baseline=model == "random", resamples=resamples, seed=bootstrap_seed)
     return {
         "scope": combined_scope({r.name: scope_of_results(r.results, r.manifest) for r in records if r.results}),
         "table1": table1,
-        "cot_effect": _effects(index, SETTINGS, "cot", resamples=resamples, seed=seed),
-        "ocr_effect": _effects(index, ("vision",), "ocr", resamples=resamples, seed=seed),
+        "cot_effect": _effects(index, SETTINGS, "cot", resamples=resamples, seed=bootstrap_seed),
+        "ocr_effect": _effects(index, ("vision",), "ocr", resamples=resamples, seed=bootstrap_seed),
         "flips": _flips(chosen, table1["reasons"]),
         "interval": {
             "method": "bootstrap over items, stratified by subject; one draw per benchmark per replicate",
             "level": LEVEL,
             "resamples": max(resamples, 0),
-            "seed": seed,
+            "seed": bootstrap_seed,
         },
     }
 

@@ -27,7 +27,7 @@ from typing import Any
 
 from mmmu_eval.backends.base import Backend
 from mmmu_eval.core.config import RunConfig
-from mmmu_eval.core.errors import ConfigError, did_you_mean
+from mmmu_eval.core.errors import ConfigError, argument, did_you_mean
 from mmmu_eval.run.dry_run import RunPlan
 from mmmu_eval.run.resolve import RunTemplateArgs, Unpack, slug
 from mmmu_eval.core.manifest import MANIFEST
@@ -42,7 +42,7 @@ PROMPTS: tuple[str, ...] = ("direct", "cot")
 #: RunConfig fields the suite sets per run; a caller who sets them is told what to use instead.
 _PER_RUN = {
     "benchmark": "the suite runs both benchmarks (mmmu=False leaves MMMU out)",
-    "setting": "use settings=... (--settings)",
+    "setting": "use settings=... (--settings)",  # both spellings: said of a keyword a suite refuses
     "split": "the suite's MMMU run is the validation split",
     "prompt": "use prompts=... (--prompts) and ocr=True (--ocr)",
     "out": None,  # the suite's own out, below
@@ -121,12 +121,12 @@ class SuiteConfig:
     def __post_init__(self) -> None:
         for name, values, known in (("settings", self.settings, SETTINGS), ("prompts", self.prompts, PROMPTS)):
             if not values:
-                raise ConfigError(f"--{name}: name at least one of {', '.join(known)}")
+                raise ConfigError(f"{argument(name)} names none: name at least one of {', '.join(known)}")
             for value in values:
                 if value not in known:
-                    raise ConfigError(f"--{name} {value!r} is not one of {', '.join(known)}{did_you_mean(value, known)}")
+                    raise ConfigError(f"{argument(name, value)} is not one of {', '.join(known)}{did_you_mean(value, known)}")
         if self.ocr and "vision" not in self.settings:
-            raise ConfigError("--ocr adds vision with the OCR prompt, but --settings leaves vision out; add vision")
+            raise ConfigError(f"{argument('ocr', True)} adds vision with the OCR prompt, but {argument('settings')} leaves vision out; add vision")
         if self.run.benchmark != "mmmu-pro":
             raise ConfigError("a suite's run template is MMMU-Pro's; the MMMU run is made from it")
 
@@ -146,10 +146,10 @@ class SuiteConfig:
         if data in ("hub", "sample") or (Path(data).expanduser() / "MMMU").is_dir():
             return data
         if not Path(data).expanduser().is_dir():
-            raise ConfigError(f"--data {data}: no such directory (expected hub, sample, or a snapshot directory)")
+            raise ConfigError(f"{argument('data', data, typed=True)}: no such directory (expected hub, sample, or a snapshot directory)")
         raise ConfigError(
-            f"--data {data} is an MMMU-Pro snapshot without an MMMU folder; give the MMMU validation "
-            "data with --mmmu-data (hub, sample or a snapshot directory), or leave MMMU out with --no-mmmu"
+            f"{argument('data', data, typed=True)} is an MMMU-Pro snapshot without an MMMU folder; give the MMMU validation "
+            f"data with {argument('mmmu_data')} (hub, sample or a snapshot directory), or leave MMMU out with {argument('mmmu', False)}"
         )
 
     def runs(self) -> list[SuiteRun]:
@@ -220,9 +220,9 @@ def resolve_suite_config(
     Raises:
         ConfigError: an unknown key (with the closest), a per-run field, or a bad value.
     """
-    from mmmu_eval.run.resolve import resolve_config
+    from mmmu_eval.run.resolve import renamed_settings, resolve_config
 
-    overrides = dict(overrides)
+    overrides = renamed_settings(overrides)
     suite_fields = {f.name for f in dataclasses.fields(SuiteConfig)} - {"run"}
     run_fields = {f.name for f in dataclasses.fields(RunConfig)}
     for key in overrides:

@@ -16,7 +16,7 @@ import logging
 from pathlib import Path
 from typing import Any, Mapping
 
-from mmmu_eval.core.errors import ConfigError, MmmuEvalError
+from mmmu_eval.core.errors import ConfigError, MmmuEvalError, argument
 from mmmu_eval.run.distributed import DEFAULT_TIMEOUT_S, Launch
 from mmmu_eval.run.launcher_ranks import finish_merged, pin_vllm_devices, rank_device, rank_dir, run_as_rank
 from mmmu_eval.run.rank_answers import earlier_shards, remove_emptied
@@ -27,7 +27,7 @@ __all__ = ["evaluate_suite_ranks"]
 log = logging.getLogger(__name__)
 
 
-def evaluate_suite_ranks(overrides: Mapping[str, Any], launch: Launch, *, bootstrap: int,
+def evaluate_suite_ranks(overrides: Mapping[str, Any], launch: Launch, *, bootstrap: int, bootstrap_seed: int = 0,
                          timeout: float = DEFAULT_TIMEOUT_S, log_to: LogToArg = None) -> Any:
     """This rank's part of a distributed suite: the SuiteResult on rank 0, None elsewhere;
     ``log_to`` as ``evaluate_suite`` takes it (rank 0 logs the merged suite).
@@ -43,10 +43,10 @@ def evaluate_suite_ranks(overrides: Mapping[str, Any], launch: Launch, *, bootst
 
     logging_to = as_log_to(log_to)
     if overrides.get("shard") is not None:
-        raise ConfigError(f"--shard does not go with {launch.name} of a launcher: each rank takes shard "
-                          "RANK+1/WORLD_SIZE of every run itself; drop --shard")
+        raise ConfigError(f"{argument('shard')} does not go with {launch.name} of a launcher: each rank takes shard "
+                          f"RANK+1/WORLD_SIZE of every run itself; drop {argument('shard')}")
     if overrides.get("out") is None:
-        raise ConfigError("a suite under torchrun / accelerate launch needs --out DIR, the same on every rank")
+        raise ConfigError(f"a suite under torchrun / accelerate launch needs {argument('out')} DIR, the same on every rank")
     config, _ = resolve_suite_config(None, dict(overrides))
     own = rank_dir(config.out, launch.rank, launch.world_size)
     # Each rank's own suite is a means: no study intervals, no pages; the merged suite has them.
@@ -56,13 +56,14 @@ def evaluate_suite_ranks(overrides: Mapping[str, Any], launch: Launch, *, bootst
     def work() -> None:
         evaluate_suite(**mine, bootstrap=0, display=SuiteDisplay(plain=True))
 
-    merged = run_as_rank(launch, own, work, lambda: _merge_suite(config, launch.world_size, bootstrap), timeout=timeout)
+    merged = run_as_rank(launch, own, work, lambda: _merge_suite(config, launch.world_size, bootstrap, bootstrap_seed),
+                         timeout=timeout)
     if merged is not None:
         log_suite(logging_to, merged.suite_dir, merged.summary)
     return merged
 
 
-def _merge_suite(config: Any, world_size: int, bootstrap: int) -> Any:
+def _merge_suite(config: Any, world_size: int, bootstrap: int, bootstrap_seed: int) -> Any:
     """Rank 0: every run's shards into the suite's run directories, then the study over them."""
     from mmmu_eval.suite.execute import SuiteResult, open_suite, summarize
 
@@ -80,5 +81,5 @@ def _merge_suite(config: Any, world_size: int, bootstrap: int) -> Any:
             failures[run.name] = str(exc)
     remove_emptied(config.out, world_size)  # an earlier launch's rank suites, once every run of theirs is folded in
     summary = summarize(config.out, runs, model=config.run.model, config=config.to_json(), failures=failures,
-                        resamples=bootstrap, html=config.run.html)
+                        resamples=bootstrap, seed=bootstrap_seed, html=config.run.html)
     return SuiteResult(config.out, summary, results, failures)

@@ -4,7 +4,7 @@
         (figures.py: scoped metrics, void left out; items.py: the opt-in per-item table)
     Record  ->  mlflow_sink.py / wandb_sink.py       (send.py: each sink, a failure warns)
 
-``evaluate``, ``evaluate_suite`` and ``rescore_outputs`` take ``log_to`` (``spec.as_log_to``
+``evaluate``, ``evaluate_suite`` and ``rescore`` take ``log_to`` (``spec.as_log_to``
 checks it, and that the SDK is installed, before anything runs) and call ``send.log_run`` /
 ``send.log_suite`` once their outputs are written. Nothing here is part of a run's protocol
 or configuration: logging a run again logs the same files again.

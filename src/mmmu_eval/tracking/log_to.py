@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Union
 
-from mmmu_eval.core.errors import ConfigError, did_you_mean
+from mmmu_eval.core.errors import ConfigError, argument, did_you_mean
 
 __all__ = ["ANSWER_CHARS", "DEFAULT_EXPERIMENT", "SINKS", "LogTo", "LogToArg", "as_log_to"]
 
@@ -50,16 +50,16 @@ class LogTo:
             object.__setattr__(self, "sinks", (self.sinks,))
         sinks = tuple(self.sinks)
         if not sinks:
-            raise ConfigError(f"--log-to: name at least one of {', '.join(SINKS)}")
+            raise ConfigError(f"{argument('log_to')} names no sink: name at least one of {', '.join(SINKS)}")
         for name in sinks:
             if name not in SINKS:
-                raise ConfigError(f"--log-to {name!r} is not one of {', '.join(SINKS)}{did_you_mean(str(name), SINKS)}")
+                raise ConfigError(f"{argument('log_to', name)} is not one of {', '.join(SINKS)}{did_you_mean(str(name), SINKS)}")
         if len(set(sinks)) != len(sinks):
-            raise ConfigError(f"--log-to: {', '.join(sinks)} names a sink twice")
+            raise ConfigError(f"{argument('log_to', ', '.join(sinks))} names a sink twice")
         if isinstance(self.answer_chars, bool) or not isinstance(self.answer_chars, int) or self.answer_chars < 0:
             raise ConfigError(f"answer_chars must be a whole number of characters, 0 or more, not {self.answer_chars!r}")
         if self.experiment is not None and not str(self.experiment).strip():
-            raise ConfigError("--log-experiment must not be empty")
+            raise ConfigError(f"{argument('experiment')} must not be empty")
         object.__setattr__(self, "sinks", sinks)
 
     def check_installed(self) -> None:
@@ -71,7 +71,7 @@ class LogTo:
         for name in self.sinks:
             module, extra = SINKS[name]
             if importlib.util.find_spec(module) is None:
-                raise ConfigError(f"--log-to {name}: the {module} package is not installed; "
+                raise ConfigError(f"{argument('log_to', name)}: the {module} package is not installed; "
                                   f"pip install 'mmmu-eval[{extra}]' (checked before the run starts, so nothing was run)")
 
 
@@ -80,7 +80,7 @@ LogToArg = Union[str, Sequence[str], LogTo, None]
 
 
 def as_log_to(value: LogToArg) -> LogTo | None:
-    """``log_to`` as given to ``evaluate``, ``evaluate_suite`` or ``rescore_outputs``, checked.
+    """``log_to`` as given to ``evaluate``, ``evaluate_suite`` or ``rescore``, checked.
 
     Raises:
         ConfigError: an unknown sink, one named twice, or one whose SDK is not installed.

@@ -34,7 +34,7 @@ from __future__ import annotations
 from pathlib import Path
 from types import ModuleType
 
-from mmmu_eval.core.errors import ConfigError, DataError
+from mmmu_eval.core.errors import ConfigError, DataError, argument
 from mmmu_eval.core.jsonfile import loads
 from mmmu_eval.harnesses.readers import (
     evalscope,
@@ -99,13 +99,13 @@ def detect(path: Path) -> tuple[str, str]:
     if guessed is None:
         binary = binary_kind(path)
         if binary:
-            raise DataError(f"{path}: {binary}; --format auto recognises no format in it")
+            raise DataError(f"{path}: {binary}; {argument('format', 'auto', typed=True)} recognises no format in it")
         undecodable = _not_text(path)
         if undecodable:
-            raise DataError(f"{path}: not UTF-8 text ({undecodable}); --format auto recognises no format in it")
+            raise DataError(f"{path}: not UTF-8 text ({undecodable}); {argument('format', 'auto', typed=True)} recognises no format in it")
         what = "folder" if path.is_dir() else f"{path.suffix or 'extensionless'} file"
         raise ConfigError(
-            f"{path}: --format auto does not recognise this {what}; name its format with --format "
+            f"{path}: {argument('format', 'auto', typed=True)} does not recognise this {what}; name its format with {argument('format')} "
             f"(one of {', '.join(f for f in FORMATS if f != 'auto')})"
         )
     return guessed
@@ -120,15 +120,15 @@ def read_foreign(path: Path, format: str) -> ForeignFile:
     """
     module = READERS.get(format)
     if module is None:
-        raise ConfigError(f"--format {format!r} is not one of {', '.join(FORMATS)}")
+        raise ConfigError(f"{argument('format', format)} is not one of {', '.join(FORMATS)}")
     path = Path(path)
     if path.is_file() and is_empty(path):
         raise empty_file_error(path)
     kind = _magic(path)
     if kind and format not in _BINARY_READERS[kind]:
         guess = guess_format(path)
-        hint = f"; it looks like --format {guess[0]} ({guess[1]})" if guess else ""
-        raise DataError(f"{path}: {binary_kind(path)}, which --format {format} does not read{hint}")
+        hint = f"; it looks like {argument('format', guess[0], typed=True)} ({guess[1]})" if guess else ""
+        raise DataError(f"{path}: {binary_kind(path)}, which {argument('format', format, typed=True)} does not read{hint}")
     try:
         return module.read(path)
     except NoRows as exc:  # which format the file looks like: only the registry knows every reader

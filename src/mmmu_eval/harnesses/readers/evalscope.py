@@ -33,7 +33,7 @@ from pathlib import Path
 
 import yaml
 
-from mmmu_eval.core.errors import ConfigError, DataError
+from mmmu_eval.core.errors import ConfigError, DataError, to_caller
 from mmmu_eval.harnesses.identify import shape_of_counts
 from mmmu_eval.harnesses.readers.foreign import (
     ForeignFile,
@@ -104,7 +104,8 @@ def read(path: Path) -> ForeignFile:
             notes.append(said)
     if repeats:
         notes.append(f"{repeats} row(s) are repeats (generation_index > 0); the first generation of each item is scored")
-    notes.append("the options come from --data: EvalScope's reviews keep them only inside the prompt text")
+    notes.append(f"the options come from {to_caller(cli='--data', python='the data')}: EvalScope's reviews keep them only inside "
+                 "the prompt text")
     benchmark_args = _benchmark_args(config, bench)
     asked = benchmark_args.get("subset_list")
     # What the run should cover: the subjects it was asked for, else those it has files of.

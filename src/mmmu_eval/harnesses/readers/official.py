@@ -31,7 +31,7 @@ from collections import Counter
 from pathlib import Path
 
 from mmmu_eval.dataset.subjects import DISCIPLINES, SUBJECTS
-from mmmu_eval.core.errors import ConfigError, DataError
+from mmmu_eval.core.errors import ConfigError, DataError, argument
 from mmmu_eval.core.jsonfile import loads
 from mmmu_eval.core.records import Item, Response, letters
 from mmmu_eval.scoring.harness_verdicts import HARNESS_ERROR, HarnessVerdict
@@ -66,11 +66,11 @@ def read_official(path: Path, format: str, answers: Path | None, *, setting: str
         return (*_read_mmmu_folder(path), {})
     if format == "official-mmmu-eval-only":
         if answers is None:
-            raise ConfigError("--format official-mmmu-eval-only needs --answers FILE (the official answer_dict_*.json)")
+            raise ConfigError(f"{argument('format', 'official-mmmu-eval-only', typed=True)} needs {argument('answers')} FILE (the official answer_dict_*.json)")
         return (*_read_eval_only(path, answers), {})
     if format == "official-mmmu-pro":
         return _read_pro_file(path, setting)
-    raise ConfigError(f"--format {format!r} is not one of {', '.join(FORMATS)}")
+    raise ConfigError(f"{argument('format', format)} is not one of {', '.join(FORMATS)}")
 
 
 # --- official-mmmu -------------------------------------------------------------------------------
@@ -78,7 +78,7 @@ def read_official(path: Path, format: str, answers: Path | None, *, setting: str
 
 def _read_mmmu_folder(folder: Path) -> tuple[list[Item], dict[str, Response], list[str]]:
     if not folder.is_dir():
-        raise ConfigError(f"{folder}: not a folder; --format official-mmmu reads <Subject>/output.json files")
+        raise ConfigError(f"{folder}: not a folder; {argument('format', 'official-mmmu', typed=True)} reads <Subject>/output.json files")
     found = {p.parent.name: p for p in folder.glob("*/output.json")}
     if not found:
         raise ConfigError(f"{folder}: no <Subject>/output.json files in it")
@@ -136,7 +136,7 @@ def _read_eval_only(file: Path, answers_file: Path) -> tuple[list[Item], dict[st
     if not isinstance(preds, dict):
         raise ConfigError(f"{file}: expected a JSON object {{id: prediction}}")
     if not isinstance(truth, dict):
-        raise ConfigError(f"--answers {answers_file}: expected a JSON object {{id: {{question_type, ground_truth}}}}")
+        raise ConfigError(f"{argument('answers', answers_file, typed=True)}: expected a JSON object {{id: {{question_type, ground_truth}}}}")
     items: list[Item] = []
     responses: dict[str, Response] = {}
     for item_id, pred in preds.items():
@@ -149,7 +149,7 @@ def _read_eval_only(file: Path, answers_file: Path) -> tuple[list[Item], dict[st
             mc = False
         else:
             mc = entry.get("question_type") == "multiple-choice"
-            gold = _gold({"answer": entry["ground_truth"], "id": item_id}, f"--answers {item_id}", problems)
+            gold = _gold({"answer": entry["ground_truth"], "id": item_id}, f"{argument('answers', item_id, typed=True)}", problems)
         items.append(_item(item_id, "mmmu", subject, (), gold, mc, (), None))
         responses[item_id] = Response(item_id=item_id, status="ok", text=pred)  # type: ignore[arg-type]
     # Official categories are evaluated in alphabetical order; keep that order for the items.
@@ -189,7 +189,7 @@ def pro_columns(row: dict) -> tuple[str, str, str | None]:
 
 def _read_pro_file(file: Path, setting: str | None) -> Official:
     if not file.is_file():
-        raise ConfigError(f"{file}: no such file; --format official-mmmu-pro reads one JSONL file")
+        raise ConfigError(f"{file}: no such file; {argument('format', 'official-mmmu-pro', typed=True)} reads one JSONL file")
     problems: list[str] = []
     items: list[Item] = []
     responses: dict[str, Response] = {}
@@ -268,7 +268,7 @@ def _pro_rows(file: Path, problems: list[str]) -> list[tuple[str, dict]]:
             rows.append((where, row))
     if undecodable is not None and not rows:
         raise DataError(f"{file}: not UTF-8 text ({undecodable.reason} at byte {undecodable.start} of its first such "
-                        "line); --format official-mmmu-pro reads JSONL rows")
+                        f"line); {argument('format', 'official-mmmu-pro', typed=True)} reads JSONL rows")
     return rows
 
 
@@ -280,10 +280,10 @@ def _one_type(file: Path, rows: list[tuple[str, dict]], setting: str | None) -> 
     said = ", ".join(f"{n} {PRO_TYPES.get(k, k)}" for k, n in kinds.most_common())
     if setting is None:
         raise ConfigError(f"{file}: its rows' type column mixes MMMU-Pro settings ({said}); "
-                          "a rescore scores one: pass --setting to choose it")
+                          f"a rescore scores one: pass {argument('setting')} to choose it")
     kept = [(where, row) for where, row in rows if PRO_TYPES.get(row.get("type")) == setting]
     if not kept:
-        raise ConfigError(f"{file}: --setting {setting} was asked, but its rows' type column says {said}")
+        raise ConfigError(f"{file}: {argument('setting', setting, typed=True)} was asked, but its rows' type column says {said}")
     return kept
 
 
