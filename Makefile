@@ -103,7 +103,7 @@ $(PACKAGE_VENV)/.installed: pyproject.toml
 # package 80 s), 1.1 min of tests (45 tests).
 TF4_VENV ?= .venv-tf4
 SIDE_SESSIONS += $(TF4_VENV)/.installed:test-transformers4
-HF_TESTS := tests/backends tests/store/test_merge_shards_e2e.py tests/suite/test_suite_local_engine.py
+HF_TESTS := tests/backends tests/commands/test_merge_shards_e2e.py tests/suite/test_suite_local_engine.py
 .PHONY: test-transformers4
 test-transformers4: $(TF4_VENV)/.installed
 	$(TF4_VENV)/bin/python $(COMPILE)

@@ -44,8 +44,8 @@ os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
 
-from mmmu_eval.config import RunConfig  # noqa: E402
-from mmmu_eval.records import Request, Response  # noqa: E402
+from mmmu_eval.core.config import RunConfig  # noqa: E402
+from mmmu_eval.core.records import Request, Response  # noqa: E402
 
 #: Each backend's settings for the check: greedy, a few new tokens (the agreement check compares them all).
 MAX_TOKENS = 16

@@ -19,10 +19,10 @@ import time
 
 from PIL import Image, ImageDraw
 
-from mmmu_eval.harden.browser import Screenshotter
-from mmmu_eval.harden.page import PHOTO_SHARE, choose_style, installed_fonts
+from mmmu_eval.screenshots.browser import Screenshotter
+from mmmu_eval.screenshots.item_page import PHOTO_SHARE, choose_style, installed_fonts
 from mmmu_eval.harden.render import render_item
-from mmmu_eval.records import ImageRef, Item
+from mmmu_eval.core.records import ImageRef, Item
 
 
 def figure(seed: int) -> bytes:

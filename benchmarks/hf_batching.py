@@ -27,7 +27,7 @@ from PIL import Image  # noqa: E402
 
 from fakes.tiny_models import build_tiny_idefics3, build_tiny_llava  # noqa: E402
 from mmmu_eval.backends.hf_transformers import HFBackend  # noqa: E402
-from mmmu_eval.records import GenerationSettings, ImagePart, ImageRef, Request, TextPart  # noqa: E402
+from mmmu_eval.core.records import GenerationSettings, ImagePart, ImageRef, Request, TextPart  # noqa: E402
 
 
 def make_requests(n: int, max_tokens: int) -> list[Request]:

@@ -15,9 +15,9 @@ import random
 import time
 
 from mmmu_eval.dataset.subjects import SUBJECTS, discipline_of
-from mmmu_eval.records import Item, Response
-from mmmu_eval.score.judge import PARSERS
-from mmmu_eval.score.run import score_run
+from mmmu_eval.core.records import Item, Response
+from mmmu_eval.scoring.judge import PARSERS
+from mmmu_eval.scoring.run import score_run
 
 N_ITEMS = 10_500
 COT = ("Let me look at the figure carefully. The diagram shows a structure whose load is transferred "

@@ -34,7 +34,7 @@ sys.path.insert(0, {str(ROOT / 'tests')!r})
 from fakes.fault_server import FaultServer
 from mmmu_eval.backends.openai_api import OpenAIBackend
 from mmmu_eval.backends.retry import RetryPolicy
-from mmmu_eval.records import Request, TextPart
+from mmmu_eval.core.records import Request, TextPart
 
 async def main():
     with FaultServer(fault_rate=0.9, faults=("429", "500", "503", "not-json", "drop", "bad-utf8", "stream")) as server:

@@ -14,8 +14,8 @@ import dataclasses
 from pathlib import Path
 
 from mmmu_eval.dataset.load import find_item, load_dataset
-from mmmu_eval.harden.browser import Screenshotter
-from mmmu_eval.harden.page import choose_style, installed_fonts
+from mmmu_eval.screenshots.browser import Screenshotter
+from mmmu_eval.screenshots.item_page import choose_style, installed_fonts
 from mmmu_eval.harden.render import render_item
 
 OUT = Path(__file__).resolve().parent.parent / "docs" / "harden-example.png"

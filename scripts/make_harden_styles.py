@@ -19,9 +19,9 @@ from pathlib import Path
 from PIL import Image
 
 from mmmu_eval.dataset.load import find_item, load_dataset
-from mmmu_eval.harden.browser import Screenshotter
-from mmmu_eval.harden.page import Style
-from mmmu_eval.harden.photo import draw_photo
+from mmmu_eval.screenshots.browser import Screenshotter
+from mmmu_eval.screenshots.item_page import Style
+from mmmu_eval.screenshots.photo import draw_photo
 from mmmu_eval.harden.render import render_item
 
 OUT = Path(__file__).resolve().parent.parent / "docs" / "harden-styles"

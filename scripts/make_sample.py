@@ -28,7 +28,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 from PIL import Image, ImageDraw, ImageFont
 
-from mmmu_eval.dataset.layout import PRO_CONFIGS
+from mmmu_eval.dataset.file_layout import PRO_CONFIGS
 from mmmu_eval.dataset.schema import MMMU_COLUMNS, PRO_STANDARD_COLUMNS, PRO_VISION_COLUMNS, arrow_schema
 
 DEFAULT_OUT = Path(__file__).resolve().parent.parent / "src" / "mmmu_eval" / "sample_data"

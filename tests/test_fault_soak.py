@@ -77,7 +77,7 @@ def soak(command: Callable[[str, Path], list[str]], tmp_path: Path, *, hold_afte
             server.release()
             # One more session finishes it: every fault clears within --max-attempts. (Two CI runs saw
             # a suite's run refused in every later session: killed while writing its first manifest,
-            # its directory held only the temporary file. tests/store/test_killed_first_write.py.)
+            # its directory held only the temporary file. tests/core/test_killed_first_write.py.)
             finish(command(server.url, soaked))
             assert sum(server.stats[k] for k in server.stats if k != "answered") > 0, "faults were sent"
         clean_done.result()

@@ -79,7 +79,7 @@ def parse_layers(text: str) -> Layers:
     for package, targets in wanted.items():
         out: set[str] = set()
         for target in targets:
-            span = re.fullmatch(r"L(\d)(?:-L(\d))?", target)
+            span = re.fullmatch(r"L(\d+)(?:-L(\d+))?", target)
             if span:
                 low, high = int(span.group(1)), int(span.group(2) or span.group(1))
                 out |= {p for p, n in layer.items() if low <= n <= high and p != package}
@@ -238,8 +238,11 @@ def imports_of(module: str, path: Path) -> list[Import]:
 
 
 def package_of(module: str) -> str:
-    """The row of ``ALLOWED`` a module falls under: its top-level package or layer-0 module."""
+    """The row of ``ALLOWED`` a module falls under: a module of the ground floor with a row of its
+    own (``core.config``), else its top-level package (``core`` for the ground floor's package)."""
     parts = module.split(".")
+    if len(parts) > 2 and f"{parts[1]}.{parts[2]}" in ALLOWED:
+        return f"{parts[1]}.{parts[2]}"
     return parts[1] if len(parts) > 1 else "__init__"
 
 
@@ -329,15 +332,20 @@ def test_the_table_is_layered():
             assert package not in ALLOWED[other], f"{package} and {other} may import each other"
             assert LAYERS.layer[other] <= LAYERS.layer[package], f"{package} (L{LAYERS.layer[package]}) may import {other} (L{LAYERS.layer[other]}), above it"
             assert (package, other) not in LAYERS.never, f"{package} may import {other}, which a never row closes"
-    assert "config" not in ALLOWED["backends"] and "records" in ALLOWED["backends"]
+    assert "core.config" not in ALLOWED["backends"] and "core.records" in ALLOWED["backends"]
 
 
 def test_the_table_says_what_the_design_promises():
-    """The edges the design names: the score stage is pure, the RL environment light."""
-    assert not ALLOWED["score"] & {"store", "backends", "report", "run"}
-    assert ALLOWED["environments"] == {"errors", "version", "atomic", "clock", "aio", "writer_lock", "records", "config",
-                                       "manifest", "dataset", "prompt", "score"}
-    assert ALLOWED["run"] >= {"dataset", "prompt", "backends", "store", "score", "report"}
+    """The edges the design names: the score stage is pure, the statistics import no stage, the
+    RL environment is light, and the pages show the results and the Diagnosis without owning them."""
+    ground = {p for p, n in LAYERS.layer.items() if n == 0}
+    assert ground == {"core"} | {p for p in LAYERS.layer if p.startswith("core.")}
+    assert not ALLOWED["scoring"] & {"store", "backends", "results", "rendering", "doctor", "run"}
+    assert ALLOWED["stats"] <= ground | {"dataset"}
+    assert ALLOWED["environments"] == ground | {"dataset", "prompt", "scoring"}
+    assert ALLOWED["run"] >= {"dataset", "prompt", "backends", "store", "scoring", "results", "rendering"}
+    assert "doctor" in ALLOWED["rendering"] and not ALLOWED["doctor"] & {"rendering", "run", "suite"}
+    assert not ALLOWED["results"] & {"rendering", "doctor"}
     assert ALLOWED["__main__"] == {"cli"}
 
 
@@ -387,18 +395,18 @@ def _scan(tmp_path: Path, files: dict[str, str]) -> list[Import]:
 
 
 @pytest.mark.parametrize("text, deferred", [
-    ("from mmmu_eval.report.results import Results\n", False),
-    ("def f():\n    from mmmu_eval.report import results\n", True),
-    ("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from mmmu_eval.report.results import Results\n", True),
-    ("import typing\nif typing.TYPE_CHECKING:\n    import mmmu_eval.report.results\n", True),
-    ("from ..report.results import Results\n", False),
+    ("from mmmu_eval.results.results_json import Results\n", False),
+    ("def f():\n    from mmmu_eval.results import results_json\n", True),
+    ("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from mmmu_eval.results.results_json import Results\n", True),
+    ("import typing\nif typing.TYPE_CHECKING:\n    import mmmu_eval.results.results_json\n", True),
+    ("from ..results.results_json import Results\n", False),
 ])
 def test_an_upward_import_is_found_wherever_it_stands(tmp_path, text, deferred):
-    imports = _scan(tmp_path, {"mmmu_eval.score.example": text})
+    imports = _scan(tmp_path, {"mmmu_eval.scoring.example": text})
     bad = upward_imports(imports)
     assert [(b.module, b.target, b.deferred) for b in bad] == [
-        ("mmmu_eval.score.example", "mmmu_eval.report.results", deferred)]
-    assert "mmmu_eval.score.example (line " in str(bad[0]) and "report" in str(bad[0])
+        ("mmmu_eval.scoring.example", "mmmu_eval.results.results_json", deferred)]
+    assert "mmmu_eval.scoring.example (line " in str(bad[0]) and "results" in str(bad[0])
 
 
 @pytest.mark.parametrize("text, target", [
@@ -410,13 +418,13 @@ def test_an_upward_import_is_found_wherever_it_stands(tmp_path, text, deferred):
 ])
 def test_an_import_by_name_is_found(tmp_path, text, target):
     """``importlib`` and ``__import__`` with our module named in a string count as imports."""
-    imports = _scan(tmp_path, {"mmmu_eval.score.example": text})
+    imports = _scan(tmp_path, {"mmmu_eval.scoring.example": text})
     assert [i.target for i in upward_imports(imports)] == [target]
     assert [i.target for i, _ in forbidden_imports(imports)] == [target]
 
 
 def test_an_import_by_name_of_another_package_is_not_ours(tmp_path):
-    imports = _scan(tmp_path, {"mmmu_eval.score.example": (
+    imports = _scan(tmp_path, {"mmmu_eval.scoring.example": (
         "import importlib\nX = importlib.import_module('json')\nY = importlib.import_module(NAME)\n")})
     assert imports == []
 
@@ -428,9 +436,9 @@ def test_the_package_root_is_the_top():
 
 
 def test_a_circle_is_found(monkeypatch):
-    monkeypatch.setitem(MODULES, "mmmu_eval.score.a", Path("a.py"))
-    monkeypatch.setitem(MODULES, "mmmu_eval.score.b", Path("b.py"))
-    imports = [Import("mmmu_eval.score.a", 1, "mmmu_eval.score.b", "", False),
-               Import("mmmu_eval.score.b", 9, "mmmu_eval.score.a", "", True)]
-    assert import_cycle(imports) == ["mmmu_eval.score.a", "mmmu_eval.score.b", "mmmu_eval.score.a"]
+    monkeypatch.setitem(MODULES, "mmmu_eval.scoring.a", Path("a.py"))
+    monkeypatch.setitem(MODULES, "mmmu_eval.scoring.b", Path("b.py"))
+    imports = [Import("mmmu_eval.scoring.a", 1, "mmmu_eval.scoring.b", "", False),
+               Import("mmmu_eval.scoring.b", 9, "mmmu_eval.scoring.a", "", True)]
+    assert import_cycle(imports) == ["mmmu_eval.scoring.a", "mmmu_eval.scoring.b", "mmmu_eval.scoring.a"]
     assert import_cycle(imports[:1]) is None

@@ -17,7 +17,7 @@ import pytest
 
 import mmmu_eval
 from fakes import required
-from mmmu_eval.aio import loop_running, run_coroutine
+from mmmu_eval.core.aio import loop_running, run_coroutine
 from mmmu_eval.run.pipeline import RunInterrupted
 
 NOTEBOOK = Path(__file__).resolve().parent.parent / "examples" / "notebook.ipynb"

@@ -157,12 +157,12 @@ def test_the_run_command_loads_only_what_comes_before_its_first_request():
         "args = build_parser(['run', '--model', 'openai:m']).parse_args(['run', '--model', 'openai:m'])\n"
         "import mmmu_eval.run.pipeline\n"
         "from mmmu_eval.backends.registry import make_backend\n"
-        "from mmmu_eval.config import RunConfig\n"
+        "from mmmu_eval.core.config import RunConfig\n"
         "from mmmu_eval.run.backend_settings import backend_settings\n"
         "make_backend('openai:m', backend_settings(RunConfig(model='openai:m', base_urls=('http://127.0.0.1:9/v1',))))\n"
         "heavy = ('torch', 'transformers', 'vllm', 'openai', 'httpx', 'pydantic', 'rich.progress', 'rich.table',\n"
         "         'pyarrow', 'numpy', 'mmmu_eval.dataset.load',\n"
-        "         'mmmu_eval.report.html', 'mmmu_eval.report.results',\n"
+        "         'mmmu_eval.rendering.run_page', 'mmmu_eval.results.results_json',\n"
         "         'mmmu_eval.cli.report', 'mmmu_eval.cli.data')\n"
         "print(','.join(m for m in heavy if m in sys.modules))\n"
     )
@@ -182,7 +182,7 @@ def test_the_cli_registers_only_the_subcommand_it_runs():
 
 def test_diagnose_is_the_doctor_command_s_function():
     from mmmu_eval.cli.main import COMMANDS
-    from mmmu_eval.doctor.diagnose import diagnose
+    from mmmu_eval.commands.diagnose import diagnose
 
     assert mmmu_eval.diagnose is diagnose and "diagnose" in mmmu_eval.__all__
     assert "doctor" in COMMANDS

@@ -19,7 +19,7 @@ import pytest
 import mmmu_eval
 from mmmu_eval import ConfigError, RunConfig, RunConfigArgs, SuiteConfig, SuiteConfigArgs
 from mmmu_eval.run.resolve import Unpack
-from mmmu_eval.suite.config import _PER_RUN, plan_suite
+from mmmu_eval.suite.suite_config import _PER_RUN, plan_suite
 
 #: Keys that take a friendlier form than their RunConfig field (lists, "2/8", str paths, model objects).
 LENIENT = {"model", "subjects", "ids", "base_urls", "parsers", "shard", "out", "answers", "sample_audit"}

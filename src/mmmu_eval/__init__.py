@@ -12,8 +12,7 @@ The notebook surface, in pipeline order::
     print("\n".join(mmmu_eval.diagnose(result.run_dir, published=58.6).lines()))   # why it may differ
     found = mmmu_eval.audit(["runs/a", "runs/b", "lmms_eval_samples.jsonl"])   # the benchmark's own errors
 
-After a run, one call per command, each returning a frozen record (``score``, ``report`` and
-``rescore`` are the stage packages' names, hence ``_run`` / ``_outputs``)::
+After a run, one call per command (``mmmu_eval.commands``), each returning a frozen record::
 
     view = mmmu_eval.score_run(result.run_dir, parsers=["official", "strict"])   # a view; save=True keeps it
     page = mmmu_eval.report_run(result.run_dir, html=True)            # report.html (submission=True: EvalAI)
@@ -30,38 +29,39 @@ with a loop of their own (``aio.run_coroutine``), and interrupting the kernel st
 keeps what it stored; ``await evaluate_async(...)`` is the same run. ``examples/notebook.ipynb``
 is executed in a real kernel by the tests.
 
-Everything else lives in the stage packages (dataset, prompt, backends, store, score, report).
+Everything else lives in its own package (docs/design.md draws the house).
 """
 
 import importlib as _importlib
 import typing as _typing
 
-from mmmu_eval.version import __version__
+from mmmu_eval.core.version import __version__
 
 if _typing.TYPE_CHECKING:
     from mmmu_eval.run.pipeline import RunPlan, RunResult, evaluate, evaluate_async, plan_run
     from mmmu_eval.backends.base import Backend
-    from mmmu_eval.config import RunConfig
+    from mmmu_eval.core.config import RunConfig
     from mmmu_eval.dataset.load import Dataset, load_dataset
-    from mmmu_eval.errors import BackendError, ConfigError, DataError, MmmuEvalError, StoreError
+    from mmmu_eval.core.errors import BackendError, ConfigError, DataError, MmmuEvalError, StoreError
     from mmmu_eval.prompt.protocol import EvalProtocol, build_request, prompt_text
-    from mmmu_eval.doctor.diagnose import diagnose
-    from mmmu_eval.report.compare import Comparison, DisciplineDiff, Flip, compare
-    from mmmu_eval.report.loaded_run import LoadedRun, load_run
-    from mmmu_eval.rescore.outputs import Rescored, rescore_outputs
-    from mmmu_eval.rescore.read import Rescore
-    from mmmu_eval.rescore.write import RescoredRun
-    from mmmu_eval.run.merge_run import MergedRun, merge
+    from mmmu_eval.commands.diagnose import diagnose
+    from mmmu_eval.commands.compare import compare
+    from mmmu_eval.results.comparison import Comparison, DisciplineDiff, Flip
+    from mmmu_eval.results.loaded_run import LoadedRun, load_run
+    from mmmu_eval.commands.rescore import Rescored, rescore_outputs
+    from mmmu_eval.harnesses.read import Rescore
+    from mmmu_eval.harnesses.write import RescoredRun
+    from mmmu_eval.commands.merge import MergedRun, merge
     from mmmu_eval.run.outputs import SavedScoring
-    from mmmu_eval.run.report_run import RunReport, report_run
-    from mmmu_eval.run.score_run import RunScore, score_run
-    from mmmu_eval.score.spec import ScoringSpec
-    from mmmu_eval.score.explain import Difference, Explanation
+    from mmmu_eval.commands.report import RunReport, report_run
+    from mmmu_eval.commands.score import RunScore, score_run
+    from mmmu_eval.scoring.spec import ScoringSpec
+    from mmmu_eval.scoring.explain import Difference, Explanation
     from mmmu_eval.store.manifest import Manifest
-    from mmmu_eval.rescore.readers.base import ForeignFile, ForeignRow
-    from mmmu_eval.score.harness_verdicts import HarnessVerdict, RecordedScore
-    from mmmu_eval.itemaudit import Audit, audit
-    from mmmu_eval.records import (
+    from mmmu_eval.harnesses.readers.foreign import ForeignFile, ForeignRow
+    from mmmu_eval.scoring.harness_verdicts import HarnessVerdict, RecordedScore
+    from mmmu_eval.auditing import Audit, audit
+    from mmmu_eval.core.records import (
         GenerationSettings,
         ImagePart,
         ImageRef,
@@ -71,24 +71,24 @@ if _typing.TYPE_CHECKING:
         TextPart,
         Verdict,
     )
-    from mmmu_eval.score.scorer import Scoring, score_responses
+    from mmmu_eval.scoring.scorer import Scoring, score_responses
     from mmmu_eval.suite.execute import SuiteResult, evaluate_suite, evaluate_suite_async
     from mmmu_eval.backends.custom import ChatFunction, Generates
-    from mmmu_eval.doctor.diagnose import SuiteDiagnosis
-    from mmmu_eval.report.diagnosis import Diagnosis
-    from mmmu_eval.report.effects import Effect
-    from mmmu_eval.itemaudit.added import AddedOption
-    from mmmu_eval.itemaudit.sources import Answer, RunAnswers
-    from mmmu_eval.itemaudit.stats import ItemStats
-    from mmmu_eval.itemaudit.structural import Problem
-    from mmmu_eval.itemaudit.suspects import Agreement, Suspect, Vote
-    from mmmu_eval.report.causes import Cause
-    from mmmu_eval.report.results_schema import Results
+    from mmmu_eval.doctor.diagnosis import SuiteDiagnosis
+    from mmmu_eval.doctor.diagnosis import Diagnosis
+    from mmmu_eval.doctor.effects import Effect
+    from mmmu_eval.auditing.added import AddedOption
+    from mmmu_eval.auditing.sources import Answer, RunAnswers
+    from mmmu_eval.auditing.item_stats import ItemStats
+    from mmmu_eval.auditing.structural import Problem
+    from mmmu_eval.auditing.suspects import Agreement, Suspect, Vote
+    from mmmu_eval.doctor.causes import Cause
+    from mmmu_eval.results.results_schema import Results
     from mmmu_eval.run.progress import Display
     from mmmu_eval.run.resolve import RunConfigArgs
-    from mmmu_eval.score.aggregate import Aggregate, Tally
-    from mmmu_eval.suite.config import SuiteConfig, SuiteConfigArgs, SuiteRun
-    from mmmu_eval.suite.progress import SuiteDisplay
+    from mmmu_eval.scoring.aggregate import Aggregate, Tally
+    from mmmu_eval.suite.suite_config import SuiteConfig, SuiteConfigArgs, SuiteRun
+    from mmmu_eval.suite.suite_progress import SuiteDisplay
 
 # Each public name, and the module that holds it. They are imported on first use (PEP 562), so
 # ``mmmu-eval run`` loads what a run needs when it needs it, not the report and scoring code (and
@@ -96,48 +96,49 @@ if _typing.TYPE_CHECKING:
 _HOME = {
     **dict.fromkeys(("RunPlan", "RunResult", "evaluate", "evaluate_async", "plan_run"), "mmmu_eval.run.pipeline"),
     "Backend": "mmmu_eval.backends.base",
-    "RunConfig": "mmmu_eval.config",
+    "RunConfig": "mmmu_eval.core.config",
     **dict.fromkeys(("Dataset", "load_dataset"), "mmmu_eval.dataset.load"),
-    "diagnose": "mmmu_eval.doctor.diagnose",
+    "diagnose": "mmmu_eval.commands.diagnose",
     # one call per command that reads or rewrites a finished run, and the records they return
-    **dict.fromkeys(("Comparison", "DisciplineDiff", "Flip", "compare"), "mmmu_eval.report.compare"),
-    **dict.fromkeys(("LoadedRun", "load_run"), "mmmu_eval.report.loaded_run"),
-    **dict.fromkeys(("Rescored", "rescore_outputs"), "mmmu_eval.rescore.outputs"),
-    "Rescore": "mmmu_eval.rescore.read",
-    "RescoredRun": "mmmu_eval.rescore.write",
-    **dict.fromkeys(("MergedRun", "merge"), "mmmu_eval.run.merge_run"),
+    **dict.fromkeys(("Comparison", "DisciplineDiff", "Flip"), "mmmu_eval.results.comparison"),
+    "compare": "mmmu_eval.commands.compare",
+    **dict.fromkeys(("LoadedRun", "load_run"), "mmmu_eval.results.loaded_run"),
+    **dict.fromkeys(("Rescored", "rescore_outputs"), "mmmu_eval.commands.rescore"),
+    "Rescore": "mmmu_eval.harnesses.read",
+    "RescoredRun": "mmmu_eval.harnesses.write",
+    **dict.fromkeys(("MergedRun", "merge"), "mmmu_eval.commands.merge"),
     "SavedScoring": "mmmu_eval.run.outputs",
-    **dict.fromkeys(("RunReport", "report_run"), "mmmu_eval.run.report_run"),
-    **dict.fromkeys(("RunScore", "score_run"), "mmmu_eval.run.score_run"),
-    "ScoringSpec": "mmmu_eval.score.spec",
-    **dict.fromkeys(("Difference", "Explanation"), "mmmu_eval.score.explain"),
+    **dict.fromkeys(("RunReport", "report_run"), "mmmu_eval.commands.report"),
+    **dict.fromkeys(("RunScore", "score_run"), "mmmu_eval.commands.score"),
+    "ScoringSpec": "mmmu_eval.scoring.spec",
+    **dict.fromkeys(("Difference", "Explanation"), "mmmu_eval.scoring.explain"),
     "Manifest": "mmmu_eval.store.manifest",
-    **dict.fromkeys(("ForeignFile", "ForeignRow"), "mmmu_eval.rescore.readers.base"),
-    **dict.fromkeys(("HarnessVerdict", "RecordedScore"), "mmmu_eval.score.harness_verdicts"),
-    **dict.fromkeys(("Audit", "audit"), "mmmu_eval.itemaudit"),
-    **dict.fromkeys(("BackendError", "ConfigError", "DataError", "MmmuEvalError", "StoreError"), "mmmu_eval.errors"),
+    **dict.fromkeys(("ForeignFile", "ForeignRow"), "mmmu_eval.harnesses.readers.foreign"),
+    **dict.fromkeys(("HarnessVerdict", "RecordedScore"), "mmmu_eval.scoring.harness_verdicts"),
+    **dict.fromkeys(("Audit", "audit"), "mmmu_eval.auditing"),
+    **dict.fromkeys(("BackendError", "ConfigError", "DataError", "MmmuEvalError", "StoreError"), "mmmu_eval.core.errors"),
     **dict.fromkeys(("EvalProtocol", "build_request", "prompt_text"), "mmmu_eval.prompt.protocol"),
     **dict.fromkeys(("GenerationSettings", "ImagePart", "ImageRef", "Item", "Request", "Response", "TextPart",
-                     "Verdict"), "mmmu_eval.records"),
-    **dict.fromkeys(("Scoring", "score_responses"), "mmmu_eval.score.scorer"),
+                     "Verdict"), "mmmu_eval.core.records"),
+    **dict.fromkeys(("Scoring", "score_responses"), "mmmu_eval.scoring.scorer"),
     **dict.fromkeys(("SuiteResult", "evaluate_suite", "evaluate_suite_async"), "mmmu_eval.suite.execute"),
     # the types the functions above take and return (tests/test_public_api.py finds each one)
     **dict.fromkeys(("ChatFunction", "Generates"), "mmmu_eval.backends.custom"),
-    "SuiteDiagnosis": "mmmu_eval.doctor.diagnose",
-    "Diagnosis": "mmmu_eval.report.diagnosis",
-    "Effect": "mmmu_eval.report.effects",
-    "AddedOption": "mmmu_eval.itemaudit.added",
-    **dict.fromkeys(("Answer", "RunAnswers"), "mmmu_eval.itemaudit.sources"),
-    "ItemStats": "mmmu_eval.itemaudit.stats",
-    "Problem": "mmmu_eval.itemaudit.structural",
-    **dict.fromkeys(("Agreement", "Suspect", "Vote"), "mmmu_eval.itemaudit.suspects"),
-    "Cause": "mmmu_eval.report.causes",
-    "Results": "mmmu_eval.report.results_schema",
+    "SuiteDiagnosis": "mmmu_eval.doctor.diagnosis",
+    "Diagnosis": "mmmu_eval.doctor.diagnosis",
+    "Effect": "mmmu_eval.doctor.effects",
+    "AddedOption": "mmmu_eval.auditing.added",
+    **dict.fromkeys(("Answer", "RunAnswers"), "mmmu_eval.auditing.sources"),
+    "ItemStats": "mmmu_eval.auditing.item_stats",
+    "Problem": "mmmu_eval.auditing.structural",
+    **dict.fromkeys(("Agreement", "Suspect", "Vote"), "mmmu_eval.auditing.suspects"),
+    "Cause": "mmmu_eval.doctor.causes",
+    "Results": "mmmu_eval.results.results_schema",
     "Display": "mmmu_eval.run.progress",
     "RunConfigArgs": "mmmu_eval.run.resolve",
-    **dict.fromkeys(("Aggregate", "Tally"), "mmmu_eval.score.aggregate"),
-    **dict.fromkeys(("SuiteConfig", "SuiteConfigArgs", "SuiteRun"), "mmmu_eval.suite.config"),
-    "SuiteDisplay": "mmmu_eval.suite.progress",
+    **dict.fromkeys(("Aggregate", "Tally"), "mmmu_eval.scoring.aggregate"),
+    **dict.fromkeys(("SuiteConfig", "SuiteConfigArgs", "SuiteRun"), "mmmu_eval.suite.suite_config"),
+    "SuiteDisplay": "mmmu_eval.suite.suite_progress",
 }
 
 

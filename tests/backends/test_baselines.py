@@ -10,11 +10,11 @@ import pytest
 from mmmu_eval.backends.baselines import FrequentBackend, RandomBackend, TextOnlyBackend
 from mmmu_eval.backends.registry import make_backend
 from mmmu_eval.backends.settings import BackendSettings, BaselineSettings, FixedAnswers
-from mmmu_eval.config import RunConfig
+from mmmu_eval.core.config import RunConfig
 from mmmu_eval.run.backend_settings import backend_settings
 from mmmu_eval.run.prepare import frequent_answers
-from mmmu_eval.errors import ConfigError
-from mmmu_eval.records import ImagePart, ImageRef, Item, Request, TextPart
+from mmmu_eval.core.errors import ConfigError
+from mmmu_eval.core.records import ImagePart, ImageRef, Item, Request, TextPart
 
 from fakes.scripted_backend import ScriptedBackend
 

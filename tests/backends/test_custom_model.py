@@ -18,11 +18,11 @@ from mmmu_eval.backends.custom import as_backend, model_spec
 from mmmu_eval.backends.openai_api import OpenAIBackend
 from mmmu_eval.backends.registry import ENTRY_POINT_GROUP, make_backend, parse_spec
 from mmmu_eval.backends.settings import CustomSettings
-from mmmu_eval.config import RunConfig
+from mmmu_eval.core.config import RunConfig
 from mmmu_eval.dataset.load import load_dataset
-from mmmu_eval.errors import ConfigError
+from mmmu_eval.core.errors import ConfigError
 from mmmu_eval.prompt.protocol import EvalProtocol, build_request
-from mmmu_eval.records import Response
+from mmmu_eval.core.records import Response
 from mmmu_eval.run.backend_settings import backend_settings
 
 PRO_VISION = {"benchmark": "mmmu-pro", "setting": "vision", "data": "sample"}
@@ -157,7 +157,7 @@ def test_the_spec_of_a_function_is_stable_and_names_it():
 # -- plug-ins: a real installed distribution with an entry point, found by importlib.metadata --
 
 PLUGIN_MODULE = '''
-from mmmu_eval.records import Response
+from mmmu_eval.core.records import Response
 
 
 def echo(name):

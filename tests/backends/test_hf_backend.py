@@ -9,10 +9,10 @@ from mmmu_eval.backends.base import Backend
 from mmmu_eval.backends.local_chat import chat_messages, resolve_sampling
 from mmmu_eval.backends.hf_transformers import HFBackend
 from mmmu_eval.backends.settings import HFSettings
-from mmmu_eval.config import RunConfig
+from mmmu_eval.core.config import RunConfig
 from mmmu_eval.run.backend_settings import backend_settings
-from mmmu_eval.errors import ConfigError
-from mmmu_eval.records import GenerationSettings, ImagePart, ImageRef, Request, TextPart
+from mmmu_eval.core.errors import ConfigError
+from mmmu_eval.core.records import GenerationSettings, ImagePart, ImageRef, Request, TextPart
 
 # torch and transformers: a skip locally, a failure under CI (tests/conftest.py hf_extra).
 pytestmark = [pytest.mark.hf, pytest.mark.usefixtures("hf_extra")]

@@ -14,8 +14,8 @@ from mmmu_eval.backends.local_chat import (
     template_kwargs,
 )
 from mmmu_eval.prompt.reasoning import split_reasoning
-from mmmu_eval.errors import DataError
-from mmmu_eval.records import GenerationSettings, ImagePart, ImageRef, Request, TextPart
+from mmmu_eval.core.errors import DataError
+from mmmu_eval.core.records import GenerationSettings, ImagePart, ImageRef, Request, TextPart
 
 
 def png(color=(255, 0, 0), size=(8, 6), mode="RGB") -> bytes:

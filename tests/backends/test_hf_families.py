@@ -21,7 +21,7 @@ import pytest
 from fakes.tiny_models import build_tiny_gemma3, build_tiny_idefics3, build_tiny_llava, mmmu_like_requests, png_bytes
 
 from mmmu_eval.backends.hf_transformers import HFBackend
-from mmmu_eval.records import GenerationSettings, ImagePart, ImageRef, Request, TextPart
+from mmmu_eval.core.records import GenerationSettings, ImagePart, ImageRef, Request, TextPart
 
 # torch and transformers: a skip locally, a failure under CI (tests/conftest.py hf_extra).
 pytestmark = [pytest.mark.hf, pytest.mark.usefixtures("hf_extra")]

@@ -4,7 +4,7 @@ import pytest
 from fakes.tiny_models import build_tiny_idefics3, build_tiny_llava
 
 from mmmu_eval.backends.hf_transformers import HFBackend
-from mmmu_eval.config import RunConfig
+from mmmu_eval.core.config import RunConfig
 from mmmu_eval.dataset.load import load_dataset
 from mmmu_eval.prompt import EvalProtocol, build_request
 

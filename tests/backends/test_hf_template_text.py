@@ -17,8 +17,8 @@ from fakes.tiny_models import build_tiny_llava, chat_template, mmmu_like_request
 from mmmu_eval.backends.baselines import TextOnlyBackend
 from mmmu_eval.backends.hf_transformers import HFBackend
 from mmmu_eval.cli.main import main
-from mmmu_eval.errors import ConfigError
-from mmmu_eval.records import Request, TextPart
+from mmmu_eval.core.errors import ConfigError
+from mmmu_eval.core.records import Request, TextPart
 from mmmu_eval.store.rundir import RunStore
 
 pytestmark = [pytest.mark.hf, pytest.mark.usefixtures("hf_extra")]

@@ -23,12 +23,12 @@ from mmmu_eval.backends.openai_api import (
 )
 from mmmu_eval.backends.openai_errors import classify_preflight
 from mmmu_eval.backends.retry import Failure, RetryPolicy
-from mmmu_eval.config import RunConfig
+from mmmu_eval.core.config import RunConfig
 from mmmu_eval.run.backend_settings import backend_settings
-from mmmu_eval.errors import ConfigError, DataError
+from mmmu_eval.core.errors import ConfigError, DataError
 from mmmu_eval.prompt.images import tiny_png
 from mmmu_eval.prompt.reasoning import split_reasoning
-from mmmu_eval.records import GenerationSettings, ImagePart, ImageRef, Request, TextPart
+from mmmu_eval.core.records import GenerationSettings, ImagePart, ImageRef, Request, TextPart
 
 PNG = tiny_png(1)
 JPEG_IMAGE = io.BytesIO()
@@ -785,7 +785,7 @@ import asyncio, sys
 sys.path.insert(0, {str(Path(__file__).resolve().parents[1])!r})
 from fakes.fault_server import FaultServer
 from mmmu_eval.backends.openai_api import OpenAIBackend
-from mmmu_eval.records import Request, TextPart
+from mmmu_eval.core.records import Request, TextPart
 
 async def main():
     with FaultServer(fault_rate=0.0) as server:

@@ -24,7 +24,7 @@ from mmmu_eval.run.pipeline import evaluate_async
 from mmmu_eval.backends.openai_api import OpenAIBackend
 from mmmu_eval.backends.retry import RetryPolicy
 from mmmu_eval.run.progress import NullDisplay
-from mmmu_eval.records import Request, TextPart
+from mmmu_eval.core.records import Request, TextPart
 
 #: Seconds before an attempt is given up: a guard against a hang, never what ends a stall.
 ATTEMPT_TIMEOUT = 300.0

@@ -1,6 +1,6 @@
 """What we send that is secret never comes back into a stored or printed text (issue 29).
 
-The end-to-end case (a real server echoing the headers) is in tests/test_hostile_servers.py;
+The end-to-end case (a real server echoing the headers) is in tests/run/test_hostile_servers.py;
 these rows pin down what counts as a secret and what does not.
 """
 

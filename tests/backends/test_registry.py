@@ -10,8 +10,8 @@ import inspect
 from mmmu_eval.backends.baselines import FrequentBackend, RandomBackend, TextOnlyBackend
 from mmmu_eval.backends.registry import BACKENDS, BackendEntry, make_backend, parse_spec
 from mmmu_eval.backends.settings import BackendSettings, BaselineSettings, FixedAnswers
-from mmmu_eval.config import RunConfig
-from mmmu_eval.errors import ConfigError
+from mmmu_eval.core.config import RunConfig
+from mmmu_eval.core.errors import ConfigError
 from mmmu_eval.run.backend_settings import backend_settings
 
 FIXED = FixedAnswers({"dev_Art_1": "B"}, ("B",), None, 1)

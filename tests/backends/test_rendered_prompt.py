@@ -4,7 +4,7 @@ templates render them (the strings below are what the tiny models' real template
 import pytest
 
 from mmmu_eval.backends.rendered_prompt import AS_ASKED, UNKNOWN, differs, effective_layout, layout_of, placeholders
-from mmmu_eval.records import ImagePart, ImageRef, Request, TextPart
+from mmmu_eval.core.records import ImagePart, ImageRef, Request, TextPart
 
 
 def image(n: int) -> ImagePart:

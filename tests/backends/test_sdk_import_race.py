@@ -21,7 +21,7 @@ from fakes.fault_server import FAULTS, FaultServer, expected_answer, key_of
 
 from mmmu_eval.backends.openai_api import OpenAIBackend
 from mmmu_eval.backends.retry import RetryPolicy
-from mmmu_eval.records import Request, TextPart
+from mmmu_eval.core.records import Request, TextPart
 
 PATIENT = RetryPolicy(max_attempts=8, base_delay=0.0, max_delay=0.0, timeout=120.0)
 
@@ -65,7 +65,7 @@ sys.path.insert(0, {str(Path(__file__).resolve().parents[1])!r})
 from fakes.fault_server import FaultServer
 from mmmu_eval.backends.openai_api import OpenAIBackend
 from mmmu_eval.backends.retry import RetryPolicy
-from mmmu_eval.records import Request, TextPart
+from mmmu_eval.core.records import Request, TextPart
 
 async def main():
     with FaultServer(fault_rate=0.9, faults=("429", "500", "503", "not-json", "drop")) as server:

@@ -20,10 +20,10 @@ from mmmu_eval.backends.vllm_offline import (
     sampling_kwargs,
 )
 from mmmu_eval.backends.settings import VLLMSettings
-from mmmu_eval.config import RunConfig
+from mmmu_eval.core.config import RunConfig
 from mmmu_eval.run.backend_settings import backend_settings
-from mmmu_eval.errors import ConfigError, DataError
-from mmmu_eval.records import GenerationSettings, ImagePart, ImageRef, Request, TextPart
+from mmmu_eval.core.errors import ConfigError, DataError
+from mmmu_eval.core.records import GenerationSettings, ImagePart, ImageRef, Request, TextPart
 
 
 def png(color=(0, 128, 255), size=(6, 4)) -> bytes:

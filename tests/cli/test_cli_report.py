@@ -12,10 +12,10 @@ from pathlib import Path
 import pytest
 
 from mmmu_eval.cli.main import main
-from mmmu_eval.config import RunConfig
+from mmmu_eval.core.config import RunConfig
 from mmmu_eval.dataset.load import load_dataset
 from mmmu_eval.prompt.protocol import EvalProtocol
-from mmmu_eval.records import Response
+from mmmu_eval.core.records import Response
 from mmmu_eval.store.rundir import RunStore
 
 from fakes.parquet_rows import mmmu_row, write_mmmu
@@ -226,7 +226,7 @@ def test_report_bootstrap_and_seed_set_the_intervals_of_a_rebuilt_results(tmp_pa
     point = json.loads(capsys.readouterr().out)
     assert point["interval"]["resamples"] == 0
     # No resample: the bootstrap's interval is the point, of zero width, so the cell gets Wilson's.
-    from mmmu_eval.report.stats import wilson_ci
+    from mmmu_eval.stats.intervals import wilson_ci
 
     overall = point["overall"]
     assert overall["ci95"] == list(wilson_ci(overall["correct"], overall["n"])) and overall["ci_method"] == "wilson"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from mmmu_eval.cli.main import main
-from mmmu_eval.version import __version__
+from mmmu_eval.core.version import __version__
 
 
 @pytest.mark.parametrize("flag", ["--version", "-V"])

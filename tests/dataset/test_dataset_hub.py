@@ -10,7 +10,7 @@ import pytest
 from fakes.parquet_rows import mmmu_row, pro_row, vision_row, write_mmmu, write_pro
 from mmmu_eval.dataset import DEFAULT_REVISIONS, hub, load_dataset
 from mmmu_eval.dataset.hub import HfHubClient, PROVENANCE_FILE, download
-from mmmu_eval.errors import DataError
+from mmmu_eval.core.errors import DataError
 
 
 @pytest.fixture

@@ -10,7 +10,7 @@ from PIL import Image
 
 from fakes.parquet_rows import image_cell, mmmu_row, png, vision_row, write_mmmu, write_pro
 from mmmu_eval.dataset import load_dataset, parquet
-from mmmu_eval.errors import DataError
+from mmmu_eval.core.errors import DataError
 
 
 @pytest.fixture

@@ -11,7 +11,7 @@ from fakes.parquet_rows import (
 )
 from mmmu_eval.dataset import find_item, load_dataset
 from mmmu_eval.dataset.schema import MMMU_COLUMNS, PRO_STANDARD_COLUMNS
-from mmmu_eval.errors import ConfigError, DataError
+from mmmu_eval.core.errors import ConfigError, DataError
 
 
 def _subject_rows(subject, split="validation", n=3):

@@ -10,7 +10,7 @@ from fakes.parquet_rows import (
 from mmmu_eval.dataset import load_dataset
 from mmmu_eval.dataset.normalize import parse_answer, parse_img_type, parse_options
 from mmmu_eval.dataset.schema import MMMU_COLUMNS, PRO_VISION_COLUMNS
-from mmmu_eval.errors import DataError
+from mmmu_eval.core.errors import DataError
 
 
 @pytest.mark.parametrize(

@@ -7,7 +7,7 @@ import pytest
 from fakes.parquet_rows import drop_column, image_cell, mmmu_row, vision_row, write_mmmu, write_pro
 from mmmu_eval.dataset import load_dataset
 from mmmu_eval.dataset.schema import MMMU_COLUMNS, PRO_VISION_COLUMNS
-from mmmu_eval.errors import DataError
+from mmmu_eval.core.errors import DataError
 
 
 def test_a_missing_answer_column_is_a_problem_not_silently_withheld_answers(snap):

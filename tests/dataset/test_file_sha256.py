@@ -12,8 +12,8 @@ import json
 
 from fakes.harness_outputs import write_jsonl
 from mmmu_eval.dataset.digest import file_sha256
-from mmmu_eval.rescore.read import rescore
-from mmmu_eval.rescore.write import write_rescored_run
+from mmmu_eval.harnesses.read import rescore
+from mmmu_eval.harnesses.write import write_rescored_run
 
 
 def test_a_file_across_block_boundaries_has_its_plain_sha256(tmp_path):

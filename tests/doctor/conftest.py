@@ -5,9 +5,9 @@ from pathlib import Path
 import pytest
 
 from mmmu_eval.run.pipeline import evaluate
-from mmmu_eval.errors import BackendError
+from mmmu_eval.core.errors import BackendError
 from mmmu_eval.run.progress import NullDisplay
-from mmmu_eval.records import Response
+from mmmu_eval.core.records import Response
 
 from fakes.scripted_backend import ScriptedBackend
 

@@ -8,7 +8,7 @@ import pytest
 from mmmu_eval import diagnose
 from mmmu_eval.run.pipeline import evaluate
 from mmmu_eval.cli.main import main
-from mmmu_eval.errors import ConfigError
+from mmmu_eval.core.errors import ConfigError
 
 from mmmu_eval.run.progress import NullDisplay
 
@@ -93,7 +93,7 @@ def test_a_published_value_inside_the_interval_and_the_causes_that_cover_the_gap
 
 def test_causes_over_the_same_items_are_counted_once_toward_a_gap(faulty_run):
     """Without sampling and prompt, truncated (3 wrong) and unparsed (1 wrong) are disjoint; 33.3 + 11.1 > 40."""
-    from mmmu_eval.report.diagnosis import _against
+    from mmmu_eval.doctor.diagnosis import _against
 
     d = diagnose(faulty_run)
     rest = [c for c in d.causes if c.cause not in ("sampling", "prompt", "coverage")]
@@ -211,7 +211,7 @@ def test_report_html_carries_the_same_causes(faulty_run, capsys):
     import re
     from html import unescape
 
-    from mmmu_eval.report.diagnosis_lines import effect_text
+    from mmmu_eval.doctor.diagnosis_lines import effect_text
 
     assert main(["report", str(faulty_run), "--html", "--no-images"]) == 0
     page = (faulty_run / "report.html").read_text()

@@ -162,7 +162,7 @@ def test_best_of_from_the_other_prompt_s_run(paper_runs, tmp_path):
     """A suite's twin run sizes best_of: LLaVA-OneVision-72B's direct run (661) beat its CoT run (654)."""
     from fakes import required
 
-    from mmmu_eval.doctor.diagnose import diagnose_run
+    from mmmu_eval.doctor.diagnosis import diagnose_run
 
     source = required.path(FIDELITY / "mmmu-pro-2024" / "llava-onevision-qwen2-72b-vo-hf_direct_Standard(10opts).jsonl",
                            "needs ../shared/fidelity/mmmu-pro-2024")

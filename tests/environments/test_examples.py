@@ -12,11 +12,11 @@ import pytest
 
 from environments.conftest import BAD, IMAGES
 from mmmu_eval.backends.openai_api import OpenAIBackend
-from mmmu_eval.config import RunConfig
+from mmmu_eval.core.config import RunConfig
 from mmmu_eval.dataset.load import load_dataset
 from mmmu_eval.environments import examples, scores
 from mmmu_eval.environments.examples import resolve_setting
-from mmmu_eval.errors import ConfigError, DataError
+from mmmu_eval.core.errors import ConfigError, DataError
 from mmmu_eval.prompt.protocol import EvalProtocol, build_request
 
 #: (benchmark, selection) pairs that cover both benchmarks and every MMMU-Pro setting.

@@ -14,7 +14,7 @@ import pytest
 
 from fakes import required
 from mmmu_eval.environments import examples, scores, trl_metric, trl_reward
-from mmmu_eval.errors import DataError
+from mmmu_eval.core.errors import DataError
 
 datasets = required.module("datasets", "TRL trains on a datasets.Dataset (the test extra installs it)")
 

@@ -19,7 +19,7 @@ from environments.conftest import BAD  # noqa: E402
 from fakes.fault_server import FaultServer  # noqa: E402
 from fakes.verifiers_eval import vf_eval  # noqa: E402
 from mmmu_eval.environments import examples  # noqa: E402
-from mmmu_eval.errors import ConfigError  # noqa: E402
+from mmmu_eval.core.errors import ConfigError  # noqa: E402
 
 import mmmu  # noqa: E402
 import mmmu_pro  # noqa: E402

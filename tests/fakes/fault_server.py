@@ -522,7 +522,7 @@ def key_of(request) -> str:
 
 def sample_requests(split: str = "validation") -> list:
     """The requests ``mmmu-eval run --data sample --split SPLIT`` sends (MMMU, direct prompt)."""
-    from mmmu_eval.config import RunConfig
+    from mmmu_eval.core.config import RunConfig
     from mmmu_eval.dataset.load import load_dataset
     from mmmu_eval.prompt.protocol import EvalProtocol, build_request
 

@@ -22,7 +22,7 @@ import pyarrow.parquet as pq
 from PIL import Image
 
 from mmmu_eval.dataset import parquet
-from mmmu_eval.dataset.layout import PRO_CONFIGS
+from mmmu_eval.dataset.file_layout import PRO_CONFIGS
 from mmmu_eval.dataset.schema import (
     MMMU_COLUMNS,
     PRO_STANDARD_COLUMNS,
@@ -154,7 +154,7 @@ class LocalHub:
         self.resolved: list[str] = []
 
     def resolve(self, repo_id: str, revision: str) -> str:
-        from mmmu_eval.errors import DataError
+        from mmmu_eval.core.errors import DataError
 
         self.resolved.append(revision)
         if revision == self.commit or revision in self.branches:

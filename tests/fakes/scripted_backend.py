@@ -23,7 +23,7 @@ import signal
 from dataclasses import dataclass, replace
 from typing import AsyncIterator, Sequence
 
-from mmmu_eval.records import Request, Response
+from mmmu_eval.core.records import Request, Response
 
 
 @dataclass(frozen=True)

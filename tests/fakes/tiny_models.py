@@ -306,7 +306,7 @@ def mmmu_like_requests(n: int = 7, max_tokens: int = 10, temperature: float | No
     (odd indices have two), option lists of three lengths, ids ``dev_Art_0`` ... ``dev_Art_{n-1}``.
     As ``prompt.build_request`` makes them, no two text parts are adjacent (a template such as
     LLaVA-1.5's adds a space after each text part, and a server is sent the parts unjoined)."""
-    from mmmu_eval.records import GenerationSettings, ImagePart, ImageRef, Request, TextPart
+    from mmmu_eval.core.records import GenerationSettings, ImagePart, ImageRef, Request, TextPart
 
     settings = GenerationSettings(max_tokens=max_tokens, temperature=temperature)
     requests = []

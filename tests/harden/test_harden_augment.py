@@ -12,7 +12,7 @@ import pytest
 from fakes.fault_server import FaultServer, request_key
 from fakes.mc_set import Proposer, write_jsonl_set
 from mmmu_eval.dataset.load import load_dataset
-from mmmu_eval.errors import ConfigError
+from mmmu_eval.core.errors import ConfigError
 from mmmu_eval.harden import AugmentSettings, harden_apply, harden_augment
 from mmmu_eval.harden.review import DECISIONS_FORMAT
 from mmmu_eval.harden.source import read_source

@@ -13,7 +13,7 @@ from fakes.fault_server import FaultServer
 from fakes.mc_set import Proposer, write_jsonl_set
 
 from mmmu_eval.harden import AugmentSettings, CheckSettings, FilterSettings, harden_augment
-from mmmu_eval.harden.report import render_report_html
+from mmmu_eval.harden.harden_report import render_report_html
 
 ROWS = [
     {"id": f"test_Biology_{n}", "question": f"apple {n}: which organ pumps blood?",

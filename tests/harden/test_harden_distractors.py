@@ -6,9 +6,9 @@ import random
 
 import pytest
 
-from mmmu_eval.harden.distractors import check_options, check_reply, normalise, numbers_equal, parse_list
+from mmmu_eval.harden.distractor_rules import check_options, check_reply, normalise, numbers_equal, parse_list
 from mmmu_eval.harden.shuffle import arrange, position_dependent, shuffle_rng
-from mmmu_eval.records import Item
+from mmmu_eval.core.records import Item
 
 
 def item(options, answer="A") -> Item:

@@ -15,11 +15,11 @@ import pytest
 from fakes.fault_server import FaultServer
 from fakes.mc_set import A_IDS, IDS, KnowsSome, write_mmmu_set
 from mmmu_eval.dataset.load import load_dataset
-from mmmu_eval.errors import ConfigError
+from mmmu_eval.core.errors import ConfigError
 from mmmu_eval.harden import FilterSettings, harden_filter
 from mmmu_eval.harden.filter import FilterRule, decide, default_min_models, sample_per_subject
 from mmmu_eval.harden.trials import Outcome, parse_models
-from mmmu_eval.records import Item
+from mmmu_eval.core.records import Item
 from mmmu_eval.store.rundir import RunStore
 
 

@@ -13,7 +13,7 @@ import logging
 
 from fakes.fault_server import FaultServer
 from fakes.mc_set import A_IDS, IDS, Proposer
-from mmmu_eval.dataset.layout import PRO_CONFIGS
+from mmmu_eval.dataset.file_layout import PRO_CONFIGS
 from mmmu_eval.dataset.load import load_dataset
 from mmmu_eval.harden import AugmentSettings, FilterSettings, harden_augment, harden_filter
 from mmmu_eval.harden.writer import config_file

@@ -17,8 +17,8 @@ import pytest
 from fakes.mc_set import write_jsonl_set
 from mmmu_eval.dataset.load import load_dataset
 from mmmu_eval.harden import RenderSettings, harden_render
-from mmmu_eval.harden.page import BACKGROUNDS, Style, choose_style, latex_to_mathml, page_html
-from mmmu_eval.records import ImageRef, Item
+from mmmu_eval.screenshots.item_page import BACKGROUNDS, Style, choose_style, latex_to_mathml, page_html
+from mmmu_eval.core.records import ImageRef, Item
 
 # Chromium renders, Tesseract reads back: both skip locally and fail under CI when missing.
 _BROWSER_MARKS = (pytest.mark.slow, pytest.mark.usefixtures("chromium", "tesseract"))

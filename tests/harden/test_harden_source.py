@@ -7,7 +7,7 @@ import json
 import pytest
 
 from fakes.mc_set import IDS, write_jsonl_set, write_mmmu_set
-from mmmu_eval.errors import ConfigError
+from mmmu_eval.core.errors import ConfigError
 from mmmu_eval.harden.problems import count_by_kind
 from mmmu_eval.harden.source import content_digest, read_source
 

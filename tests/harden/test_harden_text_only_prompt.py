@@ -16,7 +16,7 @@ from fakes.fault_server import FaultServer
 from fakes.mc_set import user_text, write_jsonl_set
 from mmmu_eval.harden import FilterSettings, harden_filter
 from mmmu_eval.harden.source import read_source
-from mmmu_eval.prompt.mmmu_pro import display_prompt
+from mmmu_eval.prompt.mmmu_pro_templates import display_prompt
 
 ROWS = [
     {"id": "test_Economics_1", "question": "According to <image 1>, which item costs 50?",

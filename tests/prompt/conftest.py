@@ -6,7 +6,7 @@ from typing import Sequence
 
 import pytest
 
-from mmmu_eval.records import ImageRef, Item
+from mmmu_eval.core.records import ImageRef, Item
 
 
 def image(number: int | str) -> ImageRef:

@@ -16,7 +16,7 @@ from fakes import required
 
 from mmmu_eval.prompt import EvalProtocol, build_request, prompt_text
 from mmmu_eval.prompt.layout import TOKEN, token_numbers
-from mmmu_eval.records import ImageRef, Item
+from mmmu_eval.core.records import ImageRef, Item
 
 FIDELITY = Path(__file__).resolve().parents[2].parent / "shared" / "fidelity" / "mmmu-pro"
 STANDARD_10 = FIDELITY / "gpt-4o_standard(10 options)_direct.jsonl"

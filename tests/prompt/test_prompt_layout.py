@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from mmmu_eval.errors import DataError
+from mmmu_eval.core.errors import DataError
 from mmmu_eval.prompt import EvalProtocol, build_request, prompt_text
 from mmmu_eval.prompt.layout import loose_images, token_numbers
-from mmmu_eval.records import ImagePart, TextPart
+from mmmu_eval.core.records import ImagePart, TextPart
 
 MMMU = EvalProtocol("mmmu", None, "direct")
 MC_TAIL = "\n\nAnswer with the option's letter from the given choices directly."
@@ -202,7 +202,7 @@ def test_vision_layouts(item_factory, layout):
 
 def test_building_a_request_never_loads_an_image(item_factory):
     """Prompt building is pure: ImageRef.load() is for the backend."""
-    from mmmu_eval.records import ImageRef, Item
+    from mmmu_eval.core.records import ImageRef, Item
 
     def explode() -> bytes:
         raise AssertionError("an image was loaded")

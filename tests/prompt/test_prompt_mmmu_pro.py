@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from mmmu_eval.prompt import EvalProtocol, build_request, prompt_text
-from mmmu_eval.records import ImagePart, TextPart
+from mmmu_eval.core.records import ImagePart, TextPart
 
 # Copied by hand from the specification (section 6.2), not from the module under test.
 DIRECT_STANDARD = "Answer with the option letter from the given choices directly."

@@ -6,11 +6,11 @@ import dataclasses
 
 import pytest
 
-from mmmu_eval.config import RunConfig
-from mmmu_eval.errors import ConfigError
+from mmmu_eval.core.config import RunConfig
+from mmmu_eval.core.errors import ConfigError
 from mmmu_eval.prompt import EvalProtocol, build_request
-from mmmu_eval.prompt import layout, mmmu, mmmu_pro
-from mmmu_eval.records import GenerationSettings
+from mmmu_eval.prompt import layout, mmmu_pro_templates, mmmu_templates
+from mmmu_eval.core.records import GenerationSettings
 
 BASE = EvalProtocol("mmmu-pro", "standard-10", "direct")
 
@@ -149,18 +149,18 @@ def test_fingerprint_changes_with_every_setting(change):
 @pytest.mark.parametrize(
     ("protocol", "module", "name"),
     [
-        (EvalProtocol("mmmu", None, "direct"), mmmu, "MULTI_CHOICE_FORMAT"),
-        (EvalProtocol("mmmu", None, "direct"), mmmu, "SHORT_ANSWER_FORMAT"),
-        (EvalProtocol("mmmu", None, "direct"), mmmu, "OPTION_LINE"),
-        (EvalProtocol("mmmu", None, "cot"), mmmu, "COT_MULTI_CHOICE_FORMAT"),
-        (EvalProtocol("mmmu", None, "cot"), mmmu, "COT_SHORT_ANSWER_FORMAT"),
-        (EvalProtocol("mmmu", None, "boxed"), mmmu, "BOXED_MULTI_CHOICE_FORMAT"),
-        (EvalProtocol("mmmu", None, "boxed"), mmmu, "BOXED_SHORT_ANSWER_FORMAT"),
-        (BASE, mmmu_pro, "STANDARD_FORMAT"),
-        (BASE, mmmu_pro, "OPTION_LINE"),
-        (BASE, mmmu_pro, "OPTION_SEPARATOR"),
-        (BASE, mmmu_pro, "IMAGE_TOKEN_REPLACEMENT"),
-        (EvalProtocol("mmmu-pro", "vision", "ocr"), mmmu_pro, "OCR_VISION_INSTRUCTION"),
+        (EvalProtocol("mmmu", None, "direct"), mmmu_templates, "MULTI_CHOICE_FORMAT"),
+        (EvalProtocol("mmmu", None, "direct"), mmmu_templates, "SHORT_ANSWER_FORMAT"),
+        (EvalProtocol("mmmu", None, "direct"), mmmu_templates, "OPTION_LINE"),
+        (EvalProtocol("mmmu", None, "cot"), mmmu_templates, "COT_MULTI_CHOICE_FORMAT"),
+        (EvalProtocol("mmmu", None, "cot"), mmmu_templates, "COT_SHORT_ANSWER_FORMAT"),
+        (EvalProtocol("mmmu", None, "boxed"), mmmu_templates, "BOXED_MULTI_CHOICE_FORMAT"),
+        (EvalProtocol("mmmu", None, "boxed"), mmmu_templates, "BOXED_SHORT_ANSWER_FORMAT"),
+        (BASE, mmmu_pro_templates, "STANDARD_FORMAT"),
+        (BASE, mmmu_pro_templates, "OPTION_LINE"),
+        (BASE, mmmu_pro_templates, "OPTION_SEPARATOR"),
+        (BASE, mmmu_pro_templates, "IMAGE_TOKEN_REPLACEMENT"),
+        (EvalProtocol("mmmu-pro", "vision", "ocr"), mmmu_pro_templates, "OCR_VISION_INSTRUCTION"),
         (BASE, layout, "TOKEN_PATTERN"),
     ],
 )
@@ -182,17 +182,17 @@ def test_fingerprint_changes_with_the_text_of_the_image_rule_in_use(monkeypatch,
 def test_fingerprint_changes_with_every_official_instruction(monkeypatch, mode, kind):
     protocol = EvalProtocol("mmmu-pro", "vision" if kind == "vision" else "standard-10", mode)
     before = protocol.fingerprint()
-    changed = {m: dict(v) for m, v in mmmu_pro.INSTRUCTIONS.items()}
+    changed = {m: dict(v) for m, v in mmmu_pro_templates.INSTRUCTIONS.items()}
     changed[mode][kind] += "!"
-    monkeypatch.setattr(mmmu_pro, "INSTRUCTIONS", changed)
+    monkeypatch.setattr(mmmu_pro_templates, "INSTRUCTIONS", changed)
     assert protocol.fingerprint() != before
 
 
 def test_fingerprint_ignores_templates_the_protocol_does_not_use(monkeypatch):
     """Editing the OCR prompt must not invalidate standard-10 runs being resumed."""
     before = BASE.fingerprint()
-    monkeypatch.setattr(mmmu_pro, "OCR_VISION_INSTRUCTION", "changed")
-    monkeypatch.setattr(mmmu, "COT_MULTI_CHOICE_FORMAT", "changed")
+    monkeypatch.setattr(mmmu_pro_templates, "OCR_VISION_INSTRUCTION", "changed")
+    monkeypatch.setattr(mmmu_templates, "COT_MULTI_CHOICE_FORMAT", "changed")
     assert BASE.fingerprint() == before
 
 
@@ -215,7 +215,7 @@ def test_describe_records_what_the_manifest_needs():
 def test_fingerprint_changes_with_every_boxed_instruction(monkeypatch, setting, kind):
     protocol = EvalProtocol("mmmu-pro", setting, "boxed")
     before = protocol.fingerprint()
-    monkeypatch.setattr(mmmu_pro, "BOXED_INSTRUCTIONS", {**mmmu_pro.BOXED_INSTRUCTIONS, kind: "changed"})
+    monkeypatch.setattr(mmmu_pro_templates, "BOXED_INSTRUCTIONS", {**mmmu_pro_templates.BOXED_INSTRUCTIONS, kind: "changed"})
     assert protocol.fingerprint() != before
 
 

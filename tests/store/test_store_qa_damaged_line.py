@@ -5,7 +5,7 @@ import json
 import pytest
 
 from mmmu_eval.cli.main import main
-from mmmu_eval.errors import StoreError
+from mmmu_eval.core.errors import StoreError
 from mmmu_eval.store.rundir import RunStore
 
 GOOD = '{"item_id": "dev_Art_1", "status": "ok", "text": "A"}\n'

@@ -6,8 +6,8 @@ from pathlib import Path
 import pytest
 
 from mmmu_eval.cli.main import main
-from mmmu_eval.errors import StoreError
-from mmmu_eval.records import Response
+from mmmu_eval.core.errors import StoreError
+from mmmu_eval.core.records import Response
 from mmmu_eval.store.rundir import RunStore
 
 

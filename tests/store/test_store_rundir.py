@@ -5,8 +5,8 @@ from pathlib import Path
 
 import pytest
 
-from mmmu_eval.errors import StoreError
-from mmmu_eval.records import Response
+from mmmu_eval.core.errors import StoreError
+from mmmu_eval.core.records import Response
 from mmmu_eval.store.rundir import RunStore, response_from_json, response_to_json
 
 

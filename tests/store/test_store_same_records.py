@@ -17,8 +17,8 @@ import signal
 import pytest
 from fakes.scripted_backend import ScriptedBackend
 
-from mmmu_eval.errors import StoreError
-from mmmu_eval.records import MAX_COUNT, Request, Response, TextPart
+from mmmu_eval.core.errors import StoreError
+from mmmu_eval.core.records import MAX_COUNT, Request, Response, TextPart
 from mmmu_eval.run.runner import run_requests
 from mmmu_eval.store.response_json import encoded_line, record_problem, response_from_json, response_to_json
 from mmmu_eval.store.rundir import RunStore

@@ -8,8 +8,8 @@ import json
 
 import pytest
 
-from mmmu_eval.errors import StoreError
-from mmmu_eval.report.results import read_results
+from mmmu_eval.core.errors import StoreError
+from mmmu_eval.results.results_json import read_results
 from mmmu_eval.suite.execute import read_summary
 
 

@@ -19,11 +19,11 @@ from rich.console import Console
 
 from fakes.fault_server import FaultServer, request_key
 from mmmu_eval.backends.openai_api import OpenAIBackend
-from mmmu_eval.config import RunConfig
+from mmmu_eval.core.config import RunConfig
 from mmmu_eval.dataset.load import load_dataset
 from mmmu_eval.prompt.protocol import EvalProtocol, build_request
-from mmmu_eval.records import Item
-from mmmu_eval.suite.progress import SuiteDisplay
+from mmmu_eval.core.records import Item
+from mmmu_eval.suite.suite_progress import SuiteDisplay
 
 #: (setting or None for MMMU, prompt) of every run a suite with ``ocr=True`` makes.
 RUNS = [(s, p) for s in ("standard-4", "standard-10", "vision") for p in ("direct", "cot")] + [("vision", "ocr"), (None, "direct")]

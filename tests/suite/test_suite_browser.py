@@ -14,7 +14,7 @@ import pytest
 
 from fakes.browser import NEEDS_CHROMIUM, headless_chromium, watch
 
-from mmmu_eval.records import Request, Response
+from mmmu_eval.core.records import Request, Response
 from mmmu_eval.suite.execute import evaluate_suite
 
 from .conftest import quiet

@@ -6,7 +6,7 @@ import json
 
 from fakes.fault_server import FaultServer
 from mmmu_eval.cli.main import main
-from mmmu_eval.suite.config import plan_suite, plan_totals
+from mmmu_eval.suite.suite_config import plan_suite, plan_totals
 
 
 def test_a_dry_run_touches_no_server_writes_nothing_and_sums_the_plans(tmp_path, capsys):

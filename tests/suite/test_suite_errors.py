@@ -10,7 +10,7 @@ import sys
 import pytest
 from fakes.fault_server import FaultServer
 
-from mmmu_eval.errors import ConfigError
+from mmmu_eval.core.errors import ConfigError
 from mmmu_eval.suite.execute import evaluate_suite
 
 from .conftest import quiet

@@ -34,7 +34,7 @@ def test_a_direct_only_suite_says_its_figures_come_from_the_direct_run(tmp_path)
     assert "better of" not in note
     assert "direct only" in page and "(chosen)" not in page
     from fakes.widths import render
-    from mmmu_eval.suite.terminal import print_suite
+    from mmmu_eval.suite.suite_terminal import print_suite
 
     text = " ".join(render(lambda console: print_suite(summary, console), 200).split())
     assert "This model's row: each setting from its direct run, the only prompt run" in text
@@ -55,14 +55,14 @@ def test_the_chosen_prompt_is_marked_chosen_in_table1_and_only_its_bar_is_highli
         assert not re.search(rf'font-weight="600" xml:space="preserve">{setting} · {other}</text>', cot)
     assert cot.count("chosen for Table 1") == 3
     from fakes.widths import render
-    from mmmu_eval.suite.terminal import print_suite
+    from mmmu_eval.suite.suite_terminal import print_suite
 
     text = " ".join(render(lambda console: print_suite(summary, console), 200).split())
     assert "This model's row: each setting the better of direct and CoT" in text and "prompt chosen" in text
 
 
 def test_intervals_print_as_brackets_and_the_sample_has_no_expert_chart(both):
-    """The run report's expert chart (tests/report/test_report_html_labels.py) is left out for the
+    """The run report's expert chart (tests/rendering/test_report_html_labels.py) is left out for the
     synthetic sample; each Table 1 cell's interval prints ``[low, high]``."""
     summary, page = both
     assert '<section id="experts">' not in page

@@ -10,7 +10,7 @@ from typing import AsyncIterator, Sequence
 
 import pytest
 
-from mmmu_eval.records import Request, Response
+from mmmu_eval.core.records import Request, Response
 from mmmu_eval.suite.execute import SuiteInterrupted, evaluate_suite
 
 from .conftest import quiet

@@ -9,7 +9,7 @@ from collections import Counter
 import pytest
 
 from fakes.fault_server import FaultServer
-from mmmu_eval.errors import StoreError
+from mmmu_eval.core.errors import StoreError
 from mmmu_eval.suite.execute import evaluate_suite
 
 from .conftest import quiet
@@ -67,7 +67,7 @@ def _cot_vision_keys(pattern, ids):
     """Server keys of the vision-cot requests of ``ids``, rebuilt as the conftest builds them."""
     from fakes.fault_server import request_key
     from mmmu_eval.backends.openai_api import OpenAIBackend
-    from mmmu_eval.config import RunConfig
+    from mmmu_eval.core.config import RunConfig
     from mmmu_eval.prompt.protocol import EvalProtocol, build_request
 
     encoder = OpenAIBackend("fake-model", base_urls=["http://127.0.0.1:9/v1"], api_key="k")

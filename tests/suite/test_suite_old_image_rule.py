@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 
 from mmmu_eval.cli.main import main
-from mmmu_eval.errors import StoreError
+from mmmu_eval.core.errors import StoreError
 from mmmu_eval.suite.execute import evaluate_suite
 
 from .conftest import quiet

@@ -8,10 +8,10 @@ from typing import AsyncIterator, Sequence
 
 import pytest
 
-from mmmu_eval.errors import ConfigError
-from mmmu_eval.records import Request, Response
+from mmmu_eval.core.errors import ConfigError
+from mmmu_eval.core.records import Request, Response
 from mmmu_eval.suite.execute import evaluate_suite
-from mmmu_eval.suite.config import backend_sharing, resolve_suite_config
+from mmmu_eval.suite.suite_config import backend_sharing, resolve_suite_config
 
 from .conftest import quiet
 

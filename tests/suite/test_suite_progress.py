@@ -6,8 +6,8 @@ import io
 
 from rich.console import Console
 
-from mmmu_eval.records import Response
-from mmmu_eval.suite.progress import SuiteDisplay
+from mmmu_eval.core.records import Response
+from mmmu_eval.suite.suite_progress import SuiteDisplay
 
 
 class Clock:

@@ -15,16 +15,16 @@ import re
 from rich.console import Console
 
 from mmmu_eval.dataset.subjects import discipline_of
-from mmmu_eval.records import Item, Response
-from mmmu_eval.report.html import render_html
-from mmmu_eval.report.numbers import pct
-from mmmu_eval.report.results import build_results
-from mmmu_eval.report.terminal import print_results
-from mmmu_eval.score.scorer import score_responses
-from mmmu_eval.suite.html import render_suite_html
+from mmmu_eval.core.records import Item, Response
+from mmmu_eval.rendering.run_page import render_html
+from mmmu_eval.core.numbers import pct
+from mmmu_eval.results.results_json import build_results
+from mmmu_eval.rendering.run_terminal import print_results
+from mmmu_eval.scoring.scorer import score_responses
+from mmmu_eval.suite.suite_page import render_suite_html
 from mmmu_eval.suite.run_records import RunRecord
 from mmmu_eval.suite.study import build_study, runs_summary
-from mmmu_eval.suite.terminal import print_suite
+from mmmu_eval.suite.suite_terminal import print_suite
 
 RIGHT, ITEMS = 1037, 2000
 MODEL = "openai:fake-model"

@@ -2,7 +2,7 @@
 
 import pytest
 
-from mmmu_eval.report.published import table1_rows
+from mmmu_eval.published.figures import table1_rows
 from mmmu_eval.suite.study import percent
 from mmmu_eval.suite.table1_layout import published_cells, table1_position
 

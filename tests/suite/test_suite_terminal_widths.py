@@ -13,7 +13,7 @@ import pytest
 
 from fakes.widths import assert_readable_at
 from mmmu_eval.suite.execute import evaluate_suite
-from mmmu_eval.suite.terminal import print_suite
+from mmmu_eval.suite.suite_terminal import print_suite
 from .conftest import quiet
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from rich.console import Console
 
 from mmmu_eval.suite.execute import evaluate_suite
-from mmmu_eval.suite.terminal import _effects
+from mmmu_eval.suite.suite_terminal import _effects
 
 from .conftest import quiet
 

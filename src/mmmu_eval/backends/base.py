@@ -11,8 +11,8 @@ from __future__ import annotations
 from contextvars import ContextVar
 from typing import Any, AsyncIterator, Protocol, Sequence, runtime_checkable
 
-from mmmu_eval.errors import BackendError
-from mmmu_eval.records import Request, Response
+from mmmu_eval.core.errors import BackendError
+from mmmu_eval.core.records import Request, Response
 
 #: Where a preflight notes each probe request it sent (``{"bytes", "attempts", "prompt_tokens",
 #: "completion_tokens"}``), so the run counts it in its usage and cost. ``evaluate`` sets a fresh

@@ -34,8 +34,8 @@ from typing import AsyncIterator, Sequence
 
 from mmmu_eval.backends.base import Backend
 from mmmu_eval.backends.settings import BackendSettings, BaselineSettings, FixedAnswers
-from mmmu_eval.errors import ConfigError
-from mmmu_eval.records import Request, Response, TextPart
+from mmmu_eval.core.errors import ConfigError
+from mmmu_eval.core.records import Request, Response, TextPart
 
 __all__ = ["DEFAULT_SEED", "FrequentBackend", "RandomBackend", "TextOnlyBackend"]
 

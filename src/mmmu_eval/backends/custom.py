@@ -35,10 +35,10 @@ from typing import Any, Protocol, runtime_checkable
 
 from mmmu_eval.backends.base import Backend
 from mmmu_eval.backends.settings import CustomSettings
-from mmmu_eval.errors import ConfigError
+from mmmu_eval.core.errors import ConfigError
 from mmmu_eval.prompt.messages import build_messages
 from mmmu_eval.prompt.reasoning import split_reasoning
-from mmmu_eval.records import Request, Response
+from mmmu_eval.core.records import Request, Response
 
 __all__ = ["ChatFunction", "Generates", "as_backend", "model_spec"]
 

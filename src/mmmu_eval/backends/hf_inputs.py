@@ -18,8 +18,8 @@ import logging
 import re
 from typing import Any
 
-from mmmu_eval.errors import ConfigError
-from mmmu_eval.records import Request
+from mmmu_eval.core.errors import ConfigError
+from mmmu_eval.core.records import Request
 
 log = logging.getLogger(__name__)
 

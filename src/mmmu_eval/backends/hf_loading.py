@@ -18,7 +18,7 @@ from typing import Any
 
 from mmmu_eval.backends.hf_inputs import adopt_tokenizer_template, missing_package_hint, release
 from mmmu_eval.backends.local_chat import check_local_path
-from mmmu_eval.errors import ConfigError
+from mmmu_eval.core.errors import ConfigError
 
 log = logging.getLogger(__name__)
 

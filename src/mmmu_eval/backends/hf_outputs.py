@@ -15,7 +15,7 @@ from typing import Any
 
 from mmmu_eval.backends.local_chat import Sampling
 from mmmu_eval.prompt.reasoning import split_reasoning
-from mmmu_eval.records import Request, Response
+from mmmu_eval.core.records import Request, Response
 
 
 def generate_kwargs(sampling: Sampling, eos_ids: list[int], pad_id: int | None) -> dict[str, Any]:

@@ -68,8 +68,8 @@ from mmmu_eval.backends.rendered_prompt import (
     text_keys_for,
 )
 from mmmu_eval.backends.settings import HFSettings
-from mmmu_eval.errors import ConfigError, DataError
-from mmmu_eval.records import Request, Response
+from mmmu_eval.core.errors import ConfigError, DataError
+from mmmu_eval.core.records import Request, Response
 
 log = logging.getLogger(__name__)
 

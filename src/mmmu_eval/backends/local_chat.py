@@ -25,8 +25,8 @@ import io
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable
 
-from mmmu_eval.errors import ConfigError, DataError, MmmuEvalError
-from mmmu_eval.records import GenerationSettings, ImagePart, Request, Response, TextPart
+from mmmu_eval.core.errors import ConfigError, DataError, MmmuEvalError
+from mmmu_eval.core.records import GenerationSettings, ImagePart, Request, Response, TextPart
 
 if TYPE_CHECKING:
     from PIL.Image import Image

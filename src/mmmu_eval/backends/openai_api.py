@@ -76,8 +76,8 @@ from mmmu_eval.backends.openai_servers import (
 )
 from mmmu_eval.backends.retry import Failure, RetryPolicy, call_with_retries
 from mmmu_eval.backends.settings import OpenAISettings
-from mmmu_eval.errors import ConfigError, MmmuEvalError
-from mmmu_eval.records import Request, Response
+from mmmu_eval.core.errors import ConfigError, MmmuEvalError
+from mmmu_eval.core.records import Request, Response
 
 if TYPE_CHECKING:
     import httpx

@@ -32,7 +32,7 @@ from mmmu_eval.backends.openai_errors import MalformedAnswer, short
 from mmmu_eval.prompt.images import data_url_prefix, image_data_url, tiny_png
 from mmmu_eval.prompt.messages import build_messages
 from mmmu_eval.prompt.reasoning import split_reasoning
-from mmmu_eval.records import MAX_COUNT, REFUSAL_NOTE, Request, Response, is_count
+from mmmu_eval.core.records import MAX_COUNT, REFUSAL_NOTE, Request, Response, is_count
 
 __all__ = ["answer_text", "completion_from_text", "encode_body", "encode_body_parts", "generation_params",
            "parse_completion", "PROBE_TEXT", "preflight_probe", "probe_body", "read_completion"]

@@ -21,7 +21,7 @@ from typing import Any, Mapping
 
 from mmmu_eval.backends.openai_http import StatusError, Unreachable
 from mmmu_eval.backends.retry import Failure
-from mmmu_eval.errors import BackendError
+from mmmu_eval.core.errors import BackendError
 
 __all__ = ["MalformedAnswer", "classify_error", "classify_preflight", "retry_after_seconds", "short"]
 

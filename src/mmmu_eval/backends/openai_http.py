@@ -39,7 +39,7 @@ import os
 from typing import TYPE_CHECKING, AsyncIterator, Mapping, NamedTuple, Protocol, Sequence
 from urllib.parse import urlsplit
 
-from mmmu_eval.version import __version__
+from mmmu_eval.core.version import __version__
 
 if TYPE_CHECKING:  # imported for real only where used: see the module doc
     import httpx

@@ -14,7 +14,7 @@ import asyncio
 from typing import Any, Sequence
 
 from mmmu_eval.backends.openai_http import Body
-from mmmu_eval.records import Request, Response
+from mmmu_eval.core.records import Request, Response
 
 __all__ = ["Halt", "Halted", "Job"]
 

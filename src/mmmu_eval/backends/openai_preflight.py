@@ -24,8 +24,8 @@ from mmmu_eval.backends.openai_errors import classify_error, classify_preflight
 from mmmu_eval.backends.openai_http import Endpoint
 from mmmu_eval.backends.openai_servers import without_credentials
 from mmmu_eval.backends.retry import RetryPolicy, call_with_retries
-from mmmu_eval.errors import ConfigError
-from mmmu_eval.records import Request, is_count
+from mmmu_eval.core.errors import ConfigError
+from mmmu_eval.core.records import Request, is_count
 
 __all__ = ["DEFAULT_PROBE_TIMEOUT", "PREFLIGHT_LISTING_ATTEMPTS", "PREFLIGHT_LISTING_TIMEOUT", "PREFLIGHT_MAX_ATTEMPTS", "check_listing",
            "preflight_policy", "probe"]

@@ -16,7 +16,7 @@ from typing import Sequence
 from urllib.parse import urlsplit, urlunsplit
 
 from mmmu_eval.backends.settings import OpenAISettings
-from mmmu_eval.errors import ConfigError
+from mmmu_eval.core.errors import ConfigError
 
 __all__ = ["DEFAULT_BASE_URL", "LOCAL_PLACEHOLDER_KEY", "api_key", "endpoint_urls", "is_loopback", "normalise_url",
            "without_credentials"]

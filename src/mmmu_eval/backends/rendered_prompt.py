@@ -34,7 +34,7 @@ from dataclasses import replace
 from typing import Any
 
 from mmmu_eval.backends.local_chat import chat_messages, template_kwargs
-from mmmu_eval.records import ImagePart, Request, TextPart
+from mmmu_eval.core.records import ImagePart, Request, TextPart
 
 AS_ASKED = "as-asked"
 """The template kept the request's order of text and images."""

@@ -15,7 +15,7 @@ set to the largest number of images any request carries (MMMU has up to 7; a rep
 ``--tensor-parallel-size`` and ``--pipeline-parallel-size`` split the model over GPUs;
 ``--data-parallel-size`` runs that many replicas inside the one offline engine (vLLM's own data
 parallelism). Or let a launcher run one engine per GPU group: ``torchrun --nproc-per-node N -m
-mmmu_eval run --model vllm:...`` (``run/ranks.py``), or ``vllm serve`` with the ``openai:``
+mmmu_eval run --model vllm:...`` (``run/launcher_ranks.py``), or ``vllm serve`` with the ``openai:``
 backend; docs/parallel.md says which to pick when.
 
 Requests go to vLLM in chunks (``--batch-size``, default 256): vLLM batches continuously inside
@@ -47,8 +47,8 @@ from mmmu_eval.backends.local_chat import (
 from mmmu_eval.prompt.images import image_data_url
 from mmmu_eval.prompt.reasoning import split_reasoning
 from mmmu_eval.backends.settings import VLLMSettings
-from mmmu_eval.errors import ConfigError, DataError
-from mmmu_eval.records import Request, Response
+from mmmu_eval.core.errors import ConfigError, DataError
+from mmmu_eval.core.records import Request, Response
 
 log = logging.getLogger(__name__)
 

@@ -45,9 +45,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from mmmu_eval.itemaudit import audit
-    from mmmu_eval.itemaudit.terminal import print_audit
-    from mmmu_eval.errors import ConfigError
+    from mmmu_eval.auditing import audit
+    from mmmu_eval.auditing.audit_terminal import print_audit
+    from mmmu_eval.core.errors import ConfigError
 
     if args.top < 0 or args.min_models < 1:
         raise ConfigError("--top must be 0 or more and --min-models 1 or more")
@@ -56,7 +56,7 @@ def run(args: argparse.Namespace) -> int:
     console = Console(highlight=False)
     print_audit(result, console, top=args.top)
     if args.json or args.html:
-        from mmmu_eval.itemaudit.save import save_audit
+        from mmmu_eval.auditing.save_audit import save_audit
 
         save_audit(result, json_file=args.json, html_file=args.html)
     if args.json:

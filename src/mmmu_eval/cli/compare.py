@@ -1,6 +1,6 @@
 """``mmmu-eval compare RUN_A RUN_B [...]``: paired comparison on the items the runs share.
 
-Parse, read each run once (``load_run``), call ``compare`` per pair (``report/compare.py``), print.
+Parse, read each run once (``load_run``), call ``compare`` per pair (``commands/compare.py``), print.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import json
 from rich.console import Console
 from rich.markup import escape
 
-from mmmu_eval.errors import ConfigError
+from mmmu_eval.core.errors import ConfigError
 
 EPILOG = """examples:
   mmmu-eval compare runs/sample-random runs/sample-frequent
@@ -49,8 +49,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from mmmu_eval.report.compare import compare, print_comparison
-    from mmmu_eval.report.loaded_run import load_run
+    from mmmu_eval.commands.compare import compare
+    from mmmu_eval.rendering.comparison_terminal import print_comparison
+    from mmmu_eval.results.loaded_run import load_run
 
     if len(args.runs) < 2:
         raise ConfigError("compare needs at least two run directories (RUN_A RUN_B)")

@@ -15,11 +15,11 @@ import sys
 from collections import Counter
 from typing import TextIO
 
-from mmmu_eval.config import IMAGE_LAYOUTS, MMMU_SPLITS, PRO_SETTINGS, PROMPT_MODES, UNREFERENCED_IMAGES, help_of
-from mmmu_eval.errors import ConfigError, DataError
+from mmmu_eval.core.config import IMAGE_LAYOUTS, MMMU_SPLITS, PRO_SETTINGS, PROMPT_MODES, UNREFERENCED_IMAGES, help_of
+from mmmu_eval.core.errors import ConfigError, DataError
 from mmmu_eval.prompt import EvalProtocol, build_request, prompt_text
 from mmmu_eval.prompt.layout import loose_images, question_and_options, token_numbers
-from mmmu_eval.records import ImagePart, ImageRef, Item, Request
+from mmmu_eval.core.records import ImagePart, ImageRef, Item, Request
 
 LIST_EXAMPLES = """examples:
   mmmu-eval data list --benchmark mmmu --split dev --data sample

@@ -34,7 +34,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from mmmu_eval.doctor import diagnose
+    from mmmu_eval.commands.diagnose import diagnose
 
     from mmmu_eval.cli.wrap import echo
 
@@ -42,7 +42,7 @@ def run(args: argparse.Namespace) -> int:
     for line in diagnosis.lines():
         echo(line)  # folded between words at the terminal's width, never mid-word
     if args.json:
-        from mmmu_eval.doctor.save import save_diagnosis
+        from mmmu_eval.doctor.save_diagnosis import save_diagnosis
 
         save_diagnosis(diagnosis, args.json)
         echo(f"wrote {args.json}")

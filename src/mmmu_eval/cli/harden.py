@@ -15,10 +15,10 @@ from rich.console import Console
 from rich.markup import escape
 
 from mmmu_eval.cli.run import _json_object, add_rank_timeout
-from mmmu_eval.config import help_of
+from mmmu_eval.core.config import help_of
 
 if TYPE_CHECKING:
-    from mmmu_eval.harden.settings import FilterSettings, RenderSettings, SourceSettings
+    from mmmu_eval.harden.step_settings import FilterSettings, RenderSettings, SourceSettings
 
 EXAMPLES = """examples:
   mmmu-eval harden filter --data sample --out hard --models frequent,frequent,frequent,random --trials 4
@@ -120,8 +120,8 @@ def _render_flags(p: argparse.ArgumentParser) -> None:
 
 def main(args: argparse.Namespace) -> int:
     from mmmu_eval import harden
-    from mmmu_eval.errors import ConfigError
-    from mmmu_eval.harden.report import print_report
+    from mmmu_eval.core.errors import ConfigError
+    from mmmu_eval.harden.harden_report import print_report
     from mmmu_eval.run.distributed import Launch
 
     console = Console(highlight=False)
@@ -139,7 +139,7 @@ def main(args: argparse.Namespace) -> int:
             result = harden.harden_filter(args.data, args.out, _filter_settings(args), seed=args.seed, run_settings=run,
                                           source=source)
         else:  # one rank of torchrun / accelerate launch: rank 0 gets the filter's result, the others None
-            from mmmu_eval.harden.ranks import harden_filter_ranks
+            from mmmu_eval.harden.filter_ranks import harden_filter_ranks
 
             ranked = harden_filter_ranks(args.data, args.out, launch, timeout=args.rank_timeout,
                                          settings=_filter_settings(args), seed=args.seed, run_settings=run, source=source)
@@ -182,14 +182,14 @@ def main(args: argparse.Namespace) -> int:
 
 
 def _source_settings(args: argparse.Namespace) -> SourceSettings:
-    from mmmu_eval.harden.settings import SourceSettings
+    from mmmu_eval.harden.step_settings import SourceSettings
 
     subjects = tuple(s for group in args.subjects for s in group.split(",") if s) if args.subjects else None
     return SourceSettings(split=args.split, subjects=subjects, limit=args.limit, default_subject=args.default_subject)
 
 
 def _filter_settings(args: argparse.Namespace) -> FilterSettings:
-    from mmmu_eval.harden.settings import FilterSettings
+    from mmmu_eval.harden.step_settings import FilterSettings
 
     return FilterSettings(
         models=args.models, trials=args.trials, min_models=args.min_models, per_subject=args.per_subject,
@@ -198,7 +198,7 @@ def _filter_settings(args: argparse.Namespace) -> FilterSettings:
 
 
 def _render_settings(args: argparse.Namespace) -> RenderSettings:
-    from mmmu_eval.harden.settings import RenderSettings
+    from mmmu_eval.harden.step_settings import RenderSettings
 
     return RenderSettings(
         workers=args.workers, fonts=args.fonts, font_sizes=args.font_sizes, page_widths=args.page_widths,

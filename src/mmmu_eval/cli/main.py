@@ -18,8 +18,8 @@ import sys
 from rich.console import Console
 from rich.markup import escape
 
-from mmmu_eval.errors import ConfigError, MmmuEvalError
-from mmmu_eval.version import __version__
+from mmmu_eval.core.errors import ConfigError, MmmuEvalError
+from mmmu_eval.core.version import __version__
 
 #: Subcommand modules, in the order ``--help`` lists them.
 COMMANDS = ("run", "suite", "score", "rescore", "report", "compare", "audit", "doctor", "merge", "data", "harden")

@@ -2,7 +2,7 @@
 
 Shards run anywhere (one per GPU, one per node); copy their run directories to one place and
 merge. The merge refuses runs that are not the complete, disjoint shards of one evaluation
-(see ``run/merge.py``), so the merged score is the whole benchmark's. Two GPUs, one model each::
+(see ``run/merge_shards.py``), so the merged score is the whole benchmark's. Two GPUs, one model each::
 
     CUDA_VISIBLE_DEVICES=0 mmmu-eval run --model hf:/models/m --shard 1/2 --out runs/m-1 &
     CUDA_VISIBLE_DEVICES=1 mmmu-eval run --model hf:/models/m --shard 2/2 --out runs/m-2 &
@@ -10,7 +10,7 @@ merge. The merge refuses runs that are not the complete, disjoint shards of one 
 
 (the same with ``vllm:`` and ``--tensor-parallel-size`` per shard, or one shard per node).
 
-Parse, call ``merge`` (``run/merge_run.py``) and ``score_run``, print.
+Parse, call ``merge`` (``commands/merge.py``) and ``score_run``, print.
 """
 
 from __future__ import annotations
@@ -46,8 +46,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def _merge(args: argparse.Namespace) -> int:
     from mmmu_eval.cli.score import SHOWN_DISAGREEMENTS, print_score
-    from mmmu_eval.run.merge_run import merge
-    from mmmu_eval.run.score_run import score_run
+    from mmmu_eval.commands.merge import merge
+    from mmmu_eval.commands.score import score_run
 
     # Joined first and scored after, so that "merged" is said even when the scoring then fails.
     merged = merge(args.runs, args.out, score=False)

@@ -1,6 +1,6 @@
 """``mmmu-eval report RUN_DIR [RUN_DIR ...]``: tables, results.json, report.html, submission.json.
 
-Parse, call ``report_run`` per run (``run/report_run.py``: it writes the files), print.
+Parse, call ``report_run`` per run (``commands/report.py``: it writes the files), print.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import json
 from rich.console import Console
 from rich.markup import escape
 
-from mmmu_eval.errors import ConfigError
+from mmmu_eval.core.errors import ConfigError
 
 EPILOG = """examples:
   mmmu-eval report runs/sample-random
@@ -57,10 +57,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from mmmu_eval.report.harness import summary_lines as harness_lines
-    from mmmu_eval.report.terminal import official_table_text, print_pro_headline, print_results
-    from mmmu_eval.run.report_run import report_run
-    from mmmu_eval.score.answers import load_answer_dict
+    from mmmu_eval.results.harness import summary_lines as harness_lines
+    from mmmu_eval.rendering.run_terminal import official_table_text, print_pro_headline, print_results
+    from mmmu_eval.commands.report import report_run
+    from mmmu_eval.scoring.answers import load_answer_dict
     from mmmu_eval.store.rundir import RunStore
 
     if args.image_budget_mb < 0:
@@ -78,7 +78,7 @@ def run(args: argparse.Namespace) -> int:
     answers = load_answer_dict(args.answers) if args.answers else None
     aside = None
     if args.exclude_suspects:
-        from mmmu_eval.itemaudit.exclude import read_set_aside
+        from mmmu_eval.auditing.exclude import read_set_aside
 
         aside = read_set_aside(args.exclude_suspects)
     audited: dict = {}
@@ -107,7 +107,7 @@ def run(args: argparse.Namespace) -> int:
         if page.html is not None:
             err.print(f"wrote {escape(str(page.html))}")
         if args.submission:
-            if page.submission is None:  # only MMMU test is submitted (report.submission)
+            if page.submission is None:  # only MMMU test is submitted (results.submission)
                 err.print(f"[yellow]{escape(str(one.path))}: not an MMMU test-split run; no submission.json written[/yellow]", soft_wrap=True)
             else:
                 err.print(f"wrote {escape(str(page.submission))} ({page.submitted} predictions"
@@ -133,7 +133,7 @@ def run(args: argparse.Namespace) -> int:
 
 def _excluding(results: dict, aside, console: Console, *, quiet: bool) -> dict | None:
     """Print (unless ``quiet``) and return the run's figure with the suspects set aside."""
-    from mmmu_eval.itemaudit.exclude import excluding
+    from mmmu_eval.auditing.exclude import excluding
 
     figure = excluding(results, aside)
     if figure is None:
@@ -157,7 +157,7 @@ def _is_suite(path: str) -> bool:
 def _suite_reports(suites: list[str], args: argparse.Namespace, console: Console, err: Console) -> None:
     """A suite directory: suite.json and report.html rebuilt from its runs, then its tables."""
     from mmmu_eval.suite.execute import summarize_suite
-    from mmmu_eval.suite.terminal import print_suite
+    from mmmu_eval.suite.suite_terminal import print_suite
 
     for path in suites:
         summary = summarize_suite(path, resamples=args.bootstrap, seed=args.seed)
@@ -172,7 +172,7 @@ def _suite_reports(suites: list[str], args: argparse.Namespace, console: Console
 
 def _pro_headline(loaded: list, err: Console) -> dict | None:
     """The MMMU-Pro headline over several MMMU-Pro runs (direct/cot only), or None."""
-    from mmmu_eval.score.headline import pro_headline
+    from mmmu_eval.scoring.headline import pro_headline
 
     pro = [r for r in loaded if r.results["benchmark"] == "mmmu-pro"]
     if len(pro) < 2:

@@ -1,6 +1,6 @@
 """``mmmu-eval rescore PATH``: score another harness's outputs the official way, and explain the gap.
 
-Parse, call ``rescore_outputs`` (``rescore/outputs.py``) and its writers, print.
+Parse, call ``rescore_outputs`` (``commands/rescore.py``) and its writers, print.
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import sys
 
 from mmmu_eval.dataset.subjects import DISCIPLINES
 from mmmu_eval.cli.wrap import echo
-from mmmu_eval.errors import ConfigError
+from mmmu_eval.core.errors import ConfigError
 
 EPILOG = """examples:
   mmmu-eval rescore ../shared/fidelity/mmmu/qwen_vl --format official-mmmu
@@ -21,8 +21,8 @@ EPILOG = """examples:
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    from mmmu_eval.score.judge import PARSERS
-    from mmmu_eval.rescore.readers import FORMATS
+    from mmmu_eval.scoring.judge import PARSERS
+    from mmmu_eval.harnesses.readers import FORMATS
 
     p = subparsers.add_parser(
         "rescore",
@@ -70,9 +70,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from mmmu_eval.report.harness import summary_lines as harness_lines
-    from mmmu_eval.rescore.outputs import require_scored, rescore_outputs, write_rescore_json
-    from mmmu_eval.rescore.write import write_rescored_run
+    from mmmu_eval.results.harness import summary_lines as harness_lines
+    from mmmu_eval.commands.rescore import require_scored, rescore_outputs, write_rescore_json
+    from mmmu_eval.harnesses.write import write_rescored_run
 
     if args.show_problems < 0 or args.show_differences < 0:
         raise ConfigError("--show-problems and --show-differences must be 0 or more")
@@ -122,7 +122,7 @@ def run(args: argparse.Namespace) -> int:
 
 def failure_lines(doc: dict, *, official: bool) -> list[str]:
     """One line per named failure (``harness_error``, ``empty``): how many rows, how scored, an example."""
-    from mmmu_eval.score.harness_verdicts import FAILURES
+    from mmmu_eval.scoring.harness_verdicts import FAILURES
 
     lines = []
     for cause, entry in (doc.get("failures") or {}).items():
@@ -150,9 +150,9 @@ def summary_lines(doc: dict, *, pro: bool, ci95: list[float] | None = None) -> l
     """The printed result: the official table (MMMU) or the official accuracy line (MMMU-Pro), then parse figures.
 
     The official lines print as the official scripts print them (the binary float formatted);
-    our own figures after them round as every table of ours does (``report.numbers``).
+    our own figures after them round as every table of ours does (``core.numbers``).
     """
-    from mmmu_eval.report.numbers import interval as interval_of, pct
+    from mmmu_eval.core.numbers import interval as interval_of, pct
 
     lines: list[str] = []
     overall = doc["overall"]

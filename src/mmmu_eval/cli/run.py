@@ -19,10 +19,10 @@ from typing import Any
 from rich.console import Console
 from rich.markup import escape
 
-from mmmu_eval.config import UNREFERENCED_IMAGES, RunConfig, check_extra_body, help_of
-from mmmu_eval.errors import ConfigError
-from mmmu_eval.score.judge import PARSERS
-from mmmu_eval.score.scorer import FALLBACK_POLICIES
+from mmmu_eval.core.config import UNREFERENCED_IMAGES, RunConfig, check_extra_body, help_of
+from mmmu_eval.core.errors import ConfigError
+from mmmu_eval.scoring.judge import PARSERS
+from mmmu_eval.scoring.scorer import FALLBACK_POLICIES
 from mmmu_eval.store.rundir import MANIFEST
 
 EXAMPLES = """examples:
@@ -99,7 +99,7 @@ def add_run_flags(parser: argparse.ArgumentParser, *, skip: frozenset[str] = fro
 def main(args: argparse.Namespace) -> int:
     from mmmu_eval.run.distributed import Launch
     from mmmu_eval.run.pipeline import RunInterrupted, evaluate
-    from mmmu_eval.run.ranks import evaluate_ranks
+    from mmmu_eval.run.launcher_ranks import evaluate_ranks
 
     overrides = config_overrides(args)
     out = overrides.get("out")
@@ -184,8 +184,8 @@ def print_headline(result: Any, console: Console) -> None:
     """The report's terminal tables, then where the run is."""
     from rich.table import Table
 
-    from mmmu_eval.report.fit import print_fitted
-    from mmmu_eval.report.terminal import print_results
+    from mmmu_eval.rendering.fit import print_fitted
+    from mmmu_eval.rendering.run_terminal import print_results
 
     print_results(result.results, console)
     counts = Table(title="Responses", title_justify="left")

@@ -1,6 +1,6 @@
 """``mmmu-eval score RUN_DIR``: a run's figures under the parsers asked for, side by side.
 
-Parse, call ``score_run`` (``run/score_run.py``), print. A view: it prints and writes nothing.
+Parse, call ``score_run`` (``commands/score.py``), print. A view: it prints and writes nothing.
 The figures a run is remembered by (results.json, the manifest's scoring record, the report
 and ``compare``) change only with ``--save``, which says what it replaces. Before, ``score --parser strict`` quietly became the run's scoring, and
 ``report`` then printed 2.5% for a run whose official figure was 17.5%.
@@ -11,10 +11,10 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING
 
-from mmmu_eval.errors import ConfigError
+from mmmu_eval.core.errors import ConfigError
 
 if TYPE_CHECKING:
-    from mmmu_eval.run.score_run import RunScore
+    from mmmu_eval.commands.score import RunScore
 
 #: Disagreeing items printed by default (``--show-disagreements``; ``merge`` prints as many).
 SHOWN_DISAGREEMENTS = 20
@@ -28,8 +28,8 @@ EPILOG = """examples:
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    from mmmu_eval.score.judge import PARSERS
-    from mmmu_eval.score.scorer import FALLBACK_POLICIES
+    from mmmu_eval.scoring.judge import PARSERS
+    from mmmu_eval.scoring.scorer import FALLBACK_POLICIES
 
     p = subparsers.add_parser(
         "score",
@@ -64,7 +64,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from mmmu_eval.run.score_run import score_run
+    from mmmu_eval.commands.score import score_run
 
     if args.show_disagreements < 0:
         raise ConfigError("--show-disagreements must be 0 or more")
@@ -97,8 +97,8 @@ def print_score(scored: RunScore, show: int) -> None:
 
 def replaced_text(before) -> str:
     """What the results.json that ``--save`` replaced said: its parser and headline."""
-    from mmmu_eval.report.caveats import void
-    from mmmu_eval.report.numbers import pct
+    from mmmu_eval.results.caveats import void
+    from mmmu_eval.core.numbers import pct
 
     parse = before.get("parse") or {}
     figure = "no gold answers" if void(before) else f"{pct(before['overall']['accuracy'])}%"
@@ -111,9 +111,9 @@ def summary_lines(scoring, n_items: int, show: int, *, results=None) -> list[str
     With ``results`` (``build_results`` of the same scoring) the lines also say the scope, warn
     when the random fallback drew many of the answers, and name a run without gold answers void.
     """
-    from mmmu_eval.report.caveats import fallback_warning, how_to_score
-    from mmmu_eval.report.numbers import pct
-    from mmmu_eval.report.scope import scope_of_results
+    from mmmu_eval.results.caveats import fallback_warning, how_to_score
+    from mmmu_eval.core.numbers import pct
+    from mmmu_eval.results.scope import scope_of_results
 
     headline = scoring.parsers[0]
     graded = scoring.aggregates[headline].overall.n

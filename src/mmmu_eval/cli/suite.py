@@ -70,11 +70,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def main(args: argparse.Namespace) -> int:
-    from mmmu_eval.errors import ConfigError
+    from mmmu_eval.core.errors import ConfigError
     from mmmu_eval.run.distributed import Launch
     from mmmu_eval.suite.execute import SUITE_FILE, SuiteInterrupted, evaluate_suite
-    from mmmu_eval.suite.ranks import evaluate_suite_ranks
-    from mmmu_eval.suite.terminal import print_suite
+    from mmmu_eval.suite.suite_ranks import evaluate_suite_ranks
+    from mmmu_eval.suite.suite_terminal import print_suite
 
     if args.bootstrap < 0:
         raise ConfigError("--bootstrap must be 0 or more")
@@ -111,7 +111,7 @@ def main(args: argparse.Namespace) -> int:
 def dry_run(overrides: dict, *, as_json: bool) -> int:
     """Print each run's plan and the suite's totals; 0, or 1 when a run would be refused."""
     from mmmu_eval.run.dry_run import wrap_line
-    from mmmu_eval.suite.config import plan_suite, plan_totals
+    from mmmu_eval.suite.suite_config import plan_suite, plan_totals
 
     plans = plan_suite(**overrides)
     totals = plan_totals(plans)

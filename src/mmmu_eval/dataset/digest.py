@@ -22,7 +22,7 @@ import os
 from pathlib import Path
 from typing import Iterable
 
-from mmmu_eval.atomic import write_atomically
+from mmmu_eval.core.atomic import write_atomically
 
 __all__ = ["cache_dir", "file_sha256", "files_digest"]
 

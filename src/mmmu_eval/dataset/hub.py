@@ -18,9 +18,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol, Sequence
 
-from mmmu_eval.dataset import layout
-from mmmu_eval.dataset.layout import Selection
-from mmmu_eval.errors import DataError
+from mmmu_eval.dataset import file_layout
+from mmmu_eval.dataset.file_layout import Selection
+from mmmu_eval.core.errors import DataError
 
 log = logging.getLogger(__name__)
 
@@ -142,7 +142,7 @@ def fetch(selection: Selection, revision: str | None = None) -> HubFiles:
     repo = selection.repo
     wanted = revision or DEFAULT_REVISIONS[selection.benchmark]
     commit = _client.resolve(repo, wanted)
-    names = layout.pick_files(selection, _client.list_files(repo, commit), strict=True)
+    names = file_layout.pick_files(selection, _client.list_files(repo, commit), strict=True)
     log.info("reading %d file(s) of %s at %s", len(names), repo, commit)
     return HubFiles(commit, tuple((n, _client.fetch(repo, n, commit)) for n in names))
 
@@ -167,7 +167,7 @@ def download(
         download("mmmu", split="validation", subjects=["acc"], dest="mmmu-data")
         # returns PosixPath('mmmu-data/MMMU')
     """
-    selection = layout.select(benchmark, split, setting, subjects)
+    selection = file_layout.select(benchmark, split, setting, subjects)
     got = fetch(selection, revision)
     base = Path(dest) / selection.repo.split("/", 1)[1]
     for name, local in got.files:

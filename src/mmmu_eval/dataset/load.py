@@ -18,14 +18,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Sequence
 
-from mmmu_eval.dataset import hub, layout, sample, snapshot
+from mmmu_eval.dataset import file_layout, hub, sample, snapshot
 from mmmu_eval.dataset.digest import files_digest
 from mmmu_eval.dataset.hub import DEFAULT_REVISIONS
-from mmmu_eval.dataset.layout import Selection
+from mmmu_eval.dataset.file_layout import Selection
 from mmmu_eval.dataset.normalize import to_item
 from mmmu_eval.dataset.parquet import read_rows
-from mmmu_eval.errors import ConfigError, DataError, did_you_mean
-from mmmu_eval.records import Item
+from mmmu_eval.core.errors import ConfigError, DataError, did_you_mean
+from mmmu_eval.core.records import Item
 
 __all__ = ["DEFAULT_REVISIONS", "Dataset", "dataset_identity", "find_item", "load_dataset", "locate_files"]
 
@@ -99,7 +99,7 @@ def load_dataset(
         >>> ds.items[0].id
         'dev_Accounting_1'
     """
-    selection = layout.select(benchmark, split, setting, subjects)
+    selection = file_layout.select(benchmark, split, setting, subjects)
     source, rev, files = _locate(selection, data, revision)
     items, problems = _read(selection, files)
     digest = files_digest(path for _, path in files)
@@ -151,7 +151,7 @@ def locate_files(
     Raises:
         ConfigError, DataError: as ``load_dataset`` would, before it reads a row.
     """
-    selection = layout.select(benchmark, split, setting, subjects)
+    selection = file_layout.select(benchmark, split, setting, subjects)
     return _locate(selection, data, revision)
 
 

@@ -28,8 +28,8 @@ from typing import Callable, Mapping
 
 from mmmu_eval.dataset.parquet import RawRow
 from mmmu_eval.dataset.subjects import discipline_of, resolve_subject, subject_from_id
-from mmmu_eval.errors import ConfigError, DataError
-from mmmu_eval.records import ImageRef, Item
+from mmmu_eval.core.errors import ConfigError, DataError
+from mmmu_eval.core.records import ImageRef, Item
 
 #: Most options a row may have: letters run A..Z.
 MAX_OPTIONS = 26

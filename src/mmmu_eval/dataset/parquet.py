@@ -29,8 +29,8 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from mmmu_eval.dataset.schema import is_image_column
-from mmmu_eval.errors import DataError
-from mmmu_eval.records import sniff_media_type
+from mmmu_eval.core.errors import DataError
+from mmmu_eval.core.records import sniff_media_type
 
 #: Row-group columns kept decoded. Seven image columns plus one keeps a multi-image item in cache.
 CACHE_SIZE = 8

@@ -12,11 +12,11 @@ import logging
 from dataclasses import dataclass
 from pathlib import Path
 
-from mmmu_eval.dataset import layout
+from mmmu_eval.dataset import file_layout
 from mmmu_eval.dataset.hub import PROVENANCE_FILE
-from mmmu_eval.dataset.layout import Selection
+from mmmu_eval.dataset.file_layout import Selection
 from mmmu_eval.dataset.subjects import SUBJECTS
-from mmmu_eval.errors import ConfigError, DataError
+from mmmu_eval.core.errors import ConfigError, DataError
 
 log = logging.getLogger(__name__)
 
@@ -50,7 +50,7 @@ def locate(
     available = sorted(p.relative_to(base).as_posix() for p in base.rglob("*.parquet"))
     folders = sorted({a.split("/", 1)[0] for a in available if "/" in a})
     try:
-        names = layout.pick_files(selection, available, strict=selection.filtered)
+        names = file_layout.pick_files(selection, available, strict=selection.filtered)
     except DataError as exc:
         # A subject the snapshot lacks: say which snapshot, and what it does hold.
         raise DataError(f"{name or f'--data {root}'}: {exc} (it holds: {', '.join(folders) or 'no parquet files'})") from None

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import difflib
 
-from mmmu_eval.errors import ConfigError
+from mmmu_eval.core.errors import ConfigError
 
 #: Discipline -> subjects, in the official order (Sociology before Psychology).
 DISCIPLINES: dict[str, tuple[str, ...]] = {

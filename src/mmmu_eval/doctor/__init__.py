@@ -1,6 +1,11 @@
-"""Why a run's figure may differ from a published one: causes counted from the run (``mmmu-eval doctor``)."""
+"""Why a run's figure may differ from a published one: the causes counted from the run, their
+expected effects, the causes outside it, the named failures and the ``Diagnosis`` that holds them.
 
-from mmmu_eval.report.causes import Cause, find_causes
-from mmmu_eval.doctor.diagnose import Diagnosis, SuiteDiagnosis, diagnose, published_value
+``mmmu-eval doctor`` is ``commands.diagnose``; ``report.html`` shows the same ``Diagnosis``
+(``rendering.html_causes``).
+"""
 
-__all__ = ["Cause", "Diagnosis", "SuiteDiagnosis", "diagnose", "find_causes", "published_value"]
+from mmmu_eval.doctor.causes import Cause, find_causes
+from mmmu_eval.doctor.diagnosis import Diagnosis, SuiteDiagnosis, diagnose_run, published_value
+
+__all__ = ["Cause", "Diagnosis", "SuiteDiagnosis", "diagnose_run", "find_causes", "published_value"]

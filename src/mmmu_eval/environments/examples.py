@@ -25,12 +25,12 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, Union
 
-from mmmu_eval.config import MMMU_SPLITS, PRO_SETTINGS
+from mmmu_eval.core.config import MMMU_SPLITS, PRO_SETTINGS
 from mmmu_eval.dataset.load import Dataset, load_dataset
-from mmmu_eval.errors import ConfigError, DataError
+from mmmu_eval.core.errors import ConfigError, DataError
 from mmmu_eval.prompt.messages import build_messages
 from mmmu_eval.prompt.protocol import EvalProtocol, build_request
-from mmmu_eval.records import Item
+from mmmu_eval.core.records import Item
 
 __all__ = ["Example", "examples", "iter_examples", "item_from_info", "resolve_setting"]
 

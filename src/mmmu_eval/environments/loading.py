@@ -13,7 +13,7 @@ import importlib
 from types import ModuleType
 from typing import Any
 
-from mmmu_eval.errors import ConfigError
+from mmmu_eval.core.errors import ConfigError
 
 INSTALL = "pip install 'mmmu-eval[verifiers]'"
 APIS = ("auto", "v1", "legacy")

@@ -1,6 +1,6 @@
 """Rewards for trainers: the score stage's verdicts on one completion of one example.
 
-The reward is the ``boxed`` parser's verdict (``score/judge.py``), the same one ``mmmu-eval
+The reward is the ``boxed`` parser's verdict (``scoring/judge.py``), the same one ``mmmu-eval
 score --parser boxed`` gives a stored response: 1.0 when the last ``\\boxed{}`` holds the gold
 letter (case-insensitive), and for an open MMMU question when the official open-answer matcher
 accepts what the box holds; 0.0 otherwise, and always 0.0 without a box. Beside it, two
@@ -27,9 +27,9 @@ from typing import Any
 
 from mmmu_eval.environments.completions import completion_text
 from mmmu_eval.environments.examples import item_from_info
-from mmmu_eval.score.boxed import last_boxed
-from mmmu_eval.score.choices import OfficialCrash
-from mmmu_eval.score.judge import judge
+from mmmu_eval.scoring.boxed import last_boxed
+from mmmu_eval.scoring.choices import OfficialCrash
+from mmmu_eval.scoring.judge import judge
 
 __all__ = ["METRICS", "completion_text", "reward", "scores"]
 

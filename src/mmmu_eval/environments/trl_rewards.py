@@ -24,7 +24,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from mmmu_eval.environments.rewards import Completion, scores
-from mmmu_eval.errors import DataError
+from mmmu_eval.core.errors import DataError
 
 __all__ = ["trl_metric", "trl_reward"]
 

@@ -34,7 +34,7 @@ from verifiers.v1.runtimes import ProgramResult
 
 from mmmu_eval.environments.examples import iter_examples, resolve_setting
 from mmmu_eval.environments.rewards import scores
-from mmmu_eval.errors import ConfigError, DataError
+from mmmu_eval.core.errors import ConfigError, DataError
 
 __all__ = [
     "ItemData",

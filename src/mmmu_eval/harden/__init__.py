@@ -22,11 +22,11 @@ report (``report.py``); ``pipeline.py`` runs all three. Each step takes its own 
 from mmmu_eval.harden.augment import harden_apply, harden_apply_async, harden_augment, harden_augment_async
 from mmmu_eval.harden.filter import harden_filter, harden_filter_async
 from mmmu_eval.harden.outdir import StepResult
-from mmmu_eval.harden.pipeline import harden_all, harden_all_async
+from mmmu_eval.harden.all_steps import harden_all, harden_all_async
 from mmmu_eval.harden.problems import Problem
 from mmmu_eval.harden.record import Record
 from mmmu_eval.harden.render import harden_render, harden_render_async
-from mmmu_eval.harden.settings import AugmentSettings, CheckSettings, FilterSettings, RenderSettings, SourceSettings
+from mmmu_eval.harden.step_settings import AugmentSettings, CheckSettings, FilterSettings, RenderSettings, SourceSettings
 from mmmu_eval.harden.trials import Model
 
 __all__ = [

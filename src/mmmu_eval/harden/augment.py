@@ -23,19 +23,19 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Sequence
 
-from mmmu_eval.aio import run_coroutine
+from mmmu_eval.core.aio import run_coroutine
 from mmmu_eval.backends.registry import make_backend
 from mmmu_eval.run.backend_settings import backend_settings
-from mmmu_eval.config import RunConfig
-from mmmu_eval.errors import ConfigError
+from mmmu_eval.core.config import RunConfig
+from mmmu_eval.core.errors import ConfigError
 from mmmu_eval.harden.outdir import StepResult, config_entry, one_writer, open_out, settle_later_steps
 from mmmu_eval.harden.problems import Problem
 from mmmu_eval.harden.proposals import ProposalSettings, propose
 from mmmu_eval.harden.record import Record, json_digest, versions
-from mmmu_eval.harden.report import write_report
+from mmmu_eval.harden.harden_report import write_report
 from mmmu_eval.harden.review import apply_decisions, read_decisions, write_review
 from mmmu_eval.harden.shuffle import POLICIES, arrange, shuffle_rng
-from mmmu_eval.harden.settings import OPTIONS, AugmentSettings, CheckSettings, SourceSettings
+from mmmu_eval.harden.step_settings import OPTIONS, AugmentSettings, CheckSettings, SourceSettings
 from mmmu_eval.harden.source import Source, content_digest, read_source
 from mmmu_eval.harden.text_check import check_lacks, text_only_check, why_stale
 from mmmu_eval.harden.writer import Beside, copy_config, standard_row, write_config
@@ -43,7 +43,7 @@ from mmmu_eval.run.progress import Display
 from mmmu_eval.run.resolve import RunConfigArgs
 from mmmu_eval.prompt.distractors import DISTRACTOR_TEMPLATE, template_fingerprint
 from mmmu_eval.prompt.layout import TOKEN
-from mmmu_eval.records import Item, letters
+from mmmu_eval.core.records import Item, letters
 from mmmu_eval.store.manifest import MANIFEST, build_manifest
 from mmmu_eval.store.rundir import RunStore
 

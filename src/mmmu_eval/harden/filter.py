@@ -27,19 +27,19 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Awaitable, Callable, Sequence
 
-from mmmu_eval.aio import run_coroutine
-from mmmu_eval.errors import ConfigError
+from mmmu_eval.core.aio import run_coroutine
+from mmmu_eval.core.errors import ConfigError
 from mmmu_eval.harden.outdir import StepResult, config_entry, one_writer, open_out, settle_later_steps
 from mmmu_eval.harden.problems import Problem
 from mmmu_eval.harden.record import RECORD, versions
-from mmmu_eval.harden.report import REPORT, write_report
-from mmmu_eval.harden.settings import FilterSettings, SourceSettings
+from mmmu_eval.harden.harden_report import REPORT, write_report
+from mmmu_eval.harden.step_settings import FilterSettings, SourceSettings
 from mmmu_eval.harden.source import content_digest, read_source
 from mmmu_eval.harden.trials import Model, Outcome, TrialSettings, parse_models, run_trials, trials_finished
 from mmmu_eval.harden.writer import config_file, standard_row, write_config
 from mmmu_eval.run.progress import Display
 from mmmu_eval.run.resolve import RunConfigArgs
-from mmmu_eval.records import Item
+from mmmu_eval.core.records import Item
 
 __all__ = ["FilterRule", "decide", "default_min_models", "harden_filter", "harden_filter_async", "sample_per_subject"]
 
@@ -150,7 +150,7 @@ async def harden_filter_async(
         source: which questions of ``data`` are read (default all).
         display: progress over all trials (default a bar on stderr).
         trial_runner: asks the trials (default ``trials.run_trials``, with its arguments); under
-            torchrun, rank 0's asks every rank's shard and merges them first (``harden/ranks.py``).
+            torchrun, rank 0's asks every rank's shard and merges them first (``harden/filter_ranks.py``).
 
     Returns:
         The StepResult; ``exit_status`` 1 when trials remain or items were left out.
@@ -189,7 +189,7 @@ async def harden_filter_async(
         "trials": trials,
         "temperature": trial_settings.temperature,
         "seed": seed,
-        "prompt": "forced-choice (ours, not official: prompt/mmmu_pro.py FORCED_CHOICE_INSTRUCTION)",
+        "prompt": "forced-choice (ours, not official: prompt/mmmu_pro_templates.py FORCED_CHOICE_INSTRUCTION)",
         "scoring": "official MMMU-Pro parser, no random fallback (an answer without a letter is wrong)",
         "rule": rule.describe(),
         "min_models": rule.min_models,

@@ -31,9 +31,9 @@ from pathlib import Path
 from mmmu_eval.dataset.parquet import check_image
 from mmmu_eval.dataset.schema import NUMBERED_IMAGES
 from mmmu_eval.dataset.subjects import discipline_of, resolve_subject, subject_from_id
-from mmmu_eval.errors import ConfigError, DataError
+from mmmu_eval.core.errors import ConfigError, DataError
 from mmmu_eval.harden.problems import Problem
-from mmmu_eval.records import ImageRef, Item
+from mmmu_eval.core.records import ImageRef, Item
 
 __all__ = ["JsonlSet", "read_jsonl"]
 

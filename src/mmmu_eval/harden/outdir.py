@@ -26,14 +26,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Awaitable, Callable, TypeVar
 
-from mmmu_eval.atomic import holds_anything, remove_leftovers
-from mmmu_eval.dataset.layout import PRO_CONFIGS
-from mmmu_eval.errors import ConfigError
+from mmmu_eval.core.atomic import holds_anything, remove_leftovers
+from mmmu_eval.dataset.file_layout import PRO_CONFIGS
+from mmmu_eval.core.errors import ConfigError
 from mmmu_eval.harden.problems import Problem, count_by_kind
 from mmmu_eval.harden.record import RECORD, STEPS, Record
 from mmmu_eval.harden.source import Source
 from mmmu_eval.harden.writer import remove_config
-from mmmu_eval.writer_lock import hold_directory
+from mmmu_eval.core.writer_lock import hold_directory
 
 __all__ = ["StepResult", "one_writer", "open_out", "settle_later_steps"]
 

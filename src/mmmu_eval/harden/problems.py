@@ -12,9 +12,9 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Iterable
 
-from mmmu_eval.errors import DataError
+from mmmu_eval.core.errors import DataError
 from mmmu_eval.prompt.layout import check_references
-from mmmu_eval.records import Item, letters
+from mmmu_eval.core.records import Item, letters
 
 __all__ = ["NOT_APPLICABLE", "REFUSED", "Problem", "count_by_kind", "usable"]
 

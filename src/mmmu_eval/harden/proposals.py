@@ -24,10 +24,10 @@ from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
 from mmmu_eval.backends.base import Backend
-from mmmu_eval.harden.distractors import Proposal, check_reply
+from mmmu_eval.harden.distractor_rules import Proposal, check_reply
 from mmmu_eval.run.progress import Display, ProgressDisplay
 from mmmu_eval.prompt.distractors import distractor_request, proposal_id
-from mmmu_eval.records import GenerationSettings, Item, Response, derived_seed
+from mmmu_eval.core.records import GenerationSettings, Item, Response, derived_seed
 from mmmu_eval.run.runner import run_requests
 from mmmu_eval.store.rundir import RunStore
 

@@ -28,11 +28,11 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any, Iterable
 
-from mmmu_eval.atomic import write_atomically
-from mmmu_eval.clock import utc_now
-from mmmu_eval.errors import StoreError
+from mmmu_eval.core.atomic import write_atomically
+from mmmu_eval.core.clock import utc_now
+from mmmu_eval.core.errors import StoreError
 from mmmu_eval.harden.problems import Problem
-from mmmu_eval.version import __version__
+from mmmu_eval.core.version import __version__
 
 __all__ = ["FORMAT", "RECORD", "STEPS", "Record", "json_digest", "versions"]
 

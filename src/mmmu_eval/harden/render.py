@@ -23,21 +23,21 @@ from typing import Any, Sequence
 
 from rich.console import Console
 
-from mmmu_eval.aio import run_coroutine
-from mmmu_eval.atomic import write_atomically
-from mmmu_eval.errors import ConfigError, DataError
-from mmmu_eval.harden.browser import Screenshotter
+from mmmu_eval.core.aio import run_coroutine
+from mmmu_eval.core.atomic import write_atomically
+from mmmu_eval.core.errors import ConfigError, DataError
+from mmmu_eval.screenshots.browser import Screenshotter
 from mmmu_eval.harden.outdir import StepResult, config_entry, one_writer, open_out, settle_later_steps
-from mmmu_eval.harden.page import BACKGROUNDS, FONT_SIZES, PAGE_WIDTHS, PHOTO_SHARE, Style, choose_style, installed_fonts, page_html
-from mmmu_eval.harden.photo import photograph
+from mmmu_eval.screenshots.item_page import BACKGROUNDS, FONT_SIZES, PAGE_WIDTHS, PHOTO_SHARE, Style, choose_style, installed_fonts, page_html
+from mmmu_eval.screenshots.photo import photograph
 from mmmu_eval.harden.problems import Problem
 from mmmu_eval.harden.record import json_digest, versions
-from mmmu_eval.harden.settings import RenderSettings, SourceSettings
-from mmmu_eval.harden.report import write_report
+from mmmu_eval.harden.step_settings import RenderSettings, SourceSettings
+from mmmu_eval.harden.harden_report import write_report
 from mmmu_eval.harden.source import content_digest, has_config, read_source
 from mmmu_eval.harden.writer import copy_config, standard_row, vision_row, write_config
-from mmmu_eval.records import Item
-from mmmu_eval.report.page import data_url
+from mmmu_eval.core.records import Item
+from mmmu_eval.rendering.page import data_url
 
 __all__ = ["harden_render", "harden_render_async", "render_item"]
 
@@ -177,7 +177,7 @@ async def harden_render_async(
 async def render_item(shots: Screenshotter, item: Item, options: Sequence[str], style: Style) -> bytes:
     """The page of one item in one style, a screenshot or its photo (DataError naming it when an image cannot be read).
 
-    The page embeds each image as every page does (``report.page.data_url``): the stored bytes,
+    The page embeds each image as every page does (``rendering.page.data_url``): the stored bytes,
     or a PNG of a format Chromium may not show; the dataset's own image columns keep the stored bytes.
     """
     images = {}

@@ -4,7 +4,7 @@ MMMU-Pro's distractors were reviewed by experts. ``augment`` writes, next to the
 
 - ``review.jsonl``: one line per question: its text, original options and answer, the ten
   options with where each came from, the flags, and its current review state;
-- ``review.html``: one self-contained page (the page kit's ``report/page.py``: our own script,
+- ``review.html``: one self-contained page (the page kit's ``rendering/page.py``: our own script,
   no network, images embedded as the run report embeds them, up to the same budget) showing each question with its images, the old and new options, and per question
   *accept*, *edit* (the new options, as text fields) or *drop*, with a note; the decisions are
   kept in the browser as one works, and **Download decisions** saves them as a JSON file.
@@ -22,13 +22,13 @@ import json
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
-from mmmu_eval.errors import ConfigError, DataError
-from mmmu_eval.harden.distractors import check_options
+from mmmu_eval.core.errors import ConfigError, DataError
+from mmmu_eval.harden.distractor_rules import check_options
 from mmmu_eval.harden.problems import REFUSED, Problem
 from mmmu_eval.harden.record import Record, json_digest
 from mmmu_eval.harden.writer import Beside
-from mmmu_eval.records import Item
-from mmmu_eval.report.page import IMAGE_BUDGET, ImageBudget, asset, data_url, head, script_json
+from mmmu_eval.core.records import Item
+from mmmu_eval.rendering.page import IMAGE_BUDGET, ImageBudget, asset, data_url, head, script_json
 
 __all__ = ["DECISIONS_FORMAT", "apply_decisions", "read_decisions", "write_review"]
 

@@ -25,7 +25,7 @@ import re
 from dataclasses import dataclass
 from typing import Sequence
 
-from mmmu_eval.records import letters
+from mmmu_eval.core.records import letters
 
 __all__ = ["Arrangement", "arrange", "position_dependent", "shuffle_rng"]
 

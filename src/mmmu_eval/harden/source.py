@@ -20,14 +20,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Sequence
 
-from mmmu_eval.dataset.layout import PRO_CONFIGS
+from mmmu_eval.dataset.file_layout import PRO_CONFIGS
 from mmmu_eval.dataset.load import load_dataset
 from mmmu_eval.dataset.subjects import resolve_subjects
-from mmmu_eval.errors import ConfigError
+from mmmu_eval.core.errors import ConfigError
 from mmmu_eval.harden.jsonl import read_jsonl
 from mmmu_eval.harden.problems import Problem, usable
 from mmmu_eval.harden.record import RECORD, Record
-from mmmu_eval.records import Item
+from mmmu_eval.core.records import Item
 
 __all__ = ["Source", "content_digest", "has_config", "read_source"]
 

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from mmmu_eval.harden.record import Record
-from mmmu_eval.harden.settings import CheckSettings
+from mmmu_eval.harden.step_settings import CheckSettings
 from mmmu_eval.harden.trials import Model, TrialSettings, parse_models, run_trials
 from mmmu_eval.run.progress import Display
 

@@ -23,22 +23,22 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
-from mmmu_eval.config import RunConfig
+from mmmu_eval.core.config import RunConfig
 from mmmu_eval.run.pipeline import evaluate_async
 from mmmu_eval.dataset.load import load_dataset
-from mmmu_eval.errors import ConfigError, StoreError
+from mmmu_eval.core.errors import ConfigError, StoreError
 from mmmu_eval.run.progress import Display, ProgressDisplay
 from mmmu_eval.run.resolve import slug
 from mmmu_eval.run.resume import FINISHED, finished_answers
 from mmmu_eval.run.runner import run_together
-from mmmu_eval.records import Item, Response, derived_seed
-from mmmu_eval.score.scorer import score_responses
+from mmmu_eval.core.records import Item, Response, derived_seed
+from mmmu_eval.scoring.scorer import score_responses
 from mmmu_eval.store.rundir import MANIFEST, RESPONSES, RunStore
-from mmmu_eval.version import __version__
+from mmmu_eval.core.version import __version__
 
 __all__ = ["Model", "Outcome", "TrialRuns", "TrialSettings", "parse_models", "run_trials", "trial_config", "trial_seed", "trials_finished"]
 
-#: The prompt mode of every trial (``prompt/mmmu_pro.py``, FORCED_CHOICE_INSTRUCTION).
+#: The prompt mode of every trial (``prompt/mmmu_pro_templates.py``, FORCED_CHOICE_INSTRUCTION).
 PROMPT = "forced-choice"
 #: The images' layout of every trial: the text is one part, MMMU-Pro's standard prompt string,
 #: with ``<image>`` where each image was (an image-only option reads ``A. <image>``), then the

@@ -29,12 +29,12 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from mmmu_eval.dataset.digest import file_sha256
-from mmmu_eval.dataset.layout import PRO_CONFIGS
+from mmmu_eval.dataset.file_layout import PRO_CONFIGS
 from mmmu_eval.dataset.schema import PRO_STANDARD_COLUMNS, PRO_VISION_COLUMNS, arrow_schema
-from mmmu_eval.errors import DataError, StoreError
+from mmmu_eval.core.errors import DataError, StoreError
 from mmmu_eval.harden.problems import Problem
-from mmmu_eval.records import Item, sniff_media_type
-from mmmu_eval.atomic import TEXT_ERRORS, remove_leftovers, temporary_beside
+from mmmu_eval.core.records import Item, sniff_media_type
+from mmmu_eval.core.atomic import TEXT_ERRORS, remove_leftovers, temporary_beside
 
 __all__ = [
     "RENDER_COLUMNS", "Beside", "Written", "replace_text", "config_file", "copy_config", "remove_config", "standard_row", "vision_row",

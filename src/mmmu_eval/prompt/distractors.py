@@ -5,11 +5,11 @@ review them, growing each question from four options to ten; the paper does not 
 prompt. This one gives the model the question (with ``<image N>`` where images were, which it
 cannot see), every option with its letter and the correct answer, and asks for exactly the
 missing number of wrong options as a JSON list, so the answer can be checked mechanically
-(``harden/distractors.py``). docs/harden.md quotes it.
+(``harden/distractor_rules.py``). docs/harden.md quotes it.
 
 Pure functions, like the rest of the prompt stage: an Item in, a Request out.
 
->>> from mmmu_eval.records import Item
+>>> from mmmu_eval.core.records import Item
 >>> item = Item("x_1", "mmmu", "validation", None, "Math", "Science", "What is 2/4?", ("1/2", "3", "4"), "A",
 ...             "multiple-choice", ())
 >>> request = distractor_request(item, count=6, attempt=1, generation=GenerationSettings(temperature=0.7))
@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import hashlib
 
-from mmmu_eval.records import GenerationSettings, Item, Request, TextPart, letters
+from mmmu_eval.core.records import GenerationSettings, Item, Request, TextPart, letters
 
 __all__ = ["DISTRACTOR_TEMPLATE", "distractor_prompt", "distractor_request", "proposal_id", "template_fingerprint"]
 

@@ -22,7 +22,7 @@ try:  # about 2.5x faster than the standard library on a 300 KB image; same byte
 except ImportError:  # pragma: no cover - pybase64 is a dependency, but keep working without it
     from base64 import b64encode
 
-from mmmu_eval.records import sniff_media_type
+from mmmu_eval.core.records import sniff_media_type
 
 #: Formats passed through as stored: the ones OpenAI, vLLM, SGLang, TGI and Ollama all accept.
 PASS_THROUGH = frozenset({"image/png", "image/jpeg", "image/gif", "image/webp"})

@@ -43,8 +43,8 @@ from __future__ import annotations
 import re
 from typing import Callable
 
-from mmmu_eval.errors import DataError
-from mmmu_eval.records import ImagePart, ImageRef, Item, Part, TextPart, letters
+from mmmu_eval.core.errors import DataError
+from mmmu_eval.core.records import ImagePart, ImageRef, Item, Part, TextPart, letters
 
 #: The official token regex (MMMU-Pro infer scripts); ``N`` is the field number of ``image_N``.
 TOKEN_PATTERN = r"<image\s+(\d+)>"

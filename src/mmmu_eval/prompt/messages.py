@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from mmmu_eval.prompt.images import data_url, prepare_image
-from mmmu_eval.records import ImagePart, Request, TextPart
+from mmmu_eval.core.records import ImagePart, Request, TextPart
 
 __all__ = ["build_messages"]
 

@@ -2,8 +2,8 @@
 two pure functions that turn an Item into what a model is asked.
 
 ``build_request`` and ``prompt_text`` do no I/O: they never load an image, only place
-references to them. Which template a benchmark uses lives in its own module (``mmmu.py``,
-``mmmu_pro.py``); where images go lives in ``layout.py``.
+references to them. Which template a benchmark uses lives in its own module (``mmmu_templates.py``,
+``mmmu_pro_templates.py``); where images go lives in ``layout.py``.
 
 >>> from mmmu_eval.dataset import load_dataset
 >>> item = load_dataset("mmmu-pro", setting="standard-10", data="sample").items[0]
@@ -19,10 +19,10 @@ import json
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 
-from mmmu_eval.config import IMAGE_LAYOUTS, PRO_SETTINGS, PROMPT_MODES, UNREFERENCED_IMAGES, RunConfig
-from mmmu_eval.errors import ConfigError, DataError
-from mmmu_eval.prompt import layout, mmmu, mmmu_pro
-from mmmu_eval.records import GenerationSettings, Item, Request
+from mmmu_eval.core.config import IMAGE_LAYOUTS, PRO_SETTINGS, PROMPT_MODES, UNREFERENCED_IMAGES, RunConfig
+from mmmu_eval.core.errors import ConfigError, DataError
+from mmmu_eval.prompt import layout, mmmu_pro_templates, mmmu_templates
+from mmmu_eval.core.records import GenerationSettings, Item, Request
 
 #: Bumped when the way prompts are assembled changes in a way the template texts do not show.
 PROTOCOL_VERSION = 1
@@ -140,8 +140,8 @@ class EvalProtocol:
     def templates(self) -> dict[str, str]:
         """The template texts this protocol uses, by name."""
         if self.benchmark == "mmmu":
-            return mmmu.templates(self.mode)
-        return mmmu_pro.templates(str(self.setting), self.mode)
+            return mmmu_templates.templates(self.mode)
+        return mmmu_pro_templates.templates(str(self.setting), self.mode)
 
     def _settings(self) -> dict[str, object]:
         return {
@@ -222,8 +222,8 @@ def prompt_text(item: Item, protocol: EvalProtocol) -> str:
     """
     _check_item(item, protocol)
     if protocol.benchmark == "mmmu":
-        return mmmu.display_prompt(item, protocol.mode)
-    return mmmu_pro.display_prompt(item, str(protocol.setting), protocol.mode)
+        return mmmu_templates.display_prompt(item, protocol.mode)
+    return mmmu_pro_templates.display_prompt(item, str(protocol.setting), protocol.mode)
 
 
 def build_request(item: Item, protocol: EvalProtocol) -> Request:
@@ -249,7 +249,7 @@ def build_request(item: Item, protocol: EvalProtocol) -> Request:
     _check_item(item, protocol)
     if protocol.benchmark == "mmmu":
         layout.check_references(item)
-        raw = mmmu.raw_prompt(item, protocol.mode)
+        raw = mmmu_templates.raw_prompt(item, protocol.mode)
 
         def shown(text: str) -> str:
             return text
@@ -261,10 +261,10 @@ def build_request(item: Item, protocol: EvalProtocol) -> Request:
                 raise DataError("the vision item has no image", item.id)
         else:
             layout.check_references(item)
-        raw = mmmu_pro.raw_prompt(item, setting, protocol.mode)
+        raw = mmmu_pro_templates.raw_prompt(item, setting, protocol.mode)
 
         def shown(text: str) -> str:
-            return layout.TOKEN.sub(lambda _: mmmu_pro.IMAGE_TOKEN_REPLACEMENT, text)
+            return layout.TOKEN.sub(lambda _: mmmu_pro_templates.IMAGE_TOKEN_REPLACEMENT, text)
 
     if protocol.setting == "vision":
         trailing = item.images  # the screenshot: the instruction, then the image

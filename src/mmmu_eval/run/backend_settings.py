@@ -5,7 +5,7 @@
 ``evaluate``, the suite, harden's augment step and the dry run all build their backends'
 settings here, so a new flag reaches its backend through one line.
 
->>> from mmmu_eval.config import RunConfig
+>>> from mmmu_eval.core.config import RunConfig
 >>> settings = backend_settings(RunConfig(model="hf:/m", batch_size=4, seed=3, concurrency=2))
 >>> settings.hf.batch_size, settings.vllm.seed, settings.baseline.seed, settings.openai.concurrency
 (4, 3, 3, 2)
@@ -22,7 +22,7 @@ from mmmu_eval.backends.settings import (
     OpenAISettings,
     VLLMSettings,
 )
-from mmmu_eval.config import RunConfig
+from mmmu_eval.core.config import RunConfig
 
 __all__ = ["backend_settings"]
 

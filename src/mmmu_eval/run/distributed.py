@@ -39,7 +39,7 @@ from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any, Callable, Mapping
 
-from mmmu_eval.errors import ConfigError, MmmuEvalError
+from mmmu_eval.core.errors import ConfigError, MmmuEvalError
 
 __all__ = ["DEFAULT_TIMEOUT_S", "Launch", "RankError", "RankGroup"]
 

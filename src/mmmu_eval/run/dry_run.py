@@ -27,13 +27,13 @@ from pathlib import Path
 from typing import Any
 
 from mmmu_eval.backends.openai_body import PROBE_TEXT
-from mmmu_eval.config import PRICE_PER_TOKENS, RunConfig
-from mmmu_eval.errors import DataError, StoreError
+from mmmu_eval.core.config import PRICE_PER_TOKENS, RunConfig
+from mmmu_eval.core.errors import DataError, StoreError
 from mmmu_eval.run.prepare import prepare_run
 from mmmu_eval.run.resolve import RunConfigArgs, Unpack, resolve_config
 from mmmu_eval.run.resume import answered_before, check_run_dir, preflight_needed, requests_to_ask
 from mmmu_eval.prompt.protocol import loose_images_record
-from mmmu_eval.records import ImagePart, ImageRef, Request, TextPart
+from mmmu_eval.core.records import ImagePart, ImageRef, Request, TextPart
 
 __all__ = ["CHARS_PER_TOKEN", "IMAGE_TOKEN_NOTE", "TOKEN_RULE", "RunPlan", "plan_run", "wrap_line"]
 

@@ -27,12 +27,12 @@ from pathlib import Path
 from collections.abc import Mapping
 from typing import Any
 
-from mmmu_eval.config import RunConfig
-from mmmu_eval.errors import ConfigError, DataError, StoreError
+from mmmu_eval.core.config import RunConfig
+from mmmu_eval.core.errors import ConfigError, DataError, StoreError
 from mmmu_eval.run.result import RunResult
 from mmmu_eval.store.manifest import Manifest
 from mmmu_eval.store.rundir import MANIFEST, RESPONSES, RunStore
-from mmmu_eval.version import __version__
+from mmmu_eval.core.version import __version__
 
 __all__ = ["SENDING_ONLY", "finished_result"]
 

@@ -20,13 +20,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from mmmu_eval.clock import utc_now
-from mmmu_eval.records import Item, Response
+from mmmu_eval.core.clock import utc_now
+from mmmu_eval.core.records import Item, Response
 from mmmu_eval.store.rundir import RESPONSES, RunStore
 
 if TYPE_CHECKING:
-    from mmmu_eval.score.scorer import Scoring
-    from mmmu_eval.score.spec import ScoringSpec
+    from mmmu_eval.scoring.scorer import Scoring
+    from mmmu_eval.scoring.spec import ScoringSpec
 
 __all__ = [
     "RunOutputs",
@@ -78,11 +78,11 @@ def write_outputs(
         record_answers_size: record the size of responses.jsonl scored (``answers_bytes``), by
             which a rerun of ``run`` knows the run is finished as it left it (``finished.py``).
     """
-    from mmmu_eval.report.harness import harness_section
-    from mmmu_eval.report.html import html_chunks
-    from mmmu_eval.report.results import build_results
-    from mmmu_eval.report.submission import is_submitted, submission
-    from mmmu_eval.score.scorer import predictions_rows
+    from mmmu_eval.results.harness import harness_section
+    from mmmu_eval.rendering.run_page import html_chunks
+    from mmmu_eval.results.results_json import build_results
+    from mmmu_eval.results.submission import is_submitted, submission
+    from mmmu_eval.scoring.scorer import predictions_rows
 
     counts = count_statuses(items, responses)
     status = "complete" if counts["error"] + counts["missing"] + absent == 0 else "incomplete"
@@ -147,7 +147,7 @@ def save_results(store: RunStore, results: Mapping[str, Any], scored_by: Scoring
         scored_by: the scoring that produced them; None for a one-off one (an answer dict given
             for this call only), which is never saved.
     """
-    from mmmu_eval.score.spec import ScoringSpec
+    from mmmu_eval.scoring.spec import ScoringSpec
 
     if scored_by is None or scored_by != ScoringSpec.from_manifest(store.manifest()):
         return None
@@ -162,8 +162,8 @@ def save_scoring(
     results: Mapping[str, Any],
 ) -> SavedScoring:
     """Make ``spec`` the run's scoring: record it in manifest.json, rewrite predictions.jsonl and results.json."""
-    from mmmu_eval.score.scorer import predictions_rows
-    from mmmu_eval.score.spec import MANIFEST_KEY, ScoringSpec
+    from mmmu_eval.scoring.scorer import predictions_rows
+    from mmmu_eval.scoring.spec import MANIFEST_KEY, ScoringSpec
 
     manifest = store.manifest()
     record = MANIFEST_KEY not in manifest or spec != ScoringSpec.from_manifest(manifest)
@@ -189,8 +189,8 @@ def write_report_page(
 ) -> Path:
     """report.html for a run read back (``write_outputs`` writes it at the end of a run);
     ``published``: what its doctor section sets the run against (``report.html.html_chunks``)."""
-    from mmmu_eval.report.html import html_chunks
-    from mmmu_eval.report.loaded_run import prompts_for
+    from mmmu_eval.rendering.run_page import html_chunks
+    from mmmu_eval.results.loaded_run import prompts_for
 
     budget = {} if image_budget is None else {"image_budget": image_budget}
     page = html_chunks(results, items, responses, scoring, manifest,
@@ -202,8 +202,8 @@ def write_report_page(
 def write_submission(store: RunStore, results: Mapping[str, Any], scoring: Scoring,
                      items: Sequence[Item]) -> tuple[Path, int] | None:
     """submission.json (EvalAI) and how many predictions it holds; None for a run that is not
-    submitted (only MMMU test is: ``report.submission``)."""
-    from mmmu_eval.report.submission import is_submitted, submission
+    submitted (only MMMU test is: ``results.submission``)."""
+    from mmmu_eval.results.submission import is_submitted, submission
 
     if not is_submitted(results):
         return None

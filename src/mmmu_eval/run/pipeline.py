@@ -24,14 +24,14 @@ from contextlib import ExitStack
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from mmmu_eval.atomic import holds_anything
+from mmmu_eval.core.atomic import holds_anything
 from mmmu_eval.backends.base import PREFLIGHT_SENT, Backend
 from mmmu_eval.backends.registry import make_backend, make_backend_before_data
 from mmmu_eval.run.backend_settings import backend_settings
-from mmmu_eval.clock import utc_now
-from mmmu_eval.config import RunConfig
-from mmmu_eval.aio import run_coroutine
-from mmmu_eval.errors import ConfigError, DataError
+from mmmu_eval.core.clock import utc_now
+from mmmu_eval.core.config import RunConfig
+from mmmu_eval.core.aio import run_coroutine
+from mmmu_eval.core.errors import ConfigError, DataError
 from mmmu_eval.run.finished import finished_result
 from mmmu_eval.run.dry_run import RunPlan, plan_run
 from mmmu_eval.run.prepare import prepare_run, prepare_run_aside, select_items
@@ -40,15 +40,15 @@ from mmmu_eval.run.result import RunResult
 from mmmu_eval.run.resume import answered_before, check_run_dir, finished_answers, preflight_needed, requests_to_ask
 from mmmu_eval.run.progress import Display, ProgressDisplay
 from mmmu_eval.prompt.protocol import EvalProtocol, loose_images_line, prompt_text
-from mmmu_eval.records import Item, Request, Response
+from mmmu_eval.core.records import Item, Request, Response
 from mmmu_eval.run.outputs import count_statuses_by_id, write_outputs
 from mmmu_eval.run.runner import run_requests
-from mmmu_eval.report.usage import add_probes
+from mmmu_eval.results.usage import add_probes
 from mmmu_eval.store.rundir import RunStore
-from mmmu_eval.writer_lock import hold_directory
+from mmmu_eval.core.writer_lock import hold_directory
 
 if TYPE_CHECKING:
-    from mmmu_eval.score.scorer import Scoring
+    from mmmu_eval.scoring.scorer import Scoring
 
 # The stages after the last answer (results, report) are imported where they are called: a run
 # reaches its first request without loading them (see docs/design.md, start-up).

@@ -21,17 +21,17 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from mmmu_eval.backends.settings import FixedAnswers
-from mmmu_eval.clock import utc_now
-from mmmu_eval.config import RunConfig
+from mmmu_eval.core.clock import utc_now
+from mmmu_eval.core.config import RunConfig
 from mmmu_eval.dataset.digest import file_sha256
-from mmmu_eval.errors import ConfigError, DataError
+from mmmu_eval.core.errors import ConfigError, DataError
 from mmmu_eval.prompt.protocol import EvalProtocol, build_request, loose_images_record
-from mmmu_eval.records import NOT_SENT, Item, Request, Response
-from mmmu_eval.score.spec import ScoringSpec
+from mmmu_eval.core.records import NOT_SENT, Item, Request, Response
+from mmmu_eval.scoring.spec import ScoringSpec
 from mmmu_eval.store.manifest import MANIFEST, build_manifest, dataset_block
 from mmmu_eval.store.rundir import RunStore
 from mmmu_eval.store.same_run import ANSWERS_FILE
-from mmmu_eval.version import __version__
+from mmmu_eval.core.version import __version__
 
 if TYPE_CHECKING:
     from mmmu_eval.dataset.load import Dataset
@@ -136,7 +136,7 @@ def select_items(items: Sequence[Item], config: RunConfig) -> tuple[Item, ...]:
     ``--sample K`` draws K items of those ``--ids`` left (all when fewer), without replacement,
     with ``random.Random(sample_seed)``: the same data, K and seed give the same items. With
     ``--sample-audit`` the draw is stratified by difficulty where the audit's check says so
-    (``report.sample_design``).
+    (``stats.sample_design``).
 
     ``--shard K/N`` takes every N-th item starting at the K-th: item i (0-based) goes to shard
     ``(i % N) + 1``. Shards of one selection are disjoint and together hold every item, and a
@@ -198,8 +198,8 @@ def sample_record(items: Sequence[Item], config: RunConfig) -> dict[str, Any] | 
 
 
 def _design(population: Sequence[Item], config: RunConfig) -> Any:
-    """The stratified design of ``--sample-audit`` (``report.sample_design``; computed once per process)."""
-    from mmmu_eval.report.sample_design import design_sample
+    """The stratified design of ``--sample-audit`` (``stats.sample_design``; computed once per process)."""
+    from mmmu_eval.stats.sample_design import design_sample
 
     assert config.sample is not None and config.sample_audit is not None
     return design_sample([it.id for it in population], config.sample, config.sample_seed or 0,
@@ -235,7 +235,7 @@ def frequent_answers(items: Sequence[Item], requests: Sequence[Request]) -> Fixe
 
     >>> from mmmu_eval.dataset import load_dataset
     >>> from mmmu_eval.prompt.protocol import EvalProtocol
-    >>> from mmmu_eval.config import RunConfig
+    >>> from mmmu_eval.core.config import RunConfig
     >>> items = load_dataset("mmmu", split="dev", data="sample").items
     >>> requests, _ = build_requests(items, EvalProtocol.from_config(RunConfig(model="frequent", split="dev")))
     >>> fixed = frequent_answers(items, requests)

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Callable, Protocol
 
 from rich.console import Console
 
-from mmmu_eval.records import Response
+from mmmu_eval.core.records import Response
 
 if TYPE_CHECKING:
     from rich.progress import Progress

@@ -17,8 +17,8 @@ from typing import Any, TypedDict
 from mmmu_eval.backends.base import Backend
 from mmmu_eval.backends.custom import ChatFunction, Generates, as_backend, model_spec
 from mmmu_eval.run.backend_settings import backend_settings
-from mmmu_eval.config import RunConfig
-from mmmu_eval.errors import ConfigError, did_you_mean
+from mmmu_eval.core.config import RunConfig
+from mmmu_eval.core.errors import ConfigError, did_you_mean
 
 if sys.version_info >= (3, 11):
     from typing import Unpack

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from mmmu_eval.report.results_schema import Results
+from mmmu_eval.results.results_schema import Results
 from mmmu_eval.store.manifest import MANIFEST, Manifest
 
 __all__ = ["RunResult"]
@@ -26,7 +26,7 @@ class RunResult:
     """manifest.json as written at the end."""
     results: Results
     """results.json: overall accuracy, breakdowns, intervals; ``Results`` declares each key
-    (``report/results_schema.py``, ``docs/results-schema.md``)."""
+    (``results/results_schema.py``, ``docs/results-schema.md``)."""
     counts: dict[str, int]
     """``items``, ``ok``, ``truncated``, ``error`` and ``missing`` over the selected items."""
 

@@ -13,10 +13,10 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from mmmu_eval.config import RunConfig
-from mmmu_eval.errors import StoreError
+from mmmu_eval.core.config import RunConfig
+from mmmu_eval.core.errors import StoreError
 from mmmu_eval.prompt.protocol import EvalProtocol
-from mmmu_eval.records import Request, Response
+from mmmu_eval.core.records import Request, Response
 from mmmu_eval.store.manifest import Manifest
 from mmmu_eval.store.rundir import MANIFEST, RunStore
 

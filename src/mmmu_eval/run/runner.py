@@ -38,9 +38,9 @@ from dataclasses import dataclass
 from typing import Awaitable, Callable, Sequence
 
 from mmmu_eval.backends.base import Backend, RunCannotSucceed
-from mmmu_eval.errors import DataError
+from mmmu_eval.core.errors import DataError
 from mmmu_eval.run.progress import Display, NullDisplay
-from mmmu_eval.records import NOT_SENT, Request, Response, is_count, is_seconds
+from mmmu_eval.core.records import NOT_SENT, Request, Response, is_count, is_seconds
 from mmmu_eval.store.response_json import record_problem, response_to_json
 from mmmu_eval.store.rundir import RunStore
 

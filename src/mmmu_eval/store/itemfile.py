@@ -15,8 +15,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from mmmu_eval.errors import StoreError
-from mmmu_eval.records import Item
+from mmmu_eval.core.errors import StoreError
+from mmmu_eval.core.records import Item
 
 #: The file's name in a run directory.
 ITEMS = "items.jsonl"

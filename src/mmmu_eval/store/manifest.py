@@ -1,7 +1,7 @@
 """``manifest.json`` written: ``build_manifest``, the one builder, and the blocks it is built from.
 
 ``build_manifest`` lays the blocks out in one order, so every writer's file has the same shape,
-and checks what it built with the one reader, ``Manifest`` (``mmmu_eval/manifest.py``, on the
+and checks what it built with the one reader, ``Manifest`` (``mmmu_eval/core/manifest.py``, on the
 ground floor so that the stages below the store can read a run's record; re-exported here).
 """
 
@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from mmmu_eval.manifest import MANIFEST, NO_MANIFEST, Manifest
+from mmmu_eval.core.manifest import MANIFEST, NO_MANIFEST, Manifest
 
 if TYPE_CHECKING:
     from mmmu_eval.dataset.load import Dataset

@@ -17,10 +17,10 @@ from dataclasses import fields
 from json.encoder import encode_basestring  # type: ignore[attr-defined]  # json.dumps's own, ensure_ascii=False
 from typing import Any, Callable, Iterator, Mapping
 
-from mmmu_eval.atomic import TEXT_ERRORS
+from mmmu_eval.core.atomic import TEXT_ERRORS
 
-from mmmu_eval.errors import StoreError
-from mmmu_eval.records import MAX_COUNT, Response, is_count, is_seconds
+from mmmu_eval.core.errors import StoreError
+from mmmu_eval.core.records import MAX_COUNT, Response, is_count, is_seconds
 
 __all__ = ["STATUSES", "encoded_line", "record_problem", "response_from_json", "response_to_json"]
 

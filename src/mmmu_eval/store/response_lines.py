@@ -16,8 +16,8 @@ import os
 from pathlib import Path
 from typing import Iterable
 
-from mmmu_eval.errors import StoreError
-from mmmu_eval.records import Response
+from mmmu_eval.core.errors import StoreError
+from mmmu_eval.core.records import Response
 from mmmu_eval.store.response_json import response_from_json
 from mmmu_eval.store.torn_tail import start_of_last_line
 

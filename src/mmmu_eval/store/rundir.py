@@ -42,9 +42,9 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, Any, Iterable, Iterator, Mapping
 
-from mmmu_eval.atomic import LOCK_FILE, holds_anything, is_leftover, remove_leftovers, write_atomically
-from mmmu_eval.errors import StoreError
-from mmmu_eval.records import Response
+from mmmu_eval.core.atomic import LOCK_FILE, holds_anything, is_leftover, remove_leftovers, write_atomically
+from mmmu_eval.core.errors import StoreError
+from mmmu_eval.core.records import Response
 from mmmu_eval.store.lines import append_line
 from mmmu_eval.store.manifest import MANIFEST, NO_MANIFEST, Manifest
 from mmmu_eval.store.response_json import STATUSES, encoded_line, record_problem, response_from_json, response_to_json

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from mmmu_eval.errors import StoreError
+from mmmu_eval.core.errors import StoreError
 
 __all__ = ["read_versioned"]
 

@@ -30,27 +30,27 @@ from typing import Any
 from mmmu_eval.run.pipeline import RunResult, evaluate_async
 from mmmu_eval.backends.registry import make_backend
 from mmmu_eval.run.backend_settings import backend_settings
-from mmmu_eval.clock import utc_now
-from mmmu_eval.atomic import remove_leftovers
-from mmmu_eval.aio import run_coroutine
-from mmmu_eval.errors import ConfigError, MmmuEvalError, StoreError
+from mmmu_eval.core.clock import utc_now
+from mmmu_eval.core.atomic import remove_leftovers
+from mmmu_eval.core.aio import run_coroutine
+from mmmu_eval.core.errors import ConfigError, MmmuEvalError, StoreError
 from mmmu_eval.run.finished import finished_result
 from mmmu_eval.run.resolve import Unpack
 from mmmu_eval.run.resume import check_run_dir
 from mmmu_eval.run.runner import run_together
 from mmmu_eval.prompt.protocol import EvalProtocol
-from mmmu_eval.report.stats import RESAMPLES
+from mmmu_eval.stats.intervals import RESAMPLES
 from mmmu_eval.store.manifest import MANIFEST, build_manifest
 from mmmu_eval.store.rundir import RunStore, holds_more_than_ranks
 from mmmu_eval.store.versioned import read_versioned
-from mmmu_eval.writer_lock import hold_directory
+from mmmu_eval.core.writer_lock import hold_directory
 from mmmu_eval.suite.guard import SUITE_FILE, check_suite_data, log_failures, settle_suite_file, suite_file_before
-from mmmu_eval.suite.config import SuiteConfig, SuiteConfigArgs, SuiteRun, backend_sharing, resolve_suite_config
-from mmmu_eval.suite.progress import SuiteDisplay
-from mmmu_eval.report.usage import usage_summary
+from mmmu_eval.suite.suite_config import SuiteConfig, SuiteConfigArgs, SuiteRun, backend_sharing, resolve_suite_config
+from mmmu_eval.suite.suite_progress import SuiteDisplay
+from mmmu_eval.results.usage import usage_summary
 from mmmu_eval.suite.run_records import record_responses, suite_records
 from mmmu_eval.suite.study import build_study, runs_summary
-from mmmu_eval.version import __version__
+from mmmu_eval.core.version import __version__
 
 __all__ = ["SUITE_FILE", "SuiteInterrupted", "SuiteResult", "evaluate_suite", "evaluate_suite_async", "summarize_suite"]
 
@@ -289,7 +289,7 @@ def open_suite(config: SuiteConfig, runs: list[SuiteRun]) -> None:
         raise StoreError("is a file, not a suite directory; choose another --out", out)
     if (out / MANIFEST).exists():
         raise StoreError("is a run directory, not a suite; choose another --out", out)
-    if not (out / SUITE_FILE).exists() and holds_more_than_ranks(out):  # a distributed suite's ranks: suite/ranks.py
+    if not (out / SUITE_FILE).exists() and holds_more_than_ranks(out):  # a distributed suite's ranks: suite/suite_ranks.py
         raise StoreError(f"is a non-empty directory without a {SUITE_FILE}; choose a new --out", out)
     for run in runs:
         partial = build_manifest(config=run.config.to_manifest(), protocol=EvalProtocol.from_config(run.config).describe())
@@ -320,7 +320,7 @@ def summarize(
     html: bool = True,
 ) -> dict[str, Any]:
     """Read the suite's run directories, build the study, write suite.json and report.html."""
-    from mmmu_eval.suite.html import render_suite_html
+    from mmmu_eval.suite.suite_page import render_suite_html
 
     records = suite_records(suite_dir, runs, failures=failures, model=model)
     old = read_summary(suite_dir) or {}

@@ -11,9 +11,9 @@ import logging
 from collections.abc import Mapping
 from pathlib import Path
 
-from mmmu_eval.errors import ConfigError, DataError, MmmuEvalError, StoreError
+from mmmu_eval.core.errors import ConfigError, DataError, MmmuEvalError, StoreError
 from mmmu_eval.store.rundir import RunStore
-from mmmu_eval.suite.config import SuiteConfig, SuiteRun
+from mmmu_eval.suite.suite_config import SuiteConfig, SuiteRun
 
 __all__ = ["check_suite_data", "log_failures", "settle_suite_file", "suite_file_before"]
 

@@ -10,9 +10,9 @@ from collections.abc import Mapping
 from html import escape
 from typing import Any
 
-from mmmu_eval.report.charts import ACCENT, NEUTRAL, Bar, Difference, bar_chart, difference_chart
-from mmmu_eval.report.numbers import fixed, interval, points
-from mmmu_eval.report.published import sources, table1_rows
+from mmmu_eval.rendering.charts import ACCENT, NEUTRAL, Bar, Difference, bar_chart, difference_chart
+from mmmu_eval.core.numbers import fixed, interval, points
+from mmmu_eval.published.figures import sources, table1_rows
 from mmmu_eval.suite.study import COLUMNS
 from mmmu_eval.suite.table1_layout import chosen_note, published_cells, table1_position
 

@@ -21,12 +21,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from mmmu_eval.errors import StoreError
-from mmmu_eval.records import Response
-from mmmu_eval.report.results import Results, read_results
+from mmmu_eval.core.errors import StoreError
+from mmmu_eval.core.records import Response
+from mmmu_eval.results.results_json import Results, read_results
 from mmmu_eval.store.manifest import Manifest
 from mmmu_eval.store.rundir import MANIFEST, RunStore
-from mmmu_eval.suite.config import SuiteRun
+from mmmu_eval.suite.suite_config import SuiteRun
 
 __all__ = ["RunRecord", "read_record", "record_responses", "suite_records"]
 

@@ -3,19 +3,19 @@
 What the paper reports (Yue et al., ACL 2025, arXiv:2409.02813) and how each figure is made here:
 
 - **Table 1**: standard with 4 options, standard with 10 options and vision, each the better of
-  the direct and CoT runs (ties go to direct; ``score.headline.pro_headline``); overall = mean
+  the direct and CoT runs (ties go to direct; ``scoring.headline.pro_headline``); overall = mean
   of standard-10 and vision; MMMU validation (direct); Δ1 = standard-10 − standard-4,
   Δ2 = vision − standard-10, Δ3 = overall − MMMU validation. Percentages rounded half up to one
-  decimal as the paper prints them (``report.numbers``, as every other table of the project),
+  decimal as the paper prints them (``core.numbers``, as every other table of the project),
   computed from the exact values (so a Δ may differ by 0.1 from the difference of two printed
   cells). The MMMU validation cell is also placed against the MMMU human experts
-  (``report.published.expert_levels``). A setting's interval is its run's own (results.json,
+  (``published.figures.expert_levels``). A setting's interval is its run's own (results.json,
   stratified by subject); the overall's and the Δs' are ``stats.combination_ci``: items resampled
   within subjects, one draw per benchmark per replicate, so figures over the same items are
   paired and MMMU-Pro and MMMU are independent samples.
 - **CoT effect** (section 3.4), per setting, and **OCR effect** (section 3.3), vision: CoT (or
   OCR) minus direct on the items both runs scored, with the paired bootstrap interval and the
-  exact McNemar test (``report.compare.compare_runs``).
+  exact McNemar test (``results.comparison.compare_runs``).
 - **Flips** (section 3.5): the items right with 4 options but wrong with 10, and right in
   standard-10 but wrong in vision, between the two runs Table 1 uses, with counts per discipline.
 
@@ -39,15 +39,15 @@ from fractions import Fraction
 from typing import Any
 
 from mmmu_eval.dataset.subjects import DISCIPLINES
-from mmmu_eval.errors import ConfigError
-from mmmu_eval.report.compare import Comparison, compare_runs, discipline_or_other
-from mmmu_eval.report.numbers import Number, exact, percent, points
-from mmmu_eval.report.published import expert_levels, expert_line
-from mmmu_eval.report.results import LEVEL
-from mmmu_eval.report.scope import combined_scope, scope_of_results
-from mmmu_eval.report.stats import RESAMPLES, Term, combination_ci
-from mmmu_eval.score.headline import pro_headline
-from mmmu_eval.suite.config import PROMPTS, SETTINGS
+from mmmu_eval.core.errors import ConfigError
+from mmmu_eval.results.comparison import Comparison, compare_runs, discipline_or_other
+from mmmu_eval.core.numbers import Number, exact, percent, points
+from mmmu_eval.published.figures import expert_levels, expert_line
+from mmmu_eval.results.results_json import LEVEL
+from mmmu_eval.results.scope import combined_scope, scope_of_results
+from mmmu_eval.stats.intervals import RESAMPLES, Term, combination_ci
+from mmmu_eval.scoring.headline import pro_headline
+from mmmu_eval.suite.suite_config import PROMPTS, SETTINGS
 from mmmu_eval.suite.run_records import RunRecord
 
 __all__ = ["COLUMNS", "build_study", "percent", "runs_summary"]
@@ -167,7 +167,7 @@ def _mmmu_cell(index: Mapping) -> tuple[dict | None, str | None, RunRecord | Non
     overall = record.results["overall"]
     ci = (overall["ci95"][0], overall["ci95"][1])
     # The experts' tiers are on all 900 items: never set beside the synthetic sample, and beside
-    # a subset only with its scope (report/scope.py).
+    # a subset only with its scope (results/scope.py).
     scope = scope_of_results(record.results, record.manifest)
     if scope.kind == "sample":
         experts, line = None, None

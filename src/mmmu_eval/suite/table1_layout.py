@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from mmmu_eval.report.numbers import half_up, points
+from mmmu_eval.core.numbers import half_up, points
 from mmmu_eval.suite.study import COLUMNS
 
 __all__ = ["chosen_note", "published_cells", "table1_position"]

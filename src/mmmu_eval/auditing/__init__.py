@@ -1,0 +1,108 @@
+"""``mmmu-eval audit``: the benchmark's own errors, found from many runs (docs/audit.md).
+
+    sources (runs, suites, harness files -> answers by option text)
+        -> suspects (agreement on one wrong option, against chance)  -> added (augmentation failures)
+        -> structural (problems on the item's face)  -> stats (difficulty, discrimination, 2PL)
+        -> revisions (data that differs between runs)  -> JSON, terminal, page
+
+A user of runs like ``suite`` and ``rescore``: it reads runs through ``results.loaded_run`` and
+other harnesses' files through ``rescore``, and never changes a run or an official figure. A
+suspect is evidence for a person to check, never a verdict.
+
+Over runs of several models (a sketch: the paths are the reader's)::
+
+    result = audit(["runs/gpt4o-pro10", "runs/qwen-pro10", "lmms_eval_samples.jsonl"])
+    result.suspects[0].id, result.to_json()["suspects"][0]["score"]
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from mmmu_eval.auditing.added import AddedOption, added_option_failures
+from mmmu_eval.auditing.revisions import revision_report
+from mmmu_eval.auditing.sources import RunAnswers, read_sources
+from mmmu_eval.auditing.item_stats import ItemStats, item_stats
+from mmmu_eval.auditing.strength import stronger_runs
+from mmmu_eval.auditing.structural import Problem, find_problems
+from mmmu_eval.auditing.suspects import Agreement, Suspect, find_suspects
+from mmmu_eval.core.errors import ConfigError
+
+__all__ = ["Audit", "audit", "audit_runs"]
+
+#: The JSON document's version (docs/audit.md).
+SCHEMA = 1
+
+
+@dataclass(frozen=True)
+class Audit:
+    """Everything the audit found; ``to_json`` is the ``--json`` document."""
+
+    runs: tuple[RunAnswers, ...]
+    strong: dict[str, bool]
+    suspects: tuple[Suspect, ...]
+    agreement: tuple[Agreement, ...]
+    """Flagged groups against chance, per option set (setting family)."""
+    added: tuple[AddedOption, ...]
+    structural: tuple[Problem, ...]
+    stats: ItemStats
+    revisions: dict
+
+    @property
+    def flagged(self) -> tuple[str, ...]:
+        """The ids of the flagged suspects (what ``report --exclude-suspects`` sets aside)."""
+        return tuple(s.id for s in self.suspects if s.flagged)
+
+    def to_json(self) -> dict:
+        return {
+            "schema": SCHEMA,
+            "runs": [{
+                "name": r.name, "path": r.path, "model": r.model, "setting": r.setting, "prompt": r.prompt,
+                "revision": r.revision, "read_as": r.kind, "items": len(r.answers), "accuracy": r.accuracy,
+                "stronger": self.strong[r.name],
+            } for r in self.runs],
+            "agreement": [a.to_json() for a in self.agreement],
+            "suspects": [s.to_json() for s in self.suspects],
+            "added_options": [a.to_json() for a in self.added],
+            "structural": [p.to_json() for p in self.structural],
+            "items": self.stats.to_json(),
+            "revisions": self.revisions,
+        }
+
+
+def audit(paths: Sequence[str | Path], *, data: str | Path = "hub", format: str = "auto",
+          min_models: int = 3, weakest: float = 0.25, irt: bool = True) -> Audit:
+    """Audit the benchmark from the runs and files in ``paths`` (see the module and docs/audit.md).
+
+    Args:
+        paths: run directories, suite directories and other harnesses' files, in any mix.
+        data: the dataset other harnesses' rows are joined to (as for ``rescore``).
+        format: the harness files' format (``auto`` recognises each).
+        min_models: the fewest models whose stronger runs must agree for an item to be flagged.
+        weakest: the share of models, weakest first, whose runs are not counted as stronger.
+        irt: fit the 2PL model when there are enough runs.
+
+    Raises:
+        ConfigError: no path, or a path nothing recognises.
+        DataError / StoreError: an input that cannot be read (the message names it).
+    """
+    if not paths:
+        raise ConfigError("audit needs at least one run directory, suite or harness file")
+    return audit_runs(read_sources(paths, data=data, format=format), min_models=min_models, weakest=weakest, irt=irt)
+
+
+def audit_runs(runs: Sequence[RunAnswers], *, min_models: int = 3, weakest: float = 0.25, irt: bool = True) -> Audit:
+    """The audit of runs already read (``read_sources``)."""
+    if not runs:
+        raise ConfigError("audit: the paths hold no run")
+    if not 0 <= weakest < 1:
+        raise ConfigError(f"--weakest {weakest} must be at least 0 and below 1")
+    strong = stronger_runs(runs, weakest=weakest)
+    suspects, agreement = find_suspects(runs, strong, min_models=min_models)
+    return Audit(
+        runs=tuple(runs), strong=strong, suspects=tuple(suspects), agreement=tuple(agreement),
+        added=tuple(added_option_failures(runs)), structural=tuple(find_problems(runs)),
+        stats=item_stats(runs, irt=irt), revisions=revision_report(runs),
+    )

@@ -1,1 +1,0 @@
-"""Report stage: results.json, terminal tables, HTML report, EvalAI submission."""

@@ -1,7 +1,0 @@
-"""Another harness's output file, scored as ours: a user of the stages, like suite and harden.
-
-``read`` (``rescore``) reads the file with its format's reader (``rescore/readers``), joins its
-rows to our items (``rescore/join``), scores them with the official parsers and explains each
-verdict that differs from the harness's (``score/explain``). ``write`` turns that result into
-an ordinary run directory (``rescore --out``), which every report, compare and doctor reads.
-"""

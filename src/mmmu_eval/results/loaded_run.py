@@ -1,0 +1,235 @@
+"""Reading a finished run directory back for ``report`` and ``compare``.
+
+A run directory holds the manifest and the responses; ``results.json`` is derived from them. The
+report commands use ``results.json`` when it is there, and otherwise rebuild it: they load the
+run's items again (same benchmark, split or setting, data source, revision and subjects as the
+manifest says), score the stored responses with the real scorer, and build the results. The
+item browser of the HTML report always needs the items, the responses and the scoring.
+
+Reading writes nothing: a rebuilt results.json is saved, under one rule, by ``commands.report``
+through ``run.outputs``.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from mmmu_eval.core.errors import MmmuEvalError, StoreError
+from mmmu_eval.core.records import Item, Response
+from mmmu_eval.results.results_json import Results, build_results, lookup, read_results
+from mmmu_eval.stats.intervals import RESAMPLES
+from mmmu_eval.scoring.answers import Answer, apply_answers, load_answer_dict
+from mmmu_eval.store.manifest import MANIFEST, Manifest
+
+# The types of the record's fields are imported at run time: typing.get_type_hints (and so the
+# public-surface test and any tool that reads the annotations) resolves them.
+from mmmu_eval.scoring.scorer import Scoring
+
+if TYPE_CHECKING:
+    from mmmu_eval.scoring.spec import ScoringSpec
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class LoadedRun:
+    """A run directory read back; ``items``/``responses``/``scoring`` are None when not needed."""
+
+    path: Path
+    """The run directory."""
+    manifest: dict
+    """manifest.json."""
+    results: Results
+    """results.json, as read or rebuilt."""
+    items: tuple[Item, ...] | None = None
+    """The run's items with their gold answers (loaded with ``details``)."""
+    responses: dict[str, Response] | None = None
+    """The stored responses by item id (loaded with ``details``)."""
+    scoring: Scoring | None = None
+    """The run's scoring of them (loaded with ``details``)."""
+    rebuilt: bool = False
+    """True when ``results`` was computed now rather than read from results.json."""
+
+
+def run_items(
+    manifest: Mapping, responses: Mapping[str, Response], *, manifest_path: str | Path | None = None
+) -> tuple[Item, ...]:
+    """The items a run evaluated, loaded again as its manifest describes them.
+
+    Items come from the same data source; an explicit ``item_ids`` list in the manifest wins.
+    Without one, ``--ids`` and ``--limit`` are applied again; a ``--shard`` run is taken to be
+    the items that have a response (its missing items cannot be told apart from the others').
+    """
+    from mmmu_eval.dataset.load import load_dataset
+
+    record = Manifest.of(manifest, manifest_path or MANIFEST)
+    if record.dataset.get("source") == "file" and manifest_path is not None:
+        return _file_items(Path(manifest_path).parent)
+    if not record.has_config and "benchmark" not in record:
+        # Without this, every setting fell back to its default and an offline run was looked up
+        # on the hub: a network error that said nothing about the damaged manifest.
+        raise StoreError(
+            "has no 'config', so which data the run used is unknown; "
+            "restore it from a copy, or run the evaluation again with a new --out",
+            manifest_path,
+        )
+    config = record.config
+    benchmark = str(config.get("benchmark") or lookup(manifest, "benchmark") or "mmmu")
+    data = config.get("data") or "hub"
+    revision = config.get("revision")
+    if data == "hub":
+        revision = lookup(manifest, "dataset_revision", "resolved_revision") or revision
+    subjects = config.get("subjects") or None
+    dataset = load_dataset(
+        benchmark,
+        split=config.get("split") if benchmark == "mmmu" else None,
+        setting=config.get("setting") if benchmark == "mmmu-pro" else None,
+        data=data,
+        revision=revision,
+        subjects=subjects,
+    )
+    recorded = lookup(manifest, "dataset_digest", "digest")
+    if recorded and recorded != dataset.digest:
+        log.warning("the dataset files differ from those the run used (digest %s vs %s)", str(recorded)[:12], dataset.digest[:12])
+    if record.item_ids is not None:
+        wanted = set(record.item_ids)
+        return tuple(it for it in dataset.items if it.id in wanted)
+    items = dataset.items
+    if config.get("ids"):
+        wanted = set(config["ids"])
+        items = tuple(it for it in items if it.id in wanted)
+    if config.get("limit"):
+        items = items[: int(config["limit"])]
+    if config.get("shard"):
+        # The slicing belongs to the runner; a shard is taken to be the items it answered.
+        items = tuple(it for it in items if it.id in responses)
+    return items
+
+
+def _file_items(run_dir: Path) -> tuple[Item, ...]:
+    """The items a run keeps itself (a rescore of the official output files: ``store/itemfile.py``)."""
+    from mmmu_eval.store.itemfile import ITEMS, item_from_json
+    from mmmu_eval.store.rundir import RunStore
+
+    rows = RunStore(run_dir, writable=False).read_jsonl(ITEMS)
+    if not rows:
+        raise StoreError(f"has no {ITEMS}, which holds this rescored run's items; rescore into a new --out", run_dir)
+    return tuple(item_from_json(row, where) for where, row in rows)
+
+
+def load_run(
+    path: str | Path,
+    *,
+    details: bool = False,
+    answers: str | Path | Mapping[str, Answer] | None = None,
+    bootstrap: int = RESAMPLES,
+    seed: int = 0,
+) -> LoadedRun:
+    """Read a run directory; rebuild its results when results.json is missing. Writes nothing.
+
+    Args:
+        path: the run directory.
+        details: also load items, responses and scoring (the HTML item browser needs them).
+        answers: an official answer dict to score against (the test split), as a file path or as
+            ``load_answer_dict`` read it; forces a rebuild.
+        bootstrap: bootstrap resamples of the intervals when the results are rebuilt.
+        seed: the bootstrap's seed when the results are rebuilt.
+
+    Raises:
+        StoreError: the directory is not a readable run.
+        ConfigError: an unreadable answer dict.
+
+    ::
+
+        run = mmmu_eval.load_run("runs/sample-random")
+        print(run.results["overall"]["accuracy"], run.rebuilt)
+    """
+    from mmmu_eval.store.rundir import RunStore
+
+    from mmmu_eval.scoring.spec import ScoringSpec
+
+    if isinstance(answers, (str, Path)):
+        answers = load_answer_dict(answers)
+    store = RunStore.read(path)
+    manifest = dict(store.manifest())
+    spec = ScoringSpec.from_manifest(manifest)  # the run's own scoring, as `run` and `score` use it
+    stored = None if answers else read_results(store.path)
+    if stored is not None and not scored_by(stored, spec):
+        log.warning(
+            "%s: results.json was not scored as the run's scoring says (%s); it is rebuilt",
+            store.path, spec.describe(),
+        )
+        stored = None
+    if stored is not None and not details:
+        # results.json is at hand, but a damaged responses.jsonl is refused here as by every
+        # other reader (report --html, score, doctor), not hidden behind older results
+        store.check_responses()
+        return LoadedRun(Path(store.path), manifest, stored)
+
+    responses = store.responses()
+    items = run_items(manifest, responses, manifest_path=Path(store.path) / MANIFEST)
+    items = apply_answers(items, answers) if answers else spec.gold_items(items)
+    scoring = spec.score(items, responses)
+    if stored is not None:
+        results = stored
+    else:
+        from mmmu_eval.results.harness import harness_section
+
+        results = build_results(scoring, items, manifest, bootstrap=bootstrap, seed=seed, responses=responses,
+                                harness=harness_section(store, manifest, items, scoring, responses))
+    return LoadedRun(Path(store.path), manifest, results, items, responses, scoring, rebuilt=stored is None)
+
+
+def scored_by(results: Results, spec: ScoringSpec) -> bool:
+    """Whether ``results`` came from scoring by ``spec`` (same parsers in order, same fallback)."""
+    parse = results.get("parse") or {}
+    return (
+        list(results.get("parsers") or ()) == list(spec.parsers)
+        and parse.get("fallback_policy") == spec.fallback
+        and (spec.fallback != "official" or parse.get("fallback_seed") == spec.fallback_seed)
+    )
+
+
+def prompts_for(items: Sequence[Item], manifest: Mapping, *, run_dir: str | Path | None = None) -> dict[str, str]:
+    """The prompt text each item was sent with, rebuilt from the manifest's configuration.
+
+    A rescored run's prompts were the other harness's: those it recorded (``harness.jsonl`` in
+    ``run_dir``), never ours. Empty when the configuration cannot be rebuilt (an older manifest):
+    the report then shows no prompt rather than a wrong one.
+    """
+    from dataclasses import fields
+
+    from mmmu_eval.results.harness import load_harness, rescored_from
+
+    if rescored_from(manifest) is not None:
+        if run_dir is None:
+            return {}
+        from mmmu_eval.store.rundir import RunStore
+
+        return load_harness(RunStore(Path(run_dir), writable=False))[1]
+
+    from mmmu_eval.core.config import RunConfig
+    from mmmu_eval.prompt.protocol import EvalProtocol, prompt_text
+
+    config = Manifest.of(manifest).config
+    known = {f.name for f in fields(RunConfig)}
+    values = {}
+    for key, value in config.items():
+        if key in known:
+            values[key] = tuple(value) if isinstance(value, list) else value
+    try:
+        protocol = EvalProtocol.from_config(RunConfig(**values))
+    except (MmmuEvalError, TypeError, ValueError) as exc:
+        log.warning("cannot rebuild the prompts for the report (%s); they are left out", exc)
+        return {}
+    out: dict[str, str] = {}
+    for item in items:
+        try:
+            out[item.id] = prompt_text(item, protocol)
+        except MmmuEvalError as exc:
+            out[item.id] = f"(no prompt: {exc})"
+    return out

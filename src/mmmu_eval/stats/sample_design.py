@@ -1,0 +1,208 @@
+"""``run --sample K --sample-audit AUDIT.json``: a sample stratified by difficulty, and the estimators
+of the full score that a hold-one-model-out check on the audit's runs finds better than uniform.
+
+The audit's JSON (``mmmu-eval audit --json``) carries each run's answers right and wrong
+(``items.responses``). From the runs of the run's benchmark it takes:
+
+- each item's difficulty (the share of those runs right on it) and cuts the population into
+  difficulty strata of equal size (``sample_check.strata_labels``; items the audit lacks form a
+  stratum of their own);
+- the check (``sample_check.hold_out_check``) at this K: the draw is stratified only when the
+  stratified estimate beats uniform sampling there, and the 2PL estimate is offered only when it
+  does too;
+- for the 2PL estimate, the items' parameters fitted on all those runs: kept in the manifest for
+  the drawn items, and for the others as the expected number right over a grid of abilities (so
+  that the report needs no audit file and the manifest stays small).
+
+Everything the report needs lands in the manifest's ``sample`` block (docs/audit.md, "Quick
+evaluation"); ``stats.sampled`` turns it and the run's verdicts into the estimates.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import random
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from mmmu_eval.dataset.digest import file_sha256
+from mmmu_eval.core.errors import ConfigError
+from mmmu_eval.stats.irt import MIN_RUNS, fit_2pl
+from mmmu_eval.stats.sample_check import Check, allocate, hold_out_check, strata_count, strata_labels, tie_keys
+
+#: The abilities at which the expected number right on the items not drawn is recorded.
+THETA_GRID = tuple(round(-5 + 0.1 * i, 1) for i in range(101))
+
+
+@dataclass(frozen=True)
+class AuditAnswers:
+    """The answers of an audit's runs of one benchmark, as runs x items 0/1 arrays."""
+
+    path: str
+    sha256: str
+    ids: tuple[str, ...]
+    runs: tuple[str, ...]
+    models: tuple[str, ...]
+    right: np.ndarray
+    seen: np.ndarray
+
+
+def read_audit_answers(path: str | Path, benchmark: str) -> AuditAnswers:
+    """The runs of ``benchmark`` in the audit's JSON, with their answers (``items.responses``).
+
+    Raises:
+        ConfigError: the file cannot be read, is no audit, predates ``items.responses``, or holds
+            no run of the benchmark (each message names the file).
+    """
+    path = Path(path)
+    try:
+        doc = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError) as exc:
+        raise ConfigError(f"--sample-audit {path}: cannot be read as JSON ({exc})") from None
+    items = doc.get("items") if isinstance(doc, dict) else None
+    if not isinstance(items, dict) or not isinstance(doc.get("runs"), list):
+        raise ConfigError(f"--sample-audit {path}: not the JSON of `mmmu-eval audit --json` (no runs and items)")
+    responses = items.get("responses")
+    if not isinstance(responses, dict):
+        raise ConfigError(f"--sample-audit {path}: it has no items.responses (an audit by an older mmmu-eval); "
+                          "run `mmmu-eval audit ... --json` again")
+    ids = tuple(sorted(items.get("per_item") or {}))
+    wanted = [r for r in doc["runs"] if isinstance(r, dict) and (r.get("setting") == "mmmu") == (benchmark == "mmmu")]
+    if not wanted:
+        raise ConfigError(f"--sample-audit {path}: none of its {len(doc['runs'])} runs is of {benchmark}")
+    right = np.zeros((len(wanted), len(ids)))
+    seen = np.zeros((len(wanted), len(ids)))
+    for k, run in enumerate(wanted):
+        row = responses.get(run.get("name"))
+        if not isinstance(row, str) or len(row) != len(ids) or set(row) - set("01."):
+            raise ConfigError(f"--sample-audit {path}: the responses of run {run.get('name')!r} are not "
+                              f"{len(ids)} characters of 1, 0 and '.'")
+        codes = np.frombuffer(row.encode("ascii"), dtype=np.uint8)
+        right[k] = codes == ord("1")
+        seen[k] = codes != ord(".")
+    return AuditAnswers(str(path), file_sha256(path), ids, tuple(str(r.get("name")) for r in wanted),
+                        tuple(str(r.get("model")) for r in wanted), right, seen)
+
+
+@dataclass(frozen=True)
+class Design:
+    """The sample a run draws, and what its manifest records about it."""
+
+    drawn: tuple[int, ...]
+    """Indices into the population, ascending."""
+    record: dict[str, Any]
+    """The manifest's ``sample`` block without ``k``, ``seed``, ``population`` and ``drawn``."""
+
+
+def design_sample(population: Sequence[str], k: int, seed: int, audit: str | Path, benchmark: str) -> Design:
+    """Draw ``k`` of the ``population`` ids as the audit's check says (see the module)."""
+    return _design(tuple(population), k, seed, str(audit), _stamp(audit), benchmark)
+
+
+def _stamp(path: str | Path) -> tuple[int, int]:
+    """The audit file's size and time: a changed file is designed again within one process."""
+    try:
+        st = Path(path).stat()
+    except OSError:
+        return (0, 0)
+    return (st.st_size, st.st_mtime_ns)
+
+
+@functools.lru_cache(maxsize=4)
+def _checked(audit: str, _stamp: tuple[int, int], benchmark: str, k: int, seed: int) -> tuple[AuditAnswers, Check]:
+    """The audit's answers and the check at K: one per audit, K and seed in a process (a suite's
+    runs of several settings share them)."""
+    answers = read_audit_answers(audit, benchmark)
+    return answers, hold_out_check(answers.right, answers.seen, answers.models, answers.ids, k, seed=seed)
+
+
+@functools.lru_cache(maxsize=2)
+def _fitted(audit: str, _stamp: tuple[int, int], benchmark: str) -> Any:
+    """The 2PL on all the audit's runs of the benchmark."""
+    answers = read_audit_answers(audit, benchmark)
+    return fit_2pl(answers.right, answers.seen)
+
+
+@functools.lru_cache(maxsize=4)
+def _design(population: tuple[str, ...], k: int, seed: int, audit: str, _stamp: tuple[int, int],
+            benchmark: str) -> Design:
+    answers, check = _checked(audit, _stamp, benchmark, k, seed)
+    column = {item_id: j for j, item_id in enumerate(answers.ids)}
+    kk = min(k, len(population))
+    index = np.array([column.get(i, -1) for i in population])
+    held = answers.seen.sum(axis=0)
+    p_all = np.where(held > 0, (answers.right * answers.seen).sum(axis=0) / np.maximum(held, 1), np.nan)
+    p_right = np.array([p_all[j] if j >= 0 else np.nan for j in index])
+    record: dict[str, Any] = {
+        "audit": {"path": answers.path, "sha256": answers.sha256, "runs": len(answers.runs),
+                  "models": len(set(answers.models))},
+        "check": check.to_json(),
+    }
+    rng = random.Random(seed)
+    if check.design == "stratified":
+        count = strata_count(k)
+        labels = strata_labels(p_right, tie_keys(population), count)
+        sizes = np.bincount(labels, minlength=count + 1)
+        per_stratum = allocate(sizes, kk)
+        strata, drawn = [], []
+        for h, n in enumerate(per_stratum):
+            members = np.flatnonzero(labels == h)
+            if not len(members):
+                continue
+            picked = sorted(int(members[i]) for i in rng.sample(range(len(members)), int(n)))
+            drawn.extend(picked)
+            known = p_right[members][~np.isnan(p_right[members])]
+            strata.append({"p_right": [round(float(known.min()), 4), round(float(known.max()), 4)] if len(known) else None,
+                           "population": int(len(members)), "drawn": int(n), "ids": [population[i] for i in picked]})
+        record["method"] = (f"stratified by difficulty: {count} strata of equal size by the share of the audit's runs "
+                            "right on each item (items the audit lacks apart), drawn in proportion to their sizes with "
+                            "random.Random(seed).sample in each, in stratum order")
+        record["strata"] = strata
+        chosen = tuple(sorted(drawn))
+    else:
+        chosen = tuple(sorted(rng.sample(range(len(population)), kk)))
+        record["method"] = ("uniform without replacement, random.Random(seed).sample over the items in dataset order "
+                            "(the audit's check found no gain in stratifying at this K)")
+    if "2pl" in check.offered:
+        record["irt"] = _irt_record(answers, _fitted(audit, _stamp, benchmark), population, index, chosen)
+    return Design(chosen, record)
+
+
+def _irt_record(answers: AuditAnswers, model: Any, population: Sequence[str], index: np.ndarray,
+                chosen: Sequence[int]) -> dict[str, Any]:
+    """The 2PL of the audit's runs, for the report: the drawn items' (a, b), and the expected number
+    right on the others at each ability of ``THETA_GRID``. Items the audit lacks take the prior's
+    a = 1, b = 0 (what the fit gives an item no run answered)."""
+    a = np.array([model.discrimination[j] if j >= 0 else 1.0 for j in index])
+    b = np.array([model.difficulty[j] if j >= 0 else 0.0 for j in index])
+    rest = np.ones(len(population), dtype=bool)
+    rest[list(chosen)] = False
+    grid = np.array(THETA_GRID)
+    expected = (1.0 / (1.0 + np.exp(-a[rest][None, :] * (grid[:, None] - b[rest][None, :])))).sum(axis=1)
+    return {
+        "fit": (f"2PL on {len(answers.runs)} runs x {len(answers.ids)} items (stats/irt.py; "
+                f"{'converged' if model.converged else 'stopped before converging'} after {model.iterations} steps)"),
+        "drawn": {population[i]: [round(float(a[i]), 4), round(float(b[i]), 4)] for i in chosen},
+        "theta": list(THETA_GRID),
+        "rest_expected_right": [round(float(x), 4) for x in expected],
+    }
+
+
+def checked(record: Mapping[str, Any]) -> Check | None:
+    """The check a manifest's ``sample`` block holds; None for a uniform sample without an audit."""
+    value = record.get("check")
+    if not isinstance(value, Mapping):
+        return None
+    return Check(k=int(value.get("k") or 0), models=int(value.get("models") or 0),
+                 held_out_sets=int(value.get("held_out_sets") or 0), draws=int(value.get("draws") or 0),
+                 mae=dict(value.get("mae") or {}), q95=dict(value.get("q95") or {}),
+                 offered=tuple(value.get("offered") or ()), design=str(value.get("design") or "uniform"),
+                 stratified_coverage=value.get("stratified_coverage"), notes=tuple(value.get("notes") or ()))
+
+
+__all__ = ["MIN_RUNS", "AuditAnswers", "Design", "THETA_GRID", "checked", "design_sample", "read_audit_answers"]
