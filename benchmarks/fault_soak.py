@@ -8,10 +8,14 @@ fifth of the answers hostile: lone surrogates, refusals, content-filter stops), 
 requests have arrived (the server holds the rest, so the kill lands with requests in flight),
 then the same command again. It checks what the test checks (one stored answer per item, no
 traceback, the clean session's results) and prints, per command: items, stored answers, faults
-sent, and the wall time of each session.
+sent, and the wall time of each session. ``--wire`` adds the wire's faults (issue 40: a gzip bomb,
+an endless body, a 3xx with a completion, a redirect, JSON nested 100,000 deep, a 5,000-digit
+number) and puts both servers behind HTTP Basic auth, reached through ``user:password@`` in
+``--base-url``; an item such a fault fails is asked by the next session (at most four).
 
     python benchmarks/fault_soak.py                                   # 1,730 items, 2 models x 10 trials
     python benchmarks/fault_soak.py --items 200 --trials 2 --commands run,filter
+    python benchmarks/fault_soak.py --items 300 --commands run,suite --wire
 """
 
 from __future__ import annotations
@@ -35,6 +39,7 @@ def main() -> None:
     from fakes.fault_server import FaultServer
     from fakes.mc_set import Proposer
     from fakes.processes import jsonl_records, signal_when
+    from fakes.wire_faults import WIRE_FAULTS
     from suite_throughput import write_snapshot
     from test_fault_soak import FAULTY, HOSTILE_ANSWERS, cli, finish
 
@@ -46,7 +51,11 @@ def main() -> None:
     parser.add_argument("--kill-after", type=float, default=0.5, help="share of the first session's requests before the kill")
     parser.add_argument("--concurrency", type=int, default=32)
     parser.add_argument("--commands", default=",".join(COMMANDS))
+    parser.add_argument("--wire", action="store_true", help="add the wire's faults, servers behind Basic auth")
     args = parser.parse_args()
+    auth = ("soak-user", "soak-Password-77") if args.wire else None
+    faults = FAULTY["faults"] + (WIRE_FAULTS if args.wire else ())
+    sessions = 4 if args.wire else 1
     flags = ["--max-attempts", "8", "--concurrency", str(args.concurrency)]
     rows = []
     with TemporaryDirectory() as tmp:
@@ -69,20 +78,21 @@ def main() -> None:
             answer = Proposer({}) if name == "augment" else None
             hostile = {} if name == "augment" else HOSTILE_ANSWERS
             clean, soaked = Path(tmp) / f"{name}-clean", Path(tmp) / f"{name}-soaked"
-            with FaultServer(fault_rate=0.0, answer=answer, **hostile) as server:
+            with FaultServer(fault_rate=0.0, answer=answer, basic_auth=auth, **hostile) as server:
                 start = time.perf_counter()
-                finish(command(server.url, clean))
+                finish(command(server.url_with_credentials, clean))
                 t_clean = time.perf_counter() - start
             hold = max(1, int(args.kill_after * answers))
-            with FaultServer(fault_rate=args.fault_rate, max_faults=3, faults=FAULTY["faults"], answer=answer,
-                             hold_after=hold, **hostile) as server:
+            with FaultServer(fault_rate=args.fault_rate, max_faults=3, faults=faults, answer=answer,
+                             hold_after=hold, basic_auth=auth, **hostile) as server:
                 start = time.perf_counter()
-                _, err = signal_when(command(server.url, soaked), lambda: server.holding > 0, what="the kill point", timeout=3600)
+                _, err = signal_when(command(server.url_with_credentials, soaked), lambda: server.holding > 0, what="the kill point", timeout=3600)
                 t_killed = time.perf_counter() - start
                 assert "Traceback" not in err, err[-3000:]
                 server.release()
                 start = time.perf_counter()
-                finish(command(server.url, soaked))
+                finish(command(server.url_with_credentials, soaked), sessions=sessions)
+                assert server.stats["followed"] == 0, "a redirect was followed"
                 t_again = time.perf_counter() - start
                 faults = sum(n for k, n in server.stats.items() if k != "answered")
             stored = Counter()
@@ -93,7 +103,7 @@ def main() -> None:
             same = _same_results(name, clean, soaked)
             rows.append((name, answers, sum(stored.values()), faults, t_clean, t_killed, t_again, same))
             print(rows[-1], flush=True)  # a long soak shows each command as it ends
-    print(f"fault soak: {args.fault_rate:.0%} mixed faults, SIGKILL after {args.kill_after:.0%} of the requests, then the same command\n")
+    print(f"fault soak: {args.fault_rate:.0%} mixed faults{' with the wire faults, Basic auth' if args.wire else ''}, SIGKILL after {args.kill_after:.0%} of the requests, then the same command\n")
     print("| command | answers needed | stored once each | faults sent | clean s | killed after s | again s | same results as clean |")
     print("|---|---|---|---|---|---|---|---|")
     for name, answers, stored_n, faults, a, b, c, same in rows:

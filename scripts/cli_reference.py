@@ -2,7 +2,10 @@
 
 Every command, subcommand, argument group and flag of ``mmmu-eval`` is read from the parser
 that ``mmmu-eval`` itself builds (``mmmu_eval.cli.main.build_parser``), with its help text,
-choices and default, and printed as one Markdown page. ``tests/docs/test_cli_reference.py``
+choices and default, and printed as one Markdown page. The default is the one ``--help`` prints
+(``mmmu_eval.cli.flag_defaults``): argparse's, or the one declared where the flag's value stays
+None when it is not given. Every text from the parser is escaped for Markdown, so a placeholder
+such as ``<image N>`` shows as written instead of being read as an HTML tag. ``tests/docs/test_cli_reference.py``
 fails when the committed page differs from what this prints, naming this command to run:
 
     python scripts/cli_reference.py          # rewrite docs/reference/cli.md
@@ -12,8 +15,11 @@ fails when the committed page differs from what this prints, naming this command
 from __future__ import annotations
 
 import argparse
+import html
 import sys
 from pathlib import Path
+
+from mmmu_eval.cli.flag_defaults import Phrase, default_of, default_text
 
 PAGE = Path(__file__).resolve().parents[1] / "docs" / "reference" / "cli.md"
 
@@ -27,9 +33,15 @@ prints the same text in the terminal. The guides explain when to use which.
 """
 
 
+def _escape(text: str) -> str:
+    """Text from the parser as Markdown shows it: ``&``, ``<`` and ``>`` as entities (MkDocs passes
+    ``<image N>`` through as a tag, and the browser drops it), ``*`` escaped (no emphasis)."""
+    return html.escape(str(text), quote=False).replace("*", "\\*")
+
+
 def _cell(text: str) -> str:
-    """Text for one Markdown table cell: one line, pipes escaped."""
-    return " ".join(str(text).split()).replace("|", "\\|")
+    """Text for one Markdown table cell: one line, escaped, pipes escaped."""
+    return _escape(" ".join(str(text).split())).replace("|", "\\|")
 
 
 def _flag(action: argparse.Action) -> str:
@@ -48,17 +60,22 @@ def _flag(action: argparse.Action) -> str:
 
 
 def _default(action: argparse.Action) -> str:
-    """The default worth printing: none for switches, help, version and empty values."""
-    if action.nargs == 0 or action.default in (None, argparse.SUPPRESS, "", [], False):
+    """The default as ``--help`` prints it: a value as code, a phrase (``all 30``, ``required``) as
+    text; nothing for a switch without one, help and version."""
+    value = default_of(action)
+    if value is None:
         return ""
-    return f"`{action.default}`"
+    if isinstance(value, Phrase):
+        return _cell(value)
+    return f"`{default_text(action)}`"
 
 
 def _help(parser: argparse.ArgumentParser, action: argparse.Action) -> str:
-    """The action's help with argparse's ``%(default)s`` and friends expanded, as --help prints it."""
+    """The action's help with argparse's ``%(...)s`` expanded, without the default ``--help`` adds
+    at its end (the page has a column for it)."""
     if not action.help or action.help == argparse.SUPPRESS:
         return ""
-    return parser._get_formatter()._expand_help(action)  # the formatter argparse itself uses
+    return argparse.HelpFormatter(parser.prog)._expand_help(action)
 
 
 def _subparsers(parser: argparse.ArgumentParser) -> argparse._SubParsersAction | None:
@@ -85,7 +102,7 @@ def _command(parser: argparse.ArgumentParser, path: list[str], summary: str, dep
     lines = [f"{'#' * depth} `{' '.join(path)}`", ""]
     text = parser.description or summary
     if text:
-        lines += [text.strip(), ""]
+        lines += [_escape(text.strip()), ""]
     lines += ["```text", _usage(parser, path), "```", ""]
     for group in parser._action_groups:
         actions = [a for a in group._group_actions
@@ -96,7 +113,7 @@ def _command(parser: argparse.ArgumentParser, path: list[str], summary: str, dep
                  "optional arguments": "Options"}.get(group.title or "", group.title or "Options")
         lines += [f"**{title[0].upper() + title[1:]}**", ""]
         if group.description:
-            lines += [group.description.strip(), ""]
+            lines += [_escape(group.description.strip()), ""]
         lines += ["| flag | default | what |", "|---|---|---|"]
         for action in actions:
             lines.append(f"| {_flag(action)} | {_default(action)} | {_cell(_help(parser, action))} |")

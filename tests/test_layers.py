@@ -341,7 +341,7 @@ def test_the_table_says_what_the_design_promises():
     ground = {p for p, n in LAYERS.layer.items() if n == 0}
     assert ground == {"core"} | {p for p in LAYERS.layer if p.startswith("core.")}
     assert not ALLOWED["scoring"] & {"store", "backends", "results", "rendering", "doctor", "run"}
-    assert ALLOWED["stats"] <= ground | {"dataset"}
+    assert ALLOWED["stats"] == ground
     assert ALLOWED["environments"] == ground | {"dataset", "prompt", "scoring"}
     assert ALLOWED["run"] >= {"dataset", "prompt", "backends", "store", "scoring", "results", "rendering"}
     assert "doctor" in ALLOWED["rendering"] and not ALLOWED["doctor"] & {"rendering", "run", "suite"}

@@ -117,3 +117,40 @@ def test_the_example_notebook_runs_in_a_real_jupyter_kernel(tmp_path):
     assert "resumed: same accuracy True" in printed and "suite exit status 0" in printed
     results = json.loads((tmp_path / "runs" / "notebook-random" / "results.json").read_text())
     assert f"accuracy {results['overall']['accuracy']}" in printed
+    _check_progress_in_place(cells)
+    _check_the_records_show_as_short_lines_and_tables(cells)
+
+
+def _text(output: dict, kind: str = "text/plain") -> str:
+    value = output.get("data", {}).get(kind, "")
+    return value if isinstance(value, str) else "".join(value)
+
+
+def _check_progress_in_place(cells: list[dict]) -> None:
+    """Each cell that runs items shows its progress as ONE output, replaced in place (a display
+    handle: a second display() would be a second output), ending at 100%; no progress lines."""
+    running = [c for c in cells if c["cell_type"] == "code" and ("evaluate(" in "".join(c["source"])
+                                                                 or "evaluate_suite(" in "".join(c["source"]))]
+    assert len(running) == 3
+    for cell in running:
+        shown = [o for o in cell["outputs"] if o["output_type"] == "display_data" and "done " in _text(o)]
+        assert len(shown) == 1, [_text(o) for o in shown]
+        assert "(100%)" in _text(shown[0]).splitlines()[-1]
+        streamed = "".join("".join(o["text"]) for o in cell["outputs"] if o["output_type"] == "stream")
+        assert "done " not in streamed and "items/s" not in streamed
+    suite = running[-1]
+    assert any(_text(o).splitlines()[-1].startswith("all runs: done") for o in suite["outputs"] if o["output_type"] == "display_data")
+
+
+def _check_the_records_show_as_short_lines_and_tables(cells: list[dict]) -> None:
+    results = {}
+    for cell in cells:
+        for output in cell.get("outputs", []):
+            if output["output_type"] == "execute_result":
+                name = _text(output).split("(", 1)[0]
+                results[name] = output
+    assert set(results) == {"RunResult", "Comparison", "Diagnosis", "SuiteResult"}
+    for name, output in results.items():
+        line = _text(output)
+        assert "\n" not in line and len(line) < 300, line
+        assert f"<strong>{name}</strong>" in _text(output, "text/html") and "<table>" in _text(output, "text/html")

@@ -26,11 +26,11 @@ LENIENT = {"model", "subjects", "ids", "base_urls", "parsers", "shard", "out", "
 
 #: entry point -> (its TypedDict, its named keyword-only parameters)
 ENTRY_POINTS = {
-    mmmu_eval.evaluate: (RunConfigArgs, {"display"}),
-    mmmu_eval.evaluate_async: (RunConfigArgs, {"display", "keep_backend"}),
+    mmmu_eval.evaluate: (RunConfigArgs, {"display", "log_to"}),
+    mmmu_eval.evaluate_async: (RunConfigArgs, {"display", "keep_backend", "log_to"}),
     mmmu_eval.plan_run: (RunConfigArgs, set()),
-    mmmu_eval.evaluate_suite: (SuiteConfigArgs, {"display", "bootstrap", "bootstrap_seed"}),
-    mmmu_eval.evaluate_suite_async: (SuiteConfigArgs, {"display", "bootstrap", "bootstrap_seed"}),
+    mmmu_eval.evaluate_suite: (SuiteConfigArgs, {"display", "bootstrap", "bootstrap_seed", "log_to"}),
+    mmmu_eval.evaluate_suite_async: (SuiteConfigArgs, {"display", "bootstrap", "bootstrap_seed", "log_to"}),
     plan_suite: (SuiteConfigArgs, set()),
 }
 

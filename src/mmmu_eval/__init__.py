@@ -47,7 +47,7 @@ if _typing.TYPE_CHECKING:
     from mmmu_eval.commands.diagnose import diagnose
     from mmmu_eval.commands.compare import compare
     from mmmu_eval.results.comparison import Comparison, DisciplineDiff, Flip
-    from mmmu_eval.results.loaded_run import LoadedRun, load_run
+    from mmmu_eval.results.finished_run import LoadedRun, load_run
     from mmmu_eval.commands.rescore import Rescored, rescore_outputs
     from mmmu_eval.harnesses.read import Rescore
     from mmmu_eval.harnesses.write import RescoredRun
@@ -57,7 +57,7 @@ if _typing.TYPE_CHECKING:
     from mmmu_eval.commands.score import RunScore, score_run
     from mmmu_eval.scoring.spec import ScoringSpec
     from mmmu_eval.scoring.explain import Difference, Explanation
-    from mmmu_eval.store.manifest import Manifest
+    from mmmu_eval.core.manifest import Manifest
     from mmmu_eval.harnesses.readers.foreign import ForeignFile, ForeignRow
     from mmmu_eval.scoring.harness_verdicts import HarnessVerdict, RecordedScore
     from mmmu_eval.auditing import Audit, audit
@@ -89,6 +89,7 @@ if _typing.TYPE_CHECKING:
     from mmmu_eval.scoring.aggregate import Aggregate, Tally
     from mmmu_eval.suite.suite_config import SuiteConfig, SuiteConfigArgs, SuiteRun
     from mmmu_eval.suite.suite_progress import SuiteDisplay
+    from mmmu_eval.tracking.log_to import LogTo
 
 # Each public name, and the module that holds it. They are imported on first use (PEP 562), so
 # ``mmmu-eval run`` loads what a run needs when it needs it, not the report and scoring code (and
@@ -102,7 +103,7 @@ _HOME = {
     # one call per command that reads or rewrites a finished run, and the records they return
     **dict.fromkeys(("Comparison", "DisciplineDiff", "Flip"), "mmmu_eval.results.comparison"),
     "compare": "mmmu_eval.commands.compare",
-    **dict.fromkeys(("LoadedRun", "load_run"), "mmmu_eval.results.loaded_run"),
+    **dict.fromkeys(("LoadedRun", "load_run"), "mmmu_eval.results.finished_run"),
     **dict.fromkeys(("Rescored", "rescore_outputs"), "mmmu_eval.commands.rescore"),
     "Rescore": "mmmu_eval.harnesses.read",
     "RescoredRun": "mmmu_eval.harnesses.write",
@@ -112,7 +113,7 @@ _HOME = {
     **dict.fromkeys(("RunScore", "score_run"), "mmmu_eval.commands.score"),
     "ScoringSpec": "mmmu_eval.scoring.spec",
     **dict.fromkeys(("Difference", "Explanation"), "mmmu_eval.scoring.explain"),
-    "Manifest": "mmmu_eval.store.manifest",
+    "Manifest": "mmmu_eval.core.manifest",
     **dict.fromkeys(("ForeignFile", "ForeignRow"), "mmmu_eval.harnesses.readers.foreign"),
     **dict.fromkeys(("HarnessVerdict", "RecordedScore"), "mmmu_eval.scoring.harness_verdicts"),
     **dict.fromkeys(("Audit", "audit"), "mmmu_eval.auditing"),
@@ -139,6 +140,7 @@ _HOME = {
     **dict.fromkeys(("Aggregate", "Tally"), "mmmu_eval.scoring.aggregate"),
     **dict.fromkeys(("SuiteConfig", "SuiteConfigArgs", "SuiteRun"), "mmmu_eval.suite.suite_config"),
     "SuiteDisplay": "mmmu_eval.suite.suite_progress",
+    "LogTo": "mmmu_eval.tracking.log_to",
 }
 
 
@@ -187,6 +189,7 @@ __all__ = [
     "Item",
     "ItemStats",
     "LoadedRun",
+    "LogTo",
     "Manifest",
     "MergedRun",
     "MmmuEvalError",

@@ -58,6 +58,16 @@ def test_the_weakest_models_are_not_stronger_runs():
     assert result.suspects[0].strong_runs == 3
 
 
+def test_a_run_with_no_scored_item_has_no_accuracy_to_rank():
+    """Every request of model "down" failed: it is no stronger run, and no 0.0 makes it the weakest."""
+    items = _items()
+    runs = [make_run(f"r{i}", f"model{i}", {"validation_Design_15": "B"}, items, accuracy=0.3 + 0.1 * i)
+            for i in range(4)]
+    void = make_run("void", "down", {}, items, accuracy=None)
+    result = audit_runs([*runs, void], irt=False)
+    assert [result.strong[r.name] for r in runs] == [False, True, True, True] and result.strong["void"] is False
+
+
 def test_one_model_agreeing_with_itself_is_not_flagged():
     items = _items()
     runs = [make_run(f"r{i}", "same-model", {"validation_Design_15": "B"}, items, accuracy=0.6) for i in range(5)]

@@ -15,7 +15,7 @@ import json
 import pytest
 
 from mmmu_eval.stats.sample_check import hold_out_check
-from mmmu_eval.stats.sample_design import design_sample, read_audit_answers
+from mmmu_eval.run.sample_audit import design_sample, read_audit_answers
 
 
 @pytest.fixture(scope="module")

@@ -631,13 +631,14 @@ def test_named_key_variable_must_be_set(monkeypatch):
 def test_loopback_server_needs_no_key_and_config_is_read(monkeypatch):
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     config = RunConfig(model="openai:m", base_urls=("http://localhost:8000", "http://127.0.0.1:8001/v1/"),
-                       concurrency=8, max_attempts=2, request_timeout=30.0, probe_timeout=5, max_image_pixels=10**6)
+                       concurrency=8, max_attempts=2, request_timeout=30.0, probe_timeout=5, max_image_pixels=10**6,
+                       max_response_bytes=10**7)
     b = OpenAIBackend.from_settings("m", backend_settings(config).openai)
     assert b.describe() == {
         "backend": "openai", "model": "m",
         "base_urls": ["http://localhost:8000/v1", "http://127.0.0.1:8001/v1"],
         "concurrency_per_endpoint": 8, "max_attempts": 2, "request_timeout_s": 30.0, "probe_timeout_s": 5,
-        "max_image_pixels": 1000000, "api_key_env": None,
+        "max_response_bytes": 10**7, "max_image_pixels": 1000000, "api_key_env": None,
     }
     assert b.spec == "openai:m"
 

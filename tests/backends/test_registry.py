@@ -57,7 +57,7 @@ def test_each_backend_is_handed_its_own_record(monkeypatch):
 def test_the_adapter_fills_every_setting_from_the_run_config_field_of_its_name():
     """One adapter (run/backend_settings.py): a settings field it forgot would stay None here."""
     values = {"base_urls": ("http://127.0.0.1:1/v1",), "api_key_env": "K", "concurrency": 3, "max_attempts": 4,
-              "request_timeout": 5.5, "probe_timeout": 6.5, "max_image_pixels": 7, "batch_size": 8, "dtype": "float16",
+              "request_timeout": 5.5, "probe_timeout": 6.5, "max_response_bytes": 9, "max_image_pixels": 7, "batch_size": 8, "dtype": "float16",
               "device": "cpu", "trust_remote_code": True, "tensor_parallel_size": 2, "pipeline_parallel_size": 3,
               "data_parallel_size": 4, "seed": 11}
     settings = backend_settings(RunConfig(model="random", **values), fixed_answers=FIXED)

@@ -157,7 +157,7 @@ def test_every_command_call_works_inside_a_running_event_loop(runs, tmp_path):
 
     results = asyncio.run(cell())
     assert [type(r).__name__ for r in results] == [
-        "RunScore", "LoadedRun", "RunReport", "Comparison", "MergedRun", "Rescored", "Diagnosis"]
+        "RunScore", "FinishedRun", "RunReport", "Comparison", "MergedRun", "Rescored", "Diagnosis"]
 
 
 def test_the_writers_the_cli_calls_name_the_flag_when_they_cannot_write(runs, tmp_path):

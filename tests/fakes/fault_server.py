@@ -40,7 +40,21 @@ import threading
 import time
 from collections import Counter
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from typing import Callable
+
+if not __package__:  # run as a script (``python tests/fakes/fault_server.py``): find ``fakes``
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from fakes.wire_faults import (  # noqa: E402
+    BOMB_BYTES,
+    ENDLESS_BYTES,
+    WIRE_FAULTS,
+    WIRE_MALFORMED,
+    authorised,
+    followed,
+    send_wire_fault,
+)
 
 #: Failed answers: an HTTP error, a 200 that is no usable completion, or no answer at all.
 FAULTS = ("429", "500", "503", "not-json", "empty-choices", "drop", "stall",
@@ -201,6 +215,9 @@ class FaultServer:
         answer_modes: tuple[str, ...] = (),
         answer_modes_rate: float = 1.0,
         spare_probe: bool = True,
+        basic_auth: tuple[str, str] | None = None,
+        bomb_bytes: int = BOMB_BYTES,
+        endless_bytes: int = ENDLESS_BYTES,
     ) -> None:
         """
         Args:
@@ -225,7 +242,9 @@ class FaultServer:
             refuse: bodies it returns True for get HTTP 400 (a final refusal, never retried).
             answer_modes, answer_modes_rate: the ``ANSWER_MODES`` its answers take, for the share
                 ``answer_modes_rate`` of keys (``answer_mode``); () answers every key plainly.
-            spare_probe: answer the start-up probe although a ``HOSTILE_FAULTS`` fault is drawn.
+            spare_probe: answer the start-up probe although a ``HOSTILE_FAULTS`` or ``WIRE_FAULTS``
+                fault is drawn.
+            basic_auth, bomb_bytes, endless_bytes: the wire faults' (``fakes/wire_faults.py``).
         """
         self.fault_rate = fault_rate
         self.max_faults = max_faults
@@ -255,6 +274,9 @@ class FaultServer:
         self.answer_modes = answer_modes
         self.answer_modes_rate = answer_modes_rate
         self.spare_probe = spare_probe
+        self.basic_auth = basic_auth
+        self.bomb_bytes = bomb_bytes
+        self.endless_bytes = endless_bytes
         self.bodies: list[dict] = []
         """Every chat request body received, in arrival order."""
         self.chat_bytes = 0
@@ -279,6 +301,13 @@ class FaultServer:
     @property
     def url(self) -> str:
         return f"http://127.0.0.1:{self.port}/v1"
+
+    @property
+    def url_with_credentials(self) -> str:
+        """``url`` with the ``user:password@`` of ``basic_auth`` (``url`` when it asks none)."""
+        if self.basic_auth is None:
+            return self.url
+        return f"http://{':'.join(self.basic_auth)}@127.0.0.1:{self.port}/v1"
 
     def start(self) -> "FaultServer":
         self._thread = threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
@@ -340,9 +369,10 @@ class FaultServer:
             rng = random.Random(f"{self.seed}:{key}:{k}")
             if rng.random() >= self.fault_rate:
                 return None  # this attempt, and every later one, is answered
-            kinds = [f for f in self.faults if not (f in MALFORMED | HOSTILE_MALFORMED and malformed_run >= 2)]
+            bad = MALFORMED | HOSTILE_MALFORMED | WIRE_MALFORMED
+            kinds = [f for f in self.faults if not (f in bad and malformed_run >= 2)]
             kind = rng.choice(kinds)
-            malformed_run = malformed_run + 1 if kind in MALFORMED | HOSTILE_MALFORMED else 0
+            malformed_run = malformed_run + 1 if kind in bad else 0
             if k == attempt:
                 return kind
         return None
@@ -369,6 +399,8 @@ class _Handler(BaseHTTPRequestHandler):
 
     def do_GET(self) -> None:
         owner = self.server.owner
+        if not authorised(self, owner) or followed(self, owner):
+            return
         if self.path.rstrip("/") in ("/v1/models", "/models"):
             with owner._lock:
                 owner.listings += 1
@@ -395,6 +427,8 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _answer_post(self, owner: FaultServer) -> None:
         raw = self.rfile.read(int(self.headers.get("Content-Length", 0)))
+        if not authorised(self, owner) or followed(self, owner):
+            return
         if self.path.rstrip("/").endswith("/chat/completions"):
             with owner._lock:
                 owner.chat_bytes += len(raw)
@@ -415,7 +449,7 @@ class _Handler(BaseHTTPRequestHandler):
         if owner.hold_after is not None and arrived >= owner.hold_after and not owner._released.is_set():
             owner._hold()
         fault = owner.plan(key, attempt)
-        if fault in HOSTILE_FAULTS and owner.spare_probe and key.startswith(PROBE_TEXT):
+        if fault in HOSTILE_FAULTS + WIRE_FAULTS and owner.spare_probe and key.startswith(PROBE_TEXT):
             fault = None
         if owner.refuse is not None and owner.refuse(body):
             fault = "400"
@@ -465,6 +499,8 @@ class _Handler(BaseHTTPRequestHandler):
             self.close_connection = True
         elif fault in HOSTILE_FAULTS:
             _hostile_fault(self, owner, fault, key, attempt, body)
+        elif fault in WIRE_FAULTS:
+            send_wire_fault(self, owner, fault, self._completion(owner, key, attempt, body, count=False))
         else:
             if owner.latency:
                 owner._stopping.wait(owner.latency)

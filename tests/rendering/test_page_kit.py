@@ -72,7 +72,7 @@ def pages(tmp_path_factory) -> dict[str, str]:
     from mmmu_eval.harden.review import write_review
     from mmmu_eval.harden.source import read_source
     from mmmu_eval.rendering.run_page import render_html
-    from mmmu_eval.results.loaded_run import load_run, prompts_for
+    from mmmu_eval.results.finished_run import read_run, prompts_for
     from mmmu_eval.run.progress import NullDisplay
     from mmmu_eval.suite.execute import evaluate_suite
     from suite.conftest import quiet
@@ -80,7 +80,7 @@ def pages(tmp_path_factory) -> dict[str, str]:
     root = tmp_path_factory.mktemp("kit")
     evaluate(model="random", benchmark="mmmu", split="validation", data="sample", out=str(root / "run"), limit=3,
              display=NullDisplay())
-    run = load_run(root / "run", details=True)
+    run = read_run(root / "run", details=True)
     report = render_html(run.results, run.items, run.responses, run.scoring, run.manifest,
                          prompts=prompts_for(run.items, run.manifest))
     evaluate_suite(model="random", data="sample", out=str(root / "suite"), limit=2, ocr=False, display=quiet(),

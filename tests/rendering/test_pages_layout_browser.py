@@ -47,14 +47,14 @@ def pages(tmp_path_factory):
     from mmmu_eval.harden import AugmentSettings, harden_augment
     from mmmu_eval.run.progress import NullDisplay
     from mmmu_eval.rendering.run_page import render_html
-    from mmmu_eval.results.loaded_run import load_run, prompts_for
+    from mmmu_eval.results.finished_run import read_run, prompts_for
     from mmmu_eval.suite.execute import evaluate_suite
     from suite.conftest import quiet
 
     root = tmp_path_factory.mktemp("pages")
     run = root / "run"
     evaluate(model="random", benchmark="mmmu", split="validation", data="sample", out=str(run), display=NullDisplay())
-    loaded = load_run(run, details=True)
+    loaded = read_run(run, details=True)
     results = dict(loaded.results)
     row = next(iter(results["by_img_type"].values()))
     results["by_img_type"] = {k: dict(row, n=100 + i, correct=37 + i) for i, k in enumerate(IMG_TYPES)}

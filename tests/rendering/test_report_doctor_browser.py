@@ -49,10 +49,10 @@ def test_the_doctor_section_fits_and_reads(browser, page_path, width):
     remainder = page.locator("#doctor-remainder")
     remainder.scroll_into_view_if_needed()
     assert remainder.is_visible()
-    assert "exceed the 4.6-point gap by 0.2 points" in remainder.inner_text()
+    assert "exceed the 4.56-point gap by 0.23 points" in remainder.inner_text()
     assert page.locator("#doctor-outside tr[data-cause='best_of']").is_visible()
     cells = page.locator("#doctor-table tr[data-cause='unparsed'] td").all_inner_texts()
-    assert cells[2] == "expected +0.34 points (plausible -0.10 to +0.78)" and cells[3] == "+4.97 (a bound)"
+    assert cells[2] == "expected +0.34 points (plausible -0.06 to +0.81)" and cells[3] == "+4.97 (a bound)"
     # the leaderboard's rows for standard-10 (and those with only the overall), filtered by name as
     # the doctor matches names (case, spaces and hyphens ignored)
     rows = page.locator("#leaderboard-table tbody tr")

@@ -79,7 +79,7 @@ def test_a_run_without_gold_answers_headlines_no_gold_answers_and_counts_its_unp
     assert re.search(r'id="headline">no gold answers<', page)
     assert "8 of 20" in page  # the unparsed answers' card
     assert "no accuracy to place among them" in page and "Published accuracies and this run" not in page
-    assert "Accuracy by discipline" not in page and "No gold answers: nothing to chart" in page
+    assert "Accuracy by discipline" not in page and "no score (no gold answers): nothing to chart" in page
 
 
 def test_a_headline_of_many_random_letters_is_flagged_with_the_figure_without_them(runs, capsys):

@@ -22,7 +22,7 @@ from mmmu_eval.results.results_json import build_results
 from mmmu_eval.rendering.run_terminal import print_results
 from mmmu_eval.scoring.scorer import score_responses
 from mmmu_eval.suite.suite_page import render_suite_html
-from mmmu_eval.suite.run_records import RunRecord
+from mmmu_eval.results.finished_run import FinishedRun
 from mmmu_eval.suite.study import build_study, runs_summary
 from mmmu_eval.suite.suite_terminal import print_suite
 
@@ -65,8 +65,8 @@ def test_the_same_run_prints_the_same_figure_in_terminal_page_and_json(tmp_path)
     assert re.search(r'id="headline">51\.9%<', page) and re.search(r"95% CI \[\d+\.\d, \d+\.\d\]", page)
 
     # The suite's JSON, terminal tables and page, built from the same results.json.
-    record = RunRecord("mmmu-validation-direct", tmp_path / "mmmu-validation-direct", "mmmu", None, "validation",
-                       "direct", results, manifest)
+    record = FinishedRun(tmp_path / "mmmu-validation-direct", manifest, results, benchmark="mmmu", setting=None,
+                         split="validation", prompt="direct")
     summary = {"model": MODEL, "status": "complete", "updated_at": "2026-12-01T00:00:00+00:00",
                "package_version": "test", "config": {}, "planned": [], "runs": runs_summary([record]),
                **build_study([record], model=MODEL, resamples=0), "usage": None}
@@ -92,7 +92,8 @@ def test_a_table1_delta_is_its_exact_difference_rounded_once(tmp_path):
     records = []
     for setting, right in (("standard-10", 903), ("vision", 1000)):
         *_, manifest, results = _run(tmp_path, right, setting)
-        records.append(RunRecord(setting, tmp_path / setting, "mmmu-pro", setting, "test", "direct", results, manifest))
+        records.append(FinishedRun(tmp_path / setting, manifest, results, benchmark="mmmu-pro", setting=setting,
+                                   split="test", prompt="direct"))
     study = build_study(records, model=MODEL, resamples=0)
     delta = study["table1"]["delta_2"]
     assert delta["value"] == 0.5 - 0.4515 == 0.04849999999999999 and pct(delta["value"]) == "4.8"

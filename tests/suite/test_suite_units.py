@@ -20,7 +20,7 @@ def test_suite_overall_is_a_fraction_like_run_accuracy(tmp_path):
     cell = result.table1["overall"]
     assert result.overall == cell["value"] and 0 <= result.overall <= 1
     assert cell["percent"] == round(100 * result.overall, 1)  # the printed figure stays in suite.json
-    assert f"overall={result.overall!r}" in repr(result)
+    assert f"overall {cell['percent']:.1f}%" in repr(result)  # the repr prints the figure as the terminal does
     run = next(iter(result.runs.values()))
     assert 0 <= run.accuracy <= 1
 

@@ -5,7 +5,7 @@
         -> structural (problems on the item's face)  -> stats (difficulty, discrimination, 2PL)
         -> revisions (data that differs between runs)  -> JSON, terminal, page
 
-A user of runs like ``suite`` and ``rescore``: it reads runs through ``results.loaded_run`` and
+A user of runs like ``suite`` and ``rescore``: it reads runs through ``results.finished_run`` and
 other harnesses' files through ``rescore``, and never changes a run or an official figure. A
 suspect is evidence for a person to check, never a verdict.
 
@@ -41,14 +41,22 @@ class Audit:
     """Everything the audit found; ``to_json`` is the ``--json`` document."""
 
     runs: tuple[RunAnswers, ...]
+    """Every run and harness file read, in the order given."""
     strong: dict[str, bool]
+    """Run name -> whether it is one of the stronger runs (all but the weakest models')."""
     suspects: tuple[Suspect, ...]
+    """Items on whose one wrong option the runs agree, flagged ones first, then by score."""
     agreement: tuple[Agreement, ...]
     """Flagged groups against chance, per option set (setting family)."""
     added: tuple[AddedOption, ...]
+    """Options the ten-option augmentation added that draw the runs where four options are answered right."""
     structural: tuple[Problem, ...]
+    """Problems items show on their face, whatever the runs answered."""
     stats: ItemStats
+    """Difficulty, discrimination and the 2PL fit of every item, over all runs."""
     revisions: dict
+    """``read`` (run -> the data revision it read) and ``differences`` (items whose text, options
+    or gold differ between runs; docs/audit.md)."""
 
     @property
     def flagged(self) -> tuple[str, ...]:

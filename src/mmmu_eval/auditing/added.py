@@ -20,15 +20,22 @@ from mmmu_eval.auditing.text import norm
 
 @dataclass(frozen=True)
 class AddedOption:
+    """An option the augmentation added that drew the ten-option runs, on an item the four-option runs get right."""
+
     id: str
+    """The item's id."""
     gold: str
+    """The gold option's text."""
     option: str
     """The added option the ten-option runs chose most."""
     votes: int
+    """Ten-option and vision runs that chose it."""
     answered: int
     """Ten-option and vision runs that chose an option."""
     four_right: int
+    """Four-option runs that chose the gold."""
     four_answered: int
+    """Four-option runs that chose an option."""
 
     def to_json(self) -> dict:
         return {"id": self.id, "gold": self.gold, "added_option": self.option, "votes": self.votes,

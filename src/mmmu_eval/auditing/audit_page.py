@@ -14,6 +14,7 @@ from mmmu_eval.auditing import Audit
 from mmmu_eval.auditing.text import norm
 from mmmu_eval.core.records import letters
 from mmmu_eval.core.numbers import fixed, pct
+from mmmu_eval.results.caveats import NO_SCORE
 from mmmu_eval.rendering.page import asset, head
 
 _STYLE = """
@@ -56,7 +57,7 @@ def audit_page(result: Audit, *, top: int = 100) -> str:
 def _runs(result: Audit) -> str:
     rows = "".join(
         f"<tr><td>{escape(r.name)}</td><td>{escape(r.model)}</td><td>{escape(r.setting)}</td>"
-        f"<td>{len(r.answers)}</td><td>{pct(r.accuracy)}</td><td>{'yes' if result.strong[r.name] else 'no'}</td></tr>"
+        f"<td>{len(r.answers)}</td><td>{pct(r.accuracy, none=NO_SCORE)}</td><td>{'yes' if result.strong[r.name] else 'no'}</td></tr>"
         for r in result.runs)
     return ('<h2>Runs</h2><div class="wrap"><table class="audit"><tr><th>run</th><th>model</th><th>setting</th>'
             f"<th>items</th><th>acc %</th><th>stronger</th></tr>{rows}</table></div>")

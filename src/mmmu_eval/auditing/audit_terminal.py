@@ -15,6 +15,7 @@ from rich.table import Table
 from mmmu_eval.auditing import Audit
 from mmmu_eval.rendering.fit import print_fitted
 from mmmu_eval.core.numbers import fixed, pct
+from mmmu_eval.results.caveats import NO_SCORE
 
 
 def print_audit(result: Audit, console: Console, *, top: int = 20) -> None:
@@ -24,7 +25,7 @@ def print_audit(result: Audit, console: Console, *, top: int = 20) -> None:
                         ("stronger", False)):
         runs.add_column(name, justify="right" if right else "left", overflow="fold", no_wrap=right)
     for r in result.runs:
-        runs.add_row(escape(r.name), escape(r.model), r.setting, str(len(r.answers)), pct(r.accuracy),
+        runs.add_row(escape(r.name), escape(r.model), r.setting, str(len(r.answers)), pct(r.accuracy, none=NO_SCORE),
                      "yes" if result.strong[r.name] else "no")
     print_fitted(console, runs)
     console.print("accuracy: official parser, against each run's own gold; a random fallback counts as no choice "

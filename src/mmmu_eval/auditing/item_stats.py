@@ -28,17 +28,27 @@ from mmmu_eval.auditing.sources import RunAnswers
 
 @dataclass(frozen=True)
 class ItemStats:
+    """Each item's statistics over the runs (see the module); arrays are runs x items, in ``ids`` order."""
+
     ids: tuple[str, ...]
+    """The items, sorted."""
     runs: tuple[str, ...]
+    """The runs' names, in ``Audit.runs`` order."""
     right: np.ndarray
     """runs x items, 1 where right."""
     seen: np.ndarray
     """runs x items, 1 where the run holds the item."""
     p_right: np.ndarray
+    """Per item, the share of the runs holding it that answered it right (0 to 1; low is hard)."""
     point_biserial: list[float | None]
+    """Per item, the correlation over runs between answering it right and the rest score; None
+    with fewer than 3 runs or no variation."""
     irt_a: np.ndarray | None
+    """Per item, the 2PL discrimination; None when the model was not fitted (``irt_note``)."""
     irt_b: np.ndarray | None
+    """Per item, the 2PL difficulty; None when the model was not fitted."""
     irt_note: str
+    """How the 2PL model was fitted, or why it was not."""
 
     def to_json(self) -> dict:
         n_seen = self.seen.sum(axis=0)

@@ -5,7 +5,7 @@ that run's data held them) and the option it chose on each, named by its TEXT, s
 different shuffles and settings can be set side by side. A random fallback is no choice: the
 official parser drew the letter, the model did not pick it.
 
-- a run directory (``manifest.json``): read with ``results.loaded_run`` and scored as the run says;
+- a run directory (``manifest.json``): read with ``results.finished_run`` and scored as the run says;
 - a suite directory (no manifest, run directories below it): each of its runs;
 - any other file or folder: read with ``rescore`` (``--format auto`` unless told), so every
   harness ``rescore`` reads, the official repository's outputs included, feeds the audit.
@@ -21,7 +21,7 @@ from pathlib import Path
 from mmmu_eval.core.errors import ConfigError, MmmuEvalError
 from mmmu_eval.core.records import Item, letters
 from mmmu_eval.scoring.scorer import Scoring
-from mmmu_eval.store.manifest import MANIFEST, Manifest
+from mmmu_eval.core.manifest import MANIFEST, Manifest
 
 #: The official file names of the 2024 outputs: ``<model>_<prompt>_<Setting>.jsonl``.
 _OFFICIAL_NAME = re.compile(r"^(?P<model>.+?)_(?P<prompt>direct|cot|ocr)_(?P<setting>[^_]+)$", re.IGNORECASE)
@@ -36,6 +36,7 @@ class Answer:
     correct: bool
     """The official verdict (a fallback that happened to hit the gold counts, as officially)."""
     fallback: bool = False
+    """Whether the official random fallback chose the letter (then ``choice`` is None)."""
 
 
 @dataclass(frozen=True)
@@ -45,20 +46,25 @@ class RunAnswers:
     name: str
     """How the report names it: the run directory's or the file's name."""
     path: str
+    """The run directory or file, as given."""
     model: str
     """The model, so that agreement can be counted across models (several runs of one model
     agreeing are weaker evidence than several models)."""
     setting: str
     """``standard-10``, ``standard-4``, ``vision`` (MMMU-Pro) or ``mmmu``."""
     prompt: str | None
+    """The prompt mode (``direct``, ``cot`` ...); None where the file does not say."""
     revision: str | None
     """The data revision the run read (None for files that carry their own items)."""
     kind: str
     """``run`` or the rescore format the file was read as."""
     items: Mapping[str, Item]
+    """Item id -> the item as the run held it (options in its order)."""
     answers: Mapping[str, Answer]
-    accuracy: float
-    """The run's official accuracy over the items it answered, against its own gold."""
+    """Item id -> the run's answer."""
+    accuracy: float | None
+    """The run's official accuracy over the items it answered, against its own gold; None when it
+    answered none (every request failed): no figure, and no vote on any item."""
     images: Mapping[str, int] = field(default_factory=dict)
     """Item id -> how many images it holds, where the items carry no image records (official files)."""
 
@@ -106,9 +112,9 @@ def _looks_like_harness_folder(folder: Path) -> bool:
 
 
 def _read_run(path: Path) -> RunAnswers:
-    from mmmu_eval.results.loaded_run import load_run
+    from mmmu_eval.results.finished_run import read_run
 
-    loaded = load_run(path, details=True)
+    loaded = read_run(path, details=True)
     record = Manifest.of(loaded.manifest, path / MANIFEST)
     config = record.config
     benchmark = str(config.get("benchmark") or "mmmu")
@@ -200,6 +206,6 @@ def gold_text(item: Item) -> str | None:
     return option_text(item, item.answer)
 
 
-def _accuracy(scoring: Scoring) -> float:
+def _accuracy(scoring: Scoring) -> float | None:
     overall = scoring.aggregates[scoring.parsers[0]].overall
-    return overall.accuracy if overall.n else 0.0
+    return overall.accuracy if overall.n else None

@@ -17,14 +17,16 @@ from mmmu_eval.auditing.sources import RunAnswers
 
 
 def stronger_runs(runs: Sequence[RunAnswers], *, weakest: float = 0.25) -> dict[str, bool]:
-    """Run name -> whether it is one of the stronger runs (see the module)."""
+    """Run name -> whether it is one of the stronger runs (see the module); a run with no scored
+    item has no accuracy to rank (never a 0.0 that would make its model the weakest): not stronger."""
+    scored = [(run, run.accuracy) for run in runs if run.accuracy is not None]
     by_setting: dict[str, list[float]] = defaultdict(list)
-    for run in runs:
-        by_setting[run.setting].append(run.accuracy)
+    for run, accuracy in scored:
+        by_setting[run.setting].append(accuracy)
     setting_mean = {s: mean(v) for s, v in by_setting.items()}
     by_model: dict[str, list[float]] = defaultdict(list)
-    for run in runs:
-        by_model[run.model].append(run.accuracy - setting_mean[run.setting])
+    for run, accuracy in scored:
+        by_model[run.model].append(accuracy - setting_mean[run.setting])
     ranked = sorted(by_model, key=lambda m: (mean(by_model[m]), m))
     weak = set(ranked[: int(len(ranked) * weakest)])
-    return {run.name: run.model not in weak for run in runs}
+    return {run.name: run.accuracy is not None and run.model not in weak for run in runs}

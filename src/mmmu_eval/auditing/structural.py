@@ -46,10 +46,16 @@ _IMAGE_TOKEN = re.compile(r"<image\s+(\d+)>")
 
 @dataclass(frozen=True)
 class Problem:
+    """One problem an item shows on its face."""
+
     id: str
+    """The item's id."""
     kind: str
+    """One of the kinds in the module's list (``duplicate_options``, ``letter_option`` ...)."""
     detail: str
+    """What was found, in words (the option, the token)."""
     setting: str
+    """The setting of the run the item was read from."""
 
     def to_json(self) -> dict:
         return {"id": self.id, "kind": self.kind, "detail": self.detail, "setting": self.setting}

@@ -42,13 +42,20 @@ _ACC_BOUNDS = (0.01, 0.99)
 
 @dataclass(frozen=True)
 class Vote:
+    """One run's answer to a suspect item."""
+
     run: str
+    """The run's name (``RunAnswers.name``)."""
     model: str
+    """The run's model."""
     setting: str
+    """The run's setting (``standard-4``, ``standard-10``, ``vision``, or the MMMU split)."""
     choice: str | None
     """The chosen option's text (None: no option chosen)."""
     strong: bool
+    """Whether the run is one of the stronger ones (``Audit.strong``)."""
     weight: float
+    """log10 of the vote's likelihood ratio from the run's accuracy; 0 at or below chance."""
 
 
 @dataclass(frozen=True)
@@ -56,24 +63,41 @@ class Suspect:
     """One item's evidence against its gold, from one group of runs with the same options."""
 
     id: str
+    """The item's id."""
     item: Item
     """The item as the first run of the group held it (question, options in its order)."""
     gold: str
+    """The gold option's text."""
     consensus: str
+    """The wrong option most runs chose, as the first of them wrote it."""
     agree: int
+    """Runs that chose the consensus."""
     gold_votes: int
+    """Runs that chose the gold."""
     answered: int
+    """Runs that chose an option (a random fallback chose none)."""
     runs_total: int
+    """Runs of the group that hold the item."""
     strong_agree: int
+    """Stronger runs that chose the consensus."""
     strong_gold: int
+    """Stronger runs that chose the gold."""
     strong_runs: int
+    """Stronger runs that hold the item."""
     models: tuple[str, ...]
     """Models among the runs that chose the consensus."""
     chance: float
+    """The probability that the wrong answers, spread evenly over the distractors, put ``agree``
+    of them on one option (0 to 1)."""
     score: float
+    """log10 of how much likelier the answers are if the consensus is right than if the gold is;
+    above 0 favours the consensus."""
     flagged: bool
+    """Whether it meets the rule (``Agreement.rule``): evidence for a person to check, never a verdict."""
     settings: tuple[str, ...]
+    """The settings of the group's runs."""
     votes: tuple[Vote, ...]
+    """Each run's answer."""
 
     def to_json(self) -> dict:
         labels = letters(len(self.item.options))
@@ -100,11 +124,13 @@ class Agreement:
     settings: tuple[str, ...]
     """The settings of the runs in these groups (ten-option and vision share their options)."""
     flagged: int
+    """Groups flagged."""
     expected_by_chance: float
     """At most this many groups would meet the majority rule with wrong answers spread evenly."""
     groups: int
     """Item groups judged (each holds at least one stronger run)."""
     rule: str
+    """The flagging rule, in words (the majority, the models, the score)."""
 
     def to_json(self) -> dict:
         return {"settings": list(self.settings), "flagged": self.flagged,

@@ -22,6 +22,7 @@ Also here, because both engines need them: the shared generation defaults. The s
 from __future__ import annotations
 
 import io
+import warnings
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable
 
@@ -134,9 +135,17 @@ def decode_image(data: bytes, item_id: str, field: str, position: int) -> "Image
     """
     from PIL import Image, UnidentifiedImageError
 
+    from mmmu_eval.prompt.image_scaling import ImageTooLarge, check_budget
+
     try:
-        with Image.open(io.BytesIO(data)) as img:
+        with warnings.catch_warnings():  # the size is checked here, from the header, not warned about
+            warnings.simplefilter("ignore", Image.DecompressionBombWarning)
+            img = Image.open(io.BytesIO(data))
+        with img:
+            check_budget(*img.size)  # before anything is decoded
             return img.convert("RGB")
+    except (Image.DecompressionBombError, ImageTooLarge) as exc:
+        raise DataError(f"{field} (image {position} of the prompt): {exc}", item_id) from exc
     except UnidentifiedImageError as exc:
         raise DataError(
             f"{field} (image {position} of the prompt) is not in an image format Pillow reads "

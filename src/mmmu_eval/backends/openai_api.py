@@ -62,10 +62,12 @@ from mmmu_eval.backends.openai_body import (
 from mmmu_eval.backends.openai_errors import (
     MalformedAnswer,
     classify_error,
+    redacting,
     retry_after_seconds,
 )
 from mmmu_eval.backends.openai_http import Body, Endpoint
 from mmmu_eval.backends.openai_inflight import Halt, Halted, Job
+from mmmu_eval.backends.openai_wire import DEFAULT_MAX_RESPONSE_BYTES
 from mmmu_eval.backends.openai_preflight import DEFAULT_PROBE_TIMEOUT, check_listing, probe
 from mmmu_eval.backends.openai_servers import (
     DEFAULT_BASE_URL,
@@ -74,7 +76,7 @@ from mmmu_eval.backends.openai_servers import (
     normalise_url,
     without_credentials,
 )
-from mmmu_eval.backends.retry import Failure, RetryPolicy, call_with_retries
+from mmmu_eval.backends.retry import RetryPolicy, call_with_retries
 from mmmu_eval.backends.settings import OpenAISettings
 from mmmu_eval.core.errors import ConfigError, MmmuEvalError
 from mmmu_eval.core.records import Request, Response
@@ -117,6 +119,7 @@ class OpenAIBackend:
         policy: RetryPolicy = RetryPolicy(),
         max_image_pixels: int | None = None,
         probe_timeout: float | None = None,
+        max_response_bytes: int | None = None,
         transport: httpx.AsyncBaseTransport | None = None,
         clock: Callable[[], float] = time.monotonic,
         sleep: Callable[[float], Any] = asyncio.sleep,
@@ -131,6 +134,7 @@ class OpenAIBackend:
             policy: attempts, back-off and per-attempt timeout (seconds).
             max_image_pixels: down-scale larger images to this many pixels; None never scales.
             probe_timeout: seconds each start-up request may take (None: the preflight's default).
+            max_response_bytes: most bytes of one answer, decoded (None: ``DEFAULT_MAX_RESPONSE_BYTES``).
             transport: an httpx transport to send through instead of the network (tests pass
                 ``httpx.MockTransport``).
             clock, sleep, rng: time and jitter, as parameters so tests control them.
@@ -146,6 +150,7 @@ class OpenAIBackend:
         self.policy = policy
         self.max_image_pixels = max_image_pixels
         self.probe_timeout = DEFAULT_PROBE_TIMEOUT if probe_timeout is None else probe_timeout
+        self.max_response_bytes = _given(max_response_bytes, DEFAULT_MAX_RESPONSE_BYTES)
         self.api_key_env: str | None = None
         """The variable the key came from (for the manifest); None when given directly or not needed."""
         self._clock = clock
@@ -154,7 +159,8 @@ class OpenAIBackend:
         self._pool: ThreadPoolExecutor | None = None
         self._listing: asyncio.Future[Any] | None = None
         self._endpoints = [
-            Endpoint(url, api_key, concurrency=concurrency, timeout=policy.timeout, transport=transport)
+            Endpoint(url, api_key, concurrency=concurrency, timeout=policy.timeout,
+                     max_response_bytes=self.max_response_bytes, transport=transport)
             for url in self.base_urls
         ]
 
@@ -181,6 +187,7 @@ class OpenAIBackend:
             policy=policy,
             max_image_pixels=settings.max_image_pixels,
             probe_timeout=settings.probe_timeout,
+            max_response_bytes=settings.max_response_bytes,
         )
         backend.api_key_env = key_env
         return backend
@@ -195,6 +202,7 @@ class OpenAIBackend:
             "max_attempts": self.policy.max_attempts,
             "request_timeout_s": self.policy.timeout,
             "probe_timeout_s": self.probe_timeout,
+            "max_response_bytes": self.max_response_bytes,
             "max_image_pixels": self.max_image_pixels,
             "api_key_env": self.api_key_env,
         }
@@ -348,13 +356,9 @@ class OpenAIBackend:
             text = answer_text(await endpoint.post_chat(body))  # the answer's bytes go once they are text
             return completion_from_text(request.item_id, text, notes=notes)
 
-        def classify(exc: BaseException) -> Failure:  # what is logged and stored holds no secret we sent
-            failure = classify_error(exc)
-            return dataclasses.replace(failure, message=endpoint.redact(failure.message))
-
         outcome = await call_with_retries(
             attempt,
-            classify, policy=self.policy, item_id=request.item_id, sleep=sleep, rng=self._rng,
+            redacting(classify_error, endpoint.redact), policy=self.policy, item_id=request.item_id, sleep=sleep, rng=self._rng,
         )
         latency = self._clock() - start
         last_error = outcome.failure.message if outcome.failure else None

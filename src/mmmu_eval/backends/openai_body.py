@@ -29,6 +29,7 @@ except ImportError:  # pragma: no cover - pybase64 is a dependency, but keep wor
     from base64 import b64encode
 
 from mmmu_eval.backends.openai_errors import MalformedAnswer, short
+from mmmu_eval.backends.openai_wire import loads
 from mmmu_eval.prompt.images import data_url_prefix, image_data_url, tiny_png
 from mmmu_eval.prompt.messages import build_messages
 from mmmu_eval.prompt.reasoning import split_reasoning
@@ -156,12 +157,12 @@ def completion_from_text(item_id: str, text: str, *, notes: tuple[str, ...] = ()
         MalformedAnswer: not JSON, cut short, or not a chat completion (``parse_completion``).
     """
     try:
-        data = json.loads(text)
+        data = loads(text)
     except json.JSONDecodeError as exc:
         cut = exc.pos >= len(text.rstrip()) or exc.msg.startswith("Unterminated string")
         what = f"the answer is cut short ({len(text)} characters)" if cut else f"the answer is not JSON ({exc.msg})"
         raise MalformedAnswer(f"{what}: {_shown(text[:200].encode())}") from None
-    except ValueError as exc:  # a number of more than 4300 digits, which Python will not read
+    except ValueError as exc:  # past Python's 4300 digits, or nested too deep (openai_wire.loads)
         raise MalformedAnswer(f"the answer is not JSON we can read ({exc}): {_shown(text[:200].encode())}") from None
     return parse_completion(item_id, data, notes=notes)
 

@@ -14,16 +14,18 @@ module may at that moment be half-imported by another thread, without the attrib
 
 from __future__ import annotations
 
+import dataclasses
 import email.utils
 import json
 from datetime import datetime, timezone
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 from mmmu_eval.backends.openai_http import StatusError, Unreachable
+from mmmu_eval.backends.openai_wire import AnswerTooLarge, NotJSON, Redirected, UnaskedEncoding
 from mmmu_eval.backends.retry import Failure
 from mmmu_eval.core.errors import BackendError
 
-__all__ = ["MalformedAnswer", "classify_error", "classify_preflight", "retry_after_seconds", "short"]
+__all__ = ["MalformedAnswer", "classify_error", "classify_preflight", "classify_probe", "redacting", "retry_after_seconds", "short"]
 
 
 class MalformedAnswer(Exception):
@@ -35,8 +37,15 @@ def classify_error(exc: BaseException) -> Failure:
 
     429 is a rate limit (its ``Retry-After`` honoured), except an exhausted quota, which no
     wait fixes; 408, 409 and 5xx are temporary, as are timeouts and dropped connections;
-    bodies that are not a chat completion are malformed; other 4xx, and anything unknown, final.
+    bodies that are not a chat completion are malformed (not JSON at any depth or size, or in
+    an encoding not asked for); other 4xx, and anything unknown, final. A redirect and an answer
+    past ``--max-response-bytes`` are final for their item, which a resumed run asks again (a
+    server that redirects every request is stopped by the preflight: ``classify_preflight``).
     """
+    if isinstance(exc, (Redirected, AnswerTooLarge)):
+        return Failure("final", str(exc))
+    if isinstance(exc, (NotJSON, UnaskedEncoding)):
+        return Failure("malformed", f"malformed answer: {short(str(exc))}")
     lineage = _class_names(exc)
     if isinstance(exc, StatusError) or "openai.APIStatusError" in lineage:
         return _status_failure(exc, exc.status_code, _headers_of(exc))
@@ -69,11 +78,14 @@ def _status_failure(exc: Any, status: int, headers: Mapping[str, str]) -> Failur
         return Failure("rate_limit", message, retry_after_seconds(headers))
     if status >= 500 or status in (408, 409):
         return Failure("temporary", message, retry_after_seconds(headers))
-    return Failure("final", message, stops_run=_never_passes(status, message))
+    return Failure("final", message, stops_run=_never_passes(status, message, getattr(exc, "basic_auth", False)))
 
 
-def _never_passes(status: int, message: str) -> str | None:
+def _never_passes(status: int, message: str, basic_auth: bool = False) -> str | None:
     """The real cause of an answer no request to this server can pass; None for one request's."""
+    if status in (401, 403) and basic_auth:
+        return (f"the server refused the user name and password in --base-url ({message}); check them "
+                "(they are sent as HTTP Basic auth, in place of the API key)")
     if status == 401:
         return (f"the server rejected the API key ({message}); check the key in OPENAI_API_KEY "
                 "(or the variable --api-key-env names)")
@@ -100,13 +112,32 @@ def _headers_of(exc: Any) -> Mapping[str, str]:
     return headers if headers is not None else {}
 
 
-def classify_preflight(exc: BaseException) -> Failure:
-    """As ``classify_error``, but a refused connection is final: the server is not there."""
+def redacting(classify: Callable[[BaseException], Failure], redact: Callable[[str], str]) -> Callable[[BaseException], Failure]:
+    """``classify``, with every secret we sent taken out of what its failure says (a server's
+    message or a redirect's Location may echo one): what is logged, stored and raised holds none."""
+    def read(exc: BaseException) -> Failure:
+        failure = classify(exc)
+        return dataclasses.replace(failure, message=redact(failure.message),
+                                   stops_run=None if failure.stops_run is None else redact(failure.stops_run))
+    return read
+
+
+def classify_probe(exc: BaseException) -> Failure:
+    """As ``classify_error``, but a redirect or an answer past the cap at start-up stops the run
+    with what it is (not "cannot reach", not "refused the images")."""
     failure = classify_error(exc)
+    if isinstance(exc, (Redirected, AnswerTooLarge)):
+        return dataclasses.replace(failure, stops_run=failure.message)
+    return failure
+
+
+def classify_preflight(exc: BaseException) -> Failure:
+    """As ``classify_probe``, but a refused connection is final: the server is not there."""
+    failure = classify_probe(exc)
     lineage = _class_names(exc)
     refused = (isinstance(exc, Unreachable) and exc.kind == "connection") or (
         "openai.APIConnectionError" in lineage and "openai.APITimeoutError" not in lineage)
-    return Failure("final", failure.message) if refused else failure
+    return dataclasses.replace(failure, kind="final") if refused else failure
 
 
 def retry_after_seconds(headers: Mapping[str, str], now: datetime | None = None) -> float | None:

@@ -25,7 +25,9 @@ The request headers are the ones the SDK sends that mean something to a server: 
 JSON content type and accept, ``OpenAI-Organization`` / ``OpenAI-Project`` from
 ``OPENAI_ORG_ID`` / ``OPENAI_PROJECT_ID`` when set (as the SDK reads them), and a user agent that
 names mmmu-eval. Proxies come from the environment (``HTTPS_PROXY``, ``NO_PROXY``), as with the SDK;
-redirects are not followed, as the SDK's client does not follow them.
+redirects are not followed, as the SDK's client does not follow them. A base URL's
+``user:password@`` goes as HTTP Basic auth in place of the key, as the SDK's httpx sends it. Only a
+2xx is an answer, every body read under ``--max-response-bytes`` (``openai_wire``).
 
 Tests pass an httpx transport (``httpx.MockTransport``) instead of the network: everything above
 the bytes (headers, bodies, errors, retries, limits) runs as in a real run.
@@ -39,12 +41,25 @@ import os
 from typing import TYPE_CHECKING, AsyncIterator, Mapping, NamedTuple, Protocol, Sequence
 from urllib.parse import urlsplit
 
+from mmmu_eval.backends.openai_wire import (
+    DEFAULT_MAX_RESPONSE_BYTES,
+    AnswerTooLarge,
+    Redirected,
+    UnaskedEncoding,
+    accept_encoding,
+    content_length,
+    loads,
+    read_capped,
+    shown_text,
+)
+from mmmu_eval.core.urls import basic_authorization, credentials_of, without_credentials
 from mmmu_eval.core.version import __version__
 
 if TYPE_CHECKING:  # imported for real only where used: see the module doc
     import httpx
 
-__all__ = ["REDACTED", "Body", "Endpoint", "Redactor", "Reply", "StatusError", "Unreachable", "request_headers"]
+__all__ = ["REDACTED", "Body", "Endpoint", "Redactor", "Redirected", "Reply", "StatusError", "Unreachable",
+           "request_headers"]
 
 #: Environment variables the SDK reads for these headers; read the same way here.
 ORGANIZATION_ENV = "OPENAI_ORG_ID"
@@ -119,18 +134,21 @@ class StatusError(Exception):
     secret we sent taken out (``redact``).
     """
 
-    def __init__(self, status: int, headers: Mapping[str, str], content: bytes, redact: Redactor = _NO_SECRETS) -> None:
+    def __init__(self, status: int, headers: Mapping[str, str], content: bytes, redact: Redactor = _NO_SECRETS,
+                 *, basic_auth: bool = False) -> None:
         text = redact(content.decode("utf-8-sig", errors="replace").strip())  # a BOM is no part of the text
         body: object = text
-        try:
-            parsed = redact.value(json.loads(text))
+        try:  # JSON of any depth or size: ``loads`` refuses what a walk of it could not take
+            parsed = redact.value(loads(text))
         except ValueError:
-            message = text or f"Error code: {status}"
+            message = shown_text(text, 2000) or f"Error code: {status}"
         else:
             message = redact(f"Error code: {status} - {parsed}")
             body = parsed.get("error", parsed) if isinstance(parsed, dict) else parsed
         super().__init__(message)
         self.status_code = status
+        self.basic_auth = basic_auth
+        """Whether the request sent the base URL's credentials (not the key): a 401 is about them."""
         self.headers = headers
         self.body = body
         self.message = message
@@ -169,12 +187,14 @@ class HTTPClient(Protocol):
         ...
 
 
-def request_headers(api_key: str) -> dict[str, str]:
-    """The headers of every request to an endpoint."""
+def request_headers(api_key: str, credentials: tuple[str, str] | None = None) -> dict[str, str]:
+    """The headers of every request to an endpoint: the key as a bearer token, or ``credentials``
+    (user, password: a base URL's ``user:password@``) as HTTP Basic auth instead."""
     headers = {
-        "Authorization": f"Bearer {api_key}",
+        "Authorization": f"Bearer {api_key}" if credentials is None else basic_authorization(*credentials),
         "Content-Type": "application/json",
         "Accept": "application/json",
+        "Accept-Encoding": accept_encoding(),
         "User-Agent": f"mmmu-eval/{__version__}",
     }
     for header, variable in (("OpenAI-Organization", ORGANIZATION_ENV), ("OpenAI-Project", PROJECT_ENV)):
@@ -186,8 +206,9 @@ def request_headers(api_key: str) -> dict[str, str]:
 class Endpoint:
     """One base URL: its headers, its in-flight limit and its connection pool.
 
-    ``post_chat`` and ``get`` return the body of a 2xx answer, and raise ``StatusError`` for a
-    4xx/5xx answer and ``Unreachable`` when none came. Take a slot (``async with endpoint.slots``) around each item's request and retries.
+    ``post_chat`` and ``get`` return the body of a 2xx answer, and raise ``Redirected`` (3xx),
+    ``StatusError`` (4xx/5xx), ``AnswerTooLarge``, ``UnaskedEncoding`` (``openai_wire``) or
+    ``Unreachable`` (no answer). Take a slot (``async with endpoint.slots``) around each item's request and retries.
     """
 
     def __init__(
@@ -197,14 +218,18 @@ class Endpoint:
         *,
         concurrency: int,
         timeout: float | None,
+        max_response_bytes: int = DEFAULT_MAX_RESPONSE_BYTES,
         transport: httpx.AsyncBaseTransport | None = None,
     ) -> None:
-        self.base_url = base_url.rstrip("/")
+        credentials = credentials_of(base_url)
+        self.base_url = without_credentials(base_url).rstrip("/")
+        """Where requests go, without credentials: every URL sent, shown or logged is this one."""
         self.chat_url = self.base_url + "/chat/completions"
         self.models_url = self.base_url + "/models"
         self.concurrency = concurrency
-        self.headers = request_headers(api_key)
-        self.redact = Redactor(_secrets_of(self.headers, api_key, base_url))
+        self.max_response_bytes = max_response_bytes
+        self.headers = request_headers(api_key, credentials)
+        self.redact = Redactor(_secrets_of(self.headers, api_key, credentials))
         """Takes what we sent that is secret out of a text the server sent back."""
         self._timeout = timeout
         self._transport = transport
@@ -253,24 +278,29 @@ class Endpoint:
             # A new event loop (another evaluate() call): a pool made on the old one cannot serve it.
             self._loop = loop
             self._slots = asyncio.Semaphore(self.concurrency)
-            self._client = (_AiohttpClient(self.concurrency, env_proxy(self.base_url)) if self._transport is None
-                            else _HttpxClient(self._transport, self._timeout))
+            self._client = (_AiohttpClient(self.concurrency, env_proxy(self.base_url), self.max_response_bytes)
+                            if self._transport is None else
+                            _HttpxClient(self._transport, self._timeout, self.max_response_bytes))
         return self._client
 
     async def _send(self, method: str, url: str, body: Body | None) -> bytes:
         reply = await self._bind().request(method, url, self.headers, body)
-        if reply.status >= 400:
-            raise StatusError(reply.status, reply.headers, reply.content, self.redact)
-        return reply.content
+        if 200 <= reply.status < 300:
+            return reply.content
+        if 300 <= reply.status < 400:  # whatever its body holds, never an answer
+            raise Redirected(reply.status, reply.headers.get("Location"), url)
+        raise StatusError(reply.status, reply.headers, reply.content, self.redact,
+                          basic_auth=self.headers["Authorization"].startswith("Basic "))
 
 
-def _secrets_of(headers: Mapping[str, str], api_key: str, base_url: str) -> list[str]:
+def _secrets_of(headers: Mapping[str, str], api_key: str, credentials: tuple[str, str] | None) -> list[str]:
     """What we send that a server must not get stored back: the key (bare and as its header),
-    the organisation and project headers, a password in the base URL. The other headers
-    (content type, accept, user agent) are the same public words for everyone."""
-    secrets = [api_key, *(headers.get(name, "") for name in ("Authorization", "OpenAI-Organization", "OpenAI-Project"))]
-    password = urlsplit(base_url).password
-    return secrets + ([password] if password else [])
+    the organisation and project headers, the base URL's user and password (and their Basic
+    token). The other headers (content type, accept, user agent) are the same public words for everyone."""
+    authorization = headers.get("Authorization", "")
+    secrets = [api_key, f"Bearer {api_key}", authorization, authorization.partition(" ")[2],
+               *(headers.get(name, "") for name in ("OpenAI-Organization", "OpenAI-Project"))]
+    return secrets + (list(credentials) if credentials else [])
 
 
 def env_proxy(url: str) -> str | None:
@@ -288,11 +318,12 @@ def env_proxy(url: str) -> str | None:
 class _AiohttpClient:
     """The network path: one aiohttp session whose connector keeps at most ``limit`` connections."""
 
-    def __init__(self, limit: int, proxy: str | None) -> None:
+    def __init__(self, limit: int, proxy: str | None, cap: int) -> None:
         import aiohttp
 
         self._errors = (aiohttp.ClientError, OSError)
         self._proxy = proxy
+        self._cap = cap
         self._session = aiohttp.ClientSession(
             connector=aiohttp.TCPConnector(limit=limit, limit_per_host=0),
             # No timers of its own: the retry loop bounds every attempt (--request-timeout).
@@ -300,6 +331,8 @@ class _AiohttpClient:
             # The proxy is read from the environment once (``env_proxy``), not per request: with
             # trust_env aiohttp looks up the proxy and ~/.netrc in a thread for every request.
             trust_env=False,
+            # Bodies are decoded by read_capped, under the cap, never by aiohttp whole.
+            auto_decompress=False,
         )
 
     async def request(self, method: str, url: str, headers: Mapping[str, str], body: Body | None) -> Reply:
@@ -312,7 +345,17 @@ class _AiohttpClient:
         try:
             async with self._session.request(method, url, data=data, headers=headers, proxy=self._proxy,
                                              allow_redirects=False) as response:
-                return Reply(response.status, response.headers, await response.read())
+                if 300 <= response.status < 400:  # no answer: its body is not read
+                    response.close()
+                    return Reply(response.status, response.headers, b"")
+                try:
+                    content = await read_capped(response.content.iter_any(), cap=self._cap,
+                                                encoding=response.headers.get("Content-Encoding"),
+                                                declared=content_length(response.headers))
+                except (AnswerTooLarge, UnaskedEncoding):
+                    response.close()  # the rest of the body is never read: the connection goes
+                    raise
+                return Reply(response.status, response.headers, content)
         except asyncio.TimeoutError as exc:  # aiohttp's own (the retry loop's arrives as CancelledError)
             raise Unreachable("timeout", exc) from exc
         except self._errors as exc:  # refused, reset, dropped mid-answer, TLS
@@ -332,24 +375,29 @@ async def _handed_over(body: Body) -> AsyncIterator[bytes]:
 class _HttpxClient:
     """Requests through an httpx transport: the seam tests use (``httpx.MockTransport``)."""
 
-    def __init__(self, transport: httpx.AsyncBaseTransport, timeout: float | None) -> None:
+    def __init__(self, transport: httpx.AsyncBaseTransport, timeout: float | None, cap: int) -> None:
         import ssl
 
         import httpx
 
         self._httpx = httpx
+        self._cap = cap
         self._errors = (httpx.RequestError, ssl.SSLError)
         self._client = httpx.AsyncClient(transport=transport, timeout=httpx.Timeout(timeout))
 
     async def request(self, method: str, url: str, headers: Mapping[str, str], body: Body | None) -> Reply:
         try:
-            response = await self._client.request(method, url, headers=headers,
-                                                  content=None if body is None else b"".join(body.take()))
+            async with self._client.stream(method, url, headers=headers,
+                                           content=None if body is None else b"".join(body.take())) as response:
+                # The raw stream, still encoded (a test's response, made whole, is already "read")
+                content = b"" if 300 <= response.status_code < 400 else await read_capped(
+                    response.stream, encoding=response.headers.get("Content-Encoding"),
+                    declared=content_length(response.headers), cap=self._cap)
         except self._httpx.TimeoutException as exc:
             raise Unreachable("timeout", exc) from exc
         except self._errors as exc:
             raise Unreachable("connection", exc) from exc
-        return Reply(response.status_code, response.headers, response.content)
+        return Reply(response.status_code, response.headers, content)
 
     async def aclose(self) -> None:
         await self._client.aclose()

@@ -14,15 +14,15 @@ Every failure is a ``ConfigError`` naming the endpoint and the fix.
 from __future__ import annotations
 
 import dataclasses
-import json
 import logging
 import random
 from typing import Any, Callable
 
 from mmmu_eval.backends.base import PREFLIGHT_SENT
-from mmmu_eval.backends.openai_errors import classify_error, classify_preflight
+from mmmu_eval.backends.openai_errors import classify_preflight, classify_probe, redacting
 from mmmu_eval.backends.openai_http import Endpoint
 from mmmu_eval.backends.openai_servers import without_credentials
+from mmmu_eval.backends.openai_wire import loads
 from mmmu_eval.backends.retry import RetryPolicy, call_with_retries
 from mmmu_eval.core.errors import ConfigError
 from mmmu_eval.core.records import Request, is_count
@@ -76,10 +76,10 @@ async def check_listing(
         timeout=min(PREFLIGHT_LISTING_TIMEOUT, policy.timeout or PREFLIGHT_LISTING_TIMEOUT))
 
     async def served_models() -> list[str]:
-        return _model_ids(json.loads(await endpoint.get(endpoint.models_url)))
+        return _model_ids(loads(await endpoint.get(endpoint.models_url)))
 
     listing = await call_with_retries(
-        served_models, classify_preflight, policy=listing_policy,
+        served_models, redacting(classify_preflight, endpoint.redact), policy=listing_policy,
         item_id=f"preflight {shown}", sleep=sleep, rng=rng,
     )
     if listing.value is None:
@@ -117,7 +117,7 @@ async def probe(
     n_images = len(widest.images) if widest else 0
     answer = await call_with_retries(
         lambda: endpoint.post_chat(body),
-        classify_error, policy=policy, item_id=f"preflight {shown}", sleep=sleep, rng=rng,
+        redacting(classify_probe, endpoint.redact), policy=policy, item_id=f"preflight {shown}", sleep=sleep, rng=rng,
     )
     sent = PREFLIGHT_SENT.get()
     if sent is not None:
@@ -143,7 +143,7 @@ async def probe(
 def _reported_tokens(answer: bytes | None) -> dict[str, int | None]:
     """The prompt and completion tokens a probe's answer reports (None where it reports none)."""
     try:
-        usage = json.loads(answer or b"null").get("usage") or {}
+        usage = loads(answer or b"null").get("usage") or {}
     except (ValueError, AttributeError):
         usage = {}
     # Counts out of range (negative, 10**400) are no counts: the manifest must read back.

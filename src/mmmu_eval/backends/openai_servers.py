@@ -4,8 +4,11 @@
 server address means its ``/v1`` API. A URL is shown (in the manifest, in an error) without the
 credentials it may carry. A server on loopback needs no key: local vLLM and ``transformers
 serve`` ignore it, so a placeholder is sent when none is set; any other server needs one, and
-the error names the variable to set. ``OpenAIBackend.from_settings`` and ``plan_run`` (which
-counts what a run would send) read the same URLs from here.
+the error names the variable to set. A URL that carries ``user:password@`` needs no key either:
+its credentials go as HTTP Basic auth (``openai_http.request_headers``) in the one
+``Authorization`` header a request has, as the ``openai`` SDK (httpx) sends them, and the key
+is not sent to it. ``OpenAIBackend.from_settings`` and ``plan_run`` (which counts what a run
+would send) read the same URLs from here.
 """
 
 from __future__ import annotations
@@ -13,15 +16,18 @@ from __future__ import annotations
 import ipaddress
 import os
 from typing import Sequence
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import urlsplit
 
 from mmmu_eval.backends.settings import OpenAISettings
 from mmmu_eval.core.errors import ConfigError
+from mmmu_eval.core.urls import credentials_of, without_credentials
 
-__all__ = ["DEFAULT_BASE_URL", "LOCAL_PLACEHOLDER_KEY", "api_key", "endpoint_urls", "is_loopback", "normalise_url",
+__all__ = ["DEFAULT_BASE_URL", "DEFAULT_KEY_ENV", "LOCAL_PLACEHOLDER_KEY", "api_key", "endpoint_urls", "is_loopback", "normalise_url",
            "without_credentials"]
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
+#: The variable the key is read from when ``--api-key-env`` names none.
+DEFAULT_KEY_ENV = "OPENAI_API_KEY"
 #: Sent as the key to loopback servers when no key is set; they do not check it.
 LOCAL_PLACEHOLDER_KEY = "EMPTY"
 
@@ -32,10 +38,10 @@ def api_key(name: str, settings: OpenAISettings, urls: Sequence[str]) -> tuple[s
     Raises:
         ConfigError: no key for a server that is not on loopback, naming the variable to set.
     """
-    env = settings.api_key_env or "OPENAI_API_KEY"
+    env = settings.api_key_env or DEFAULT_KEY_ENV
     key = os.environ.get(env, "")
     if not key:
-        if settings.api_key_env is None and all(is_loopback(u) for u in urls):
+        if settings.api_key_env is None and all(is_loopback(u) or credentials_of(u) for u in urls):
             key = LOCAL_PLACEHOLDER_KEY
         elif settings.api_key_env is None:
             raise ConfigError(
@@ -66,7 +72,7 @@ def normalise_url(url: str) -> str:
     url = url.strip().rstrip("/")
     parts = urlsplit(url)
     if parts.scheme not in ("http", "https") or not parts.netloc:
-        raise ConfigError(f"--base-url {url!r} is not an http(s) URL, e.g. http://127.0.0.1:8000/v1")
+        raise ConfigError(f"--base-url {without_credentials(url)!r} is not an http(s) URL, e.g. http://127.0.0.1:8000/v1")
     if parts.path in ("", "/"):
         url = url + "/v1"
     return url
@@ -81,13 +87,3 @@ def is_loopback(url: str) -> bool:
         return ipaddress.ip_address(host).is_loopback
     except ValueError:
         return False
-
-
-def without_credentials(url: str) -> str:
-    """The URL as it may be shown (manifest, errors, logs): any ``user:password@`` taken out."""
-    parts = urlsplit(url)
-    if parts.username or parts.password:
-        host = parts.hostname or ""
-        netloc = host + (f":{parts.port}" if parts.port else "")
-        return urlunsplit((parts.scheme, netloc, parts.path, parts.query, parts.fragment))
-    return url

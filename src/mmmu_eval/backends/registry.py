@@ -49,6 +49,8 @@ class BackendEntry:
     before_data: bool = False
     """Built before the dataset is read, to reach its server meanwhile (``contact()``): needs no
     items and loads nothing. Never a local model, which loads only after the protocol check."""
+    package: str | None = None
+    """A plug-in's distribution (the package that registers it), named when it cannot be loaded."""
 
     @property
     def takes_name(self) -> bool:
@@ -72,7 +74,9 @@ BACKENDS: tuple[BackendEntry, ...] = (
 #: ``CustomSettings`` (``backends/settings.py``: concurrency, attempts, timeout, image size, batch
 #: size, dtype, device, seed, base URLs, the key's variable), or a factory ``factory(name)``
 #: returning a model object (``custom.as_backend`` takes it); ``--model mine:NAME`` then builds
-#: it. A plug-in never shadows a built-in prefix.
+#: it. A plug-in never shadows a built-in prefix. An entry point that names a module without an
+#: attribute, or whose module cannot be imported, is refused when chosen with a ConfigError
+#: naming the plug-in's package (docs/guides/custom-model.md has the rules and an example package).
 ENTRY_POINT_GROUP = "mmmu_eval.backends"
 
 
@@ -83,10 +87,12 @@ def plugin_entries() -> tuple[BackendEntry, ...]:
     builtin = {e.prefix.rstrip(":") for e in BACKENDS}
     rows = []
     for point in entry_points(group=ENTRY_POINT_GROUP):
-        if point.name in builtin or ":" not in point.value:
+        if point.name in builtin:
             continue
-        module, _, attr = point.value.partition(":")
-        rows.append(BackendEntry(f"{point.name}:", module.strip(), attr.strip(), None, f"{point.name}:NAME"))
+        module, _, attr = point.value.partition(":")  # no attribute: refused when chosen (make_backend)
+        dist = getattr(point, "dist", None)
+        rows.append(BackendEntry(f"{point.name}:", module.strip(), attr.strip(), None, f"{point.name}:NAME",
+                                 package=getattr(dist, "name", None) or module.strip()))
     return tuple(rows)
 
 
@@ -133,12 +139,17 @@ def make_backend(spec: str | Backend, settings: BackendSettings | None = None) -
     if not isinstance(spec, str):
         return as_backend(spec, settings.custom)
     entry, name = parse_spec(spec)
+    if not entry.cls:
+        raise ConfigError(f"--model {spec}: the entry point {entry.prefix.rstrip(':')} = {entry.module!r} (package "
+                          f"{entry.package}) names a module; it must name module:attribute, a class or a factory")
     target = getattr(_import(entry, spec), entry.cls, None)
     if target is None:
         raise ConfigError(f"--model {spec}: {entry.module} has no {entry.cls} (the entry point {entry.prefix.rstrip(':')} names it)")
     own = settings if entry.settings is None else getattr(settings, entry.settings)
     if hasattr(target, "from_settings"):
-        return target.from_settings(name, own)
+        built = target.from_settings(name, own)
+        # a plug-in's class may give an object with only generate, as a factory may: completed alike
+        return as_backend(built, settings.custom) if entry.package is not None else built
     if hasattr(target, "from_config"):
         raise ConfigError(
             f"--model {spec}: {entry.module}.{entry.cls} has from_config(name, config, items); a backend class "
@@ -174,7 +185,12 @@ def _import(entry: BackendEntry, spec: str) -> object:
         return importlib.import_module(entry.module)
     except ImportError as exc:
         missing = exc.name or "a dependency"
-        if missing.startswith("mmmu_eval"):
+        if entry.package is not None:  # a plug-in: its own package is what to fix, not ours
+            raise ConfigError(
+                f"--model {spec}: the plug-in {entry.module} (package {entry.package}) cannot be imported: "
+                f"{exc}; install what it needs, or reinstall {entry.package}"
+            ) from exc
+        if missing == "mmmu_eval" or missing.startswith("mmmu_eval."):
             raise
         if entry.extra is None:
             raise ConfigError(f"--model {spec}: {missing} is not installed; reinstall mmmu-eval") from exc

@@ -35,19 +35,24 @@ class OpenAISettings:
     """``openai:NAME``: which servers, with whose key, how hard to push them."""
 
     base_urls: tuple[str, ...] | None = None
-    """``--base-url`` (several spread the load); None: ``OPENAI_BASE_URL``, else OpenAI's API."""
+    """Base URLs of OpenAI-compatible servers (``--base-url``; several spread the load); None:
+    ``OPENAI_BASE_URL``, else ``https://api.openai.com/v1``."""
     api_key_env: str | None = None
-    """The environment variable holding the key (the key itself never travels in a record)."""
+    """The environment variable holding the key (``--api-key-env``); None: ``OPENAI_API_KEY``.
+    The key itself never travels in a record."""
     concurrency: int | None = None
-    """Requests in flight per endpoint (default 64)."""
+    """Requests in flight per endpoint (``--concurrency``); None: 64."""
     max_attempts: int | None = None
-    """Tries per request before it is stored as an error (default 6)."""
+    """Tries per request, the first included, before it is stored as an error (``--max-attempts``); None: 6."""
     request_timeout: float | None = None
-    """Seconds per attempt (default 600)."""
+    """Seconds per attempt (``--request-timeout``); None: 600."""
     probe_timeout: float | None = None
-    """Seconds each start-up request may take (default 60)."""
+    """Seconds each start-up request (the model listing, the probe) may take (``--probe-timeout``); None: 60."""
+    max_response_bytes: int | None = None
+    """Most bytes of one answer, decoded (``--max-response-bytes``); None: ``openai_wire.DEFAULT_MAX_RESPONSE_BYTES``, 64 MiB."""
     max_image_pixels: int | None = None
-    """Down-scale larger images to this many pixels; None never scales."""
+    """Down-scale larger images to this many pixels, width times height (``--max-image-pixels``);
+    None never scales."""
 
 
 @dataclass(frozen=True)
@@ -55,13 +60,17 @@ class HFSettings:
     """``hf:PATH_OR_ID``: a transformers model in this process."""
 
     batch_size: int | None = None
-    """Requests per ``generate`` call (default 8)."""
+    """Requests per ``generate`` call (``--batch-size``); None: 8."""
     dtype: str | None = None
-    """``auto`` (the checkpoint's), ``bfloat16``, ``float16``, ``float32``."""
+    """Weight dtype (``--dtype``): ``auto`` (the checkpoint's), ``bfloat16``, ``float16``,
+    ``float32``; None: ``auto``."""
     device: str | None = None
-    """``auto``, ``cuda`` or ``cpu``."""
+    """``auto`` (every visible GPU, else the CPU), ``cuda`` or ``cpu`` (``--device``); None: ``auto``."""
     trust_remote_code: bool = False
+    """Let transformers run the model repository's own code (``--trust-remote-code``)."""
     max_image_pixels: int | None = None
+    """Down-scale larger images to this many pixels, width times height (``--max-image-pixels``);
+    None never scales."""
 
 
 @dataclass(frozen=True)
@@ -69,15 +78,22 @@ class VLLMSettings:
     """``vllm:PATH_OR_ID``: an offline vLLM engine."""
 
     batch_size: int | None = None
-    """Requests per ``LLM.chat`` call (default 256)."""
+    """Requests per ``LLM.chat`` call (``--batch-size``); None: 256."""
     dtype: str | None = None
+    """Weight dtype (``--dtype``): ``auto``, ``bfloat16``, ``float16``, ``float32``; None: ``auto``."""
     trust_remote_code: bool = False
+    """Let vLLM run the model repository's own code (``--trust-remote-code``)."""
     tensor_parallel_size: int | None = None
+    """GPUs each layer is split over (``--tensor-parallel-size``); None: 1."""
     pipeline_parallel_size: int | None = None
+    """GPUs or nodes the layers are spread over (``--pipeline-parallel-size``); None: vLLM's own (1)."""
     data_parallel_size: int | None = None
+    """Model replicas inside the engine (``--data-parallel-size``); None: vLLM's own (1)."""
     seed: int | None = None
-    """The engine's seed (``--seed``)."""
+    """The engine's seed (``--seed``); None: unseeded."""
     max_image_pixels: int | None = None
+    """Down-scale larger images to this many pixels, width times height (``--max-image-pixels``);
+    None never scales."""
 
 
 @dataclass(frozen=True)
@@ -112,20 +128,28 @@ class CustomSettings:
     (``from_settings(name, settings)``). Only the knobs any backend might honour; None: not given."""
 
     concurrency: int | None = None
-    """Calls in flight (a function model: its thread pool; default 8)."""
+    """Calls in flight (``--concurrency``); a function model's thread pool, 8 when None."""
     max_attempts: int | None = None
+    """Tries per request, the first included (``--max-attempts``); retrying is the backend's own."""
     request_timeout: float | None = None
-    """Seconds per request attempt."""
+    """Seconds per request attempt (``--request-timeout``)."""
     max_image_pixels: int | None = None
-    """Down-scale larger images to this many pixels; None never scales."""
+    """Down-scale larger images to this many pixels, width times height (``--max-image-pixels``);
+    None never scales. A function model is sent images already scaled."""
     batch_size: int | None = None
+    """Requests per call to the model (``--batch-size``)."""
     dtype: str | None = None
+    """Weight dtype the user asked for (``--dtype``), as written."""
     device: str | None = None
+    """Device the user asked for (``--device``), as written."""
     trust_remote_code: bool = False
+    """Whether the user allows the model repository's own code (``--trust-remote-code``)."""
     seed: int | None = None
+    """Generation seed (``--seed``); each request's ``generation.seed`` holds it too."""
     base_urls: tuple[str, ...] | None = None
+    """Server URLs (``--base-url``), for a plug-in that calls a service."""
     api_key_env: str | None = None
-    """The name of the variable holding a key, never the key."""
+    """The name of the variable holding a key (``--api-key-env``), never the key."""
 
 
 @dataclass(frozen=True)
@@ -136,7 +160,12 @@ class BackendSettings:
     """
 
     openai: OpenAISettings = field(default_factory=OpenAISettings)
+    """What ``openai:NAME`` is given."""
     hf: HFSettings = field(default_factory=HFSettings)
+    """What ``hf:PATH`` is given."""
     vllm: VLLMSettings = field(default_factory=VLLMSettings)
+    """What ``vllm:PATH`` is given."""
     baseline: BaselineSettings = field(default_factory=BaselineSettings)
+    """What ``random`` and ``frequent`` are given."""
     custom: CustomSettings = field(default_factory=CustomSettings)
+    """What a model of your own is given: a plug-in's class, a function, a ``generate`` object."""

@@ -6,6 +6,8 @@ import argparse
 
 from rich.console import Console
 
+from mmmu_eval.cli.flag_defaults import HelpFormatter, Phrase, declare
+
 EPILOG = """examples:
   mmmu-eval audit runs/gpt4o-pro10 runs/qwen-pro10 runs/qwen-vision
   mmmu-eval audit suites/pro-2026 lmms_eval/samples_mmmu_pro.jsonl --data hub --json audit.json --html audit.html
@@ -26,20 +28,21 @@ def register(subparsers: argparse._SubParsersAction) -> None:
             "a verdict; no run and no official figure is changed (docs/audit.md)."
         ),
         epilog=EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        formatter_class=HelpFormatter,
     )
     p.add_argument("paths", nargs="+", metavar="RUN_OR_FILE",
                    help="run directories, suite directories and harness output files, in any mix")
     p.add_argument("--data", default="hub", metavar="hub|sample|DIR",
-                   help="the dataset other harnesses' rows are joined to (as for rescore; default hub)")
-    p.add_argument("--format", default="auto", help="the harness files' format (default auto; see rescore)")
-    p.add_argument("--json", metavar="FILE", help="write the whole audit as JSON (schema in docs/audit.md)")
-    p.add_argument("--html", metavar="FILE", help="write a self-contained page for reviewers")
-    p.add_argument("--top", type=int, default=20, metavar="N", help="suspects and added options printed (default 20)")
+                   help="the dataset other harnesses' rows are joined to (as for rescore)")
+    p.add_argument("--format", default="auto", help="the harness files' format (see rescore)")
+    declare(p.add_argument("--json", metavar="FILE", help="write the whole audit as JSON (schema in docs/audit.md)"),
+            Phrase("none; no JSON file"))
+    declare(p.add_argument("--html", metavar="FILE", help="write a self-contained page for reviewers"), Phrase("none; no page"))
+    p.add_argument("--top", type=int, default=20, metavar="N", help="suspects and added options printed")
     p.add_argument("--min-models", type=int, default=3, metavar="N",
-                   help="models whose stronger runs must agree for an item to be flagged (default 3)")
+                   help="models whose stronger runs must agree for an item to be flagged")
     p.add_argument("--weakest", type=float, default=0.25, metavar="SHARE",
-                   help="share of models, weakest first, whose runs are not the stronger ones (default 0.25)")
+                   help="share of models, weakest first, whose runs are not the stronger ones")
     p.add_argument("--no-irt", action="store_true", help="do not fit the 2PL item response model")
     p.set_defaults(func=run)
 

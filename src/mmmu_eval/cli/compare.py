@@ -1,6 +1,6 @@
 """``mmmu-eval compare RUN_A RUN_B [...]``: paired comparison on the items the runs share.
 
-Parse, read each run once (``load_run``), call ``compare`` per pair (``commands/compare.py``), print.
+Parse, read each run once (``read_run``), call ``compare`` per pair (``commands/compare.py``), print.
 """
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ import json
 from rich.console import Console
 from rich.markup import escape
 
+from mmmu_eval.cli.flag_defaults import HelpFormatter
 from mmmu_eval.core.errors import ConfigError
 
 EPILOG = """examples:
@@ -34,16 +35,16 @@ def register(subparsers: argparse._SubParsersAction) -> None:
             "Each run's scoring is printed in the header and in --json."
         ),
         epilog=EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        formatter_class=HelpFormatter,
     )
     p.add_argument("runs", nargs="+", metavar="RUN_DIR", help="two or more run directories; the first is the baseline")
     p.add_argument("--allow-different-protocols", action="store_true",
                    help="compare runs whose prompts or settings differ (e.g. direct vs cot)")
     p.add_argument("--allow-different-scoring", action="store_true",
                    help="compare runs scored by different parsers, fallback policies or answer files")
-    p.add_argument("--flips", type=int, default=50, metavar="N", help="list at most N flipping items (default 50)")
-    p.add_argument("--bootstrap", type=int, default=1000, metavar="N", help="paired bootstrap resamples (default 1000)")
-    p.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
+    p.add_argument("--flips", type=int, default=50, metavar="N", help="list at most N flipping items")
+    p.add_argument("--bootstrap", type=int, default=1000, metavar="N", help="paired bootstrap resamples")
+    p.add_argument("--seed", type=int, default=0, help="bootstrap seed")
     p.add_argument("--json", action="store_true", help="print the comparisons as JSON (all flips) instead of tables")
     p.set_defaults(func=run)
 
@@ -51,14 +52,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from mmmu_eval.commands.compare import compare
     from mmmu_eval.rendering.comparison_terminal import print_comparison
-    from mmmu_eval.results.loaded_run import load_run
+    from mmmu_eval.results.finished_run import read_run
 
     if len(args.runs) < 2:
         raise ConfigError("compare needs at least two run directories (RUN_A RUN_B)")
     if args.flips < 0 or args.bootstrap < 0:
         raise ConfigError("--flips and --bootstrap must be 0 or more")
     console = Console(highlight=False)
-    runs = [load_run(path, bootstrap=args.bootstrap, seed=args.seed) for path in args.runs]  # the baseline read once
+    runs = [read_run(path, bootstrap=args.bootstrap, seed=args.seed) for path in args.runs]  # the baseline read once
     comparisons = [
         compare(runs[0], other, labels=(str(args.runs[0]), str(path)),
                 allow_different_protocols=args.allow_different_protocols,

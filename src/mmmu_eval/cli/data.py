@@ -15,6 +15,7 @@ import sys
 from collections import Counter
 from typing import TextIO
 
+from mmmu_eval.cli.flag_defaults import HelpFormatter, Phrase, declare, run_default
 from mmmu_eval.core.config import IMAGE_LAYOUTS, MMMU_SPLITS, PRO_SETTINGS, PROMPT_MODES, UNREFERENCED_IMAGES, help_of
 from mmmu_eval.core.errors import ConfigError, DataError
 from mmmu_eval.prompt import EvalProtocol, build_request, prompt_text
@@ -45,7 +46,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="list items, show an item and its exact prompt, download a snapshot",
         description="Look at the items and the exact prompts a run would send, or fetch a snapshot.",
         epilog=LIST_EXAMPLES + SHOW_EXAMPLES.replace("examples:\n", "") + DOWNLOAD_EXAMPLES.replace("examples:\n", ""),
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        formatter_class=HelpFormatter,
     )
     sub = parser.add_subparsers(dest="data_command", metavar="ACTION")
     parser.set_defaults(func=lambda args: _usage(parser))
@@ -53,10 +54,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p_list = sub.add_parser(
         "list", help="the items of a selection, and counts",
         description="List the items of a benchmark split or setting: id, subject, type, options, images.",
-        epilog=LIST_EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog=LIST_EXAMPLES, formatter_class=HelpFormatter,
     )
     _selection_flags(p_list)
-    p_list.add_argument("--limit", type=int, help="list only the first N items (the counts cover all)")
+    declare(p_list.add_argument("--limit", type=int, help="list only the first N items (the counts cover all)"),
+            run_default("limit"))
     p_list.add_argument("--json", action="store_true", help="print one JSON object instead of a table")
     p_list.set_defaults(func=run_list)
 
@@ -67,23 +69,24 @@ def register(subparsers: argparse._SubParsersAction) -> None:
             "marked [image N: WIDTHxHEIGHT FORMAT] where it goes. MMMU items find their split "
             "and subject from the id."
         ),
-        epilog=SHOW_EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog=SHOW_EXAMPLES, formatter_class=HelpFormatter,
     )
     p_show.add_argument("id", metavar="ID", help="the item id, e.g. validation_Art_2")
     _selection_flags(p_show)
     p_show.add_argument("--prompt", choices=PROMPT_MODES, default="direct",
                         help="prompt mode: direct, cot, or ocr (mmmu-pro vision only; not official)")
     p_show.add_argument("--image-layout", choices=IMAGE_LAYOUTS, default="interleaved",
-                        help="interleaved (default), images-first, or text-then-images (the official GPT script)")
+                        help="interleaved, images-first, or text-then-images (the official GPT script)")
     p_show.add_argument("--unreferenced-images", choices=UNREFERENCED_IMAGES, default="official",
                         help=help_of("unreferenced_images"))
-    p_show.add_argument("--system-prompt", help="a system message to show with the request")
+    declare(p_show.add_argument("--system-prompt", help="a system message to show with the request"), run_default("system_prompt"))
     p_show.add_argument("--text", action="store_true",
                         help="print only the prompt string as the official code builds it (with --model: as the "
                              "model's template renders it), with no newline added")
-    p_show.add_argument("--model", metavar="hf:DIR",
-                        help="also render the request through this local model's own chat template, as the model "
-                             "receives it, and name the image layout the template gave (loads the processor only)")
+    declare(p_show.add_argument("--model", metavar="hf:DIR",
+                                help="also render the request through this local model's own chat template, as the model "
+                                     "receives it, and name the image layout the template gave (loads the processor only)"),
+            Phrase("none; the request only"))
     p_show.add_argument("--trust-remote-code", action="store_true", help="with --model: let the checkpoint run its own code")
     p_show.set_defaults(func=run_show)
 
@@ -93,26 +96,32 @@ def register(subparsers: argparse._SubParsersAction) -> None:
             "Download the parquet files a selection reads, at the pinned revision (or --revision), "
             "into DEST in the hub's layout, for --data DEST on a machine without network."
         ),
-        epilog=DOWNLOAD_EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog=DOWNLOAD_EXAMPLES, formatter_class=HelpFormatter,
     )
-    p_down.add_argument("--benchmark", choices=("mmmu", "mmmu-pro"), default=None,
-                        help="mmmu (default) or mmmu-pro")
-    p_down.add_argument("--split", choices=MMMU_SPLITS, help="MMMU split: dev, validation (default) or test")
-    p_down.add_argument("--setting", choices=PRO_SETTINGS, help="MMMU-Pro setting: standard-10 (default), standard-4, vision")
-    p_down.add_argument("--subjects", nargs="+", metavar="SUBJECT", help="subjects to fetch (long or short names); default all 30")
-    p_down.add_argument("--revision", help="hub revision (commit, tag, branch); default the pinned one")
+    _benchmark_flags(p_down)
+    declare(p_down.add_argument("--subjects", nargs="+", metavar="SUBJECT", help="subjects to fetch (long or short names)"),
+            run_default("subjects"))
+    declare(p_down.add_argument("--revision", help="hub revision (commit, tag, branch)"), run_default("revision"))
     p_down.add_argument("--dest", required=True, help="the snapshot directory to fill")
     p_down.set_defaults(func=run_download)
 
 
+def _benchmark_flags(parser: argparse.ArgumentParser) -> None:
+    """Which benchmark, split and setting: the same three flags for list, show and download."""
+    declare(parser.add_argument("--benchmark", choices=("mmmu", "mmmu-pro"), default=None, help="mmmu or mmmu-pro"),
+            Phrase("mmmu; mmmu-pro when --setting is given"))
+    declare(parser.add_argument("--split", choices=MMMU_SPLITS, help="MMMU split: dev, validation or test"),
+            run_default("split"))
+    declare(parser.add_argument("--setting", choices=PRO_SETTINGS, help="MMMU-Pro setting: standard-10, standard-4, vision"),
+            run_default("setting"))
+
+
 def _selection_flags(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--benchmark", choices=("mmmu", "mmmu-pro"), default=None,
-                        help="mmmu or mmmu-pro (default mmmu; mmmu-pro when --setting is given)")
-    parser.add_argument("--split", choices=MMMU_SPLITS, help="MMMU split: dev, validation (default) or test")
-    parser.add_argument("--setting", choices=PRO_SETTINGS, help="MMMU-Pro setting: standard-10 (default), standard-4, vision")
-    parser.add_argument("--data", default="hub", help="hub (default), sample (bundled), or a snapshot directory")
-    parser.add_argument("--revision", help="hub revision; default the pinned one (hub only)")
-    parser.add_argument("--subjects", nargs="+", metavar="SUBJECT", help="subjects to keep (long or short names)")
+    _benchmark_flags(parser)
+    parser.add_argument("--data", default="hub", help="hub, sample (bundled), or a snapshot directory")
+    declare(parser.add_argument("--revision", help="hub revision (hub only)"), run_default("revision"))
+    declare(parser.add_argument("--subjects", nargs="+", metavar="SUBJECT", help="subjects to keep (long or short names)"),
+            run_default("subjects"))
 
 
 def _usage(parser: argparse.ArgumentParser) -> int:

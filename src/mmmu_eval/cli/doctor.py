@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import argparse
 
+from mmmu_eval.cli.flag_defaults import HelpFormatter, Phrase, declare
+
 EPILOG = """examples:
   mmmu-eval doctor runs/qwen-val
   mmmu-eval doctor runs/qwen-val --published 58.6
@@ -24,12 +26,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
             "value lies inside the run's 95% interval and which causes together could cover the gap."
         ),
         epilog=EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        formatter_class=HelpFormatter,
     )
     p.add_argument("run", metavar="RUN", help="a run directory, a rescore --out directory, or a suite directory")
-    p.add_argument("--published", metavar="VALUE|MODEL",
-                   help="a published accuracy in percent (58.6), or a model name from the published results shipped")
-    p.add_argument("--json", metavar="FILE", help="also write the diagnosis as JSON (docs/doctor.md)")
+    declare(p.add_argument("--published", metavar="VALUE|MODEL",
+                           help="a published accuracy in percent (58.6), or a model name from the published results shipped"),
+            Phrase("none; the run alone"))
+    declare(p.add_argument("--json", metavar="FILE", help="also write the diagnosis as JSON (docs/doctor.md)"),
+            Phrase("none; no JSON file"))
     p.set_defaults(func=run)
 
 

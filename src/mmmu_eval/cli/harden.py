@@ -9,11 +9,13 @@ both, to extend it). Running the same command again resumes the step.
 from __future__ import annotations
 
 import argparse
+import importlib
 from typing import TYPE_CHECKING
 
 from rich.console import Console
 from rich.markup import escape
 
+from mmmu_eval.cli.flag_defaults import HelpFormatter, Phrase, declare, run_default
 from mmmu_eval.cli.run import _json_object, add_rank_timeout
 from mmmu_eval.core.config import help_of
 
@@ -40,12 +42,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "harden", help="build an MMMU-Pro-style robust set from any multiple-choice set",
         description="The MMMU-Pro construction method (filter, augment, render) on any multiple-choice set.",
-        epilog=EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog=EXAMPLES, formatter_class=HelpFormatter,
     )
     sub = parser.add_subparsers(dest="harden_step", metavar="STEP")
     parser.set_defaults(func=lambda args: (parser.print_help(), 2)[1])
     for step, summary in STEPS.items():
-        p = sub.add_parser(step, help=summary, description=summary, epilog=EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter)
+        p = sub.add_parser(step, help=summary, description=summary, epilog=EXAMPLES, formatter_class=HelpFormatter)
         _input_flags(p)
         if step in ("filter", "all"):
             _filter_flags(p)
@@ -63,59 +65,74 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def _input_flags(p: argparse.ArgumentParser) -> None:
     p.add_argument("--data", required=True, help="sample, hub, a directory (MMMU or MMMU-Pro layout, or an earlier step's --out), or a .jsonl file")
     p.add_argument("--out", required=True, help="the output directory (the same as --data extends a harden output)")
-    p.add_argument("--split", help="MMMU split to read from sample, hub or an MMMU directory (default validation)")
-    p.add_argument("--subjects", nargs="+", metavar="SUBJECT", help="keep only these subjects")
-    p.add_argument("--limit", type=int, help="keep the first N usable questions (to try a setting out)")
-    p.add_argument("--subject", dest="default_subject", metavar="SUBJECT", help="subject of JSONL rows that name none")
-    p.add_argument("--seed", type=int, default=0, help="seeds every draw: trial seeds, the sample, shuffles, page styles (default 0)")
+    declare(p.add_argument("--split", help="MMMU split to read from sample, hub or an MMMU directory"), run_default("split"))
+    declare(p.add_argument("--subjects", nargs="+", metavar="SUBJECT", help="keep only these subjects"), run_default("subjects"))
+    declare(p.add_argument("--limit", type=int, help="keep the first N usable questions (to try a setting out)"),
+            Phrase("every question"))
+    declare(p.add_argument("--subject", dest="default_subject", metavar="SUBJECT", help="subject of JSONL rows that name none"),
+            Phrase("none; a row without one is refused"))
+    p.add_argument("--seed", type=int, default=0, help="seeds every draw: trial seeds, the sample, shuffles, page styles")
 
 
 def _model_flags(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--base-url", dest="base_urls", action="append", metavar="URL", help=help_of("base_urls") + " (repeat the flag for several)")
-    p.add_argument("--concurrency", type=int, help=help_of("concurrency"))
-    p.add_argument("--max-attempts", type=int, help=help_of("max_attempts"))
-    p.add_argument("--request-timeout", type=float, help=help_of("request_timeout"))
-    p.add_argument("--api-key-env", help=help_of("api_key_env"))
-    p.add_argument("--extra-body", type=_json_object, metavar="JSON", help=help_of("extra_body") + ", as a JSON object")
+    declare(p.add_argument("--base-url", dest="base_urls", action="append", metavar="URL",
+                           help=help_of("base_urls") + " (repeat the flag for several)"), run_default("base_urls"))
+    for name, kind in (("concurrency", int), ("max_attempts", int), ("request_timeout", float), ("api_key_env", str)):
+        declare(p.add_argument("--" + name.replace("_", "-"), type=kind, help=help_of(name)), run_default(name))
+    declare(p.add_argument("--extra-body", type=_json_object, metavar="JSON", help=help_of("extra_body") + ", as a JSON object"),
+            run_default("extra_body"))
 
 
 def _filter_flags(p: argparse.ArgumentParser) -> None:
     p.add_argument("--models", required=True, metavar="SPEC,SPEC,...",
                    help="the text-only models, comma-separated; SPEC@URL gives one its own endpoint(s)")
-    p.add_argument("--trials", type=int, default=10, help="answers per model per question (default 10, the paper's)")
-    p.add_argument("--min-models", type=int, help="exclude a question answerable by at least this many models (default ceil(3/4 x models): 3 of 4)")
-    p.add_argument("--per-subject", type=int, default=60, help="questions sampled per subject from those kept (default 60; 0 keeps all)")
-    p.add_argument("--temperature", type=float, help="sampling temperature of the trials (default 1.0)")
-    p.add_argument("--max-tokens", type=int, help="most tokens per trial answer (default 4096, MMMU-Pro's)")
-    p.add_argument("--batch-size", type=int, help=help_of("batch_size") + "; with sampling, hf: draws depend on the batches")
+    p.add_argument("--trials", type=int, default=10, help="answers per model per question (the paper's number)")
+    declare(p.add_argument("--min-models", type=int, help="exclude a question answerable by at least this many models"),
+            Phrase("ceil(3/4 x models): 3 of 4"))
+    p.add_argument("--per-subject", type=int, default=60, help="questions sampled per subject from those kept; 0 keeps all")
+    declare(p.add_argument("--temperature", type=float, help="sampling temperature of the trials"),
+            lambda: importlib.import_module("mmmu_eval.harden.trials").DEFAULT_TEMPERATURE)
+    declare(p.add_argument("--max-tokens", type=int, help="most tokens per trial answer"),
+            lambda: Phrase(f"{importlib.import_module('mmmu_eval.prompt.protocol').PRO_MAX_TOKENS}, MMMU-Pro's"))
+    declare(p.add_argument("--batch-size", type=int, help=help_of("batch_size") + "; with sampling, hf: draws depend on the batches"),
+            run_default("batch_size"))
 
 
 def _augment_flags(p: argparse.ArgumentParser, *, all_steps: bool) -> None:
     if all_steps:
         p.add_argument("--augment-model", required=True, metavar="SPEC", help="the model that proposes distractors")
-        p.add_argument("--augment-base-url", dest="augment_base_urls", action="append", metavar="URL", help="its endpoint(s), when not --base-url")
-        p.add_argument("--augment-temperature", type=float, default=0.7, help="its sampling temperature (default 0.7)")
+        declare(p.add_argument("--augment-base-url", dest="augment_base_urls", action="append", metavar="URL",
+                               help="its endpoint(s), when not --base-url"), Phrase("--base-url's"))
+        p.add_argument("--augment-temperature", type=float, default=0.7, help="its sampling temperature")
     else:
-        p.add_argument("--model", metavar="SPEC", help="the model that proposes distractors (not with --apply)")
-        p.add_argument("--temperature", type=float, default=0.7, help="its sampling temperature (default 0.7)")
-        p.add_argument("--max-tokens", type=int, default=1024, help="most tokens per proposal (default 1024)")
-        p.add_argument("--apply", metavar="DECISIONS", help="apply a decisions file downloaded from review.html (--data: the augment output)")
-        p.add_argument("--check-models", metavar="SPEC,SPEC,...", help="text-only models for the augmented set (default: the filter's)")
+        declare(p.add_argument("--model", metavar="SPEC", help="the model that proposes distractors (not with --apply)"),
+                Phrase("none; needed unless --apply"))
+        p.add_argument("--temperature", type=float, default=0.7, help="its sampling temperature")
+        p.add_argument("--max-tokens", type=int, default=1024, help="most tokens per proposal")
+        declare(p.add_argument("--apply", metavar="DECISIONS",
+                               help="apply a decisions file downloaded from review.html (--data: the augment output)"),
+                Phrase("none; propose"))
+        declare(p.add_argument("--check-models", metavar="SPEC,SPEC,...", help="text-only models for the augmented set"),
+                Phrase("the filter's"))
         p.add_argument("--no-check", dest="check_models", action="store_const", const="", help="skip the text-only check of the augmented set")
-    p.add_argument("--options", type=int, default=10, help="options per question after augmenting (default 10)")
-    p.add_argument("--attempts", type=int, default=3, help="tries per question before its proposals count as failed (default 3)")
+    p.add_argument("--options", type=int, default=10, help="options per question after augmenting")
+    p.add_argument("--attempts", type=int, default=3, help="tries per question before its proposals count as failed")
     p.add_argument("--position-dependent", choices=("keep", "flag"), default="keep",
-                   help="'Both A and B', 'None of the above': keep them meaningful in place (default) or leave those questions unaugmented, flagged")
-    p.add_argument("--check-trials", type=int, help="trials of the text-only check of the augmented set (default: the filter's)")
+                   help="'Both A and B', 'None of the above': keep them meaningful in place or leave those questions unaugmented, flagged")
+    declare(p.add_argument("--check-trials", type=int, help="trials of the text-only check of the augmented set"),
+            Phrase("the filter's"))
 
 
 def _render_flags(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--workers", type=int, default=4, help="browser pages rendering side by side (default 4)")
-    p.add_argument("--fonts", type=lambda t: tuple(x.strip() for x in t.split(",") if x.strip()), help="font families to draw from (default: every installed one of ours)")
-    p.add_argument("--font-sizes", type=_range, default=(16, 24), metavar="LOW-HIGH", help="font size range in pixels (default 16-24)")
-    p.add_argument("--page-widths", type=_range, default=(640, 980), metavar="LOW-HIGH", help="page width range in pixels (default 640-980)")
-    p.add_argument("--backgrounds", type=lambda t: tuple(x.strip() for x in t.split(",") if x.strip()), help="background names to draw from (default all)")
-    p.add_argument("--photo-share", type=float, default=0.3, help="share of pages made photos of a screen rather than screenshots (default 0.3; 0 for none)")
+    p.add_argument("--workers", type=int, default=4, help="browser pages rendering side by side")
+    declare(p.add_argument("--fonts", type=lambda t: tuple(x.strip() for x in t.split(",") if x.strip()),
+                           help="font families to draw from, comma-separated"), Phrase("every installed one of ours"))
+    for flag, default, what in (("--font-sizes", (16, 24), "font size"), ("--page-widths", (640, 980), "page width")):
+        declare(p.add_argument(flag, type=_range, default=default, metavar="LOW-HIGH", help=f"{what} range in pixels"),
+                Phrase(f"{default[0]}-{default[1]}"))
+    declare(p.add_argument("--backgrounds", type=lambda t: tuple(x.strip() for x in t.split(",") if x.strip()),
+                           help="background names to draw from, comma-separated"), Phrase("all"))
+    p.add_argument("--photo-share", type=float, default=0.3, help="share of pages made photos of a screen rather than screenshots; 0 for none")
 
 
 def main(args: argparse.Namespace) -> int:

@@ -21,6 +21,8 @@ from pathlib import Path
 from rich.console import Console
 from rich.markup import escape
 
+from mmmu_eval.cli.flag_defaults import HelpFormatter
+
 EXAMPLES = """examples:
   mmmu-eval run --data sample --split dev --model random --shard 1/2 --out runs/s1
   mmmu-eval run --data sample --split dev --model random --shard 2/2 --out runs/s2
@@ -35,7 +37,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         description="Join the run directories of --shard K/N runs into one run directory, in dataset "
         "order, refusing mismatched protocols, duplicate items and missing shards or items; then score it.",
         epilog=EXAMPLES,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        formatter_class=HelpFormatter,
     )
     parser.add_argument("runs", nargs="+", type=Path, metavar="RUN_DIR", help="the shards' run directories")
     parser.add_argument("--out", type=Path, required=True, help="the merged run directory (new or empty)")

@@ -11,6 +11,7 @@ import json
 from rich.console import Console
 from rich.markup import escape
 
+from mmmu_eval.cli.flag_defaults import HelpFormatter, Phrase, declare
 from mmmu_eval.core.errors import ConfigError
 
 EPILOG = """examples:
@@ -33,26 +34,29 @@ def register(subparsers: argparse._SubParsersAction) -> None:
             "prints the MMMU-Pro headline."
         ),
         epilog=EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        formatter_class=HelpFormatter,
     )
     p.add_argument("runs", nargs="+", metavar="RUN_DIR", help="run directories")
     p.add_argument("--html", action="store_true", help="write report.html into each run directory")
     p.add_argument("--no-images", action="store_true", help="with --html: embed no images (a small file)")
     p.add_argument("--image-budget-mb", type=int, default=64, metavar="MB",
-                   help="with --html: most MiB of embedded images; wrong answers get theirs first (default 64)")
-    p.add_argument("--published", metavar="VALUE_OR_MODEL",
-                   help="with --html: set the page's doctor section against this published figure, in percent "
-                        "or a model's name (default: the published row of exactly the run's model name)")
+                   help="with --html: most MiB of embedded images; wrong answers get theirs first")
+    declare(p.add_argument("--published", metavar="VALUE_OR_MODEL",
+                           help="with --html: set the page's doctor section against this published figure, in percent "
+                                "or a model's name"),
+            Phrase("the published row of exactly the run's model name"))
     p.add_argument("--json", action="store_true", help="print results.json to stdout instead of tables")
     p.add_argument("--official-table", action="store_true", help="print only the official table, as plain text")
-    p.add_argument("--answers", metavar="FILE",
-                   help="official answer dict (answer_dict_test.json) to score the test split against")
+    declare(p.add_argument("--answers", metavar="FILE",
+                           help="official answer dict (answer_dict_test.json) to score the test split against"),
+            Phrase("the run's"))
     p.add_argument("--submission", action="store_true", help="write submission.json (EvalAI format) for test runs")
-    p.add_argument("--bootstrap", type=int, default=1000, metavar="N", help="bootstrap resamples when rebuilding (default 1000)")
-    p.add_argument("--seed", type=int, default=0, help="bootstrap seed when rebuilding (default 0)")
-    p.add_argument("--exclude-suspects", metavar="FILE",
-                   help="also print the accuracy with the items an audit flagged set aside (an audit's --json, "
-                        "or item ids one per line), beside the official figure, never instead of it")
+    p.add_argument("--bootstrap", type=int, default=1000, metavar="N", help="bootstrap resamples when rebuilding")
+    p.add_argument("--seed", type=int, default=0, help="bootstrap seed when rebuilding")
+    declare(p.add_argument("--exclude-suspects", metavar="FILE",
+                           help="also print the accuracy with the items an audit flagged set aside (an audit's --json, "
+                                "or item ids one per line), beside the official figure, never instead of it"),
+            Phrase("none; every item"))
     p.set_defaults(func=run)
 
 
@@ -61,7 +65,7 @@ def run(args: argparse.Namespace) -> int:
     from mmmu_eval.rendering.run_terminal import official_table_text, print_pro_headline, print_results
     from mmmu_eval.commands.report import report_run
     from mmmu_eval.scoring.answers import load_answer_dict
-    from mmmu_eval.store.rundir import RunStore
+    from mmmu_eval.results.finished_run import read_run
 
     if args.image_budget_mb < 0:
         raise ConfigError("--image-budget-mb must be 0 or more")
@@ -74,7 +78,7 @@ def run(args: argparse.Namespace) -> int:
         if not args.runs:
             return 0
     for path in args.runs:  # every directory checked before the first report is printed
-        RunStore.read(path)
+        read_run(path, rebuild=False)
     answers = load_answer_dict(args.answers) if args.answers else None
     aside = None
     if args.exclude_suspects:
@@ -172,6 +176,7 @@ def _suite_reports(suites: list[str], args: argparse.Namespace, console: Console
 
 def _pro_headline(loaded: list, err: Console) -> dict | None:
     """The MMMU-Pro headline over several MMMU-Pro runs (direct/cot only), or None."""
+    from mmmu_eval.results.caveats import NO_SCORE, void, void_reason
     from mmmu_eval.scoring.headline import pro_headline
 
     pro = [r for r in loaded if r.results["benchmark"] == "mmmu-pro"]
@@ -182,6 +187,10 @@ def _pro_headline(loaded: list, err: Console) -> dict | None:
         mode = str(r.results["run"]["prompt_mode"] or "direct")
         if mode not in ("direct", "cot"):
             err.print(f"[yellow]{escape(str(r.path))}: prompt mode {escape(mode)} is not part of the MMMU-Pro headline[/yellow]")
+            continue
+        if void(r.results):
+            err.print(f"[yellow]{escape(str(r.path))}: {NO_SCORE} ({escape(str(void_reason(r.results)))}); "
+                      "not part of the MMMU-Pro headline[/yellow]")
             continue
         key = (str(r.results["setting"]), mode)
         if key in by_run:

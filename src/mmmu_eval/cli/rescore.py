@@ -8,7 +8,9 @@ from __future__ import annotations
 import argparse
 import sys
 
+from mmmu_eval.cli.flag_defaults import HelpFormatter, Phrase, declare
 from mmmu_eval.dataset.subjects import DISCIPLINES
+from mmmu_eval.cli.log_flags import add_log_flags, log_to_of
 from mmmu_eval.cli.wrap import echo
 from mmmu_eval.core.errors import ConfigError
 
@@ -16,6 +18,8 @@ EPILOG = """examples:
   mmmu-eval rescore ../shared/fidelity/mmmu/qwen_vl --format official-mmmu
   mmmu-eval rescore logs/qwen2_vl/20250101_120000_samples_mmmu_val.jsonl --out runs/qwen-lmms-eval
   mmmu-eval rescore outputs/GPT4o/GPT4o_MMMU_DEV_VAL.xlsx --data sample --json scores.json
+  mmmu-eval rescore outputs/20250101_120000 --json scores.json          # an EvalScope run
+  mmmu-eval rescore results/details/openai/m/2025-01-01T12-00-00/      # lighteval details
   mmmu-eval rescore answers.jsonl --format jsonl --benchmark mmmu-pro --setting vision
 """
 
@@ -30,52 +34,64 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         description=(
             "Score model outputs written by another harness with the official parsers reproduced exactly, "
             "and set the harness's own verdicts beside ours: lmms-eval (--log_samples logs), vlmevalkit "
-            "(prediction .xlsx/.tsv, with its result file), inspect (.eval/.json logs), verifiers (vf-eval "
-            "output), jsonl ({\"id\", \"response\"} rows) and the official repository's formats "
-            "(official-mmmu, official-mmmu-eval-only, official-mmmu-pro). --format auto (default) "
+            "(prediction .xlsx/.tsv/.json, with its result or detailed-results file), inspect (.eval/.json "
+            "logs), verifiers (vf-eval output), evalscope (a run's reviews folder), lighteval (details "
+            ".parquet of its MMMU-Pro tasks), jsonl ({\"id\", \"response\"} rows) and the official repository's formats "
+            "(official-mmmu, official-mmmu-eval-only, official-mmmu-pro). --format auto (the default) "
             "recognises each. Rows are joined by id to our dataset (--data); rows that match no item are "
             "named. The items where the verdicts differ are listed by cause. --out writes a normal run "
             "directory (report, compare and the HTML report work on it)."
         ),
         epilog=EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        formatter_class=HelpFormatter,
     )
     p.add_argument("path", metavar="PATH", help="the harness's output file or folder")
-    p.add_argument("--format", default="auto", choices=FORMATS, help="the format of PATH (default auto)")
+    p.add_argument("--format", default="auto", choices=FORMATS, help="the format of PATH")
     p.add_argument("--data", default="hub", metavar="hub|sample|DIR",
-                   help="the dataset the rows are joined to: hub at the pinned revision (default), sample, or a snapshot")
-    p.add_argument("--revision", help="hub revision to join to (default: the pinned one)")
-    p.add_argument("--benchmark", choices=("mmmu", "mmmu-pro"), help="what PATH holds, when its name and rows do not say")
-    p.add_argument("--split", choices=("dev", "validation", "test"),
-                   help="MMMU split; also chooses one split of a file that holds two (MMMU_DEV_VAL)")
-    p.add_argument("--setting", choices=("standard-10", "standard-4", "vision"), help="MMMU-Pro setting, when PATH does not say")
-    p.add_argument("--answers", metavar="FILE", help="official answer dict (answer_dict_val.json); needed by official-mmmu-eval-only")
+                   help="the dataset the rows are joined to: hub at the pinned revision, sample, or a snapshot")
+    declare(p.add_argument("--revision", help="hub revision to join to"), Phrase("the pinned commit"))
+    declare(p.add_argument("--benchmark", choices=("mmmu", "mmmu-pro"), help="what PATH holds, when its name and rows do not say"),
+            Phrase("as PATH says"))
+    declare(p.add_argument("--split", choices=("dev", "validation", "test"),
+                           help="MMMU split; also chooses one split of a file that holds two (MMMU_DEV_VAL)"),
+            Phrase("as PATH says"))
+    declare(p.add_argument("--setting", choices=("standard-10", "standard-4", "vision"),
+                           help="MMMU-Pro setting, when PATH does not say"), Phrase("as PATH says"))
+    declare(p.add_argument("--answers", metavar="FILE",
+                           help="official answer dict (answer_dict_val.json); needed by official-mmmu-eval-only"),
+            Phrase("none; the dataset's answers"))
     p.add_argument("--partial", action="store_true",
-                   help="exit 0 even when the file covers only part of its split (by default that exits 1, as a run "
+                   help="exit 0 even when the file covers only part of its split (without it that exits 1, as a run "
                         "with unanswered items does; the accuracy is over the rows the file has either way)")
-    p.add_argument("--out", metavar="RUN_DIR", help="also write a run directory (results.json, predictions.jsonl, report.html)")
+    declare(p.add_argument("--out", metavar="RUN_DIR", help="also write a run directory (results.json, predictions.jsonl, report.html)"),
+            Phrase("none; no run directory"))
     p.add_argument("--no-html", action="store_true", help="with --out: no report.html")
     p.add_argument("--no-images", action="store_true", help="with --out: embed no images in report.html")
-    p.add_argument("--json", metavar="OUT", help="also write the scores, breakdowns, the harness and every item's verdict to OUT")
-    p.add_argument("--parser", action="append", choices=PARSERS, metavar="NAME",
-                   help=f"parser to apply, repeatable; the first is the headline (default: as the file's own prompt asks, "
-                        f"boxed then official where it asks for \\boxed{{}}, else official; one of {', '.join(PARSERS)})")
+    declare(p.add_argument("--json", metavar="OUT",
+                           help="also write the scores, breakdowns, the harness and every item's verdict to OUT"),
+            Phrase("none; no JSON file"))
+    declare(p.add_argument("--parser", action="append", choices=PARSERS, metavar="NAME",
+                           help=f"parser to apply, repeatable; the first is the headline (one of {', '.join(PARSERS)})"),
+            Phrase("as the file's own prompt asks: boxed then official where it asks for \\boxed{}, else official"))
     p.add_argument("--fallback", choices=("official", "none"), default="official",
-                   help="unparseable multiple choice: seeded random letter (official, default) or wrong (none)")
-    p.add_argument("--seed", type=int, default=42, help="seed of the random fallback (default 42, the official one)")
-    p.add_argument("--show-problems", type=int, default=10, metavar="N", help="print at most N problems (default 10)")
+                   help="unparseable multiple choice: seeded random letter (official) or wrong (none)")
+    declare(p.add_argument("--seed", type=int, default=42, help="seed of the random fallback"), Phrase("42, the official one"))
+    p.add_argument("--show-problems", type=int, default=10, metavar="N", help="print at most N problems")
     p.add_argument("--show-differences", type=int, default=20, metavar="N",
-                   help="print at most N items where the verdicts differ (default 20)")
+                   help="print at most N items where the verdicts differ")
+    add_log_flags(p, what="the rescored run", needs=", with --out")
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
     from mmmu_eval.results.harness import summary_lines as harness_lines
-    from mmmu_eval.commands.rescore import require_scored, rescore_outputs, write_rescore_json
+    from mmmu_eval.commands.rescore import logging_needs_out, require_scored, rescore_outputs, write_rescore_json
     from mmmu_eval.harnesses.write import write_rescored_run
+    from mmmu_eval.tracking import log_run
 
     if args.show_problems < 0 or args.show_differences < 0:
         raise ConfigError("--show-problems and --show-differences must be 0 or more")
+    log_to = logging_needs_out(log_to_of(args), args.out)  # before the file is read
     # Read and scored first (a view), then written: what was read is printed even when nothing scored.
     found = rescore_outputs(
         args.path, format=args.format, answers=args.answers, data=args.data, revision=args.revision,
@@ -112,6 +128,7 @@ def run(args: argparse.Namespace) -> int:
             echo(f"{len(written.stored_as_errors)} response(s) that are not text are stored as errors in "
                   f"{written.run_dir} and not scored there (e.g. {written.stored_as_errors[0]})")
         echo(f"wrote {written.run_dir} (mmmu-eval report {written.run_dir} --html; mmmu-eval compare RUN {written.run_dir})")
+        log_run(log_to, written.run_dir, kind="rescore")
     if found.unanswered and not args.partial:
         echo(f"{found.unanswered} of the {doc['coverage']['expected']} item(s) have no scored answer "
               f"({doc['coverage']['missing']} without a row, {len(doc['errors'])} failed in the harness): exit status 1 "

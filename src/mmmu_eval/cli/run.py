@@ -19,6 +19,8 @@ from typing import Any
 from rich.console import Console
 from rich.markup import escape
 
+from mmmu_eval.cli.log_flags import add_log_flags, log_to_of
+from mmmu_eval.cli.flag_defaults import HelpFormatter, declare, run_default
 from mmmu_eval.core.config import UNREFERENCED_IMAGES, RunConfig, check_extra_body, help_of
 from mmmu_eval.core.errors import ConfigError
 from mmmu_eval.scoring.judge import PARSERS
@@ -40,7 +42,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="evaluate a model and write a run directory",
         description="Evaluate a model on MMMU or MMMU-Pro with the official protocol, writing a run directory.",
         epilog=EXAMPLES,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        formatter_class=HelpFormatter,
     )
     add_run_flags(parser)
     parser.add_argument("--dry-run", action="store_true",
@@ -48,6 +50,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                              "no backend is created or called, nothing is written")
     parser.add_argument("--json", dest="dry_run_json", action="store_true", help="with --dry-run: print the plan as JSON")
     add_rank_timeout(parser)
+    add_log_flags(parser)
     parser.set_defaults(func=main)
 
 
@@ -57,14 +60,16 @@ def add_rank_timeout(parser: argparse.ArgumentParser) -> None:
 
     parser.add_argument("--rank-timeout", type=float, default=DEFAULT_TIMEOUT_S, metavar="SECONDS",
                         help="under torchrun / accelerate launch: how long a rank may show no sign of life "
-                             f"before the others stop, naming it (default {DEFAULT_TIMEOUT_S:g})")
+                             "before the others stop, naming it")
 
 
 def add_run_flags(parser: argparse.ArgumentParser, *, skip: frozenset[str] = frozenset()) -> None:
-    """One flag per RunConfig field, with the field's help text; ``skip`` names fields left out.
+    """One flag per RunConfig field, with the field's help text and its default; ``skip`` names
+    fields left out.
 
     ``run`` takes them all; ``suite`` takes the same flags except the ones that say which setting
-    and prompt one run uses, so the two commands cannot drift apart.
+    and prompt one run uses, so the two commands cannot drift apart. Each flag's value stays None
+    when it is not given; what applies then is declared on it (``run_default``).
     """
     special: dict[str, tuple[str, dict[str, Any]]] = {
         "model": ("--model", {"required": True, "metavar": "SPEC", "help": help_of("model")}),
@@ -83,7 +88,7 @@ def add_run_flags(parser: argparse.ArgumentParser, *, skip: frozenset[str] = fro
     }
     for name, (flag, options) in special.items():
         if name not in skip:
-            parser.add_argument(flag, **options)
+            declare(parser.add_argument(flag, **options), run_default(name))
     hints = typing.get_type_hints(RunConfig)
     for f in fields(RunConfig):
         if f.name in special or f.name in skip:
@@ -91,9 +96,12 @@ def add_run_flags(parser: argparse.ArgumentParser, *, skip: frozenset[str] = fro
         flag = "--" + f.name.replace("_", "-")
         kind = _scalar(hints[f.name])
         if kind is bool:
-            parser.add_argument(flag, dest=f.name, action=argparse.BooleanOptionalAction, default=None, help=help_of(f.name))
+            action = parser.add_argument(flag, dest=f.name, action=argparse.BooleanOptionalAction, default=None,
+                                         help=help_of(f.name))
         else:
-            parser.add_argument(flag, dest=f.name, type=kind, default=None, metavar=f.name.upper(), help=help_of(f.name))
+            action = parser.add_argument(flag, dest=f.name, type=kind, default=None, metavar=f.name.upper(),
+                                         help=help_of(f.name))
+        declare(action, run_default(f.name))
 
 
 def main(args: argparse.Namespace) -> int:
@@ -102,12 +110,15 @@ def main(args: argparse.Namespace) -> int:
     from mmmu_eval.run.launcher_ranks import evaluate_ranks
 
     overrides = config_overrides(args)
+    log_to = log_to_of(args)
     out = overrides.get("out")
     console = Console(highlight=False)
     continued = out is not None and (Path(out) / MANIFEST).exists() and overrides.get("resume") is not False
     if continued and "resume" not in overrides:
         overrides["resume"] = True
     if getattr(args, "dry_run", False):
+        if log_to is not None:
+            raise ConfigError("--log-to logs a finished run; --dry-run runs nothing (drop one of them)")
         return dry_run(overrides, as_json=args.dry_run_json)
     if getattr(args, "dry_run_json", False):
         raise ConfigError("--json applies to --dry-run only (a run's results are in results.json; `mmmu-eval report --json`)")
@@ -115,10 +126,10 @@ def main(args: argparse.Namespace) -> int:
     launch = Launch.from_env()
     try:
         if launch is None:
-            result = evaluate(**overrides)
+            result = evaluate(**overrides, log_to=log_to)
         else:  # one rank of torchrun / accelerate launch: rank 0 gets the merged run, the others None
             continued = continued and launch.rank == 0
-            result = evaluate_ranks(overrides, launch, timeout=args.rank_timeout)
+            result = evaluate_ranks(overrides, launch, timeout=args.rank_timeout, log_to=log_to)
             if result is None:
                 return 0
     except RunInterrupted as exc:

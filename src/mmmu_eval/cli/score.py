@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING
 
+from mmmu_eval.cli.flag_defaults import HelpFormatter, Phrase, declare
 from mmmu_eval.core.errors import ConfigError
 
 if TYPE_CHECKING:
@@ -42,24 +43,26 @@ def register(subparsers: argparse._SubParsersAction) -> None:
             "predictions.jsonl and results.json are written again; it says what it replaces."
         ),
         epilog=EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        formatter_class=HelpFormatter,
     )
     p.add_argument("run_dir", metavar="RUN_DIR", help="the run directory")
-    p.add_argument("--parser", action="append", choices=PARSERS, metavar="NAME",
-                   help=("parser to apply, repeatable; the first is the headline (default official, or boxed then "
-                         f"official for a run asked with --prompt boxed; one of {', '.join(PARSERS)})"))
-    p.add_argument("--fallback", choices=FALLBACK_POLICIES, default=None,
-                   help="unparseable multiple choice: seeded random letter (official) or wrong (none); default: the run's")
-    p.add_argument("--seed", type=int, default=None,
-                   help="seed of the random fallback (default: the run's fallback_seed, else 42)")
-    p.add_argument("--answers", metavar="FILE", help="official answer dict to score a test-split run against")
+    declare(p.add_argument("--parser", action="append", choices=PARSERS, metavar="NAME",
+                           help=f"parser to apply, repeatable; the first is the headline (one of {', '.join(PARSERS)})"),
+            Phrase("the run's: official, or boxed then official for a run asked with --prompt boxed"))
+    declare(p.add_argument("--fallback", choices=FALLBACK_POLICIES, default=None,
+                           help="unparseable multiple choice: seeded random letter (official) or wrong (none)"),
+            Phrase("the run's"))
+    declare(p.add_argument("--seed", type=int, default=None, help="seed of the random fallback"),
+            Phrase("the run's fallback_seed, else 42"))
+    declare(p.add_argument("--answers", metavar="FILE", help="official answer dict to score a test-split run against"),
+            Phrase("the run's"))
     p.add_argument("--save", action="store_true",
                    help=("make this the run's scoring: record it in manifest.json and rewrite predictions.jsonl and "
                          "results.json (report and compare then follow it); without it nothing is written"))
     p.add_argument("--show-disagreements", type=int, default=SHOWN_DISAGREEMENTS, metavar="N",
-                   help="print at most N disagreeing items (default 20)")
+                   help="print at most N disagreeing items")
     p.add_argument("--bootstrap", type=int, default=1000, metavar="N",
-                   help="bootstrap resamples of the intervals (default 1000)")
+                   help="bootstrap resamples of the intervals")
     p.set_defaults(func=run)
 
 
@@ -97,11 +100,11 @@ def print_score(scored: RunScore, show: int) -> None:
 
 def replaced_text(before) -> str:
     """What the results.json that ``--save`` replaced said: its parser and headline."""
-    from mmmu_eval.results.caveats import void
+    from mmmu_eval.results.caveats import NO_SCORE, void, void_reason
     from mmmu_eval.core.numbers import pct
 
     parse = before.get("parse") or {}
-    figure = "no gold answers" if void(before) else f"{pct(before['overall']['accuracy'])}%"
+    figure = f"{NO_SCORE} ({void_reason(before)})" if void(before) else f"{pct(before['overall']['accuracy'])}%"
     return f"it said {figure} (parser {parse.get('parser', '?')}, fallback {parse.get('fallback_policy', '?')})"
 
 
@@ -111,7 +114,7 @@ def summary_lines(scoring, n_items: int, show: int, *, results=None) -> list[str
     With ``results`` (``build_results`` of the same scoring) the lines also say the scope, warn
     when the random fallback drew many of the answers, and name a run without gold answers void.
     """
-    from mmmu_eval.results.caveats import fallback_warning, how_to_score
+    from mmmu_eval.results.caveats import NO_SCORE, fallback_warning, how_to_score, void_reason
     from mmmu_eval.core.numbers import pct
     from mmmu_eval.results.scope import scope_of_results
 
@@ -141,6 +144,9 @@ def summary_lines(scoring, n_items: int, show: int, *, results=None) -> list[str
         where = results if results is not None else {"benchmark": scoring.benchmark}
         lines.append(f"no gold answers for {len(scoring.ungraded)} predictions ({guessed} of them unparsed): no "
                      f"accuracy; {how_to_score(where)} (`mmmu-eval report --submission` writes it)")
+    if not graded and not scoring.ungraded:  # every request failed or was never answered: no figure, not 0%
+        reason = void_reason(results) if results is not None else None
+        lines.append(f"{NO_SCORE}: " + (reason or f"no item could be scored: {len(scoring.errors)} failed, see responses.jsonl"))
     lines.append(f"items {n_items}: scored {graded}, errors {len(scoring.errors)}, missing {len(scoring.missing)}")
     if scoring.problems:
         lines.append(f"{len(scoring.problems)} item(s) the official code would crash on (scored wrong), e.g. {scoring.problems[0]}")

@@ -15,6 +15,8 @@ from pathlib import Path
 from rich.console import Console
 from rich.markup import escape
 
+from mmmu_eval.cli.log_flags import add_log_flags, log_to_of
+from mmmu_eval.cli.flag_defaults import HelpFormatter, Phrase, declare, run_default
 from mmmu_eval.cli.run import add_rank_timeout, add_run_flags, config_overrides
 
 EXAMPLES = """examples:
@@ -39,33 +41,35 @@ def register(subparsers: argparse._SubParsersAction) -> None:
             "of --concurrency requests in flight per endpoint. The same command again continues every run."
         ),
         epilog=EXAMPLES,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        formatter_class=HelpFormatter,
     )
-    parser.add_argument("--out", type=Path, metavar="SUITE_DIR",
-                        help="suite directory (default suites/<model>[-<data>]: the same command continues it)")
-    parser.add_argument("--settings", type=_names, metavar="LIST",
-                        help="MMMU-Pro settings, comma-separated (default standard-4,standard-10,vision)")
-    parser.add_argument("--prompts", type=_names, metavar="LIST",
-                        help="prompt modes per setting, comma-separated (default direct,cot; Table 1 takes the better)")
+    declare(parser.add_argument("--out", type=Path, metavar="SUITE_DIR",
+                                help="suite directory; the same command continues it"),
+            Phrase("suites/<model>[-<data>]"))
+    declare(parser.add_argument("--settings", type=_names, metavar="LIST", help="MMMU-Pro settings, comma-separated"),
+            lambda: _suite_default("settings"))
+    declare(parser.add_argument("--prompts", type=_names, metavar="LIST",
+                                help="prompt modes per setting, comma-separated; Table 1 takes the better"),
+            lambda: _suite_default("prompts"))
     parser.add_argument("--ocr", action="store_true", default=None,
                         help="also run vision with the OCR prompt (section 3.3; not in the official code)")
     parser.add_argument("--no-mmmu", dest="mmmu", action="store_false", default=None,
                         help="leave out the MMMU validation run (Table 1's MMMU (Val) and Δ3)")
-    parser.add_argument("--data", metavar="DATA",
-                        help="MMMU-Pro data: hub (default), sample (bundled) or a snapshot directory")
-    parser.add_argument("--revision", metavar="REVISION", help="MMMU-Pro hub revision (default the pinned one)")
-    parser.add_argument("--mmmu-data", metavar="DATA",
-                        help="MMMU data: hub, sample or a snapshot directory (default: as --data when that is hub or "
-                             "sample, or a snapshot holding an MMMU folder)")
-    parser.add_argument("--mmmu-revision", metavar="REVISION", help="MMMU hub revision (default the pinned one)")
+    declare(parser.add_argument("--data", metavar="DATA", help="MMMU-Pro data: hub, sample (bundled) or a snapshot directory"),
+            run_default("data"))
+    declare(parser.add_argument("--revision", metavar="REVISION", help="MMMU-Pro hub revision"), run_default("revision"))
+    declare(parser.add_argument("--mmmu-data", metavar="DATA", help="MMMU data: hub, sample or a snapshot directory"),
+            Phrase("as --data when that is hub or sample, or a snapshot holding an MMMU folder"))
+    declare(parser.add_argument("--mmmu-revision", metavar="REVISION", help="MMMU hub revision"), run_default("revision"))
     parser.add_argument("--bootstrap", type=int, default=1000, metavar="N",
-                        help="bootstrap resamples of the study's intervals (default 1000)")
+                        help="bootstrap resamples of the study's intervals")
     parser.add_argument("--dry-run", action="store_true",
                         help="print what each run would send (requests, images, bytes, a prompt-token estimate) and the "
                              "totals, then exit; no backend is created or called, nothing is written")
     parser.add_argument("--json", action="store_true", help="print suite.json (with --dry-run: the plans) to stdout instead of tables")
     add_run_flags(parser, skip=_PER_RUN)
     add_rank_timeout(parser)
+    add_log_flags(parser, what="the suite")
     parser.set_defaults(func=main)
 
 
@@ -78,6 +82,7 @@ def main(args: argparse.Namespace) -> int:
 
     if args.bootstrap < 0:
         raise ConfigError("--bootstrap must be 0 or more")
+    log_to = log_to_of(args)
     overrides = config_overrides(args)
     for name in ("out", "settings", "prompts", "ocr", "mmmu", "data", "revision", "mmmu_data", "mmmu_revision"):
         if getattr(args, name) is not None:
@@ -85,13 +90,16 @@ def main(args: argparse.Namespace) -> int:
     console = Console(highlight=False)
     err = Console(stderr=True, highlight=False)
     if args.dry_run:
+        if log_to is not None:
+            raise ConfigError("--log-to logs a finished suite; --dry-run runs nothing (drop one of them)")
         return dry_run(overrides, as_json=args.json)
     launch = Launch.from_env()
     try:
         if launch is None:
-            result = evaluate_suite(**overrides, bootstrap=args.bootstrap)
+            result = evaluate_suite(**overrides, bootstrap=args.bootstrap, log_to=log_to)
         else:  # one rank of torchrun / accelerate launch: rank 0 gets the merged suite, the others None
-            result = evaluate_suite_ranks(overrides, launch, bootstrap=args.bootstrap, timeout=args.rank_timeout)
+            result = evaluate_suite_ranks(overrides, launch, bootstrap=args.bootstrap, timeout=args.rank_timeout,
+                                          log_to=log_to)
             if result is None:
                 return 0
     except SuiteInterrupted as exc:
@@ -136,3 +144,12 @@ def dry_run(overrides: dict, *, as_json: bool) -> int:
 
 def _names(text: str) -> tuple[str, ...]:
     return tuple(v.strip() for v in text.split(",") if v.strip())
+
+
+def _suite_default(name: str) -> object:
+    """SuiteConfig's default of ``name`` (read when help is printed)."""
+    from dataclasses import fields
+
+    from mmmu_eval.suite.suite_config import SuiteConfig
+
+    return next(f.default for f in fields(SuiteConfig) if f.name == name)

@@ -32,10 +32,11 @@ from pathlib import Path
 from typing import Any
 
 from mmmu_eval.core.errors import ConfigError, StoreError
-from mmmu_eval.doctor.diagnosis import Diagnosis, SuiteDiagnosis, _number, diagnose_run, published_value
+from mmmu_eval.doctor.diagnosis import Diagnosis, SuiteDiagnosis
+from mmmu_eval.doctor.examine import _number, diagnose_run, published_value
 from mmmu_eval.doctor.effects import combine
 from mmmu_eval.published.figures import TABLE1_KEYS, find_published, leaderboard_source, sources, table1_rows
-from mmmu_eval.store.manifest import MANIFEST
+from mmmu_eval.core.manifest import MANIFEST
 
 __all__ = ["diagnose"]
 
@@ -91,11 +92,12 @@ def _leaderboard_row(name: str) -> dict[str, Any] | None:
 
 def _twin(record: Any, records: Sequence[Any], alone: Mapping[Any, Diagnosis]) -> dict[str, Any] | None:
     """The better of the other prompts' runs of the same benchmark and setting, for ``best_of``."""
-    if record.path not in alone:
-        return None
+    if record.path not in alone or alone[record.path].figure["accuracy"] is None:
+        return None  # a run with no score has no figure to set against its twin's
     setting = (record.results or {}).get("setting")
     twins = [r for r in records if r.path != record.path and r.benchmark == record.benchmark
-             and (r.results or {}).get("setting") == setting and r.prompt in ("direct", "cot") and r.path in alone]
+             and (r.results or {}).get("setting") == setting and r.prompt in ("direct", "cot") and r.path in alone
+             and alone[r.path].figure["accuracy"] is not None]
     if not twins or record.prompt not in ("direct", "cot"):
         return None
     best = max(twins, key=lambda r: alone[r.path].figure["accuracy"])

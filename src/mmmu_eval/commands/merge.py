@@ -21,7 +21,7 @@ from pathlib import Path
 
 from mmmu_eval.run.merge_shards import merge_runs
 from mmmu_eval.commands.score import RunScore, score_run
-from mmmu_eval.store.rundir import RunStore
+from mmmu_eval.results.finished_run import read_run
 
 __all__ = ["MergedRun", "merge"]
 
@@ -69,8 +69,8 @@ def merge(shards: Sequence[str | Path], out: str | Path, *, score: bool = True) 
         print(merged.score.accuracy, merged.failed)
     """
     run_dir = merge_runs(shards, out)
-    store = RunStore.read(run_dir)
-    warnings = tuple(str(w) for w in store.manifest().get("merge_warnings", []))
-    failed = tuple(item_id for item_id, r in store.responses().items() if r.status == "error")
+    joined = read_run(run_dir, rebuild=False)
+    warnings = tuple(str(w) for w in joined.manifest.get("merge_warnings", []))
+    failed = tuple(item_id for item_id, r in joined.read_responses().items() if r.status == "error")
     scored = score_run(run_dir, save=True) if score else None
     return MergedRun(Path(run_dir), len(shards), warnings, failed, scored)

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from mmmu_eval.core.errors import ConfigError
-from mmmu_eval.results.loaded_run import LoadedRun, load_run
+from mmmu_eval.results.finished_run import FinishedRun, read_run
 from mmmu_eval.run.outputs import save_results, write_report_page, write_submission
 from mmmu_eval.scoring.answers import Answer
 from mmmu_eval.store.rundir import RunStore
@@ -35,7 +35,7 @@ __all__ = ["RunReport", "report_run"]
 class RunReport:
     """A run read back for its report, and the files written."""
 
-    run: LoadedRun
+    run: FinishedRun
     """The run: its manifest and results (and with ``html`` or ``submission`` its items,
     responses and scoring)."""
     saved_results: Path | None = None
@@ -108,7 +108,7 @@ def report_run(
 
     if image_budget_mb < 0:
         raise ConfigError("--image-budget-mb must be 0 or more")
-    one = load_run(run_dir, details=html or submission, answers=answers, bootstrap=bootstrap, seed=seed)
+    one = read_run(run_dir, details=html or submission, answers=answers, bootstrap=bootstrap, seed=seed)
     # Derived files go through a store constructed writable on the same directory: RunStore.read
     # is read-only, and RunStore.open(resume=True) would count a new run session in the manifest.
     out = RunStore(one.path, writable=True)

@@ -30,8 +30,9 @@ from mmmu_eval.core.errors import ConfigError, DataError
 from mmmu_eval.harnesses.read import Rescore, rescore
 from mmmu_eval.harnesses.write import RescoredRun, write_rescored_run
 from mmmu_eval.scoring.scorer import OFFICIAL_SEED
+from mmmu_eval.tracking import LogTo, LogToArg, as_log_to, log_run
 
-__all__ = ["Rescored", "require_scored", "rescore_outputs", "write_rescore_json"]
+__all__ = ["Rescored", "logging_needs_out", "require_scored", "rescore_outputs", "write_rescore_json"]
 
 
 @dataclass(frozen=True)
@@ -82,6 +83,7 @@ def rescore_outputs(
     out: str | Path | None = None,
     html: bool = True,
     images: bool = True,
+    log_to: LogToArg = None,
 ) -> Rescored:
     """Score another harness's output file or folder the official way; optionally write it.
 
@@ -101,12 +103,15 @@ def rescore_outputs(
         out: also write a run directory there (new or empty): report, compare and doctor read it.
         html: with ``out``, write report.html.
         images: with ``out`` and ``html``, embed the items' images.
+        log_to: ``"mlflow"``, ``"wandb"``, a list of them, or a ``tracking.LogTo``: log the run
+            directory written to ``out`` (which it needs) there; a failure only warns.
 
     Returns:
         The rescore, its document, the accuracy's interval, and the paths written.
 
     Raises:
-        ConfigError: as ``rescore`` raises it, or ``json_file`` cannot be written.
+        ConfigError: as ``rescore`` raises it, ``json_file`` cannot be written, or ``log_to`` without
+            ``out`` or naming an SDK that is not installed (before anything is read).
         DataError: as ``rescore`` raises it, or (before anything is written) no row could be scored.
         StoreError: ``out`` holds a run already, or cannot be written.
 
@@ -115,6 +120,7 @@ def rescore_outputs(
         found = mmmu_eval.rescore_outputs("samples_mmmu_val.jsonl", out="runs/qwen-lmms-eval")
         print(found.accuracy, found.rescore.explanation, found.run.run_dir)
     """
+    logging_to = logging_needs_out(log_to, out)
     result = rescore(path, format=format, answers=answers, data=data, revision=revision, benchmark=benchmark,
                      split=split, setting=setting, parsers=tuple(parsers) if parsers else None,
                      fallback=fallback, fallback_seed=seed)
@@ -129,7 +135,22 @@ def rescore_outputs(
     require_scored(found)
     written_json = write_rescore_json(found, json_file) if json_file is not None else None
     run = write_rescored_run(result, out, html=html, images=images) if out is not None else None
+    if run is not None:
+        log_run(logging_to, run.run_dir, kind="rescore")
     return Rescored(result, found.document, found.ci95, written_json, run)
+
+
+def logging_needs_out(log_to: LogToArg, out: str | Path | None) -> LogTo | None:
+    """``log_to`` checked, and refused without a run directory to log.
+
+    Raises:
+        ConfigError: an unknown sink, a missing SDK, or ``log_to`` without ``out``.
+    """
+    logging_to = as_log_to(log_to)
+    if logging_to is not None and out is None:
+        raise ConfigError("--log-to logs the run directory that --out writes (results.json, manifest.json, "
+                          "report.html); add --out RUN_DIR")
+    return logging_to
 
 
 def require_scored(found: Rescored) -> None:

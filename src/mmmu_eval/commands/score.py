@@ -64,7 +64,7 @@ class RunScore:
 
     @property
     def accuracy(self) -> float | None:
-        """The headline parser's accuracy over the graded items; None when none is graded (a test run)."""
+        """The headline parser's accuracy over the graded items; None when none is graded (no gold answers, or every request failed)."""
         overall = self.scoring.aggregates[self.scoring.parsers[0]].overall
         return overall.accuracy if overall.n else None
 
@@ -110,28 +110,28 @@ def score_run(
         print(view.spec.describe(), view.accuracy, len(view.scoring.disagreements))
     """
     # The run directory and the dataset are read as the report reads them back.
+    from mmmu_eval.results.finished_run import read_run, run_items
     from mmmu_eval.results.harness import harness_section
-    from mmmu_eval.results.loaded_run import run_items
-    from mmmu_eval.results.results_json import build_results, read_results
+    from mmmu_eval.results.results_json import build_results
     from mmmu_eval.scoring.spec import MANIFEST_KEY
 
-    store = RunStore.read(run_dir)
-    manifest = store.manifest()
+    run = read_run(run_dir, rebuild=False)
+    manifest = run.manifest
     recorded = ScoringSpec.from_manifest(manifest)
     spec = recorded.replace(parsers=parsers, fallback=fallback, fallback_seed=seed,
                             answers=answers)
-    responses = store.responses()
-    items = spec.gold_items(run_items(manifest, responses, manifest_path=store.path / MANIFEST))
+    responses = run.read_responses()
+    items = spec.gold_items(run_items(manifest, responses, manifest_path=run.path / MANIFEST))
     scoring = spec.score(items, responses)
-    harness = harness_section(store, manifest, items, scoring, responses)  # rescored runs only
+    harness = harness_section(run.path, manifest, items, scoring, responses)  # rescored runs only
     # The figures as they would be were this the run's scoring (results.json's parse block names it).
     scored_as: Mapping[str, Any] = {**dict(manifest), MANIFEST_KEY: spec.to_manifest()}
     results = build_results(scoring, items, scored_as, bootstrap=bootstrap, responses=responses, harness=harness)
-    view = RunScore(Path(store.path), spec, recorded, scoring, results, tuple(items), dict(responses))
+    view = RunScore(run.path, spec, recorded, scoring, results, tuple(items), dict(responses))
     if not save:
         return view
-    replaced = read_results(store.path)
-    # RunStore.read is read-only; derived files go through a writable store on the same
-    # directory (write_* never touches responses.jsonl), as the report does.
-    saved = save_scoring(RunStore(Path(store.path), writable=True), spec, scoring, responses, results)
+    replaced = run.results
+    # The run was read, not opened for writing; derived files go through a writable store on the
+    # same directory (write_* never touches responses.jsonl), as the report does.
+    saved = save_scoring(RunStore(run.path, writable=True), spec, scoring, responses, results)
     return RunScore(view.run_dir, spec, recorded, scoring, results, view.items, view.responses, replaced, saved)

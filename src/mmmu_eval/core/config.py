@@ -8,12 +8,14 @@ the API key never does (only the name of the variable that holds it).
 
 from __future__ import annotations
 
+import functools
 import math
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Literal, Sequence
 
 from mmmu_eval.core.errors import ConfigError
+from mmmu_eval.core.urls import without_credentials
 
 PromptMode = Literal["direct", "cot", "boxed", "ocr", "forced-choice"]
 ImageLayout = Literal["interleaved", "images-first", "text-then-images"]
@@ -32,6 +34,8 @@ PRICE_PER_TOKENS = 1_000_000
 #: each one reads an answer). Named here, below the score stage, so that a RunConfig naming an
 #: unknown one is refused when it is built, before a request.
 PARSERS: tuple[str, ...] = ("official", "mmmu", "mmmu-pro", "boxed", "strict", "eval-only")
+#: The seed of ``--sample`` when none is given.
+SAMPLE_SEED = 0
 #: What an unparseable multiple-choice answer is given: the official seeded random letter, or nothing.
 FALLBACK_POLICIES: tuple[str, ...] = ("official", "none")
 
@@ -81,6 +85,7 @@ _NUMBER_RULES: tuple[tuple[str, type | tuple[type, ...], float, bool], ...] = (
     ("max_attempts", int, 1, True),
     ("request_timeout", (int, float), 0, False),
     ("probe_timeout", (int, float), 0, False),
+    ("max_response_bytes", int, 1, True),
     ("max_image_pixels", int, 1, True),
     ("batch_size", int, 1, True),
     ("tensor_parallel_size", int, 1, True),
@@ -94,59 +99,236 @@ _NUMBER_RULES: tuple[tuple[str, type | tuple[type, ...], float, bool], ...] = (
 
 @dataclass(frozen=True)
 class RunConfig:
-    """Everything that defines a run. Defaults reproduce the official protocol."""
+    """Everything that defines a run. Defaults reproduce the official protocol.
 
-    model: str = field(metadata={"help": "model spec: openai:NAME, hf:PATH, vllm:PATH, random, frequent, text-only:SPEC"})
-    benchmark: str = field(default="mmmu", metadata={"help": "mmmu or mmmu-pro"})
-    split: str | None = field(default=None, metadata={"help": "MMMU split: dev, validation (default) or test"})
-    setting: str | None = field(default=None, metadata={"help": "MMMU-Pro setting: standard-10 (default), standard-4, vision"})
-    prompt: str = field(default="direct", metadata={"help": "prompt mode: direct, cot, boxed (final letter in \\boxed{}; not official), ocr (vision only; not official), or forced-choice (standard only: answer although the images are withheld; the harden filter's, not official)"})
-    data: str = field(default="hub", metadata={"help": "hub, sample (bundled), or a local snapshot directory"})
-    revision: str | None = field(default=None, metadata={"help": "dataset revision on the hub; None means the pinned default"})
-    subjects: tuple[str, ...] | None = field(default=None, metadata={"help": "subjects to keep (long or short names); None means all 30"})
-    limit: int | None = field(default=None, metadata={"help": "keep the first N items (after the subject filter)"})
-    ids: tuple[str, ...] | None = field(default=None, metadata={"help": "keep only these item ids"})
-    sample: int | None = field(default=None, metadata={"help": "a seeded random sample of K items (after --subjects and --ids, before --limit and --shard); recorded in the manifest, reported with an exact interval for the full score"})
-    sample_seed: int | None = field(default=None, metadata={"help": "seed of --sample (default 0)"})
-    sample_audit: Path | None = field(default=None, metadata={"help": "with --sample: an audit's JSON (mmmu-eval audit --json) whose runs' answers stratify the sample by item difficulty and add a 2PL estimate of the full score, each only where the audit's hold-one-model-out check shows it beats uniform sampling (the check is recorded and printed)"})
-    shard: tuple[int, int] | None = field(default=None, metadata={"help": "(K, N): run the K-th of N deterministic slices (1-based)"})
-    out: Path | None = field(default=None, metadata={"help": "run directory; None picks runs/<benchmark>-<model>-<time>"})
-    resume: bool = field(default=False, metadata={"help": "continue the run in `out`, re-running only missing and failed items"})
-    allow_different_data: bool = field(default=False, metadata={"help": "continue a run although its data files now hold other contents (another digest; recorded in manifest.json as data_changes)"})
-    image_layout: str = field(default="interleaved", metadata={"help": "interleaved, images-first, or text-then-images (the official GPT script)"})
-    unreferenced_images: str = field(default="official", metadata={"help": "images no <image N> token refers to: official (not sent, as the official scripts) or append (sent after the referenced ones; not official)"})
+    Each field is the ``mmmu-eval run`` flag of the same name (``--max-tokens`` for
+    ``max_tokens``; the few exceptions are named on the field) and a keyword of ``evaluate``.
+    A field left None is "not given": the default named on it applies, and a resumed run keeps
+    what its manifest recorded. The first paragraph of each field's text is the flag's help.
+    """
+
+    model: str
+    """Model spec: openai:NAME, hf:PATH, vllm:PATH, random, frequent, text-only:SPEC.
+
+    Or a plug-in's ``NAME:ARG`` (the custom model guide); ``evaluate`` also takes a model object
+    here (a function, an object with ``generate``, a Backend), recorded as its spec. Required.
+    Flag: ``--model``."""
+    benchmark: str = "mmmu"
+    """The benchmark: mmmu or mmmu-pro.
+
+    Default: ``mmmu``. Flag: ``--benchmark``."""
+    split: str | None = None
+    """MMMU split: dev, validation or test.
+
+    Default: None, meaning ``validation`` (``resolved_split``); MMMU-Pro has only ``test`` and
+    takes none. Flag: ``--split``."""
+    setting: str | None = None
+    """MMMU-Pro setting: standard-10, standard-4 or vision.
+
+    Default: None, meaning ``standard-10`` (``resolved_setting``); MMMU takes none. Flag:
+    ``--setting``."""
+    prompt: str = "direct"
+    """Prompt mode: direct, cot, boxed (final letter in \\boxed{}; not official), ocr (vision only; not official), or forced-choice (standard only: answer although the images are withheld; the harden filter's, not official).
+
+    MMMU has direct (its official prompt), cot and boxed. Default: ``direct``. Flag:
+    ``--prompt``."""
+    data: str = "hub"
+    """The data: hub, sample (bundled), or a local snapshot directory.
+
+    ``hub`` reads the Hugging Face dataset at ``revision``; ``sample`` the few items shipped in
+    the package; a directory a snapshot (``mmmu-eval data download``). Default: ``hub``. Flag:
+    ``--data``."""
+    revision: str | None = None
+    """Dataset revision on the hub: a commit, tag or branch.
+
+    Default: None, meaning the commit pinned for the benchmark (``dataset.DEFAULT_REVISIONS``);
+    every run records the commit it read. Flag: ``--revision``."""
+    subjects: tuple[str, ...] | None = None
+    """Subjects to keep (long or short names).
+
+    Default: None, meaning all 30. Flag: ``--subjects`` (space- or comma-separated)."""
+    limit: int | None = None
+    """Keep the first N items (after the subject filter and the sample).
+
+    Unit: items. Default: None, meaning every item. Flag: ``--limit``."""
+    ids: tuple[str, ...] | None = None
+    """Keep only these item ids.
+
+    Default: None, meaning every item. Flag: ``--ids`` (space- or comma-separated)."""
+    sample: int | None = None
+    """A seeded random sample of K items (after --subjects and --ids, before --limit and --shard); recorded in the manifest, reported with an exact interval for the full score.
+
+    Unit: items. Default: None, meaning no sample: every item. Flag: ``--sample``."""
+    sample_seed: int | None = None
+    """Seed of --sample.
+
+    Default: None, meaning 0 (``SAMPLE_SEED``). Flag: ``--sample-seed``."""
+    sample_audit: Path | None = None
+    """With --sample: an audit's JSON (mmmu-eval audit --json) whose runs' answers stratify the sample by item difficulty and add a 2PL estimate of the full score, each only where the audit's hold-one-model-out check shows it beats uniform sampling (the check is recorded and printed).
+
+    Default: None, meaning a uniform sample. Flag: ``--sample-audit``."""
+    shard: tuple[int, int] | None = None
+    """(K, N): run the K-th of N deterministic slices (1-based).
+
+    Every N-th item from the K-th, after every other selection; ``mmmu-eval merge`` joins the
+    shards. Default: None, meaning the whole selection. Flag: ``--shard K/N``."""
+    out: Path | None = None
+    """Run directory.
+
+    Default: None, meaning ``runs/<benchmark>-<split or setting>-<model>-<time>``
+    (``run.resolve.default_run_name``). Flag: ``--out``."""
+    resume: bool = False
+    """Continue the run in ``out``, re-running only missing and failed items.
+
+    Default: False (the command line continues an ``--out`` that holds a run without it).
+    Flag: ``--resume`` / ``--no-resume``."""
+    allow_different_data: bool = False
+    """Continue a run although its data files now hold other contents (another digest; recorded in manifest.json as data_changes).
+
+    Default: False (refused). Flag: ``--allow-different-data``."""
+    image_layout: str = "interleaved"
+    """Where the images stand: interleaved, images-first, or text-then-images (the official GPT script).
+
+    Default: ``interleaved``, each image at its ``<image N>`` token. Flag: ``--image-layout``."""
+    unreferenced_images: str = "official"
+    """Images no ``<image N>`` token refers to: official (not sent, as the official scripts) or append (sent after the referenced ones; not official).
+
+    Default: ``official``. Flag: ``--unreferenced-images``."""
     # Generation
-    max_tokens: int | None = field(default=None, metadata={"help": "most new tokens per answer (tokens)"})
-    temperature: float | None = field(default=None, metadata={"help": "sampling temperature; None leaves the backend default (greedy for hf)"})
-    top_p: float | None = field(default=None, metadata={"help": "nucleus sampling mass"})
-    seed: int | None = field(default=None, metadata={"help": "generation seed (also seeds the random baseline)"})
-    extra_body: dict[str, object] | None = field(default=None, metadata={"help": "extra JSON fields sent to API servers"})
-    system_prompt: str | None = field(default=None, metadata={"help": "system message; None sends none"})
+    max_tokens: int | None = None
+    """Most new tokens per answer.
+
+    Unit: tokens. Default: None, meaning 4096 for MMMU-Pro (the official scripts' budget,
+    ``prompt.protocol.PRO_MAX_TOKENS``); for MMMU none is sent to a server (its own limit applies)
+    and ``hf:`` and ``vllm:`` stop at 128. Flag: ``--max-tokens``."""
+    temperature: float | None = None
+    """Sampling temperature.
+
+    Default: None, meaning not sent to a server (its own default applies) and 0, greedy, for
+    ``hf:`` and ``vllm:``. Flag: ``--temperature``."""
+    top_p: float | None = None
+    """Nucleus sampling mass, above 0 and at most 1.
+
+    Default: None, meaning not sent (the server's or engine's own). Flag: ``--top-p``."""
+    seed: int | None = None
+    """Generation seed (also seeds the random baseline).
+
+    Default: None, meaning not sent (an unseeded engine), and 0 for ``random``. Flag:
+    ``--seed``."""
+    extra_body: dict[str, object] | None = None
+    """Extra JSON fields sent to API servers.
+
+    Merged into every chat completion body (``chat_template_kwargs``, ``top_k`` ...); it may not
+    set ``model``, ``messages`` or ``stream``. Default: None, meaning nothing added. Flag:
+    ``--extra-body JSON``."""
+    system_prompt: str | None = None
+    """System message.
+
+    Default: None, meaning no system message (the official protocol sends none). Flag:
+    ``--system-prompt``."""
     # API backend
-    base_urls: tuple[str, ...] | None = field(default=None, metadata={"help": "OpenAI-compatible base URL(s); several spread the load"})
-    api_key_env: str | None = field(default=None, metadata={"help": "environment variable holding the API key (default OPENAI_API_KEY)"})
-    concurrency: int | None = field(default=None, metadata={"help": "requests in flight per endpoint (default 64)"})
-    max_attempts: int | None = field(default=None, metadata={"help": "tries per request before it is stored as an error (default 6)"})
-    request_timeout: float | None = field(default=None, metadata={"help": "seconds per request attempt (default 600)"})
-    probe_timeout: float | None = field(default=None, metadata={"help": "seconds each start-up request (the model listing, the probe) may take before it counts as unanswered (default 60), so a server that never answers is found fast"})
-    max_image_pixels: int | None = field(default=None, metadata={"help": "down-scale larger images to this many pixels; None never scales"})
+    base_urls: tuple[str, ...] | None = None
+    """OpenAI-compatible base URL(s); several spread the load.
+
+    Default: None, meaning ``OPENAI_BASE_URL``, else ``https://api.openai.com/v1``. Flag:
+    ``--base-url`` (repeat it for several)."""
+    api_key_env: str | None = None
+    """Environment variable holding the API key.
+
+    Only the variable's name is recorded, never the key. Default: None, meaning
+    ``OPENAI_API_KEY`` (a server on this machine needs none). Flag: ``--api-key-env``."""
+    concurrency: int | None = None
+    """Requests in flight per endpoint.
+
+    Unit: requests. Default: None, meaning 64 for ``openai:`` and 8 calls for a Python
+    function model. Flag: ``--concurrency``."""
+    max_attempts: int | None = None
+    """Tries per request before it is stored as an error.
+
+    Unit: attempts, the first included. Default: None, meaning 6. Flag: ``--max-attempts``."""
+    request_timeout: float | None = None
+    """Seconds per request attempt.
+
+    Unit: seconds. Default: None, meaning 600. Flag: ``--request-timeout``."""
+    probe_timeout: float | None = None
+    """Seconds each start-up request (the model listing, the probe) may take before it counts as unanswered, so a server that never answers is found fast.
+
+    Unit: seconds. Default: None, meaning 60. Flag: ``--probe-timeout``."""
+    max_response_bytes: int | None = None
+    """Most bytes of one server answer, read decoded (gzip and deflate inflated as they stream in); past it the attempt fails, named, and the item is an error.
+
+    Unit: bytes. Default: None, meaning 67108864 (64 MiB: far above any real answer). Flag:
+    ``--max-response-bytes``."""
+    max_image_pixels: int | None = None
+    """Down-scale larger images to this many pixels.
+
+    Unit: pixels (width times height). Default: None, meaning never scaled: images are sent as
+    the dataset stores them. Flag: ``--max-image-pixels``."""
     # Local backends
-    batch_size: int | None = field(default=None, metadata={"help": "items per generate() call for hf (default 8)"})
-    dtype: str | None = field(default=None, metadata={"help": "hf/vllm weight dtype: auto, bfloat16, float16, float32"})
-    device: str | None = field(default=None, metadata={"help": "hf device: auto, cuda, cpu"})
-    trust_remote_code: bool = field(default=False, metadata={"help": "let hf/vllm run the model repo's own code"})
-    tensor_parallel_size: int | None = field(default=None, metadata={"help": "vLLM tensor parallel size"})
-    pipeline_parallel_size: int | None = field(default=None, metadata={"help": "vLLM pipeline parallel size (model layers split over GPUs or nodes)"})
-    data_parallel_size: int | None = field(default=None, metadata={"help": "vLLM data parallel size (model replicas inside one offline engine; not with torchrun)"})
+    batch_size: int | None = None
+    """Items per generate() call for hf.
+
+    Unit: requests. Default: None, meaning 8 for ``hf:`` and 256 for ``vllm:``. Flag:
+    ``--batch-size``."""
+    dtype: str | None = None
+    """Weight dtype of hf/vllm: auto, bfloat16, float16, float32.
+
+    Default: None, meaning ``auto`` (the checkpoint's own). Flag: ``--dtype``."""
+    device: str | None = None
+    """Device of hf: auto, cuda, cpu.
+
+    Default: None, meaning ``auto`` (every visible GPU, else the CPU). Flag: ``--device``."""
+    trust_remote_code: bool = False
+    """Let hf/vllm run the model repo's own code.
+
+    Default: False. Flag: ``--trust-remote-code``."""
+    tensor_parallel_size: int | None = None
+    """vLLM tensor parallel size.
+
+    Unit: GPUs. Default: None, meaning 1. Flag: ``--tensor-parallel-size``."""
+    pipeline_parallel_size: int | None = None
+    """vLLM pipeline parallel size (model layers split over GPUs or nodes).
+
+    Unit: GPUs. Default: None, meaning vLLM's own (1). Flag: ``--pipeline-parallel-size``."""
+    data_parallel_size: int | None = None
+    """vLLM data parallel size (model replicas inside one offline engine; not with torchrun).
+
+    Unit: replicas. Default: None, meaning vLLM's own (1). Flag: ``--data-parallel-size``."""
     # Scoring and reporting (recorded in manifest.json as the run's ``scoring``; see scoring/spec.py)
-    parsers: tuple[str, ...] | None = field(default=None, metadata={"help": "parsers to score with, the first gives the headline; None: official (boxed then official for --prompt boxed)"})
-    fallback: str | None = field(default=None, metadata={"help": "unparseable multiple choice: official (seeded random letter; the default) or none (counted wrong)"})
-    fallback_seed: int | None = field(default=None, metadata={"help": "seed of the official random fallback; None: 42, as the official scorer"})
-    answers: Path | None = field(default=None, metadata={"help": "answer file (official answer-dict format) for the test split"})
-    html: bool = field(default=True, metadata={"help": "write report.html at the end of the run"})
+    parsers: tuple[str, ...] | None = None
+    """Parsers to score with, the first gives the headline.
+
+    One of official, mmmu, mmmu-pro, boxed, strict, eval-only each (``PARSERS``). Default: None,
+    meaning ``official`` (``boxed`` then ``official`` for ``prompt="boxed"``). Flag:
+    ``--parser`` (repeat it for several)."""
+    fallback: str | None = None
+    """Unparseable multiple choice: official (seeded random letter) or none (counted wrong).
+
+    Default: None, meaning ``official``. Flag: ``--fallback``."""
+    fallback_seed: int | None = None
+    """Seed of the official random fallback.
+
+    Default: None, meaning 42, as the official scorer. Flag: ``--fallback-seed``."""
+    answers: Path | None = None
+    """Answer file (official answer-dict format) for the test split.
+
+    The test split's gold answers are not public. Default: None, meaning the test split is
+    answered but not scored. Flag: ``--answers``."""
+    html: bool = True
+    """Write report.html at the end of the run.
+
+    Default: True. Flag: ``--html`` / ``--no-html``."""
     # Cost (recorded in manifest.json; results.json prices the run's token usage with them)
-    price_input: float | None = field(default=None, metadata={"help": "USD per million prompt tokens, to price the run"})
-    price_output: float | None = field(default=None, metadata={"help": "USD per million completion tokens (reasoning included), to price the run"})
+    price_input: float | None = None
+    """USD per million prompt tokens, to price the run.
+
+    Unit: US dollars per 1,000,000 tokens (``PRICE_PER_TOKENS``). Default: None, meaning no
+    cost is reported. Flag: ``--price-input``."""
+    price_output: float | None = None
+    """USD per million completion tokens (reasoning included), to price the run.
+
+    Unit: US dollars per 1,000,000 tokens. Default: None, meaning no cost is reported. Flag:
+    ``--price-output``."""
 
     def __post_init__(self) -> None:
         if self.benchmark not in BENCHMARKS:
@@ -223,16 +405,20 @@ class RunConfig:
 
     @property
     def resolved_setting(self) -> str | None:
+        """The MMMU-Pro setting actually run (``standard-10`` when none is given); None for MMMU."""
         if self.benchmark == "mmmu":
             return None
         return self.setting or "standard-10"
 
     def to_manifest(self) -> dict[str, object]:
-        """The configuration as JSON-ready data; holds no secret by construction."""
+        """The configuration as JSON-ready data; holds no secret: the key is never in it (only
+        the variable's name), and a base URL's ``user:password@`` is taken out."""
         out: dict[str, object] = {}
         for f in fields(self):
             value = getattr(self, f.name)
-            if isinstance(value, Path):
+            if f.name == "base_urls" and value is not None:
+                value = [without_credentials(u) for u in value]
+            elif isinstance(value, Path):
                 value = str(value)
             elif isinstance(value, tuple):
                 value = list(value)
@@ -243,11 +429,37 @@ class RunConfig:
 
 
 def help_of(name: str) -> str:
-    """The help text of a RunConfig field, so the CLI and the docs say the same thing."""
-    for f in fields(RunConfig):
-        if f.name == name:
-            return str(f.metadata.get("help", ""))
-    raise KeyError(name)
+    """The help of a RunConfig field: the first paragraph of its docstring, so the CLI and the API
+    reference say the same thing. Written as a flag's help is (a lower-case start, no final stop,
+    no ``code`` marks): ``help_of("limit")`` is ``keep the first N items (after ...)``.
+
+    Raises:
+        KeyError: no such field.
+    """
+    text = field_docs()[name].split("\n\n", 1)[0]
+    text = " ".join(text.split()).replace("``", "").removesuffix(".")
+    first = text.split(" ", 1)[0]
+    if first[:1].isupper() and first[1:] == first[1:].lower():  # "The", "A"; never "MMMU", "OpenAI"
+        text = text[0].lower() + text[1:]
+    return text
+
+
+@functools.cache
+def field_docs() -> dict[str, str]:
+    """Each RunConfig field's docstring (the string under it), read from this module's source:
+    the one text the API reference renders and ``help_of`` takes the flag's help from.
+    Attribute docstrings are not kept at run time, so they are parsed here, once."""
+    import ast
+    import inspect
+    import textwrap
+
+    body = ast.parse(textwrap.dedent(inspect.getsource(RunConfig))).body[0].body  # type: ignore[attr-defined]
+    docs: dict[str, str] = {}
+    for node, after in zip(body, body[1:]):
+        if (isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and isinstance(after, ast.Expr)
+                and isinstance(after.value, ast.Constant) and isinstance(after.value.value, str)):
+            docs[node.target.id] = inspect.cleandoc(after.value.value)
+    return docs
 
 
 def check_scoring_names(parsers: Sequence[str], fallback: str) -> None:

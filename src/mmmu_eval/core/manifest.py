@@ -1,13 +1,15 @@
-"""``manifest.json`` read back: ``Manifest``, the one checked record of what a run is.
+"""``manifest.json``: ``build_manifest``, the one builder, and ``Manifest``, the one checked
+record of what a run is.
 
 Four commands write a manifest (``run``, ``rescore --out``, ``harden augment``, and ``suite``,
 which drafts one to check a run directory before it starts), all through the one builder,
-``store/manifest.build_manifest``, and a dozen places read one. ``Manifest`` is the only reader:
+``build_manifest``, which lays the blocks out in one order and checks what it built with the
+reader; a dozen places read one (``RunStore.manifest`` writes and reads the file). ``Manifest`` is the only reader:
 it checks a decoded manifest field by field, so a wrong value is refused once, with the field
 and the file named, instead of each reader guarding (and falling back) in its own way. It sits
 on the ground floor, beside ``records`` and ``config``, because stages below the store read a
 run's record too (the score stage reads how a run is scored, ``scoring/spec.py``) and may not
-import the store; the store re-exports it with its builder.
+import the store. The ``dataset`` block is the dataset's own (``Dataset.manifest_block``).
 
 What is typed and what stays a mapping: the scalar fields every reader needs (status, version,
 times, sessions, item ids, shard, answers' size) are checked and typed here. The blocks whose
@@ -33,13 +35,13 @@ whose settings sit at the top (``config`` is then the whole manifest); a missing
 from __future__ import annotations
 
 import copy
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, Callable
 
 from mmmu_eval.core.errors import StoreError
 
-__all__ = ["MANIFEST", "NO_MANIFEST", "Manifest"]
+__all__ = ["MANIFEST", "NO_MANIFEST", "Manifest", "build_manifest"]
 
 MANIFEST = "manifest.json"
 
@@ -228,7 +230,7 @@ class Manifest:
 
     @property
     def dataset(self) -> Mapping[str, Any]:
-        """The data the run read (``dataset_block``); empty when unrecorded."""
+        """The data the run read (``Dataset.manifest_block``); empty when unrecorded."""
         return self._fields.get("dataset") or {}
 
     @property
@@ -276,3 +278,45 @@ class Manifest:
     def preflight(self) -> Any:
         """The probe requests the run's preflights sent (``results.usage.add_probes``), or None."""
         return self._fields.get("preflight")
+
+
+#: The order the blocks are written in; a writer that leaves a block out skips it.
+ORDER = ("package_version", "status", "started_at", "config", "protocol", "scoring", "dataset", "shard", "item_ids")
+
+_OMIT: Any = object()
+
+
+def build_manifest(
+    *,
+    package_version: str = _OMIT,
+    status: str = "running",
+    started_at: str | None = _OMIT,
+    config: Mapping[str, Any] = _OMIT,
+    protocol: Mapping[str, Any] = _OMIT,
+    scoring: Mapping[str, Any] = _OMIT,
+    dataset: Mapping[str, Any] = _OMIT,
+    shard: Sequence[int] | None = _OMIT,
+    item_ids: Sequence[str] = _OMIT,
+    **extra: Any,
+) -> dict[str, Any]:
+    """A new run's manifest, blocks in the one order, checked; a block not given is left out.
+
+    ``extra`` (``unreferenced_images``, ``rescored_from``, ``attempts``) follows, in the order
+    given. Returns the JSON form (``RunStore.open`` writes it, adding ``sessions``).
+
+    Raises:
+        StoreError: a field is not what readers expect (a bug in the caller).
+    """
+    given = {
+        "package_version": package_version, "status": status, "started_at": started_at, "config": config,
+        "protocol": protocol, "scoring": scoring, "dataset": dataset,
+        "shard": shard if shard is None or shard is _OMIT else list(shard),
+        "item_ids": item_ids if item_ids is _OMIT else list(item_ids),
+    }
+    manifest = {key: given[key] for key in ORDER if given[key] is not _OMIT}
+    for key in ("config", "protocol", "scoring", "dataset"):
+        if key in manifest:
+            manifest[key] = dict(manifest[key])
+    manifest.update(extra)
+    Manifest.from_json(manifest, "the manifest being written")
+    return manifest

@@ -140,6 +140,7 @@ class TextPart:
     """Literal prompt text."""
 
     text: str
+    """The text, exactly as the model is sent it."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -147,6 +148,7 @@ class ImagePart:
     """An image placed at this point of the prompt."""
 
     image: ImageRef
+    """The image, read lazily (``image.load()`` gives its bytes as the dataset stores them)."""
 
 
 Part = Union[TextPart, ImagePart]
@@ -157,10 +159,13 @@ class GenerationSettings:
     """Sampling settings passed to every backend; None means "the backend's default"."""
 
     max_tokens: int | None = None
-    """Most new tokens to generate."""
+    """Most new tokens to generate (``--max-tokens``; MMMU-Pro's 4096 when the run gives none)."""
     temperature: float | None = None
+    """Sampling temperature (``--temperature``); None: not sent, 0 (greedy) for local engines."""
     top_p: float | None = None
+    """Nucleus sampling mass, above 0 and at most 1 (``--top-p``); None: not sent."""
     seed: int | None = None
+    """Generation seed (``--seed``); None: not sent."""
     extra_body: tuple[tuple[str, object], ...] = ()
     """Extra JSON fields for API servers (e.g. vLLM's ``chat_template_kwargs``), as pairs."""
 
@@ -178,6 +183,7 @@ class Request:
     """What a backend is asked: ordered text and image parts for one item."""
 
     item_id: str
+    """The item asked (``validation_Art_12``): the response is stored under it."""
     parts: tuple[Part, ...] = field(repr=False)
     """Text and images in the order the model should see them."""
     choices: tuple[str, ...] = ()
@@ -185,6 +191,7 @@ class Request:
     system: str | None = None
     """A system message, when the protocol has one."""
     generation: GenerationSettings = field(default_factory=GenerationSettings, repr=False)
+    """The run's sampling settings, the same for every request of a run."""
 
     @property
     def images(self) -> tuple[ImageRef, ...]:
@@ -237,6 +244,7 @@ class Response:
     """A backend's answer to one request, or the record of why there is none."""
 
     item_id: str
+    """The item answered: the request's ``item_id``."""
     status: Status
     """``ok``; ``truncated`` (cut by the token limit; still scored); ``error`` (never scored)."""
     text: str = ""
@@ -244,11 +252,16 @@ class Response:
     reasoning: str | None = None
     """Reasoning text the server returned separately or inside ``<think>``; None when none."""
     finish_reason: str | None = None
+    """Why generation stopped, as the server or engine says: ``stop``, ``length`` (the token
+    limit; status ``truncated``), ``content_filter`` ...; None when it says nothing."""
     prompt_tokens: int | None = None
+    """Tokens of the prompt, images included, as the server reports them; None when it does not."""
     completion_tokens: int | None = None
+    """Tokens generated, reasoning included, as the server reports them; None when it does not."""
     latency_s: float = 0.0
     """Seconds from the first attempt's start to the final answer."""
     attempts: int = 1
+    """Requests sent for this answer, the first included (at most ``--max-attempts``)."""
     error: str | None = None
     """Why the item failed (status ``error``), or the last retried error; None otherwise."""
     notes: tuple[str, ...] = ()
@@ -258,6 +271,7 @@ class Response:
 
     @property
     def scorable(self) -> bool:
+        """Whether the answer is scored: every status but ``error``."""
         return self.status != "error"
 
 
@@ -266,11 +280,13 @@ class Verdict:
     """The scorer's judgement of one response."""
 
     item_id: str
+    """The item judged."""
     parser: str
     """Which parser judged it: ``official``, ``boxed``, ``strict`` ..."""
     pred: str | None
     """The parsed letter, or the open answer's first candidate; None when nothing was parsed."""
     correct: bool
+    """Whether ``pred`` is the gold answer (False where the item has none: the test split)."""
     fallback: bool = False
     """True when the official random fallback chose ``pred``."""
     n_choices: int = 0

@@ -16,7 +16,7 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable, Sequence
+from typing import Any, Iterable, Sequence
 
 from mmmu_eval.dataset import file_layout, hub, sample, snapshot
 from mmmu_eval.dataset.digest import files_digest
@@ -66,6 +66,20 @@ class Dataset:
             f"Dataset({self.benchmark} {where}, {len(self.items)} items, "
             f"{len(self.problems)} problems, {self.source}@{rev})"
         )
+
+    def manifest_block(self) -> dict[str, Any]:
+        """The ``dataset`` block of a run's manifest (``core.manifest.build_manifest``): what was
+        read, so a report, a resume and a merge can tell whether another run read the same data."""
+        return {
+            "benchmark": self.benchmark,
+            "split": self.split,
+            "setting": self.setting,
+            "source": self.source,
+            "revision": self.revision,
+            "digest": self.digest,
+            "files": list(self.files),
+            "problems": [str(p) for p in self.problems],
+        }
 
 
 def load_dataset(

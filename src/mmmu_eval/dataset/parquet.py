@@ -38,7 +38,7 @@ CACHE_SIZE = 8
 #: MMMU images is about 9 MB, so eight of them would sit on 70 MB that a run never reads again.
 CACHE_BYTES = 24 * 1024 * 1024
 
-_cache: OrderedDict[tuple, pa.Array] = OrderedDict()
+_cache: OrderedDict[tuple, pa.Array | pa.ChunkedArray] = OrderedDict()
 _cache_lock = threading.Lock()
 #: Cells already checked to open with PIL, with their size and type: a run reads each image for
 #: its request, and the report then needs no second check, nor a read to plan its image budget.
@@ -150,15 +150,24 @@ def load_image(file_key: tuple, row_group: int, offset: int, column: str, label:
 
 
 def check_image(data: bytes, column: str, label: str) -> None:
-    """Raise DataError unless PIL can open (and, for non-PNG, fully decode) the bytes."""
+    """Raise DataError unless PIL can open (and, for non-PNG, decode) the bytes.
+
+    Nothing is decoded at full size that need not be: a PNG is verified (its CRCs), a JPEG decoded
+    at 1/8 scale (``draft``: every byte of it is still read, so a cut one is found), another
+    format decoded only within Pillow's limit (``PIL.Image.MAX_IMAGE_PIXELS``, read from the header).
+    """
     from PIL import Image
 
     try:
         with Image.open(io.BytesIO(data)) as img:
             fmt = img.format
+            pixels = img.width * img.height
             img.verify()
-        if fmt != "PNG":  # verify() checks PNG CRCs; other formats need a decode to find truncation
+        within = Image.MAX_IMAGE_PIXELS is None or pixels <= Image.MAX_IMAGE_PIXELS
+        if fmt != "PNG" and (fmt == "JPEG" or within):  # other formats need a decode to find truncation
             with Image.open(io.BytesIO(data)) as img:
+                if fmt == "JPEG":
+                    img.draft(None, (1, 1))
                 img.load()
     except Exception as exc:  # PIL raises many types for bad data; all mean "unusable image"
         # PIL's own message for unknown bytes names a BytesIO object and its address; the first
@@ -188,7 +197,7 @@ def _read_side_file(path: Path, column: str, label: str) -> bytes:
         raise DataError(f"{column} is missing (no bytes, and no file at {path})", label) from None
 
 
-def _row_group_column(file_key: tuple, row_group: int, column: str) -> pa.Array:
+def _row_group_column(file_key: tuple, row_group: int, column: str) -> pa.Array | pa.ChunkedArray:
     key = (file_key, row_group, column)
     with _cache_lock:
         hit = _cache.get(key)
@@ -196,8 +205,13 @@ def _row_group_column(file_key: tuple, row_group: int, column: str) -> pa.Array:
             _cache.move_to_end(key)
             return hit
     # Read outside the lock: two threads may read the same chunk once each, never block each other.
-    chunk = pq.ParquetFile(file_key[0]).read_row_group(row_group, columns=[column]).column(0)
-    chunk = chunk.combine_chunks() if isinstance(chunk, pa.ChunkedArray) else chunk
+    # Memory: a row group of 30 large images is 9 MB, and read the default way it cost a run 60 MB
+    # at a time, kept afterwards by Arrow's allocator. Mapped rather than copied in, on this
+    # thread (Arrow's pool threads each keep memory of their own), left in its chunks (no copy
+    # into one), with what Arrow freed handed back at once: the read costs about its own size.
+    chunk = pq.ParquetFile(file_key[0], memory_map=True).read_row_group(row_group, columns=[column],
+                                                                        use_threads=False).column(0)
+    pa.default_memory_pool().release_unused()
     with _cache_lock:
         _cache[key] = chunk
         while len(_cache) > CACHE_SIZE or (len(_cache) > 1 and _cached_bytes() > CACHE_BYTES):

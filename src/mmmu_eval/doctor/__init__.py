@@ -6,6 +6,7 @@ expected effects, the causes outside it, the named failures and the ``Diagnosis`
 """
 
 from mmmu_eval.doctor.causes import Cause, find_causes
-from mmmu_eval.doctor.diagnosis import Diagnosis, SuiteDiagnosis, diagnose_run, published_value
+from mmmu_eval.doctor.diagnosis import Diagnosis, SuiteDiagnosis
+from mmmu_eval.doctor.examine import diagnose_run, published_value
 
 __all__ = ["Cause", "Diagnosis", "SuiteDiagnosis", "diagnose_run", "find_causes", "published_value"]

@@ -24,7 +24,7 @@ from mmmu_eval.results.scope import FULL_SIZE
 from mmmu_eval.scoring.scorer import Scoring
 from mmmu_eval.scoring.boxed import last_boxed
 from mmmu_eval.scoring.strict import has_answer_line
-from mmmu_eval.store.manifest import Manifest
+from mmmu_eval.core.manifest import Manifest
 
 #: How many item ids a cause shows.
 EXAMPLES = 5
@@ -46,11 +46,18 @@ class Cause:
     """One cause, with the scored items it concerns and its bounds in percentage points."""
 
     cause: str
+    """Its name: ``truncated``, ``unparsed``, ``refusal``, ``sampling``, ``prompt``, ``images``,
+    ``errors``, ``coverage``, ``judge`` or ``parser`` (docs/doctor.md, "Causes")."""
     items: int
+    """Items it concerns."""
     points: float
+    """The most it can have cost the figure, in percentage points: a bound, the worst case."""
     detail: dict[str, Any]
+    """Its counts, by cause (docs/doctor.md lists each one's keys)."""
     examples: list[str]
+    """The first few item ids it concerns (at most ``EXAMPLES``)."""
     points_down: float = 0.0
+    """The most it can have added to the figure, in percentage points (the other way)."""
     wrong: frozenset[str] = field(default=frozenset(), repr=False)
     """Scored items concerned that the headline judged wrong (``points`` counts them)."""
     right: frozenset[str] = field(default=frozenset(), repr=False)
@@ -299,7 +306,7 @@ def find_causes(
 ) -> list[Cause]:
     """Every cause a run shows, largest ``points`` first (ties: the order of this module).
 
-    Takes what ``report`` has in hand (``results.loaded_run.load_run(..., details=True)``, or the
+    Takes what ``report`` has in hand (``results.finished_run.load_run(..., details=True)``, or the
     pieces ``report.html`` is given), so the page and the command say the same.
     """
     verdicts = scoring.verdicts[scoring.parsers[0]]

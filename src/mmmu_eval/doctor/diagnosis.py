@@ -1,37 +1,31 @@
-"""One run's diagnosis: its figure, the causes that could move it, their expected effects, the
-named failures among its unparsed answers and, against a published figure, the causes outside
-the run, the causes together (each item once) and the remainder nothing explains.
+"""The ``Diagnosis`` (one run's) and the ``SuiteDiagnosis``, with their sentences, every one
+checkable against the run's files: the terminal report (``Diagnosis.lines``, ``diagnosis_lines``)
+and the pieces the report page shows (``rendering/html_causes.py``), so both say the same. The
+record is built by ``doctor/examine.py``; the page shows it and owns none of it.
 
-It is built here, below the pages, from the pieces a run's outputs already hold (results,
-manifest, items, responses, scoring), so the one ``Diagnosis`` is what ``mmmu-eval doctor``
-prints (``diagnosis_lines``) and what ``report.html`` shows (``html_causes``): neither computes
-it again. The doctor command (``commands.diagnose``) reads a run directory back and calls
-``diagnosis_of``; the run's outputs call it with what they have in memory.
-
-The worst-case bound of earlier versions stays (``covered_by``: the causes, largest first,
-until every item they concern flipping reaches the gap), labelled as a bound.
+Order: the figure; each cause found in the run with its expected effect, plausible range and
+worst case (labelled a bound); the named failures among the unparsed answers; then, against a
+published figure, which column and prompt it was compared with, the causes outside the run, the
+causes together (each item counted once) and the remainder no cause explains.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
+from fractions import Fraction
 from typing import Any
 
-from mmmu_eval.core.errors import ConfigError
-from mmmu_eval.core.records import Item, Response
-from mmmu_eval.doctor.causes import Cause, find_causes
-from mmmu_eval.doctor.diagnosis_lines import diagnosis_lines
-from mmmu_eval.doctor.effects import PRIORITY, Effect, combine, run_effects
-from mmmu_eval.doctor.failures import failure_kinds
-from mmmu_eval.core.numbers import fixed, percent, points, rounded
-from mmmu_eval.doctor.outside import compared_line, outside_effects, run_model_name
-from mmmu_eval.published.figures import Published, find_published, per_prompt, score_key, sources
-from mmmu_eval.results.scope import scope_of_results
-from mmmu_eval.scoring.scorer import Scoring
+from mmmu_eval.doctor.effects import Effect
+from mmmu_eval.doctor.causes import Cause, cause_line
+from mmmu_eval.core.numbers import fixed, half_up, pct
 
-__all__ = ["Diagnosis", "SuiteDiagnosis", "diagnose_run", "diagnosis_of", "named_row", "published_row", "published_value"]
+
+__all__ = ["MEANINGFUL", "Diagnosis", "SuiteDiagnosis", "diagnosis_lines", "effect_text", "failure_text", "not_like_for_like", "published_head",
+           "remainder_sentence", "row_text", "run_together_text", "shown_causes", "together_text", "main_cause_text", "unparsed_line", "worst_case_text"]
+
+#: The share of answers that must hold a box (or an ``Answer:`` line) before the boxed (strict)
+#: parser's figure is shown: below it the figure measures the prompt, not the parser.
+MEANINGFUL = 0.05
 
 
 @dataclass(frozen=True)
@@ -39,9 +33,16 @@ class Diagnosis:
     """One run's figure, its causes (largest first) and its place against a published value."""
 
     run: str
+    """The run directory diagnosed, as given."""
     figure: dict[str, Any]
+    """The run's headline: ``benchmark``, ``split``, ``setting``, ``model``, ``accuracy`` (percent),
+    ``correct``, ``n``, ``ci95`` (percent), ``scope`` ... (docs/doctor.md, ``--json``)."""
     causes: tuple[Cause, ...]
+    """What in the run could move its figure, largest worst case first (``doctor.causes``)."""
     published: dict[str, Any] | None = None
+    """The published figure set against the run: ``value`` (percent), ``source``, ``gap`` (points),
+    ``inside_interval``, ``explained``, ``remainder``, ``main_cause`` ...; None when none was given
+    or found."""
     effects: tuple[Effect, ...] = ()
     """The expected effect of each cause in the run, then of each cause outside it (``doctor.effects``)."""
     failures: dict[str, Any] = field(default_factory=dict)
@@ -59,195 +60,18 @@ class Diagnosis:
 
     def lines(self) -> list[str]:
         """The terminal report: the figure, each cause with its expected effect, the published
-        comparison, the causes together and the remainder (``doctor.diagnosis_lines``)."""
+        comparison, the causes together and the remainder (``diagnosis_lines``)."""
         return diagnosis_lines(self)
 
+    def __repr__(self) -> str:
+        from mmmu_eval.doctor.diagnosis_view import diagnosis_repr
 
-def published_row(value: str | float, benchmark: str, split: str | None,
-                  setting: str | None) -> tuple[float, str, Published | None]:
-    """A published figure (percent), where it is from, and its row (None for a number as given).
+        return diagnosis_repr(self)
 
-    Raises:
-        ConfigError: not a percentage, or a name matching no model (or several) published for
-            this benchmark variant.
-    """
-    number = _number(value)
-    if number is not None:
-        if not 1.0 < number <= 100.0:
-            raise ConfigError(f"--published {value!r}: give the published accuracy in percent (58.6), "
-                              "above 1 and at most 100 (a fraction such as 0.586 is read as a mistake)")
-        return number, "given", None
-    row = find_published(str(value), score_key(benchmark, split, setting))
-    return row.percent, f"{row.model}, {sources()[row.source].title}", row
+    def _repr_html_(self) -> str:
+        from mmmu_eval.doctor.diagnosis_view import diagnosis_html
 
-
-def named_row(results: Mapping[str, Any]) -> Published | None:
-    """The published row whose model name is exactly the run's (case, spaces, hyphens and
-    underscores ignored; a rescored file's ``_<mode>_<Setting>`` tail taken off), or None: what
-    the report page sets the run against when it is not told a figure. Only an exact name, never
-    a part of one: a page must not compare a run with another model."""
-    run = results.get("run") or {}
-    name = run_model_name(run.get("model"))
-    if not name:
-        return None
-    official = per_prompt(name)  # an official output file's model: its Table 1 row, as that summary pairs them
-    key = score_key(results["benchmark"], results.get("split"), results.get("setting"))
-    for wanted in ([official["table1"]] if official else []) + [name]:
-        try:
-            row = find_published(wanted, key, exact=True)
-        except ConfigError:
-            continue
-        return row if not row.baseline else None
-    return None
-
-
-def _number(value: object) -> float | None:
-    """``58.6``, ``"58.6"`` or ``"58.6%"`` as a float; None for a model name."""
-    try:
-        return float(str(value).strip().rstrip("%"))
-    except ValueError:
-        return None
-
-
-def _against(value: float, source: str, figure: Mapping[str, Any], causes: Sequence[Cause],
-             bounds: Mapping[str, float] | None = None) -> dict[str, Any]:
-    low, high = figure["ci95"]
-    gap = value - figure["accuracy"]
-    n = figure["n"] or 1
-    items: set[str] = set()
-    unscored = 0.0
-    covered_by: list[str] = []
-    reach = 0.0
-    for cause in causes:
-        bound = cause.points if gap >= 0 else cause.points_down
-        if bounds is not None and cause.cause in bounds:
-            bound = min(bound, bounds[cause.cause])  # a token limit that cut nothing can move nothing
-        if abs(gap) < 1e-9 or bound <= 0:
-            continue
-        covered_by.append(cause.cause)
-        concerned = cause.wrong if gap >= 0 else cause.right
-        if concerned:
-            items |= concerned  # an item two causes share is counted once
-        else:
-            unscored += bound
-        reach = 100.0 * len(items) / n + unscored
-        if reach >= abs(gap) - 1e-9:
-            break
-    # covered_by / coverable / covered are worst-case bounds (every concerned item flipping), not estimates
-    return {"value": value, "source": source, "inside_interval": low - 1e-9 <= value <= high + 1e-9,
-            "gap": rounded(points(value, figure["accuracy"]), 4), "covered_by": covered_by, "coverable": rounded(reach, 4),
-            "covered": reach >= abs(gap) - 1e-9}
-
-
-def _figure(results: Mapping[str, Any], manifest: Mapping[str, Any], items: Sequence[Item]) -> dict[str, Any]:
-    overall = results["overall"]
-    return {
-        "benchmark": results["benchmark"], "split": results.get("split"), "setting": results.get("setting"),
-        "model": results["run"].get("model"), "accuracy": percent(overall["accuracy"], 4),
-        "correct": overall["correct"], "n": overall["n"],
-        "ci95": [percent(x, 4) for x in overall["ci95"]],
-        "official_protocol": results["run"].get("official"), "rescored_from": results["run"].get("rescored_from"),
-        "gold_available": results.get("gold_available", True),
-        "scope": scope_of_results(results, manifest).to_json(),
-        # eval-only predictions are letters without their items' options: no parser reads them
-        "has_options": any(it.options for it in items),
-    }
-
-
-def diagnosis_of(
-    run: str,
-    results: Mapping[str, Any],
-    manifest: Mapping[str, Any],
-    items: Sequence[Item],
-    responses: Mapping[str, Response],
-    scoring: Scoring,
-    *,
-    published: str | float | None = None,
-    other: Mapping[str, Any] | None = None,
-) -> Diagnosis:
-    """The diagnosis of one run from its pieces (``run``: how the run is named, its directory).
-
-    ``published``: a percentage or a model name (``published_row``). ``other``: the same
-    setting's run with the other prompt, in a suite (``{"mode", "accuracy", "inrun",
-    "this_inrun"}``), which sizes ``best_of``.
-
-    Raises:
-        ConfigError: ``published`` names no model published for the run's benchmark variant.
-        MmmuEvalError: the manifest's scoring or protocol cannot be read again.
-    """
-    figure = _figure(results, manifest, items)
-    causes = tuple(find_causes(results, manifest, items, responses, scoring))
-    effects = run_effects(causes, items, responses, scoring, results)
-    failures = failure_kinds(items, responses, scoring, results)
-    together = {k: (rounded(v, 4) if isinstance(v, float) else v) for k, v in combine(effects, figure["n"]).items()}
-    against = None
-    if published is not None:
-        value, source, row = published_row(published, figure["benchmark"], figure["split"], figure["setting"])
-        if not figure["gold_available"]:
-            against = {"value": value, "source": source, "refused": "the run has no gold answers"}
-        else:
-            # Asked for by name or number: given, with the scope beside it when it is not the full split.
-            against = _against(value, source, figure, causes,
-                               {e.cause: e.bound for e in effects if e.where == "run" and e.bound is not None})
-            src = sources()[row.source] if row is not None else None
-            verdicts = scoring.verdicts[scoring.parsers[0]]
-            correct = {i: bool(v.correct) for i, v in verdicts.items()}
-            effects = effects + outside_effects(figure, manifest, items, correct, row, src,
-                                                in_run=[c.cause for c in causes], other=other)
-            against["compared"] = compared_line(figure, manifest, row, src)
-            against.update(_explained(against["gap"], effects, figure["n"]))
-            if row is not None and src is not None:
-                against["row"] = _row_notes(row, src)
-    return Diagnosis(run, figure, causes, against, tuple(effects), failures, together)
-
-
-def _row_notes(row: Published, src: Any) -> dict[str, Any]:
-    """Where the published row is from and what its source says of its protocol."""
-    notes: dict[str, Any] = {"model": row.model, "source": row.source, "title": src.title, "url": src.url,
-                             "protocol": (src.protocol or {}).get("note")}
-    if row.snapshot:
-        notes["snapshot"] = row.snapshot
-    notes.update(row.details)
-    return notes
-
-
-def _explained(gap: float, effects: Sequence[Effect], n: int) -> dict[str, Any]:
-    """The causes' expected effects together, and the remainder of the gap no cause explains."""
-    together = combine(effects, n)
-    remainder = gap - together["expected"]
-    toward = [e for e in effects if e.expected is not None and e.expected * gap > 0]
-    rank = {name: k for k, name in enumerate(PRIORITY)}
-    main = max(toward, key=lambda e: (round(abs(e.expected or 0.0), 9), -rank.get(e.cause, len(rank))), default=None)
-    return {"explained": {k: (rounded(v, 4) if isinstance(v, float) else v) for k, v in together.items()},
-            "remainder": rounded(remainder, 4),
-            "main_cause": None if main is None else {"cause": main.cause, "expected": rounded(main.expected or 0.0, 4)}}
-
-
-def published_value(value: str | float, benchmark: str, split: str | None, setting: str | None) -> tuple[float, str]:
-    """A published figure (percent) and where it is from: a number as given, or a model's published row.
-
-    Raises:
-        ConfigError: the name matches no model (or several) published for this benchmark variant.
-    """
-    number, source, _row = published_row(value, benchmark, split, setting)
-    return number, source
-
-
-def diagnose_run(run_dir: str | Path, *, published: str | float | None = None,
-                 other: Mapping[str, Any] | None = None) -> Diagnosis:
-    """The diagnosis of one run directory (a run, a suite's run, a ``rescore --out`` directory),
-    read back as ``report`` reads it (``results.loaded_run``) and built by ``doctor.diagnosis``,
-    the same function that feeds the run's page.
-
-    ``other``: the same setting's run with the other prompt, in a suite (``{"mode", "accuracy",
-    "inrun", "this_inrun"}``), which sizes ``best_of``.
-    """
-    from mmmu_eval.results.loaded_run import load_run
-
-    loaded = load_run(run_dir, details=True)
-    assert loaded.items is not None and loaded.responses is not None and loaded.scoring is not None
-    return diagnosis_of(str(run_dir), loaded.results, loaded.manifest, loaded.items, loaded.responses,
-                        loaded.scoring, published=published, other=other)
+        return diagnosis_html(self)
 
 
 @dataclass(frozen=True)
@@ -255,11 +79,26 @@ class SuiteDiagnosis:
     """A suite: its Table 1 row beside the published one, and one diagnosis per run."""
 
     suite: str
+    """The suite directory diagnosed, as given."""
     table1: dict[str, Any]
+    """``ours``: the suite's Table 1 cells in percent (``standard_4``, ``standard_10``, ``vision``,
+    ``overall``, ``mmmu_val``; None where not run); ``published``: the published row's ``model``
+    and ``scores``, or None."""
     runs: tuple[Diagnosis, ...]
+    """One diagnosis per run of the suite, each against its own column of the published row."""
 
     def to_json(self) -> dict[str, Any]:
         return {"suite": self.suite, "table1": dict(self.table1), "runs": [r.to_json() for r in self.runs]}
+
+    def __repr__(self) -> str:
+        from mmmu_eval.results.notebook_view import bounded
+
+        return f"SuiteDiagnosis({bounded(self.suite)}: {len(self.runs)} runs diagnosed)"
+
+    def _repr_html_(self) -> str:
+        from mmmu_eval.doctor.diagnosis_view import diagnosis_html
+
+        return "".join(diagnosis_html(run) for run in self.runs)
 
     def lines(self) -> list[str]:
         row = self.table1
@@ -273,3 +112,216 @@ class SuiteDiagnosis:
             out.append("")
             out.extend(run.lines())
         return out
+
+
+def effect_text(e: Effect) -> str:
+    """``expected +0.34 points (plausible -0.12 to +0.80)``, or that its size is not known; and
+    how many of its items count under another cause (each item counts once, ``effects.attribute``)."""
+    if e.expected is None:
+        return "size not known"
+    text = f"expected {fixed(e.expected, 2, signed=True)} points"
+    if e.low is not None and e.high is not None and (abs(e.high - e.expected) > 1e-9 or abs(e.expected - e.low) > 1e-9):
+        text += f" (plausible {fixed(e.low, 2, signed=True)} to {fixed(e.high, 2, signed=True)})"
+    if e.elsewhere:
+        names = list(e.elsewhere)
+        under = names[0] if len(names) == 1 else ", ".join(f"{k} ({v})" for k, v in e.elsewhere.items())
+        text += f"; {sum(e.elsewhere.values())} of its items counted under {under}"
+    return text
+
+
+def unparsed_line(c: Cause, has_options: bool) -> str:
+    """The unparsed cause in words; other parsers' figures only where they mean something."""
+    d = c.detail
+    parts = [f"{d['fallbacks']} {d['parser']} fallbacks, {d['fallback_hits']} of them lucky "
+             f"({fixed(d['expected_correct'], 2)} expected)"]
+    parsers = dict(d.get("parsers") or {})
+    if float(d.get("boxed_share") or 0.0) < MEANINGFUL:
+        parsers.pop("boxed", None)  # (almost) no answer holds a box: its figure says nothing
+    if float(d.get("answer_line_share") or 0.0) < MEANINGFUL:
+        parsers.pop("strict", None)  # (almost) no Answer: line: the strict parser has nothing to read
+    if not has_options:
+        parsers.clear()  # eval-only predictions with no options: no parser reads them
+    if parsers:
+        parts.append("; ".join(f"{k} parser {fixed(v['accuracy'], 2)}% ({fixed(v['moves'], 2, signed=True)})"
+                               for k, v in parsers.items()))
+    return "; ".join(parts)
+
+
+def _silent(c: Cause, has_options: bool) -> bool:
+    """An unparsed cause with no fallback whose only content was other parsers' figures that say
+    nothing here (no boxes, no Answer: lines, no options): not printed."""
+    return c.cause == "unparsed" and c.items == 0 and ";" not in unparsed_line(c, has_options)
+
+
+def remainder_sentence(gap: float, explained: float, unsized: list[str]) -> str:
+    """The quotable sentence on the part of the gap the causes' expected effects leave, worked out
+    from the two figures as printed (``gap +4.56``, ``together ... expected +4.79``), so a reader
+    can check it by subtraction."""
+    shown_gap, shown = half_up(gap, 2), half_up(explained, 2)
+    left = shown_gap - shown
+    total = f"{abs(shown_gap):.2f}"
+    unknown = (f"; {', '.join(unsized)} could account for part of it, by how much is not known"
+               if unsized else "")
+    if not shown_gap:
+        return "there is no gap to explain"
+    if shown * shown_gap <= 0:
+        other_way = f": the causes' expected effects point the other way, by {abs(shown):.2f} points" if shown else ""
+        return f"none of the {total} points is explained by anything recorded in this run{other_way}{unknown}"
+    if not left:
+        return f"the causes' expected effects account for the whole {total}-point gap{unknown}"
+    if left * shown_gap < 0:
+        return (f"the causes' expected effects exceed the {total}-point gap by {abs(left):.2f} points: they move the "
+                "figure past the published one")
+    return f"{abs(left):.2f} of the {total} points are not explained by anything recorded in this run{unknown}"
+
+
+def diagnosis_lines(d: Diagnosis) -> list[str]:
+    """The terminal report of one run."""
+    f = d.figure
+    where = f"{f['benchmark']}/{f['setting'] or f['split']}"
+    scope = f.get("scope") or {}
+    if f.get("gold_available") is False or f.get("no_score") or not f["n"]:
+        why = "no gold answers" if f.get("gold_available") is False else f"no score ({f.get('no_score')})"
+        out = [f"{d.run}: {f['model']} on {where}: {why}, no figure to diagnose; {scope.get('text', '')}"]
+        if d.published is not None:
+            out.append(f"published figure not set beside this run: {d.published.get('refused')}")
+        return out
+    accuracy = pct(Fraction(f["correct"], f["n"]), 2)
+    out = [f"{d.run}: {f['model']} on {where}: {accuracy}% ({f['correct']}/{f['n']}), "
+           f"95% CI [{fixed(f['ci95'][0], 2)}, {fixed(f['ci95'][1], 2)}]" + (f"; {scope['text']}" if scope else "")]
+    effects = {e.cause: e for e in d.effects if e.where == "run"}
+    shown = shown_causes(d)
+    if not shown:
+        out.append("no cause found in the run that could move the figure")
+    for c in shown:
+        e = effects.get(c.cause)
+        size = effect_text(e) if e is not None else ""
+        bound = e.bound if e is not None and e.bound is not None else c.points
+        out.append(f"  {c.cause:<10} {c.items:>5} items  {size}; worst case {fixed(bound, 2, signed=True)} (a bound)")
+        out.append(f"  {'':<10} {unparsed_line(c, bool(f.get('has_options', True))) if c.cause == 'unparsed' else cause_line(c)}")
+        if e is not None and e.expected is not None:
+            out.append(f"  {'':<10} how: {e.basis}")
+        if c.examples:
+            out.append(f"  {'':<10} e.g. {', '.join(c.examples)}")
+    if d.failures:
+        kinds = [f"{failure_text(k, v)} (e.g. {', '.join(v['first'][:3])})" for k, v in d.failures.items() if k != "runaway_how"]
+        out.append("  unparsed answers by kind: " + "; ".join(kinds))
+    p = d.published
+    alone = run_together_text(d)
+    if alone is not None:
+        out.append("  " + alone)
+    if p is not None and p.get("refused"):
+        out.append(f"published figure not set beside this run: {p['refused']}")
+    elif p is not None:
+        out.extend(_published_lines(d, p, scope))
+    return out
+
+
+def shown_causes(d: Diagnosis) -> list[Cause]:
+    """The causes printed: an unparsed cause that only carries other parsers' silent figures is not."""
+    return [c for c in d.causes if not _silent(c, bool(d.figure.get("has_options", True)))]
+
+
+def failure_text(kind: str, v: dict[str, Any]) -> str:
+    """``empty 101, 96 of them on items with several images``; says so when the run cannot tell."""
+    text = f"{kind} {v['count']}"
+    multi = v.get("multi_image")
+    if multi is not None:
+        text += f", {multi} of them with several images"
+    elif v.get("multi_image_unknown"):
+        text += f", how many with several images not known ({v['multi_image_unknown']})"
+    return text
+
+
+def not_like_for_like(scope: dict[str, Any]) -> str | None:
+    """The line that warns a comparison is not on the published figure's items."""
+    if scope.get("kind") == "sample":
+        return ("not like for like: the run is on the bundled sample, synthetic items, not the benchmark; "
+                "the comparison below shows the method only")
+    if scope and scope.get("kind") != "full":
+        return (f"not like for like: this run is on a {scope['text']}; published figures are on the "
+                f"full {scope.get('split', 'split')}")
+    return None
+
+
+def published_head(p: dict[str, Any]) -> str:
+    """``published 41.90% (source): outside the run's 95% interval; gap +4.56 points``."""
+    inside = "inside" if p["inside_interval"] else "outside"
+    return (f"published {fixed(p['value'], 2)}% ({p['source']}): {inside} the run's 95% interval; "
+            f"gap {fixed(p['gap'], 2, signed=True)} points")
+
+
+def together_text(explained: dict[str, Any]) -> str:
+    """Every effect combined, each item counted once."""
+    return (f"together, each item counted once ({explained['union_items']} items): "
+            f"expected {fixed(explained['expected'], 2, signed=True)} points "
+            f"(plausible {fixed(explained['low'], 2, signed=True)} to {fixed(explained['high'], 2, signed=True)})")
+
+
+def run_together_text(d: Diagnosis) -> str | None:
+    """Without a published figure: the run's causes together, when two or more of them are sized
+    (with one, it is that cause's own line)."""
+    if d.published is not None or not d.together:
+        return None
+    sized = [e for e in d.effects if e.where == "run" and (e.deltas or e.expected)]
+    return together_text(d.together) if len(sized) > 1 else None
+
+
+def main_cause_text(p: dict[str, Any]) -> str | None:
+    main = p.get("main_cause")
+    if main is None:
+        return None
+    return (f"main cause: {main['cause']}, expected {fixed(main['expected'], 2, signed=True)} of the "
+            f"{fixed(p['gap'], 2, signed=True)}-point gap")
+
+
+def worst_case_text(p: dict[str, Any]) -> str | None:
+    """The worst-case reach, labelled a bound."""
+    if not p.get("covered_by"):
+        return None
+    names = ", ".join(p["covered_by"])
+    verb = "could reach" if p["covered"] else f"reach at most {fixed(p['coverable'], 2)} points of"
+    return f"worst case (a bound, not an estimate): {names} {verb} the gap if every item they concern flipped"
+
+
+def row_text(row: dict[str, Any]) -> str:
+    """The published row's source and what it says of its protocol (``published.row``)."""
+    parts = [f"source of {row['model']}: {row['title']} ({row['url']})"]
+    if row.get("protocol"):
+        parts.append(f"protocol: {row['protocol']}")
+    if row.get("snapshot"):
+        parts.append(f"model version {row['snapshot']}")
+    if row.get("date"):
+        parts.append(f"listed {row['date']}")
+    reported = {k: v for k, v in (row.get("reported_by") or {}).items() if v}
+    if reported:
+        parts.append("reported by " + ", ".join(f"{v} ({k})" for k, v in reported.items()))
+    if row.get("link"):
+        parts.append(f"model's page {row['link']}")
+    return "; ".join(parts)
+
+
+def _published_lines(d: Diagnosis, p: dict[str, Any], scope: dict[str, Any]) -> list[str]:
+    out = []
+    warning = not_like_for_like(scope)
+    if warning:
+        out.append(warning)
+    out.append(published_head(p))
+    if p.get("compared"):
+        out.append(f"  {p['compared']}")
+    if p.get("row"):
+        out.append(f"  {row_text(p['row'])}")
+    for e in d.effects:
+        if e.where == "published":
+            out.append(f"  {e.cause:<10} (outside the run) {effect_text(e)}: {e.basis}")
+    explained = p.get("explained")
+    if explained is not None:
+        out.append("  " + together_text(explained))
+        main = main_cause_text(p)
+        if main is not None:
+            out.append("  " + main)
+        out.append("  " + remainder_sentence(p["gap"], explained["expected"], explained["unsized"]))
+    worst = worst_case_text(p)
+    if worst is not None:
+        out.append("  " + worst)
+    return out

@@ -11,8 +11,10 @@ snapshot). Set against the run, four causes can follow:
 - ``snapshot``: the published row names a model version the run's model name contradicts or
   does not record: not sized;
 - ``data_revision``: the run's items are of another MMMU-Pro data build than the published
-  figure's (told apart by the items that changed, ``published.revisions()``): expected 0,
-  range every such item flipping.
+  figure's (told apart by the items that changed, ``published.revisions()``): each such item,
+  another question there, at the run's own accuracy. What the run's data revision is, is said
+  only as its manifest records it (``recorded_revision``), else "not recorded": items that match
+  a build's content do not say which release the run read.
 """
 
 from __future__ import annotations
@@ -24,12 +26,12 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from mmmu_eval.doctor.effects import Effect
+from mmmu_eval.doctor.effects import NOTHING_BESIDE, Counterfactual, Effect, exact_beside
 from mmmu_eval.core.records import Item
 from mmmu_eval.core.numbers import fixed
 from mmmu_eval.published.figures import Published, Source, per_prompt, revisions
 
-__all__ = ["compared_line", "data_build", "outside_effects", "run_model_name", "run_prompt"]
+__all__ = ["compared_line", "data_build", "outside_effects", "recorded_revision", "run_model_name", "run_prompt"]
 
 _MODE = re.compile(r"_(direct|cot)(?=[_.]|$)", re.IGNORECASE)
 _DATE = re.compile(r"(?<!\d)(20\d\d)-?(\d\d)-?(\d\d)(?!\d)")
@@ -73,9 +75,25 @@ def _digest(item: Item) -> str:
     return hashlib.sha256(json.dumps([list(item.options), item.answer]).encode()).hexdigest()[:12]
 
 
+def recorded_revision(manifest: Mapping[str, Any]) -> str:
+    """The run's data revision as its manifest records it (the hub commit, the bundled sample's
+    version, a local snapshot's commit), with the data's digest; else "not recorded", and why."""
+    dataset = manifest.get("dataset") if isinstance(manifest.get("dataset"), Mapping) else {}
+    revision, digest = dataset.get("revision"), dataset.get("digest")
+    if revision and revision != "local":
+        short = str(revision)[:12] if len(str(revision)) == 40 else str(revision)
+        return f"{dataset.get('source') or 'data'}@{short} (its manifest)"
+    if manifest.get("rescored_from") and dataset.get("source") in (None, "file"):
+        return "not recorded (the rescored file's own items)"
+    if digest:
+        return f"not recorded (local files, sha256 {str(digest)[:12]})"
+    return "not recorded"
+
+
 def data_build(items: Sequence[Item], setting: str | None) -> tuple[str | None, list[str]]:
-    """Which MMMU-Pro data build the run's items are (None: not told apart), and the ids of the
-    run's items that differ between the builds."""
+    """Which MMMU-Pro data build the run's items match in content (None: not told apart), and the
+    ids of the run's items that differ between the builds. A match says what the items hold, not
+    which release the run read: that is ``recorded_revision``'s."""
     known = revisions()
     if setting not in known["settings"]:
         return None, []
@@ -107,7 +125,8 @@ def _best_of(figure: Mapping[str, Any], mode: str | None, how: str, prompts: Seq
         return Effect("best_of", "published", expected, expected, expected,
                       f"the suite's {_NAMES.get(other['mode'], other['mode'])} run of {setting} scored "
                       f"{fixed(other_acc, 2)}% against this {_NAMES.get(mode, mode)} run's {fixed(this_acc, 2)}%, and Table 1 takes "
-                      "the better (each run's own expected effects taken out, so none counts twice)", None, figure["n"])
+                      "the better (each run's own expected effects taken out, so none counts twice)", None, figure["n"],
+                      beside=exact_beside(expected))
     counts = per_prompt(run_model_name(figure.get("model")))
     row = (counts or {}).get("counts", {}).get(setting or "")
     if counts and row and mode in row and all(p in row for p in others):
@@ -120,7 +139,7 @@ def _best_of(figure: Mapping[str, Any], mode: str | None, how: str, prompts: Seq
         return Effect("best_of", "published", expected, expected, expected,
                       f"the official counts for {counts['model']} on {setting}: {_NAMES.get(mode, mode)} {row[mode]}, "
                       f"{_NAMES.get(best, best)} {row[best]} of {n} (results_summary.xlsx, commit e3be682); the published "
-                      f"figure is the better, {_NAMES.get(best, best)}", None, n)
+                      f"figure is the better, {_NAMES.get(best, best)}", None, n, beside=exact_beside(expected))
     return Effect("best_of", "published", None, None, None,
                   "the published figure is the better of " + " and ".join(_NAMES.get(p, p) for p in prompts)
                   + f"; this run is {_NAMES.get(mode, mode)} ({how}) and no "
@@ -169,16 +188,23 @@ def outside_effects(
     if wanted and figure.get("benchmark") == "mmmu-pro":
         build, ids = data_build(items, figure.get("setting"))
         if build is not None and build != wanted:
-            scored = [i for i in ids if i in correct]
-            n = figure["n"] or 1
-            wrong = sum(1 for i in scored if not correct[i])
-            right = len(scored) - wrong
-            out.append(Effect("data_revision", "published", 0.0, -100.0 * right / n, 100.0 * wrong / n,
-                              f"the published figure is on the {wanted} data build, this run on the {build} build; "
-                              f"{len(scored)} of its items have other options or another answer there "
-                              f"(e.g. {', '.join(scored[:3])}): no direction known, range every one of them flipping",
-                              100.0 * wrong / n, len(scored)))
+            out.append(_data_revision(wanted, manifest, [i for i in ids if i in correct], correct, figure))
     return out
+
+
+def _data_revision(wanted: str, manifest: Mapping[str, Any], scored: Sequence[str], correct: Mapping[str, bool],
+                   figure: Mapping[str, Any]) -> Effect:
+    """The items whose options or answer differ in the published figure's build: each another
+    question there, at the run's own accuracy (no direction known beyond that)."""
+    n = figure["n"] or 1
+    p = figure["correct"] / n
+    deltas = {i: Counterfactual(p, correct[i]) for i in scored}
+    wrong = sum(1 for i in scored if not correct[i])
+    return Effect("data_revision", "published", None, None, None,
+                  f"the published figure is on the {wanted} data build; this run's data revision: "
+                  f"{recorded_revision(manifest)}; {len(scored)} of its items have other options or another answer in "
+                  f"the {wanted} build (e.g. {', '.join(scored[:3])}): each, another question there, at the run's own "
+                  "accuracy; range their binomial spread", 100.0 * wrong / n, len(scored), deltas, beside=NOTHING_BESIDE)
 
 
 def compared_line(figure: Mapping[str, Any], manifest: Mapping[str, Any], row: Published | None,

@@ -44,7 +44,7 @@ from mmmu_eval.run.resolve import RunConfigArgs
 from mmmu_eval.prompt.distractors import DISTRACTOR_TEMPLATE, template_fingerprint
 from mmmu_eval.prompt.layout import TOKEN
 from mmmu_eval.core.records import Item, letters
-from mmmu_eval.store.manifest import MANIFEST, build_manifest
+from mmmu_eval.core.manifest import MANIFEST, build_manifest
 from mmmu_eval.store.rundir import RunStore
 
 __all__ = ["OPTIONS", "harden_apply", "harden_apply_async", "harden_augment", "harden_augment_async"]

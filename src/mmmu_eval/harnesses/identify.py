@@ -64,7 +64,11 @@ def setting_in_name(name: str) -> str | None:
 
 def option_shape(items: Sequence[Item]) -> str | None:
     """``ten`` or ``four`` when the items' option counts say which option set they hold; else None."""
-    counted = [len(it.options) for it in items if it.question_type == "multiple-choice" and it.options]
+    return shape_of_counts([len(it.options) for it in items if it.question_type == "multiple-choice" and it.options])
+
+
+def shape_of_counts(counted: Sequence[int]) -> str | None:
+    """``ten`` or ``four`` when these option counts say which option set they come from; else None."""
     if len(counted) < SHAPE_MIN_ROWS:
         return None
     share = sum(n >= 9 for n in counted) / len(counted)

@@ -90,8 +90,9 @@ def target(foreign: ForeignFile, benchmark: str | None, split: str | None, setti
         if row_setting and chosen_setting != row_setting:
             raise ConfigError(f"{foreign.path}: its rows are MMMU-Pro {row_setting} but {chosen_setting} was asked")
         if chosen_setting is None:
-            raise ConfigError(f"{foreign.path}: it does not say which MMMU-Pro setting it holds; "
-                              "pass --setting standard-10, standard-4 or vision")
+            raise ConfigError(f"{foreign.path}: it does not say which MMMU-Pro setting it holds"
+                              + (f" ({foreign.setting_evidence})" if foreign.setting_evidence else "")
+                              + "; pass --setting standard-10, standard-4 or vision")
         return chosen, None, chosen_setting
     splits = Counter(r.split or _split_of(r.key) for r in rows)
     splits.pop(None, None)
@@ -126,19 +127,32 @@ def join(
     matcher = _Matcher(dataset.items, foreign)
     taken: dict[str, ForeignRow] = {}
     unjoined: list[str] = []
-    aside = 0
+    disagree: list[str] = []
+    aside = checked = 0
     for row in foreign.rows:
         row_split = row.split or _split_of(row.key)
         if chosen == "mmmu" and row_split and row_split != chosen_split:
             aside += 1
             continue
         item, why = matcher.find(row)
+        if item is not None and row.content and matcher.scheme.startswith("position"):
+            if _normal(row.content) != _normal([str(o) for o in item.options]):
+                disagree.append(f"{row.where} (position {row.key}): the file's options {list(row.content)[:4]}..., "
+                                f"{item.id} in --data has {[str(o) for o in item.options][:4]}...")
+                continue
+            checked += 1
         if item is None:
             unjoined.append(f"{row.where} ({row.key}): {why}")
         elif item.id in taken:
             unjoined.append(f"{row.where} ({row.key}): a second row for {item.id} (the first, {taken[item.id].where}, is scored)")
         else:
             taken[item.id] = row
+    if disagree:
+        raise DataError(
+            f"{foreign.path}: its rows name no item, only a position in the split, and at {len(disagree)} of "
+            f"{len(disagree) + checked} positions --data holds an item with other options than the row, so no "
+            f"position can be trusted; nothing scored. First: {disagree[0]}. Rescore it against the data the "
+            "harness loaded (--data DIR at its revision)")
     if not taken:
         example = foreign.rows[0]
         raise DataError(
@@ -161,6 +175,9 @@ def join(
         if row.prompt:
             prompts[item.id] = row.prompt
     notes = list(matcher.notes())
+    if checked:
+        notes.append(f"{checked} row(s) name no item, only a position in the split: each was checked against "
+                     "--data (its options are those of the item at its position)")
     if aside:
         notes.append(f"{aside} row(s) of another split than {chosen_split} set aside (pass --split to score them)")
     missing = _missing(foreign, matcher.typed, taken)

@@ -127,11 +127,11 @@ class Rescore:
             "fallback_seed": scoring.fallback_seed,
             "overall": _row(agg.overall),
             "deterministic_correct": scoring.deterministic_correct,
-            "deterministic_accuracy": scoring.deterministic_correct / total if total else 0.0,
+            "deterministic_accuracy": scoring.deterministic_correct / total if total else None,
             "expected_correct": scoring.expected_correct,
-            "expected_accuracy": scoring.expected_correct / total if total else 0.0,
+            "expected_accuracy": scoring.expected_correct / total if total else None,
             "fallbacks": scoring.fallbacks,
-            "fallback_rate": scoring.fallbacks / total if total else 0.0,
+            "fallback_rate": scoring.fallbacks / total if total else None,
             "errors": list(scoring.errors),
             "by_discipline": {k: _row(t) for k, t in agg.by_discipline.items()},
             "by_subject": {k: _row(t) for k, t in agg.by_subject.items()},
@@ -258,4 +258,5 @@ def parsers_for_prompts(prompts: Iterable[str]) -> tuple[tuple[str, ...], str]:
 
 
 def _row(t: Tally) -> dict:
-    return {"correct": t.correct, "total": t.n, "accuracy": t.accuracy}
+    """A group's figure; ``accuracy`` None when it has no scored row (no figure, never 0.0)."""
+    return {"correct": t.correct, "total": t.n, "accuracy": t.correct / t.n if t.n else None}

@@ -43,7 +43,7 @@ from mmmu_eval.run.outputs import write_outputs
 from mmmu_eval.scoring.scorer import Scoring
 from mmmu_eval.scoring.spec import ScoringSpec
 from mmmu_eval.store.itemfile import ITEMS, item_to_json
-from mmmu_eval.store.manifest import build_manifest, dataset_block
+from mmmu_eval.core.manifest import build_manifest
 from mmmu_eval.store.rundir import RunStore
 from mmmu_eval.core.version import __version__
 from mmmu_eval.core.writer_lock import hold_directory
@@ -54,7 +54,9 @@ class RescoredRun:
     """The run directory ``write_rescored_run`` wrote, and what it holds."""
 
     run_dir: Path
+    """The run directory written."""
     manifest: dict[str, Any]
+    """Its manifest.json: the harness, the format read, the data, the scoring (no protocol fingerprint)."""
     results: dict[str, Any]
     """results.json, with its ``harness`` section."""
     scoring: Scoring
@@ -147,7 +149,7 @@ def rescored_manifest(result: Rescore, spec: ScoringSpec) -> dict[str, Any]:
                                       "revision": None, "digest": None, "files": [ITEMS], "problems": []}
         data, revision = "file", None
     else:
-        data_block = dataset_block(dataset)
+        data_block = dataset.manifest_block()
         data = dataset.source if dataset.source in ("hub", "sample") else str(Path(dataset.source).resolve())
         revision = dataset.revision if dataset.source == "hub" else None
     recorded = source.recorded if source else None

@@ -6,7 +6,11 @@ CPU spent (peer harnesses re-encode every image, which costs half their time and
 changes what the model sees). Only two things ever touch the pixels, and each leaves a note:
 
 - a format servers do not take (BMP, TIFF, ...) is converted losslessly to PNG;
-- ``--max-image-pixels``, when the user asks for it, down-scales larger images (to PNG).
+- ``--max-image-pixels``, when the user asks for it, down-scales larger images (to PNG), decoding
+  no more than the scaled image needs (``image_scaling.py``).
+
+An image that must be decoded is checked first, from its header, against Pillow's limit
+(``PIL.Image.MAX_IMAGE_PIXELS``): past it the item is an error naming the size (``ImageTooLarge``).
 
     url, note = image_data_url(png_bytes)            # "data:image/png;base64,...", None
     url, note = image_data_url(big, max_pixels=1_000_000)
@@ -22,6 +26,7 @@ try:  # about 2.5x faster than the standard library on a 300 KB image; same byte
 except ImportError:  # pragma: no cover - pybase64 is a dependency, but keep working without it
     from base64 import b64encode
 
+from mmmu_eval.prompt.image_scaling import check_budget, open_header, reduces, scaled
 from mmmu_eval.core.records import sniff_media_type
 
 #: Formats passed through as stored: the ones OpenAI, vLLM, SGLang, TGI and Ollama all accept.
@@ -40,28 +45,29 @@ def prepare_image(data: bytes, *, max_pixels: int | None = None) -> tuple[bytes,
         ``(bytes, media_type, note)``; ``note`` is None when the stored bytes go out unchanged.
 
     Raises:
-        ValueError: the bytes are not an image Pillow can read (only when they must be decoded).
+        ValueError: the bytes are not an image Pillow can read (only when they must be decoded);
+            ``ImageTooLarge`` when they are too many pixels to decode.
     """
     media_type = sniff_media_type(data)
     if media_type in PASS_THROUGH and max_pixels is None:
         return data, media_type, None
-    from PIL import Image  # only needed on the rare paths that touch pixels
-
-    try:
-        image = Image.open(io.BytesIO(data))
-        image.load()
-    except Exception as exc:  # Pillow raises several unrelated types for bad bytes
-        raise ValueError(f"unreadable image ({media_type}, {len(data)} bytes): {exc}") from exc
+    # Only the header is read here; nothing is decoded before the size is checked (image_scaling.py).
+    image = open_header(data)
     width, height = image.size
     if max_pixels is not None and width * height > max_pixels:
+        check_budget(width, height, reduced=reduces(image, data))
         scale = math.sqrt(max_pixels / (width * height))
         new_size = (max(1, int(width * scale)), max(1, int(height * scale)))
-        scaled = image.resize(new_size, Image.Resampling.LANCZOS)
         note = (
             f"down-scaled {width}x{height} to {new_size[0]}x{new_size[1]} "
             f"(--max-image-pixels {max_pixels})"
         )
-        return _png(scaled), "image/png", note
+        return _png(scaled(image, data, new_size)), "image/png", note
+    check_budget(width, height)
+    try:
+        image.load()  # within the budget: decoded once, so a corrupt image is found before it is sent
+    except Exception as exc:  # Pillow raises several unrelated types for bad bytes
+        raise ValueError(f"unreadable image ({media_type}, {len(data)} bytes): {exc}") from exc
     if media_type in PASS_THROUGH:
         return data, media_type, None
     return _png(image), "image/png", f"converted {media_type} to PNG (lossless)"

@@ -48,7 +48,10 @@ def build_messages(
             content.append({"type": "text", "text": part.text})
             continue
         seen += 1
-        payload, media_type, note = prepare_image(part.image.load(), max_pixels=max_image_pixels)
+        try:
+            payload, media_type, note = prepare_image(part.image.load(), max_pixels=max_image_pixels)
+        except ValueError as exc:  # unreadable, or too large to decode: the item's error, naming the image
+            raise type(exc)(f"{part.image.field} (image part {seen}): {exc}") from exc
         if note:
             notes.append(f"{part.image.field} (image part {seen}): {note}")
         content.append({"type": "image_url", "image_url": {"url": url_of(payload, media_type)}})

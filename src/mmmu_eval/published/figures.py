@@ -215,11 +215,14 @@ def expert_levels(accuracy: float, ci95: tuple[float, float] | None) -> list[dic
         ``score`` (the same as a fraction), ``reaches`` (one of ``REACHES``).
 
     Raises:
-        ValueError: a value outside [0, 1] (a percentage passed by mistake).
+        ValueError: a value outside [0, 1] (a percentage passed by mistake), or no accuracy at all
+            (None: a run with no scored item has no place among the experts, not the bottom one).
 
     >>> [x["reaches"] for x in expert_levels(0.80, (0.77, 0.83))]
     ['yes', 'within interval', 'no']
     """
+    if accuracy is None:
+        raise ValueError("expert_levels needs an accuracy; a run with no scored item has none (results.caveats.void)")
     low, high = (accuracy, accuracy) if ci95 is None else (float(ci95[0]), float(ci95[1]))
     for value in (accuracy, low, high):
         if not 0.0 <= value <= 1.0:

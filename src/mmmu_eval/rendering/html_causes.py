@@ -5,7 +5,7 @@ The page computes nothing of its own: each cause's expected effect, plausible ra
 (labelled a bound), the named failures among the unparsed answers, and, against a published
 figure, the column compared, the causes outside the run, the causes together (each item once) and
 the remainder sentence, all come from the ``Diagnosis`` and its sentences
-(``doctor.diagnosis_lines``). The published figure is the one asked for (``report --published``),
+(``doctor.diagnosis``). The published figure is the one asked for (``report --published``),
 else the published row whose model name is exactly the run's (``diagnosis.named_row``); with
 neither, the section says how to set one.
 
@@ -22,8 +22,9 @@ from typing import Any
 from mmmu_eval.core.errors import MmmuEvalError
 from mmmu_eval.core.records import Item, Response
 from mmmu_eval.doctor.causes import cause_line
-from mmmu_eval.doctor.diagnosis import Diagnosis, diagnosis_of, named_row, published_row
-from mmmu_eval.doctor.diagnosis_lines import (
+from mmmu_eval.doctor.examine import diagnosis_of, named_row, published_row
+from mmmu_eval.doctor.diagnosis import (
+    Diagnosis,
     effect_text, failure_text, main_cause_text, not_like_for_like, published_head, remainder_sentence, row_text,
     run_together_text, shown_causes, together_text, unparsed_line, worst_case_text,
 )
@@ -131,7 +132,7 @@ def _published(d: Diagnosis) -> str:
         if main:
             out.append(f'<p id="doctor-main">{escape(main)}</p>')
         out.append(f'<p class="warn" id="doctor-remainder"><b>'
-                   f'{escape(remainder_sentence(p["gap"], p["remainder"], explained["unsized"]))}</b></p>')
+                   f'{escape(remainder_sentence(p["gap"], explained["expected"], explained["unsized"]))}</b></p>')
     worst = worst_case_text(p)
     if worst:
         out.append(f'<p id="doctor-worst">{escape(worst)}</p>')
@@ -149,17 +150,17 @@ def diagnosis_html(d: Diagnosis, *, table_id: str = "doctor-table") -> str:
 def suite_doctor_section(records: Sequence[Any]) -> str:
     """The suite page's section: each run's diagnosis, as ``mmmu-eval doctor SUITE`` prints it.
 
-    ``records`` are the suite's ``RunRecord``s; each run is read back with its items and scoring
-    (``results.loaded_run.load_run``), the same reading the command does.
+    ``records`` are the suite's ``FinishedRun``s; each run is read back with its items and scoring
+    (``results.finished_run.read_run``), the same reading the command does.
     """
-    from mmmu_eval.results.loaded_run import load_run
+    from mmmu_eval.results.finished_run import read_run
 
     body = []
     for k, record in enumerate(records):
         if record.results is None:
             continue
         try:
-            run = load_run(record.path, details=True)
+            run = read_run(record.path, details=True)
             assert run.items is not None and run.responses is not None and run.scoring is not None
             d = diagnosis_of(str(record.name), run.results, run.manifest, run.items, run.responses, run.scoring,
                              published=_named(run.results))

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from html import escape
 
-from mmmu_eval.results.caveats import void
+from mmmu_eval.results.caveats import NO_SCORE, void, void_reason
 from mmmu_eval.rendering.charts import ACCENT, DISCIPLINE_COLORS, NEUTRAL, Bar, bar_chart, ci_note
 from mmmu_eval.rendering.html_published import leaderboard_panel
 from mmmu_eval.core.numbers import pct
@@ -56,7 +56,7 @@ def _subject_chart(results: Results) -> str:
 def charts_section(results: Results) -> str:
     """The discipline and subject charts; without gold answers a note instead of empty bars."""
     if void(results):
-        note = '<p class="src">No gold answers: nothing to chart.</p>'
+        note = f'<p class="src">{escape(NO_SCORE)} ({escape(str(void_reason(results)))}): nothing to chart.</p>'
         return (f'<section id="disciplines"><h2>By discipline</h2>{note}</section>'
                 f'<section id="subjects"><h2>By subject</h2>{note}</section>')
     return (
@@ -74,7 +74,7 @@ def published_section(results: Results) -> str:
     # today's models by name: a look-up, shown whatever the run is
     lookup = leaderboard_panel(key, run_model_name(results["run"]["model"]))
     if void(results) or scope.kind == "sample":
-        why = ("This run has no gold answers, so it has no accuracy to place among them."
+        why = (f"This run has no accuracy to place among them: {void_reason(results)}."
                if void(results) else f"This run is on the {scope.text}: no published figure applies.")
         return (f'<section id="published"><h2>Among published results</h2><p class="src" id="published-note">'
                 f"{escape(why)}</p>" + (f'<div class="panel">{lookup}</div>' if lookup else "") + "</section>")

@@ -16,10 +16,11 @@ from mmmu_eval.core.records import Item
 from mmmu_eval.rendering.charts import ACCENT, NEUTRAL, Bar, bar_chart, ci_note
 from mmmu_eval.core.numbers import fixed
 from mmmu_eval.published.figures import expert_levels, expert_line, experts_source
+from mmmu_eval.results.caveats import void
 from mmmu_eval.results.results_json import Results
 from mmmu_eval.results.scope import scope_of_results
 from mmmu_eval.results.usage import usage_rows
-from mmmu_eval.store.manifest import Manifest
+from mmmu_eval.core.manifest import Manifest
 
 #: Words for ``expert_levels``'s verdicts, in the table.
 _REACHES = {"yes": "reached", "no": "not reached", "within interval": "within the interval: undecided"}
@@ -27,7 +28,7 @@ _REACHES = {"yes": "reached", "no": "not reached", "within interval": "within th
 
 def shows_experts(results: Results) -> bool:
     """Expert figures exist for MMMU validation only, and never for the synthetic sample."""
-    return (results["benchmark"] == "mmmu" and results["split"] == "validation" and results["gold_available"]
+    return (results["benchmark"] == "mmmu" and results["split"] == "validation" and not void(results)
             and scope_of_results(results).kind != "sample")
 
 

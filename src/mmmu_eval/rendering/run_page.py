@@ -35,7 +35,7 @@ from mmmu_eval.rendering.html_harness import annotate_rows, harness_html
 from mmmu_eval.rendering.html_causes import doctor_section
 from mmmu_eval.rendering.html_items import item_rows, loaded_url, marker
 from mmmu_eval.rendering.html_sections import expert_section, mark_loose_images, usage_section
-from mmmu_eval.results.caveats import fallback_warning, how_to_score, unparsed, void
+from mmmu_eval.results.caveats import NO_SCORE, fallback_warning, how_to_score, ungraded, unparsed, void, void_reason
 from mmmu_eval.core.numbers import interval, pct
 from mmmu_eval.rendering.page import IMAGE_BUDGET, asset, head, script_json
 from mmmu_eval.results.results_json import Results, Row
@@ -48,8 +48,9 @@ if TYPE_CHECKING:
 __all__ = ["IMAGE_BUDGET", "html_chunks", "item_rows", "render_html", "script_json"]
 
 
-def _pct(x: float) -> str:
-    return f"{pct(x)}%"
+def _pct(x: float | None) -> str:
+    """``51.9%``; ``no score`` where no item was scored (never 0.0%)."""
+    return NO_SCORE if x is None else f"{pct(x)}%"
 
 
 def _fact(label: str, value: str, *, alert: bool = False) -> str:
@@ -87,15 +88,17 @@ def _hero(results: Results) -> str:
     how = f"rescored from {rescored}" if rescored else run["prompt_mode"]
     kicker = " · ".join(x for x in (what, results["setting"] or results["split"], how) if x)
     scope = scope_of_results(results)
-    is_void = void(results)
+    is_void, no_gold = void(results), ungraded(results)
     luck = fallback_warning(results)
     facts = [
-        ("Predictions (no gold answer)", f"{cov['ungraded']} of {cov['items']}") if is_void
+        ("Predictions (no gold answer)", f"{cov['ungraded']} of {cov['items']}") if no_gold
         else ("Scored items", f"{cov['scored']} of {cov['items']}"),
     ]
     # The fallback cards stand next to each other, and next to the headline they qualify.
-    if is_void:
+    if no_gold:
         facts.append(("Unparsed answers", f"{unparsed(results)} of {cov['ungraded']}"))
+    elif is_void:
+        facts.append(("Accuracy", NO_SCORE))
     else:
         facts += [
             ("Random fallbacks", f"{parse['fallbacks']} ({_pct(parse['fallback_rate'])})"),
@@ -117,15 +120,20 @@ def _hero(results: Results) -> str:
     facts.append(("Dataset revision", (run["dataset_revision"] or "unknown")[:24]))
     alert = {"Random fallbacks", "Fallbacks counted wrong"} if luck else set()
     warnings = []
-    if is_void:
+    if no_gold:
         warnings.append(f"No gold answers: this run has no accuracy; {how_to_score(results)}.")
+    elif is_void:
+        warnings.append(f"No accuracy: {void_reason(results)}; {how_to_score(results)}.")
     if luck:
         warnings.append(f"Warning: {luck}.")
     if run["official"] is False:
         warnings.append("This run did not follow the official protocol; compare it with published figures with care.")
-    if is_void:
+    if no_gold:
         figure = (f'<span class="big void" id="headline">no gold answers</span><span class="ci">{cov["ungraded"]} '
                   f"predictions, {unparsed(results)} of them unparsed</span>")
+    elif is_void:
+        figure = (f'<span class="big void" id="headline">{NO_SCORE}</span>'
+                  f'<span class="ci">{escape(str(void_reason(results)))}</span>')
     else:
         figure = (f'<span class="big" id="headline">{_pct(overall["accuracy"])}</span>'
                   f'<span class="ci">95% CI {escape(interval(overall["ci95"]))} · {overall["correct"]} / '

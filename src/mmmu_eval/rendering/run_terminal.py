@@ -18,7 +18,7 @@ from rich.table import Table
 
 from mmmu_eval.dataset.subjects import DISCIPLINES
 from mmmu_eval.rendering.fit import fit_table, print_fitted
-from mmmu_eval.results.caveats import fallback_warning, how_to_score, unparsed, void
+from mmmu_eval.results.caveats import NO_SCORE, fallback_warning, how_to_score, ungraded, unparsed, void, void_reason
 from mmmu_eval.core.numbers import interval, mean, pct
 from mmmu_eval.published.figures import expert_line
 from mmmu_eval.results.results_json import Results, Row
@@ -84,10 +84,12 @@ def headline_text(results: Results) -> str:
     what += f" {results['split']}"
     model = results["run"]["model"] or "unknown model"
     scope = scope_of_results(results).text
-    if void(results):
+    if ungraded(results):
         cov = results["coverage"]
         return (f"{what} · {model}: no gold answers ({cov['ungraded']} predictions, {unparsed(results)} of them "
                 f"unparsed) · {scope}")
+    if void(results):
+        return f"{what} · {model}: {NO_SCORE} ({void_reason(results)}) · {scope}"
     overall = results["overall"]
     return (f"{what} · {model}: {pct(overall['accuracy'])}% (95% CI {interval(overall['ci95'])}, "
             f"{overall['correct']}/{overall['n']}) · {scope}")
@@ -96,8 +98,10 @@ def headline_text(results: Results) -> str:
 def caveat_lines(results: Results) -> list[tuple[str, str]]:
     """(style, text) lines under the headline: void, luck of the fallback, protocol."""
     lines = []
-    if void(results):
+    if ungraded(results):
         lines.append(("yellow", f"No gold answers: no accuracy can be computed; {how_to_score(results)}."))
+    elif void(results):
+        lines.append(("yellow", f"No accuracy can be computed: {void_reason(results)}; {how_to_score(results)}."))
     warning = fallback_warning(results)
     if warning:
         lines.append(("bold yellow", f"Warning: {warning}."))
@@ -129,6 +133,11 @@ def boxed_lines(results: Results) -> list[str]:
     ]
 
 
+def _percent(fraction: float | None) -> str:
+    """``51.9%``; ``no score`` for a figure with no scored item (never 0.0%)."""
+    return NO_SCORE if fraction is None else f"{pct(fraction)}%"
+
+
 def _breakdown(title: str, rows: Mapping[str, Row]) -> Table:
     table = Table(title=title, title_justify="left")
     table.add_column(title.split(" by ")[-1], overflow="fold")
@@ -136,7 +145,7 @@ def _breakdown(title: str, rows: Mapping[str, Row]) -> Table:
     table.add_column("correct", justify="right", no_wrap=True)
     table.add_column("acc %", justify="right", no_wrap=True)
     for key, row in rows.items():
-        table.add_row(escape(key), str(row["n"]), str(row["correct"]), pct(row["accuracy"]))
+        table.add_row(escape(key), str(row["n"]), str(row["correct"]), pct(row["accuracy"], none=NO_SCORE))
     return table
 
 
@@ -176,14 +185,20 @@ def _parse_table(results: Results) -> Table:
         table.add_row("ungraded (no gold answer)", str(cov["ungraded"]))
     if cov["problems"]:
         table.add_row("inputs the official code would crash on (scored wrong)", str(len(cov["problems"])))
+    rate = parse.get("fallback_rate")
     table.add_row(
         f"random fallbacks ({escape(parse['fallback_policy'])}, seed {parse['fallback_seed']})",
-        f"{parse['fallbacks']} ({pct(parse['fallback_rate'])}%)",
+        f"{parse['fallbacks']}" + ("" if rate is None or void(results) else f" ({pct(rate)}%)"),
     )
-    table.add_row("accuracy, fallbacks counted wrong", f"{pct(parse['deterministic_accuracy'])}%")
-    table.add_row("accuracy, fallbacks at expected value", f"{pct(parse['expected_accuracy'])}%")
+    if void(results):  # older files hold 0.0 here: no scored item is no figure whatever the file says
+        table.add_row("accuracy, fallbacks counted wrong", NO_SCORE)
+        table.add_row("accuracy, fallbacks at expected value", NO_SCORE)
+    else:
+        table.add_row("accuracy, fallbacks counted wrong", _percent(parse["deterministic_accuracy"]))
+        table.add_row("accuracy, fallbacks at expected value", _percent(parse["expected_accuracy"]))
     for name, score in list(results["parsers"].items())[1:]:
-        table.add_row(f"parser {escape(name)}", f"{pct(score['accuracy'])}% ({score['correct']}/{score['n']})")
+        table.add_row(f"parser {escape(name)}", f"{_percent(score['accuracy'] if score['n'] else None)} "
+                                                f"({score['correct']}/{score['n']})")
     if len(results["parsers"]) > 1:
         table.add_row("items where parsers disagree", str(results["disagreements"]))
     return table
@@ -195,7 +210,7 @@ def expert_text(results: Results) -> str | None:
     The experts' tiers are on all 900 validation items: a subset's line names its scope beside
     them, and the synthetic sample gets none.
     """
-    if results["benchmark"] != "mmmu" or results["split"] != "validation" or not results["gold_available"]:
+    if results["benchmark"] != "mmmu" or results["split"] != "validation" or void(results):
         return None
     scope = scope_of_results(results)
     if scope.kind == "sample":

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 
 from mmmu_eval.dataset.subjects import DISCIPLINES, discipline_of
 from mmmu_eval.core.errors import ConfigError, MmmuEvalError
+from mmmu_eval.results.caveats import NO_SCORE, void, void_reason
 from mmmu_eval.results.results_json import Results
 from mmmu_eval.results.scope import scope_of_results
 from mmmu_eval.stats.intervals import RESAMPLES, mcnemar_exact, paired_bootstrap_ci, paired_strata
@@ -26,9 +27,13 @@ class Flip:
     """An item exactly one run got right."""
 
     id: str
+    """The item's id."""
     subject: str
+    """Its subject."""
     pred_a: str | None
+    """Run A's parsed answer (a letter, or an open answer); None when nothing was parsed."""
     pred_b: str | None
+    """Run B's parsed answer; None when nothing was parsed."""
     a_correct: bool
     """True when run A is the one that got it right."""
 
@@ -38,11 +43,15 @@ class DisciplineDiff:
     """Accuracies of both runs on one discipline's shared items."""
 
     n: int
+    """Items of the discipline scored in both runs."""
     acc_a: float
+    """Run A's accuracy on them, a fraction from 0 to 1."""
     acc_b: float
+    """Run B's accuracy on them, a fraction from 0 to 1."""
 
     @property
     def difference(self) -> float:
+        """``acc_a - acc_b``, a fraction."""
         return self.acc_a - self.acc_b
 
 
@@ -51,19 +60,23 @@ class Comparison:
     """The result of ``compare_runs``; differences are A minus B, as fractions."""
 
     label_a: str
+    """Run A's name as printed (its directory, as given)."""
     label_b: str
+    """Run B's name as printed."""
     shared: int
     """Items scored in both runs: the only ones compared."""
     only_a: int
     """Items scored only in run A (left out)."""
     only_b: int
+    """Items scored only in run B (left out)."""
     acc_a: float
-    """Run A's accuracy on the shared items."""
+    """Run A's accuracy on the shared items, a fraction from 0 to 1."""
     acc_b: float
+    """Run B's accuracy on the shared items, a fraction from 0 to 1."""
     difference: float
-    """acc_a - acc_b."""
+    """``acc_a - acc_b``, a fraction (0.031 is 3.1 points)."""
     ci95: tuple[float, float]
-    """Paired bootstrap 95% interval of the difference, stratified by subject."""
+    """Paired bootstrap 95% interval of the difference, stratified by subject, as fractions."""
     a_only_right: int
     """McNemar's b: items only A got right."""
     b_only_right: int
@@ -71,6 +84,7 @@ class Comparison:
     p_value: float
     """Two-sided exact McNemar p-value."""
     by_discipline: dict[str, DisciplineDiff]
+    """Discipline name -> both runs' accuracies on its shared items."""
     flips: tuple[Flip, ...]
     """Every item exactly one run got right, in id order."""
     warnings: tuple[str, ...] = field(default=())
@@ -78,6 +92,17 @@ class Comparison:
     scoring_a: dict = field(default_factory=dict)
     """How run A was scored (``scoring_of``): parser, fallback policy and seed, answers file."""
     scoring_b: dict = field(default_factory=dict)
+    """How run B was scored, as ``scoring_a``."""
+
+    def __repr__(self) -> str:
+        from mmmu_eval.results.notebook_view import comparison_repr
+
+        return comparison_repr(self)
+
+    def _repr_html_(self) -> str:
+        from mmmu_eval.results.notebook_view import comparison_html
+
+        return comparison_html(self)
 
     def to_json(self) -> dict:
         """JSON-ready form (for ``compare --json``)."""
@@ -172,7 +197,8 @@ def compare_runs(
 
     Raises:
         ConfigError: the benchmarks, splits, settings, protocol fingerprints or scorings differ and
-            that was not allowed; or the runs share no scored item.
+            that was not allowed; a run has no score (``results.caveats.void``); or the runs share
+            no scored item.
 
     >>> from mmmu_eval import evaluate
     >>> from mmmu_eval.results.results_json import read_results
@@ -182,6 +208,9 @@ def compare_runs(
     >>> c.difference, c.ci95, c.p_value          # a - b, its paired 95% interval, exact McNemar
     (-0.2, (-0.325, -0.075), 0.03857421875)
     """
+    for label, r in ((label_a, a), (label_b, b)):
+        if void(r):  # a run with no figure has no verdict to pair: said as such, not as 0 shared items
+            raise ConfigError(f"{label} has {NO_SCORE} ({void_reason(r)}): there is nothing to compare")
     warnings: list[str] = []
     where_a, where_b = _where(a), _where(b)
     if where_a != where_b and not paired_by_design:
@@ -266,9 +295,9 @@ def compare_runs(
         shared=n,
         only_a=len(va.keys() - vb.keys()),
         only_b=len(vb.keys() - va.keys()),
-        acc_a=right_a / n if n else 0.0,
-        acc_b=right_b / n if n else 0.0,
-        difference=(right_a - right_b) / n if n else 0.0,
+        acc_a=right_a / n,  # n >= 1: runs with no shared scored item are refused above
+        acc_b=right_b / n,
+        difference=(right_a - right_b) / n,
         ci95=paired_bootstrap_ci(strata.values(), resamples=resamples, seed=seed),
         a_only_right=a_only,
         b_only_right=b_only,

@@ -10,17 +10,17 @@ them with ``scoring/explain.py``, so the explanation always describes the curren
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from mmmu_eval.core.records import Item, Response
 from mmmu_eval.core.numbers import pct
 from mmmu_eval.scoring.explain import explain
 from mmmu_eval.scoring.harness_verdicts import FAILURES, HarnessVerdict, RecordedScore, failures
-from mmmu_eval.store.manifest import Manifest
+from mmmu_eval.core.manifest import Manifest
 
 if TYPE_CHECKING:
     from mmmu_eval.scoring.scorer import Scoring
-    from mmmu_eval.store.rundir import RunStore
 
 #: The file's name in a run directory.
 HARNESS = "harness.jsonl"
@@ -44,8 +44,11 @@ def harness_rows(verdicts: Mapping[str, HarnessVerdict], prompts: Mapping[str, s
     return rows
 
 
-def load_harness(store: RunStore) -> tuple[dict[str, HarnessVerdict], dict[str, str]]:
-    """(verdicts, prompts) by item id from harness.jsonl; empty when the run has none."""
+def load_harness(run_dir: str | Path) -> tuple[dict[str, HarnessVerdict], dict[str, str]]:
+    """(verdicts, prompts) by item id from the run directory's harness.jsonl; empty when it has none."""
+    from mmmu_eval.store.rundir import RunStore
+
+    store = RunStore(Path(run_dir), writable=False)
     verdicts: dict[str, HarnessVerdict] = {}
     prompts: dict[str, str] = {}
     for _, row in store.read_jsonl(HARNESS):
@@ -68,13 +71,13 @@ def rescored_from(manifest: Mapping) -> Mapping | None:
 
 
 def harness_section(
-    store: RunStore, manifest: Mapping, items: Sequence[Item], scoring: Scoring, responses: Mapping[str, Response]
+    run_dir: str | Path, manifest: Mapping, items: Sequence[Item], scoring: Scoring, responses: Mapping[str, Response]
 ) -> dict | None:
     """The ``harness`` section of results.json for a rescored run; None for any other run."""
     origin = rescored_from(manifest)
     if origin is None:
         return None
-    verdicts, _ = load_harness(store)
+    verdicts, _ = load_harness(run_dir)
     recorded = origin.get("recorded")
     score = None
     if isinstance(recorded, Mapping) and isinstance(recorded.get("accuracy"), (int, float)):

@@ -8,6 +8,8 @@ failed, and the per-item verdicts that ``compare`` pairs across runs. Its shape 
 Accuracies are fractions in [0, 1] (the official scripts print them rounded to 3 places; the
 terminal tables do the same). Denominators are the responses present, as in the official
 ``evaluate``: errors and missing items drop out of the counts and are reported separately.
+A group with no scored item (a test split without gold answers, a run whose every request
+failed) has no accuracy: ``null``, with no interval, never 0.0 (``results.caveats.void``).
 """
 
 from __future__ import annotations
@@ -46,13 +48,20 @@ __all__ = ["LEVEL", "SCHEMA_VERSION", "Coverage", "IntervalMethod", "ItemVerdict
 LEVEL = 0.95
 
 
+def _accuracy(t: Tally) -> float | None:
+    """``correct / n``; None for a group with no scored item: no figure at all, never 0.0."""
+    return t.correct / t.n if t.n else None
+
+
 def _row(t: Tally) -> Row:
-    return {"n": t.n, "correct": t.correct, "accuracy": t.accuracy}
+    return {"n": t.n, "correct": t.correct, "accuracy": _accuracy(t)}
 
 
 def _with_ci(t: Tally, strata: list[Stratum], resamples: int, seed: int) -> RowWithInterval:
+    if not t.n:
+        return {"n": 0, "correct": 0, "accuracy": None, "ci95": None, "ci_method": None}
     (low, high), method = cell_ci(strata, resamples=resamples, seed=seed, level=LEVEL)
-    return {"n": t.n, "correct": t.correct, "accuracy": t.accuracy, "ci95": [low, high], "ci_method": method}
+    return {"n": t.n, "correct": t.correct, "accuracy": _accuracy(t), "ci95": [low, high], "ci_method": method}
 
 
 def lookup(manifest: Mapping, *keys: str) -> object | None:
@@ -144,7 +153,7 @@ def build_results(
         tally = scoring.aggregates[name].overall
         fallbacks = sum(1 for v in scoring.verdicts[name].values() if v.fallback)
         deterministic = sum(1 for v in scoring.verdicts[name].values() if v.correct and not v.fallback)
-        parsers[name] = {"n": tally.n, "correct": tally.correct, "accuracy": tally.accuracy, "fallbacks": fallbacks,
+        parsers[name] = {"n": tally.n, "correct": tally.correct, "accuracy": _accuracy(tally), "fallbacks": fallbacks,
                          "deterministic_correct": deterministic}
 
     results: Results = {
@@ -179,11 +188,11 @@ def build_results(
             "fallback_seed": scoring.fallback_seed,
             "fallbacks": scoring.fallbacks,
             "unparsed": sum(1 for v in verdicts.values() if v.fallback),
-            "fallback_rate": scoring.fallbacks / scored if scored else 0.0,
+            "fallback_rate": scoring.fallbacks / scored if scored else None,
             "deterministic_correct": scoring.deterministic_correct,
-            "deterministic_accuracy": scoring.deterministic_correct / scored if scored else 0.0,
+            "deterministic_accuracy": scoring.deterministic_correct / scored if scored else None,
             "expected_correct": float(scoring.expected_correct),
-            "expected_accuracy": scoring.expected_correct / scored if scored else 0.0,
+            "expected_accuracy": scoring.expected_correct / scored if scored else None,
         },
         "coverage": {
             "items": len(items),

@@ -28,18 +28,20 @@ class Row(TypedDict):
     """Items scored in this group (responses present; errors and missing excluded)."""
     correct: int
     """Items judged correct by the headline parser (random fallbacks count when they hit)."""
-    accuracy: float
-    """correct / n; 0.0 when n is 0."""
+    accuracy: float | None
+    """correct / n; None (``null``) when n is 0: no scored item, so no figure (older files: 0.0)."""
 
 
 class RowWithInterval(Row):
     """A Row that also carries its bootstrap interval."""
 
-    ci95: list[float]
+    ci95: list[float] | None
     """[low, high] 95% interval of accuracy: percentile bootstrap stratified by subject, or the
-    Wilson score interval for a cell of fewer than 30 items or whose bootstrap has zero width."""
-    ci_method: NotRequired[str]
-    """``bootstrap`` or ``wilson``: which of the two ``ci95`` is. Absent in older files (bootstrap)."""
+    Wilson score interval for a cell of fewer than 30 items or whose bootstrap has zero width.
+    None when n is 0 (older files: [0, 1])."""
+    ci_method: NotRequired[str | None]
+    """``bootstrap`` or ``wilson``: which of the two ``ci95`` is; None when there is none. Absent
+    in older files (bootstrap)."""
 
 
 class IntervalMethod(TypedDict):
@@ -114,16 +116,16 @@ class ParseStats(TypedDict):
     """Scored responses, with or without a gold answer, where the headline parser found no
     answer (multiple choice: the fallback's cases). Unlike ``fallbacks`` it counts on a run
     without gold answers too. Absent in older files."""
-    fallback_rate: float
-    """fallbacks / scored items."""
+    fallback_rate: float | None
+    """fallbacks / scored items; None when no item was scored."""
     deterministic_correct: int
     """Correct answers with every fallback counted wrong."""
-    deterministic_accuracy: float
-    """deterministic_correct / scored items: a lower bound free of random draws."""
+    deterministic_accuracy: float | None
+    """deterministic_correct / scored items: a lower bound free of random draws; None when no item was scored."""
     expected_correct: float
     """deterministic_correct + sum of 1/options over fallbacks: the fallback's expected value."""
-    expected_accuracy: float
-    """expected_correct / scored items: the headline without the luck of one seed."""
+    expected_accuracy: float | None
+    """expected_correct / scored items: the headline without the luck of one seed; None when no item was scored."""
 
 
 class Coverage(TypedDict):
@@ -156,8 +158,8 @@ class ParserScore(TypedDict):
     """Items it scored."""
     correct: int
     """Items it judged correct."""
-    accuracy: float
-    """correct / n."""
+    accuracy: float | None
+    """correct / n; None when n is 0."""
     fallbacks: int
     """Of those, random fallbacks."""
     deterministic_correct: NotRequired[int]

@@ -33,7 +33,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from mmmu_eval.store.manifest import Manifest
+from mmmu_eval.core.manifest import Manifest
 
 __all__ = ["FULL_SIZE", "KINDS", "Scope", "combined_scope", "scope_of", "scope_of_results"]
 

@@ -40,6 +40,7 @@ def backend_settings(config: RunConfig, *, fixed_answers: FixedAnswers | None = 
         openai=OpenAISettings(
             base_urls=c.base_urls, api_key_env=c.api_key_env, concurrency=c.concurrency, max_attempts=c.max_attempts,
             request_timeout=c.request_timeout, probe_timeout=c.probe_timeout, max_image_pixels=c.max_image_pixels,
+            max_response_bytes=c.max_response_bytes,
         ),
         hf=HFSettings(batch_size=c.batch_size, dtype=c.dtype, device=c.device, trust_remote_code=c.trust_remote_code,
                       max_image_pixels=c.max_image_pixels),

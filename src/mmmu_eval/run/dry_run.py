@@ -55,13 +55,19 @@ class RunPlan:
     run_dir: Path
     """Where the run would write (nothing is written by the plan)."""
     model: str
+    """The model spec."""
     benchmark: str
+    """``mmmu`` or ``mmmu-pro``."""
     split: str
+    """The split read (``test`` for MMMU-Pro)."""
     setting: str | None
+    """The MMMU-Pro setting; None for MMMU."""
     prompt_mode: str
+    """``direct``, ``cot``, ``boxed``, ``ocr`` or ``forced-choice``."""
     fingerprint: str
     """The protocol fingerprint the run would record."""
     official: bool
+    """Whether the prompts are the official code's (``EvalProtocol.official``)."""
     items: int
     """Items selected."""
     already_answered: int
@@ -71,6 +77,7 @@ class RunPlan:
     images: int
     """Image parts in those requests (an image a prompt shows twice counts twice)."""
     text_chars: int
+    """Characters of the text parts and system messages."""
     text_bytes: int
     """UTF-8 bytes of the text parts and system messages."""
     image_bytes: int
@@ -97,7 +104,9 @@ class RunPlan:
     images_withheld: bool = False
     """``text-only:`` model: the requests carry no image."""
     max_image_pixels: int | None = None
+    """The run's ``--max-image-pixels`` (pixels, width times height); None: images are not scaled."""
     price_input: float | None = None
+    """The run's ``--price-input``, US dollars per million prompt tokens; None: no estimate."""
     refusal: str | None = None
     """Why the run would stop before its first request (the run directory holds another protocol), or None."""
 

@@ -21,7 +21,6 @@ outcome is already on disk.
 
 from __future__ import annotations
 
-import json
 import logging
 from pathlib import Path
 from collections.abc import Mapping
@@ -30,8 +29,8 @@ from typing import Any
 from mmmu_eval.core.config import RunConfig
 from mmmu_eval.core.errors import ConfigError, DataError, StoreError
 from mmmu_eval.run.result import RunResult
-from mmmu_eval.store.manifest import Manifest
-from mmmu_eval.store.rundir import MANIFEST, RESPONSES, RunStore
+from mmmu_eval.core.manifest import Manifest
+from mmmu_eval.store.rundir import MANIFEST, RESPONSES
 from mmmu_eval.core.version import __version__
 
 __all__ = ["SENDING_ONLY", "finished_result"]
@@ -40,7 +39,7 @@ log = logging.getLogger(__name__)
 
 #: Settings that change how requests are sent, never what is asked or how it is scored.
 SENDING_ONLY = frozenset({"resume", "base_urls", "api_key_env", "concurrency", "max_attempts", "request_timeout",
-                          "probe_timeout", "batch_size", "allow_different_data"})
+                          "probe_timeout", "max_response_bytes", "batch_size", "allow_different_data"})
 
 
 def finished_result(config: RunConfig) -> RunResult | None:
@@ -49,17 +48,17 @@ def finished_result(config: RunConfig) -> RunResult | None:
     out = Path(config.out or ".")
     if not config.resume or config.answers is not None or not (out / MANIFEST).is_file():
         return None
+    from mmmu_eval.results.finished_run import read_run  # only for a directory that holds a run
+
     try:
-        manifest = RunStore.read(out).manifest_record()
-        if not _same_finished_run(config, manifest, out):
+        run = read_run(out, rebuild=False)  # the files as they are: no answer read, nothing scored
+        manifest = Manifest.of(run.manifest, out / MANIFEST)
+        if run.results is None or not _same_finished_run(config, manifest, out):
             return None
-        results = json.loads((out / "results.json").read_text(encoding="utf-8"))
     except (StoreError, ConfigError, DataError, OSError, ValueError) as exc:
         log.debug("%s: not taken as finished (%s)", out, exc)
         return None
-    if not isinstance(results, dict):
-        return None
-    return RunResult(out, manifest.to_json(), results, dict(manifest.counts or {}))
+    return RunResult(out, manifest.to_json(), dict(run.results), dict(manifest.counts or {}))
 
 
 def _same_finished_run(config: RunConfig, manifest: Manifest, out: Path) -> bool:

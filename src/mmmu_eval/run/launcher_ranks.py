@@ -31,6 +31,7 @@ from mmmu_eval.run.progress import ProgressDisplay
 from mmmu_eval.run.resolve import resolve_config
 from mmmu_eval.run.result import RunResult
 from mmmu_eval.store.rundir import MANIFEST, RANKS
+from mmmu_eval.tracking.log_to import LogToArg
 
 __all__ = ["RankDisplay", "all_done", "evaluate_ranks", "finish_merged", "pin_vllm_devices", "rank_device", "rank_dir",
            "rank_session", "run_as_rank"]
@@ -48,13 +49,15 @@ def rank_dir(out: Path, rank: int, world_size: int) -> Path:
     return Path(out) / RANKS / f"rank-{rank + 1}-of-{world_size}"
 
 
-def evaluate_ranks(overrides: Mapping[str, Any], launch: Launch, *, timeout: float = DEFAULT_TIMEOUT_S) -> RunResult | None:
+def evaluate_ranks(overrides: Mapping[str, Any], launch: Launch, *, timeout: float = DEFAULT_TIMEOUT_S,
+                   log_to: LogToArg = None) -> RunResult | None:
     """This rank's part of a distributed run; the merged run's result on rank 0, None elsewhere.
 
     Args:
         overrides: the RunConfig fields of the command (the same on every rank); ``out`` is required.
         launch: this process's rank (``Launch.from_env()``).
         timeout: seconds a silent rank is waited for before the others stop.
+        log_to: as ``evaluate`` takes it; rank 0 logs the merged run (every rank checks it first).
 
     Raises:
         ConfigError: ``--shard`` or no ``--out`` (the ranks must agree on one directory).
@@ -62,7 +65,9 @@ def evaluate_ranks(overrides: Mapping[str, Any], launch: Launch, *, timeout: flo
         Whatever this rank's own run raises, after telling the other ranks.
     """
     from mmmu_eval.run.pipeline import evaluate
+    from mmmu_eval.tracking import as_log_to, log_run
 
+    logging_to = as_log_to(log_to)
     config = _checked(overrides, launch)
     out = Path(config.out)  # type: ignore[arg-type]  # checked: out is set
     own = rank_dir(out, launch.rank, launch.world_size)
@@ -72,8 +77,11 @@ def evaluate_ranks(overrides: Mapping[str, Any], launch: Launch, *, timeout: flo
         shard_overrides["resume"] = True
     pin_vllm_devices(config, launch)
     shards = [rank_dir(out, r, launch.world_size) for r in range(launch.world_size)]
-    return run_as_rank(launch, own, lambda: evaluate(**shard_overrides, display=RankDisplay(launch)),
-                       lambda: finish_merged(config, shards), timeout=timeout)
+    merged = run_as_rank(launch, own, lambda: evaluate(**shard_overrides, display=RankDisplay(launch)),
+                         lambda: finish_merged(config, shards), timeout=timeout)
+    if merged is not None:
+        log_run(logging_to, merged.run_dir)
+    return merged
 
 
 def run_as_rank(launch: Launch, own: Path, work: Callable[[], object], finish: Callable[[], T], *,

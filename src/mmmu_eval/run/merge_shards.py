@@ -31,7 +31,7 @@ from mmmu_eval.core.atomic import holds_anything
 from mmmu_eval.core.writer_lock import hold_directory
 from mmmu_eval.core.errors import MmmuEvalError, StoreError
 from mmmu_eval.core.records import Response
-from mmmu_eval.store.manifest import Manifest
+from mmmu_eval.core.manifest import Manifest
 
 log = logging.getLogger(__name__)
 

@@ -92,7 +92,7 @@ def write_outputs(
         # exactly these (finished.py), whatever the file system's clock resolution.
         end["answers_bytes"] = (store.path / RESPONSES).stat().st_size
     manifest = store.update_manifest(**end)
-    harness = harness_section(store, manifest, items, scoring, responses)  # None unless rescored
+    harness = harness_section(store.path, manifest, items, scoring, responses)  # None unless rescored
     results = build_results(scoring, items, manifest, responses=responses, harness=harness)
     store.write_json("results.json", results)
     store.write_jsonl("predictions.jsonl", predictions_rows(scoring, responses))
@@ -190,7 +190,7 @@ def write_report_page(
     """report.html for a run read back (``write_outputs`` writes it at the end of a run);
     ``published``: what its doctor section sets the run against (``report.html.html_chunks``)."""
     from mmmu_eval.rendering.run_page import html_chunks
-    from mmmu_eval.results.loaded_run import prompts_for
+    from mmmu_eval.results.finished_run import prompts_for
 
     budget = {} if image_budget is None else {"image_budget": image_budget}
     page = html_chunks(results, items, responses, scoring, manifest,

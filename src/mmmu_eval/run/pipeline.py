@@ -42,10 +42,12 @@ from mmmu_eval.run.progress import Display, ProgressDisplay
 from mmmu_eval.prompt.protocol import EvalProtocol, loose_images_line, prompt_text
 from mmmu_eval.core.records import Item, Request, Response
 from mmmu_eval.run.outputs import count_statuses_by_id, write_outputs
+from mmmu_eval.run.failure_log import FailureLog
 from mmmu_eval.run.runner import run_requests
 from mmmu_eval.results.usage import add_probes
-from mmmu_eval.store.rundir import RunStore
+from mmmu_eval.store.rundir import RESPONSES, RunStore
 from mmmu_eval.core.writer_lock import hold_directory
+from mmmu_eval.tracking.log_to import LogToArg, as_log_to
 
 if TYPE_CHECKING:
     from mmmu_eval.scoring.scorer import Scoring
@@ -74,13 +76,17 @@ class RunInterrupted(KeyboardInterrupt):
 
 
 def evaluate(
-    config: RunConfig | None = None, /, *, display: Display | None = None, **overrides: Unpack[RunConfigArgs]
+    config: RunConfig | None = None, /, *, display: Display | None = None, log_to: LogToArg = None,
+    **overrides: Unpack[RunConfigArgs],
 ) -> RunResult:
     """Run one evaluation and return its results; the synchronous face of ``evaluate_async``.
 
     Args:
         config: a RunConfig; None builds one from ``overrides``.
         display: the progress display (``run/progress.Display``); default a bar on stderr.
+        log_to: ``"mlflow"``, ``"wandb"``, a list of them, or a ``tracking.LogTo``: once the run's
+            files are written, log them there (docs/guides/logging.md); a logging failure warns
+            and changes nothing else. Not part of the run's configuration.
         **overrides: RunConfig fields to set or override (``RunConfigArgs`` types each one;
             ``model`` may also be a model object). Any other name is refused (ConfigError).
 
@@ -88,7 +94,8 @@ def evaluate(
         The RunResult; ``exit_status`` is 1 when some items failed or were not asked.
 
     Raises:
-        ConfigError: a wrong setup, found before the first request.
+        ConfigError: a wrong setup, found before the first request (``log_to`` naming an SDK that
+            is not installed included).
         RunInterrupted: Ctrl-C; what was answered is stored, and the same call resumes.
 
     Examples:
@@ -96,9 +103,9 @@ def evaluate(
         >>> result.counts
         {'items': 24, 'ok': 24, 'truncated': 0, 'error': 0, 'missing': 0}
     """
-    config, model = resolve_config(config, overrides, named=("display",))
+    config, model = resolve_config(config, overrides, named=("display", "log_to"))
     try:
-        return run_coroutine(evaluate_async(config, model=model, display=display))
+        return run_coroutine(evaluate_async(config, model=model, display=display, log_to=log_to))
     except KeyboardInterrupt as exc:
         if isinstance(exc, RunInterrupted):
             raise
@@ -112,6 +119,7 @@ async def evaluate_async(
     *,
     display: Display | None = None,
     keep_backend: bool = False,
+    log_to: LogToArg = None,
     **overrides: Unpack[RunConfigArgs],
 ) -> RunResult:
     """Run one evaluation; see ``evaluate`` for the arguments. Cancelling it keeps what is done.
@@ -124,7 +132,8 @@ async def evaluate_async(
         >>> result.counts["ok"]          # in a notebook's running loop: ``await evaluate_async(...)``
         5
     """
-    config, model = resolve_config(config, overrides, named=("display", "keep_backend"))
+    logging_to = as_log_to(log_to)  # an unknown sink or a missing SDK, before anything runs
+    config, model = resolve_config(config, overrides, named=("display", "keep_backend", "log_to"))
     with ExitStack() as held:
         try:  # one writer per run directory, from before the first request (writer_lock.py)
             held.enter_context(hold_directory(Path(config.out or "."), "run"))
@@ -132,7 +141,12 @@ async def evaluate_async(
             if not isinstance(model, str) and not keep_backend:
                 await model.aclose()
             raise
-        return await _evaluate_held(config, model, display, keep_backend)
+        result = await _evaluate_held(config, model, display, keep_backend)
+    if logging_to is not None:  # from the files just written; a failure warns (tracking/send.py)
+        from mmmu_eval.tracking.send import log_run
+
+        log_run(logging_to, result.run_dir)
+    return result
 
 
 async def _evaluate_held(config: RunConfig, model: str | Backend, display: Display | None, keep_backend: bool) -> RunResult:
@@ -231,8 +245,10 @@ async def run(
     finished = set(answered_before(store.path) if answered is None else answered)
     todo = requests_to_ask(requests, finished)
     new_failures = [f for f in failures if f.item_id not in finished]
+    failure_log = FailureLog(store.path / RESPONSES)
     for failure in new_failures:
         store.append(failure)
+        failure_log.add(failure.item_id, failure.error or "failed")
     ids = {r.item_id for r in requests} | {f.item_id for f in failures}
     done_before = len(finished & ids)
     if done_before:
@@ -242,12 +258,14 @@ async def run(
     try:
         await run_requests(
             backend, todo, store, display=display,  # type: ignore[arg-type]  # None only with nothing to ask
-            already_done=done_before + len(new_failures), already_errors=len(new_failures),
+            already_done=done_before + len(new_failures), already_errors=len(new_failures), failures=failure_log,
         )
     except (asyncio.CancelledError, KeyboardInterrupt):
         selected = [r.item_id for r in requests] + [f.item_id for f in failures]
         store.update_manifest(status="interrupted", ended_at=utc_now(), counts=count_statuses_by_id(selected, store.responses()))
         raise
+    finally:
+        failure_log.close()
 
 
 def stored_responses(store: RunStore, items: Sequence[Item]) -> dict[str, Response]:

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-import logging
 import threading
 from collections import Counter
 from collections.abc import Mapping, Sequence
@@ -22,13 +21,13 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from mmmu_eval.backends.settings import FixedAnswers
 from mmmu_eval.core.clock import utc_now
-from mmmu_eval.core.config import RunConfig
+from mmmu_eval.core.config import SAMPLE_SEED, RunConfig
 from mmmu_eval.dataset.digest import file_sha256
 from mmmu_eval.core.errors import ConfigError, DataError
 from mmmu_eval.prompt.protocol import EvalProtocol, build_request, loose_images_record
 from mmmu_eval.core.records import NOT_SENT, Item, Request, Response
 from mmmu_eval.scoring.spec import ScoringSpec
-from mmmu_eval.store.manifest import MANIFEST, build_manifest, dataset_block
+from mmmu_eval.core.manifest import MANIFEST, build_manifest
 from mmmu_eval.store.rundir import RunStore
 from mmmu_eval.store.same_run import ANSWERS_FILE
 from mmmu_eval.core.version import __version__
@@ -41,9 +40,9 @@ __all__ = [
     "run_scoring", "select_items",
 ]
 
-log = logging.getLogger(__name__)
 
 T = TypeVar("T")
+
 
 @dataclass(frozen=True)
 class PreparedRun:
@@ -150,7 +149,7 @@ def select_items(items: Sequence[Item], config: RunConfig) -> tuple[Item, ...]:
         design = _design(selected, config)
         selected = tuple(selected[i] for i in design.drawn)
     elif config.sample is not None:
-        selected = draw_sample(selected, config.sample, config.sample_seed or 0)
+        selected = draw_sample(selected, config.sample, config.sample_seed or SAMPLE_SEED)
     if config.limit is not None:
         selected = selected[: config.limit]
     if config.shard is not None:
@@ -189,7 +188,7 @@ def sample_record(items: Sequence[Item], config: RunConfig) -> dict[str, Any] | 
     if config.sample is None:
         return None
     population = _with_ids(items, config)
-    record = {"k": config.sample, "seed": config.sample_seed or 0, "population": len(population),
+    record = {"k": config.sample, "seed": config.sample_seed or SAMPLE_SEED, "population": len(population),
               "drawn": min(config.sample, len(population)),
               "method": "uniform without replacement, random.Random(seed).sample over the items in dataset order"}
     if config.sample_audit is not None:
@@ -198,11 +197,11 @@ def sample_record(items: Sequence[Item], config: RunConfig) -> dict[str, Any] | 
 
 
 def _design(population: Sequence[Item], config: RunConfig) -> Any:
-    """The stratified design of ``--sample-audit`` (``stats.sample_design``; computed once per process)."""
-    from mmmu_eval.stats.sample_design import design_sample
+    """The stratified design of ``--sample-audit`` (``run.sample_audit`` over ``stats.sample_design``; computed once per process)."""
+    from mmmu_eval.run.sample_audit import design_sample
 
     assert config.sample is not None and config.sample_audit is not None
-    return design_sample([it.id for it in population], config.sample, config.sample_seed or 0,
+    return design_sample([it.id for it in population], config.sample, config.sample_seed or SAMPLE_SEED,
                          config.sample_audit, config.benchmark)
 
 
@@ -215,8 +214,7 @@ def build_requests(items: Sequence[Item], protocol: EvalProtocol) -> tuple[list[
             requests.append(build_request(item, protocol))
         except DataError as exc:
             message = str(exc) if str(exc).startswith(item.id) else f"{item.id}: {exc}"
-            failures.append(Response(item.id, "error", error=message, notes=(NOT_SENT,)))
-            log.warning("%s", message)
+            failures.append(Response(item.id, "error", error=message, notes=(NOT_SENT,)))  # logged when stored
     return requests, failures
 
 
@@ -302,7 +300,7 @@ def run_manifest(
         config=config.to_manifest(),
         protocol=protocol.describe(),
         scoring=scoring.to_manifest(),
-        dataset=dataset_block(dataset),
+        dataset=dataset.manifest_block(),
         shard=config.shard or None,
         item_ids=[it.id for it in items],
         unreferenced_images=loose_images_record(items, protocol),

@@ -1,9 +1,11 @@
 """The live progress display of a run: done / total, items per second, errors, ETA.
 
 One display object the runner talks to through three calls (``start``, ``advance``, ``stop``),
-so that it can be swapped: a rich progress bar when the console is a terminal, plain log-like
-lines every few seconds when it is not (CI logs, ``| tee``), or nothing (``NullDisplay``). The
-console and the clock are parameters, so tests render into a string with a clock they move.
+so that it can be swapped: a rich progress bar when the console is a terminal; in a Jupyter
+notebook one output of the cell replaced in place; plain log-like lines when it is neither (CI
+logs, ``| tee``), one each tenth of the items and otherwise at most one a minute
+(``progress_out.py``); or nothing (``NullDisplay``). The console, the clock and the notebook
+output are parameters, so tests render into a string with a clock they move.
 
 Rates count only this session's answers: items skipped because a resumed run already had them
 are shown as done but do not inflate items per second or shorten the ETA.
@@ -20,6 +22,7 @@ from typing import TYPE_CHECKING, Callable, Protocol
 from rich.console import Console
 
 from mmmu_eval.core.records import Response
+from mmmu_eval.run.progress_out import EVERY_S, IN_PLACE_EVERY_S, SHARE, Pace, notebook_output
 
 if TYPE_CHECKING:
     from rich.progress import Progress
@@ -120,7 +123,7 @@ def progress_bar(console: Console, clock: Callable[[], float], status: str) -> P
 
 
 class ProgressDisplay:
-    """A rich bar on a terminal, plain lines otherwise."""
+    """A rich bar on a terminal, one output updated in place in a notebook, plain lines otherwise."""
 
     def __init__(
         self,
@@ -128,21 +131,33 @@ class ProgressDisplay:
         *,
         clock: Callable[[], float] = time.monotonic,
         plain: bool | None = None,
-        every_s: float = 10.0,
+        every_s: float = EVERY_S,
+        every_share: float = SHARE,
         label: str = "items",
+        in_place: Callable[[str], None] | None = None,
     ) -> None:
         """
         Args:
             console: where to draw; default a stderr console.
             clock: seconds, monotonic (tests pass their own).
-            plain: force plain lines (True) or the bar (False); None asks the console.
-            every_s: seconds between plain lines (the first and last are always printed).
+            plain: force plain lines (True) or the bar (False); None asks the console (and, in
+                a Jupyter notebook, updates one output in place).
+            every_s: the most seconds between two plain lines (the first and last are always printed).
+            every_share: a plain line each time this share of the items is done.
             label: what the bar calls the work.
+            in_place: a function that replaces one output with the text given (a notebook's:
+                ``progress_out.InPlace().show``);
+                None: the notebook's when the console is one and ``plain`` is None.
         """
         self.console, self.plain = terminal(console, plain)
+        self.in_place = in_place if in_place is not None or plain is not None else notebook_output(self.console)
+        if self.in_place is not None:
+            self.plain = False
         self.clock = clock
         self.every_s = every_s
         self.label = label
+        self._pace = Pace(every_s, every_share)
+        self._shown_at: float | None = None
         self.total = 0
         self.done = 0
         self.errors = 0
@@ -150,7 +165,6 @@ class ProgressDisplay:
         """Attempts past the first of the responses finished in this session."""
         self._done_before = 0
         self._started = 0.0
-        self._last_line: float | None = None
         self._bar: Progress | None = None
         self._task: int | None = None
 
@@ -177,6 +191,9 @@ class ProgressDisplay:
         self.total, self.done, self.errors = total, done, errors
         self._done_before = done
         self._started = self.clock()
+        if self.in_place is not None:
+            self._show()
+            return
         if self.plain:
             self._line()
             return
@@ -193,7 +210,10 @@ class ProgressDisplay:
             self.errors += 1
         if self._bar is not None and self._task is not None:
             self._bar.update(self._task, completed=self.done, **self._fields())
-        elif self.plain and (self._last_line is None or self.clock() - self._last_line >= self.every_s):
+        elif self.in_place is not None:
+            if self._shown_at is None or self.clock() - self._shown_at >= IN_PLACE_EVERY_S:
+                self._show()
+        elif self.plain and self._pace.due(self.clock(), self.done, self.total):
             self._line()
 
     def stop(self) -> None:
@@ -202,6 +222,8 @@ class ProgressDisplay:
                 self._bar.update(self._task, completed=self.done, **self._fields())
             self._bar.stop()
             self._bar = None
+        elif self.in_place is not None:
+            self._show()
         elif self.plain:
             self._line()
 
@@ -215,5 +237,10 @@ class ProgressDisplay:
         }
 
     def _line(self) -> None:
-        self._last_line = self.clock()
+        self._pace.mark(self.clock(), self.done)
         self.console.print(self.status_line(), highlight=False, soft_wrap=True)
+
+    def _show(self) -> None:
+        assert self.in_place is not None
+        self._shown_at = self.clock()
+        self.in_place(f"{self.label}: {self.status_line()}")

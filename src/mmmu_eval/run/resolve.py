@@ -62,6 +62,7 @@ class RunTemplateArgs(TypedDict, total=False):
     max_attempts: int | None
     request_timeout: float | None
     probe_timeout: float | None
+    max_response_bytes: int | None
     max_image_pixels: int | None
     batch_size: int | None
     dtype: str | None

@@ -17,7 +17,7 @@ from mmmu_eval.core.config import RunConfig
 from mmmu_eval.core.errors import StoreError
 from mmmu_eval.prompt.protocol import EvalProtocol
 from mmmu_eval.core.records import Request, Response
-from mmmu_eval.store.manifest import Manifest
+from mmmu_eval.core.manifest import Manifest
 from mmmu_eval.store.rundir import MANIFEST, RunStore
 
 __all__ = ["FINISHED", "answered_before", "check_run_dir", "finished_answers", "preflight_needed", "requests_to_ask"]

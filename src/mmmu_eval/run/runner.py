@@ -12,7 +12,8 @@ backend's. What the runner adds:
   ``--resume``.
 - **One bad item does not stop the run.** A backend that raises a DataError naming one of the
   items (an image that cannot be read) gets that item stored as an ``error`` response and is
-  started again on the items still pending.
+  started again on the items still pending. The log names the first few failed items and then
+  counts the rest in one line (``failure_log.py``): every one is in responses.jsonl.
 - **A dead endpoint does.** ``STOP_AFTER_FAILED_IN_A_ROW`` responses in a row that failed after
   retries (a server that went away mid-run) stop the session instead of spending every
   remaining item's retries on it; the items not yet answered are left unasked, so the same
@@ -39,10 +40,11 @@ from typing import Awaitable, Callable, Sequence
 
 from mmmu_eval.backends.base import Backend, RunCannotSucceed
 from mmmu_eval.core.errors import DataError
+from mmmu_eval.run.failure_log import FailureLog
 from mmmu_eval.run.progress import Display, NullDisplay
 from mmmu_eval.core.records import NOT_SENT, Request, Response, is_count, is_seconds
 from mmmu_eval.store.response_json import record_problem, response_to_json
-from mmmu_eval.store.rundir import RunStore
+from mmmu_eval.store.rundir import RESPONSES, RunStore
 
 __all__ = ["RunSummary", "run_requests"]
 
@@ -90,6 +92,7 @@ async def run_requests(
     clock: Callable[[], float] = time.monotonic,
     already_done: int = 0,
     already_errors: int = 0,
+    failures: FailureLog | None = None,
 ) -> RunSummary:
     """Ask ``backend`` every request and append each response to ``store`` as it finishes.
 
@@ -101,6 +104,8 @@ async def run_requests(
         clock: seconds, monotonic (tests pass their own).
         already_done, already_errors: items of the same run answered in earlier sessions (or
             stored by the caller), so the display counts the whole run.
+        failures: where failed items are logged; None: a log of this session's own, closed at
+            its end (a caller that passes one, having logged its own failures there, closes it).
 
     Returns:
         The session's counts. When interrupted, the CancelledError or KeyboardInterrupt is
@@ -111,6 +116,8 @@ async def run_requests(
         Whatever else the backend raises, after the responses before it were stored.
     """
     display = display or NullDisplay()
+    own_log = failures is None
+    failure_log = FailureLog(store.path / RESPONSES) if failures is None else failures
     started = clock()
     counts = {"ok": 0, "truncated": 0, "error": 0}
     pending: dict[str, Request] = {r.item_id: r for r in requests}
@@ -132,8 +139,7 @@ async def run_requests(
             failed_in_a_row = 0
             return
         error = response.error or "failed"
-        # Stored errors already start with the item id (house style); don't say it twice.
-        log.warning("%s", error if error.startswith(response.item_id) else f"{response.item_id}: {error}")
+        failure_log.add(response.item_id, error)
         if response.attempts > 1 or (single_attempt and NOT_SENT not in response.notes):
             failed_in_a_row += 1
             if failed_in_a_row >= STOP_AFTER_FAILED_IN_A_ROW and pending:
@@ -180,6 +186,8 @@ async def run_requests(
     finally:
         display.stop()
         store.close()
+        if own_log:
+            failure_log.close()
         summary = RunSummary(
             asked=len(requests),
             ok=counts["ok"],

@@ -52,15 +52,21 @@ class Difference:
     """One item the two verdicts disagree on."""
 
     id: str
+    """The item's id."""
     subject: str
+    """Its subject."""
     cause: str
     """A key of CAUSES."""
     official_pred: str | None
+    """What the official parser read (a letter, an open answer); None when nothing was parsed."""
     official_correct: bool | None
     """None: we did not score it (a failed request)."""
     official_fallback: bool
+    """Whether the official random fallback chose ``official_pred``."""
     harness_pred: str | None
+    """What the harness read, as its file records it; None when it records none."""
     harness_correct: bool
+    """The harness's own verdict."""
     detail: str
     """What exactly differs, in words (``harness took B, official took C``)."""
 
@@ -123,10 +129,10 @@ class Explanation:
             },
             "n": n,
             "correct": self.harness_correct,
-            "accuracy": self.harness_correct / n if n else 0.0,
+            "accuracy": self.harness_correct / n if n else None,
             "official_correct": self.official_correct,
-            "official_accuracy": self.official_correct / n if n else 0.0,
-            "difference": (self.official_correct - self.harness_correct) / n if n else 0.0,
+            "official_accuracy": self.official_correct / n if n else None,
+            "difference": (self.official_correct - self.harness_correct) / n if n else None,
             "without_verdict": self.without_verdict,
             "differing": len(self.differences),
             "causes": causes,

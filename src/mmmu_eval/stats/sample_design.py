@@ -15,25 +15,22 @@ The audit's JSON (``mmmu-eval audit --json``) carries each run's answers right a
   that the report needs no audit file and the manifest stays small).
 
 Everything the report needs lands in the manifest's ``sample`` block (docs/audit.md, "Quick
-evaluation"); ``stats.sampled`` turns it and the run's verdicts into the estimates.
+evaluation"); ``stats.sampled`` turns it and the run's verdicts into the estimates. Pure: the
+audit's file is read, and each audit's check and fit kept for the process, by
+``run/sample_audit.py``.
 """
 
 from __future__ import annotations
 
-import functools
-import json
 import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from mmmu_eval.dataset.digest import file_sha256
-from mmmu_eval.core.errors import ConfigError
-from mmmu_eval.stats.irt import MIN_RUNS, fit_2pl
-from mmmu_eval.stats.sample_check import Check, allocate, hold_out_check, strata_count, strata_labels, tie_keys
+from mmmu_eval.stats.irt import MIN_RUNS
+from mmmu_eval.stats.sample_check import Check, allocate, strata_count, strata_labels, tie_keys
 
 #: The abilities at which the expected number right on the items not drawn is recorded.
 THETA_GRID = tuple(round(-5 + 0.1 * i, 1) for i in range(101))
@@ -52,43 +49,6 @@ class AuditAnswers:
     seen: np.ndarray
 
 
-def read_audit_answers(path: str | Path, benchmark: str) -> AuditAnswers:
-    """The runs of ``benchmark`` in the audit's JSON, with their answers (``items.responses``).
-
-    Raises:
-        ConfigError: the file cannot be read, is no audit, predates ``items.responses``, or holds
-            no run of the benchmark (each message names the file).
-    """
-    path = Path(path)
-    try:
-        doc = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, ValueError) as exc:
-        raise ConfigError(f"--sample-audit {path}: cannot be read as JSON ({exc})") from None
-    items = doc.get("items") if isinstance(doc, dict) else None
-    if not isinstance(items, dict) or not isinstance(doc.get("runs"), list):
-        raise ConfigError(f"--sample-audit {path}: not the JSON of `mmmu-eval audit --json` (no runs and items)")
-    responses = items.get("responses")
-    if not isinstance(responses, dict):
-        raise ConfigError(f"--sample-audit {path}: it has no items.responses (an audit by an older mmmu-eval); "
-                          "run `mmmu-eval audit ... --json` again")
-    ids = tuple(sorted(items.get("per_item") or {}))
-    wanted = [r for r in doc["runs"] if isinstance(r, dict) and (r.get("setting") == "mmmu") == (benchmark == "mmmu")]
-    if not wanted:
-        raise ConfigError(f"--sample-audit {path}: none of its {len(doc['runs'])} runs is of {benchmark}")
-    right = np.zeros((len(wanted), len(ids)))
-    seen = np.zeros((len(wanted), len(ids)))
-    for k, run in enumerate(wanted):
-        row = responses.get(run.get("name"))
-        if not isinstance(row, str) or len(row) != len(ids) or set(row) - set("01."):
-            raise ConfigError(f"--sample-audit {path}: the responses of run {run.get('name')!r} are not "
-                              f"{len(ids)} characters of 1, 0 and '.'")
-        codes = np.frombuffer(row.encode("ascii"), dtype=np.uint8)
-        right[k] = codes == ord("1")
-        seen[k] = codes != ord(".")
-    return AuditAnswers(str(path), file_sha256(path), ids, tuple(str(r.get("name")) for r in wanted),
-                        tuple(str(r.get("model")) for r in wanted), right, seen)
-
-
 @dataclass(frozen=True)
 class Design:
     """The sample a run draws, and what its manifest records about it."""
@@ -99,39 +59,11 @@ class Design:
     """The manifest's ``sample`` block without ``k``, ``seed``, ``population`` and ``drawn``."""
 
 
-def design_sample(population: Sequence[str], k: int, seed: int, audit: str | Path, benchmark: str) -> Design:
-    """Draw ``k`` of the ``population`` ids as the audit's check says (see the module)."""
-    return _design(tuple(population), k, seed, str(audit), _stamp(audit), benchmark)
-
-
-def _stamp(path: str | Path) -> tuple[int, int]:
-    """The audit file's size and time: a changed file is designed again within one process."""
-    try:
-        st = Path(path).stat()
-    except OSError:
-        return (0, 0)
-    return (st.st_size, st.st_mtime_ns)
-
-
-@functools.lru_cache(maxsize=4)
-def _checked(audit: str, _stamp: tuple[int, int], benchmark: str, k: int, seed: int) -> tuple[AuditAnswers, Check]:
-    """The audit's answers and the check at K: one per audit, K and seed in a process (a suite's
-    runs of several settings share them)."""
-    answers = read_audit_answers(audit, benchmark)
-    return answers, hold_out_check(answers.right, answers.seen, answers.models, answers.ids, k, seed=seed)
-
-
-@functools.lru_cache(maxsize=2)
-def _fitted(audit: str, _stamp: tuple[int, int], benchmark: str) -> Any:
-    """The 2PL on all the audit's runs of the benchmark."""
-    answers = read_audit_answers(audit, benchmark)
-    return fit_2pl(answers.right, answers.seen)
-
-
-@functools.lru_cache(maxsize=4)
-def _design(population: tuple[str, ...], k: int, seed: int, audit: str, _stamp: tuple[int, int],
-            benchmark: str) -> Design:
-    answers, check = _checked(audit, _stamp, benchmark, k, seed)
+def design_from(answers: AuditAnswers, check: Check, population: Sequence[str], k: int, seed: int,
+                model: Any = None) -> Design:
+    """Draw ``k`` of the ``population`` ids as ``check`` (the hold-one-model-out check of the
+    audit's ``answers`` at this K) says: stratified by difficulty or uniform, and with the 2PL
+    record when the check offers it (``model``: ``irt.fit_2pl`` on all the answers, then needed)."""
     column = {item_id: j for j, item_id in enumerate(answers.ids)}
     kk = min(k, len(population))
     index = np.array([column.get(i, -1) for i in population])
@@ -169,7 +101,9 @@ def _design(population: tuple[str, ...], k: int, seed: int, audit: str, _stamp: 
         record["method"] = ("uniform without replacement, random.Random(seed).sample over the items in dataset order "
                             "(the audit's check found no gain in stratifying at this K)")
     if "2pl" in check.offered:
-        record["irt"] = _irt_record(answers, _fitted(audit, _stamp, benchmark), population, index, chosen)
+        if model is None:
+            raise ValueError("the check offers the 2PL estimate: pass its fit (irt.fit_2pl) as model")
+        record["irt"] = _irt_record(answers, model, population, index, chosen)
     return Design(chosen, record)
 
 
@@ -205,4 +139,4 @@ def checked(record: Mapping[str, Any]) -> Check | None:
                  stratified_coverage=value.get("stratified_coverage"), notes=tuple(value.get("notes") or ()))
 
 
-__all__ = ["MIN_RUNS", "AuditAnswers", "Design", "THETA_GRID", "checked", "design_sample", "read_audit_answers"]
+__all__ = ["MIN_RUNS", "AuditAnswers", "Design", "THETA_GRID", "checked", "design_from"]

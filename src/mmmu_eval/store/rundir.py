@@ -46,7 +46,7 @@ from mmmu_eval.core.atomic import LOCK_FILE, holds_anything, is_leftover, remove
 from mmmu_eval.core.errors import StoreError
 from mmmu_eval.core.records import Response
 from mmmu_eval.store.lines import append_line
-from mmmu_eval.store.manifest import MANIFEST, NO_MANIFEST, Manifest
+from mmmu_eval.core.manifest import MANIFEST, NO_MANIFEST, Manifest
 from mmmu_eval.store.response_json import STATUSES, encoded_line, record_problem, response_from_json, response_to_json
 from mmmu_eval.store.response_lines import count_lines, read_records, repair_torn_tail
 from mmmu_eval.store.same_run import SAME_RUN, check_same_run, data_changes, fixes_unreadable_rows

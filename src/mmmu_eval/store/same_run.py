@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from mmmu_eval.core.errors import StoreError
-from mmmu_eval.store.manifest import Manifest
+from mmmu_eval.core.manifest import Manifest
 
 __all__ = ["ANSWERS_FILE", "ANSWER_SETTINGS", "SAME_RUN", "check_same_run", "data_changes"]
 

@@ -36,14 +36,16 @@ from mmmu_eval.core.aio import run_coroutine
 from mmmu_eval.core.errors import ConfigError, MmmuEvalError, StoreError
 from mmmu_eval.run.finished import finished_result
 from mmmu_eval.run.resolve import Unpack
+from mmmu_eval.run.result import NO_SCORE_STATUS
 from mmmu_eval.run.resume import check_run_dir
 from mmmu_eval.run.runner import run_together
 from mmmu_eval.prompt.protocol import EvalProtocol
 from mmmu_eval.stats.intervals import RESAMPLES
-from mmmu_eval.store.manifest import MANIFEST, build_manifest
+from mmmu_eval.core.manifest import MANIFEST, build_manifest
 from mmmu_eval.store.rundir import RunStore, holds_more_than_ranks
 from mmmu_eval.store.versioned import read_versioned
 from mmmu_eval.core.writer_lock import hold_directory
+from mmmu_eval.tracking import LogToArg, as_log_to, log_suite
 from mmmu_eval.suite.guard import SUITE_FILE, check_suite_data, log_failures, settle_suite_file, suite_file_before
 from mmmu_eval.suite.suite_config import SuiteConfig, SuiteConfigArgs, SuiteRun, backend_sharing, resolve_suite_config
 from mmmu_eval.suite.suite_progress import SuiteDisplay
@@ -87,7 +89,11 @@ class SuiteResult:
 
     @property
     def exit_status(self) -> int:
-        """0 when every run is complete; 1 when some failed or lack answers."""
+        """0 when every run is complete; ``NO_SCORE_STATUS`` (3) when not one run has a score (every
+        request of every run failed); 1 when some failed or lack answers."""
+        runs = list(self.summary["runs"].values())
+        if runs and all(run["items"] is not None and run["accuracy"] is None for run in runs):
+            return NO_SCORE_STATUS
         return 0 if self.summary["status"] == "complete" else 1
 
     def message(self) -> str | None:
@@ -106,7 +112,16 @@ class SuiteResult:
         return "\n".join(lines + [f"Run the same command again to finish them: {self.suite_dir}"])
 
     def __repr__(self) -> str:
-        return f"SuiteResult({str(self.suite_dir)!r}, overall={self.overall!r}, status={self.summary['status']!r})"
+        """``SuiteResult(suites/x: overall 20.8%, bundled sample: ...; complete)``"""
+        from mmmu_eval.results.notebook_view import suite_repr
+
+        return suite_repr(str(self.suite_dir), self.summary)
+
+    def _repr_html_(self) -> str:
+        """The suite in a notebook: its Table 1 row, its scope and each run's state."""
+        from mmmu_eval.results.notebook_view import suite_html
+
+        return suite_html(str(self.suite_dir), self.summary, self.exit_status)
 
 
 class SuiteInterrupted(KeyboardInterrupt):
@@ -125,6 +140,7 @@ def evaluate_suite(
     display: SuiteDisplay | None = None,
     bootstrap: int = RESAMPLES,
     bootstrap_seed: int = 0,
+    log_to: LogToArg = None,
     **overrides: Unpack[SuiteConfigArgs],
 ) -> SuiteResult:
     """Run the MMMU-Pro study for one model; the synchronous face of ``evaluate_suite_async``.
@@ -134,6 +150,9 @@ def evaluate_suite(
         display: the progress view (a SuiteDisplay; default bars on stderr).
         bootstrap: bootstrap resamples of the study's intervals.
         bootstrap_seed: the seed of those resamples.
+        log_to: ``"mlflow"``, ``"wandb"``, a list of them, or a ``tracking.LogTo``: once suite.json
+            is written, log the suite there as one logged run (Table 1 and the effects, each run's
+            figures under its name, suite.json and every report as files); a failure only warns.
         **overrides: SuiteConfig fields (``settings``, ``prompts``, ``ocr``, ``mmmu``,
             ``mmmu_data``, ``mmmu_revision``, ``out``) and RunConfig fields every run shares
             (``model``, which may be a model object, ``data``, ``base_urls``, ``concurrency``,
@@ -156,7 +175,7 @@ def evaluate_suite(
     suite_dir = Path(str(overrides.get("out") or (config.out if config else "suites")))
     try:
         return run_coroutine(evaluate_suite_async(
-            config, display=display, bootstrap=bootstrap, bootstrap_seed=bootstrap_seed, **overrides))
+            config, display=display, bootstrap=bootstrap, bootstrap_seed=bootstrap_seed, log_to=log_to, **overrides))
     except KeyboardInterrupt as exc:
         if isinstance(exc, SuiteInterrupted):
             raise
@@ -170,12 +189,14 @@ async def evaluate_suite_async(
     display: SuiteDisplay | None = None,
     bootstrap: int = RESAMPLES,
     bootstrap_seed: int = 0,
+    log_to: LogToArg = None,
     **overrides: Unpack[SuiteConfigArgs],
 ) -> SuiteResult:
     """Run the MMMU-Pro study; see ``evaluate_suite`` for the arguments."""
+    logging_to = as_log_to(log_to)  # an unknown sink or a missing SDK, before anything runs
     display = display or SuiteDisplay()
     resamples, seed = int(bootstrap), int(bootstrap_seed)
-    config, model = resolve_suite_config(config, overrides, named=("display", "bootstrap", "bootstrap_seed"))
+    config, model = resolve_suite_config(config, overrides, named=("display", "bootstrap", "bootstrap_seed", "log_to"))
     with ExitStack() as held:
         try:  # one writer per suite directory, from before the first request (writer_lock.py)
             held.enter_context(hold_directory(config.out, "suite"))
@@ -183,7 +204,9 @@ async def evaluate_suite_async(
             if not isinstance(model, str):
                 await model.aclose()
             raise
-        return await _suite_held(config, model, display, resamples, seed)
+        result = await _suite_held(config, model, display, resamples, seed)
+    log_suite(logging_to, result.suite_dir, result.summary)  # from the written files; a failure warns
+    return result
 
 
 async def _suite_held(config: SuiteConfig, model: Any, display: SuiteDisplay, resamples: int, seed: int) -> SuiteResult:

@@ -43,12 +43,13 @@ from mmmu_eval.core.errors import ConfigError
 from mmmu_eval.results.comparison import Comparison, compare_runs, discipline_or_other
 from mmmu_eval.core.numbers import Number, exact, percent, points
 from mmmu_eval.published.figures import expert_levels, expert_line
+from mmmu_eval.results.caveats import void
 from mmmu_eval.results.results_json import LEVEL
 from mmmu_eval.results.scope import combined_scope, scope_of_results
 from mmmu_eval.stats.intervals import RESAMPLES, Term, combination_ci
 from mmmu_eval.scoring.headline import pro_headline
 from mmmu_eval.suite.suite_config import PROMPTS, SETTINGS
-from mmmu_eval.suite.run_records import RunRecord
+from mmmu_eval.results.finished_run import FinishedRun
 
 __all__ = ["COLUMNS", "build_study", "percent", "runs_summary"]
 
@@ -90,15 +91,15 @@ def _combined(terms: Sequence[tuple[float, Number]]) -> Fraction:
     return sum((exact(w) * exact(v) for w, v in terms), Fraction(0))
 
 
-def _index(records: Sequence[RunRecord]) -> dict[tuple[str, str, str], RunRecord]:
+def _index(records: Sequence[FinishedRun]) -> dict[tuple[str, str, str], FinishedRun]:
     """The first record for each (benchmark, setting or split, prompt); planned runs come first."""
-    out: dict[tuple[str, str, str], RunRecord] = {}
+    out: dict[tuple[str, str, str], FinishedRun] = {}
     for record in records:
         out.setdefault(record.key, record)
     return out
 
 
-def _expected(record: RunRecord) -> tuple[float, Fraction]:
+def _expected(record: FinishedRun) -> tuple[float, Fraction]:
     """Random Choice's expected accuracy on the run's scored items, each item worth 1/options:
     (as stored, summed in floats; exactly, for its percent to round once)."""
     results = record.results
@@ -110,13 +111,13 @@ def _expected(record: RunRecord) -> tuple[float, Fraction]:
     return (worth / n, exactly / n) if n else (0.0, Fraction(0))
 
 
-def _term(weight: float, record: RunRecord) -> Term:
+def _term(weight: float, record: FinishedRun) -> Term:
     verdicts = record.results["verdicts"] if record.results else {}
     return Term(weight, record.benchmark, {i: v["correct"] for i, v in verdicts.items()},
                 {i: v["subject"] for i, v in verdicts.items()})
 
 
-def differing_items(a: RunRecord, b: RunRecord) -> str | None:
+def differing_items(a: FinishedRun, b: FinishedRun) -> str | None:
     """How the scored items of two runs differ, said for a reader; None when they are the same.
 
     The one rule for every pairing of two runs (the better of direct and cot, an effect, a
@@ -137,7 +138,7 @@ def differing_items(a: RunRecord, b: RunRecord) -> str | None:
 
 # -- Table 1 ----------------------------------------------------------------------------------
 
-def _setting_cell(index: Mapping, setting: str) -> tuple[dict | None, str | None, RunRecord | None]:
+def _setting_cell(index: Mapping, setting: str) -> tuple[dict | None, str | None, FinishedRun | None]:
     present = [r for m in PROMPTS if (r := index.get(("mmmu-pro", setting, m))) is not None]
     if not present:
         return None, f"no {setting} run in this suite (add {setting} to --settings)", None
@@ -158,7 +159,7 @@ def _setting_cell(index: Mapping, setting: str) -> tuple[dict | None, str | None
                    correct=overall["correct"], by_mode=by_mode), None, chosen
 
 
-def _mmmu_cell(index: Mapping) -> tuple[dict | None, str | None, RunRecord | None]:
+def _mmmu_cell(index: Mapping) -> tuple[dict | None, str | None, FinishedRun | None]:
     record = index.get(("mmmu", "validation", "direct"))
     if record is None:
         return None, "no MMMU validation run in this suite (it is left out with --no-mmmu)", None
@@ -179,10 +180,10 @@ def _mmmu_cell(index: Mapping) -> tuple[dict | None, str | None, RunRecord | Non
                    correct=overall["correct"], experts=experts, expert_line=line), None, record
 
 
-def _table1(index: Mapping, *, random_baseline: bool, resamples: int, seed: int) -> tuple[dict, dict[str, RunRecord]]:
+def _table1(index: Mapping, *, random_baseline: bool, resamples: int, seed: int) -> tuple[dict, dict[str, FinishedRun]]:
     table: dict[str, Any] = {}
     reasons: dict[str, str] = {}
-    chosen: dict[str, RunRecord] = {}
+    chosen: dict[str, FinishedRun] = {}
     for setting, key in _SETTING_KEYS.items():
         table[key], reason, record = _setting_cell(index, setting)
         if reason:
@@ -229,13 +230,13 @@ def _table1(index: Mapping, *, random_baseline: bool, resamples: int, seed: int)
 
 # -- effects and flips ------------------------------------------------------------------------
 
-def _compare(a: RunRecord, b: RunRecord, *, resamples: int, seed: int) -> Comparison:
+def _compare(a: FinishedRun, b: FinishedRun, *, resamples: int, seed: int) -> Comparison:
     assert a.results is not None and b.results is not None
     return compare_runs(a.results, b.results, label_a=a.name, label_b=b.name, paired_by_design=True,
                         resamples=resamples, seed=seed)
 
 
-def _effect(treatment: RunRecord, baseline: RunRecord, *, resamples: int, seed: int) -> dict[str, Any]:
+def _effect(treatment: FinishedRun, baseline: FinishedRun, *, resamples: int, seed: int) -> dict[str, Any]:
     """``treatment`` (cot, ocr) minus ``baseline`` (direct) on the items both scored."""
     c = _compare(treatment, baseline, resamples=resamples, seed=seed)
     t, b = treatment.prompt, baseline.prompt
@@ -279,7 +280,7 @@ def _effects(index: Mapping, settings: Sequence[str], mode: str, *, resamples: i
     return out
 
 
-def _flip_entry(a: RunRecord, b: RunRecord, what: str) -> dict[str, Any]:
+def _flip_entry(a: FinishedRun, b: FinishedRun, what: str) -> dict[str, Any]:
     c = _compare(a, b, resamples=0, seed=0)
     lost = [f for f in c.flips if f.a_correct]
     counts = Counter(discipline_or_other(f.subject) for f in lost)
@@ -302,7 +303,7 @@ def _flip_entry(a: RunRecord, b: RunRecord, what: str) -> dict[str, Any]:
     }
 
 
-def _flips(chosen: Mapping[str, RunRecord], table_reasons: Mapping[str, str]) -> dict[str, Any]:
+def _flips(chosen: Mapping[str, FinishedRun], table_reasons: Mapping[str, str]) -> dict[str, Any]:
     out: dict[str, Any] = {}
     reasons: dict[str, str] = {}
     for key, (a_key, b_key, what) in _FLIPS.items():
@@ -318,7 +319,7 @@ def _flips(chosen: Mapping[str, RunRecord], table_reasons: Mapping[str, str]) ->
 # -- the whole study --------------------------------------------------------------------------
 
 def build_study(
-    records: Sequence[RunRecord], *, model: str | None, resamples: int = RESAMPLES, seed: int = 0
+    records: Sequence[FinishedRun], *, model: str | None, resamples: int = RESAMPLES, seed: int = 0
 ) -> dict[str, Any]:
     """Table 1, the CoT and OCR effects and the flips from a suite's run records.
 
@@ -348,11 +349,11 @@ def build_study(
     }
 
 
-def runs_summary(records: Sequence[RunRecord]) -> dict[str, dict[str, Any]]:
+def runs_summary(records: Sequence[FinishedRun]) -> dict[str, dict[str, Any]]:
     """The ``runs`` entry of suite.json: each run's place, status and headline."""
     out: dict[str, dict[str, Any]] = {}
     for r in records:
-        overall = r.results["overall"] if r.results else None
+        overall = r.results["overall"] if r.results and not void(r.results) else None  # older files: 0.0 for no figure
         coverage = r.results["coverage"] if r.results else None
         out[r.name] = {
             "path": r.name,

@@ -30,7 +30,7 @@ from mmmu_eval.core.config import RunConfig
 from mmmu_eval.core.errors import ConfigError, did_you_mean
 from mmmu_eval.run.dry_run import RunPlan
 from mmmu_eval.run.resolve import RunTemplateArgs, Unpack, slug
-from mmmu_eval.store.manifest import MANIFEST
+from mmmu_eval.core.manifest import MANIFEST
 
 __all__ = ["PROMPTS", "SETTINGS", "SuiteConfig", "SuiteConfigArgs", "SuiteRun", "backend_sharing", "plan_suite",
            "plan_totals", "resolve_suite_config"]

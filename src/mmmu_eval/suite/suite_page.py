@@ -30,7 +30,8 @@ from mmmu_eval.core.records import Item, Response, letters
 from mmmu_eval.rendering.page import IMAGE_BUDGET, ImageBudget, asset, data_url, head, script_json
 from mmmu_eval.rendering.html_sections import expert_section, usage_section
 from mmmu_eval.core.numbers import interval, pct
-from mmmu_eval.suite.run_records import RunRecord
+from mmmu_eval.results.caveats import NO_SCORE
+from mmmu_eval.results.finished_run import FinishedRun
 from mmmu_eval.suite.html_study import effect_section, num, table1_section
 from mmmu_eval.suite.study import COLUMNS
 
@@ -64,7 +65,7 @@ def _flips_section(flips: Mapping[str, Any]) -> str:
     return f'<section id="flips"><h2>Flips (section 3.5)</h2><div class="grid2">{"".join(panels)}</div></section>'
 
 
-def _side(record: RunRecord, item: Item | None, response: Response | None, pred: str | None,
+def _side(record: FinishedRun, item: Item | None, response: Response | None, pred: str | None,
           images: dict[str, str], budget: ImageBudget) -> dict[str, Any]:
     verdict = (record.results or {}).get("verdicts", {}).get(item.id if item else "", {})
     side: dict[str, Any] = {
@@ -99,26 +100,25 @@ def _side(record: RunRecord, item: Item | None, response: Response | None, pred:
     return side
 
 
-def flip_rows(summary: Mapping[str, Any], records: Sequence[RunRecord], *, images: bool = True,
+def flip_rows(summary: Mapping[str, Any], records: Sequence[FinishedRun], *, images: bool = True,
               image_budget: int = IMAGE_BUDGET) -> dict[str, Any]:
     """The flip browser's data: ``{"sets", "items", "images", "notes"}``, JSON-ready.
 
     Items and responses are read back from the two runs' directories (the dataset loaded as the
     run's manifest says); a run whose items cannot be loaded shows responses without them.
     """
-    from mmmu_eval.results.loaded_run import run_items
-    from mmmu_eval.store.rundir import RunStore
+    from mmmu_eval.results.finished_run import run_items
 
     by_name = {r.name: r for r in records}
     loaded: dict[str, tuple[dict[str, Item], dict[str, Response]]] = {}
     notes: list[str] = []
 
-    def load(record: RunRecord) -> tuple[dict[str, Item], dict[str, Response]]:
+    def load(record: FinishedRun) -> tuple[dict[str, Item], dict[str, Response]]:
         if record.name not in loaded:
             responses: dict[str, Response] = {}
             items: dict[str, Item] = {}
             try:
-                responses = RunStore.read(record.path).responses()
+                responses = record.read_responses()
                 items = {it.id: it for it in run_items(record.manifest, responses)}
             except MmmuEvalError as exc:
                 notes.append(f"{record.name}: its items could not be loaded ({exc}); shown without them")
@@ -169,7 +169,7 @@ def _browser(data: Mapping[str, Any]) -> str:
 
 # -- runs and the page ------------------------------------------------------------------------
 
-def _runs_section(summary: Mapping[str, Any], records: Sequence[RunRecord]) -> str:
+def _runs_section(summary: Mapping[str, Any], records: Sequence[FinishedRun]) -> str:
     has_report = {r.name for r in records if (r.path / "report.html").is_file()}
     body = []
     for name, run in summary["runs"].items():
@@ -179,7 +179,8 @@ def _runs_section(summary: Mapping[str, Any], records: Sequence[RunRecord]) -> s
         status = "complete" if run["complete"] else (run["problem"] or "incomplete")
         body.append(
             f"<tr><td>{link}</td><td>{escape(str(run['setting'] or 'MMMU ' + str(run['split'])))}</td>"
-            f"<td>{escape(str(run['prompt']))}</td><td class=n>{num(run['percent'])}</td><td class=n>{ci_text}</td>"
+            f"<td>{escape(str(run['prompt']))}</td><td class=n>"
+            f"{NO_SCORE if run['percent'] is None and run['items'] is not None else num(run['percent'])}</td><td class=n>{ci_text}</td>"
             f"<td class=n>{run['scored'] if run['scored'] is not None else '–'} / {run['items'] if run['items'] is not None else '–'}</td>"
             f"<td>{escape(status)}</td></tr>"
         )
@@ -237,7 +238,7 @@ def _hero(summary: Mapping[str, Any]) -> str:
     )
 
 
-def render_suite_html(summary: Mapping[str, Any], records: Sequence[RunRecord], *, images: bool = True,
+def render_suite_html(summary: Mapping[str, Any], records: Sequence[FinishedRun], *, images: bool = True,
                       image_budget: int = IMAGE_BUDGET) -> str:
     """The whole suite page as one string (``summary`` is suite.json, ``records`` its runs).
 

@@ -1,9 +1,10 @@
 """One progress display for a suite: a row per run and a total, as ``run`` has for one run.
 
 The runner talks to a ``Display`` (``start``, ``advance``, ``stop``); ``SuiteDisplay.run(name)``
-hands each run its own, and they all feed one rich view (a bar per run plus ``all runs``) or,
-when the console is not a terminal, plain lines every few seconds with the total and one line
-when each run ends. Runs ask at the same time, so the total's rate is what the server sees.
+hands each run its own, and they all feed one rich view (a bar per run plus ``all runs``); in a
+Jupyter notebook one output of the cell with a line per run, replaced in place; or, when the
+console is neither, plain lines: each run's start and end, and the total's at the pace of
+``run/progress_out.Pace`` (each tenth of the items, otherwise at most one a minute). Runs ask at the same time, so the total's rate is what the server sees.
 Items a resumed run already had are shown as done but do not count in the rates.
 
 >>> display = SuiteDisplay(Console(stderr=True))
@@ -23,6 +24,7 @@ from rich.console import Console
 from rich.progress import Progress, TaskID
 
 from mmmu_eval.run.progress import Display, progress_bar, session_rate, status_text, terminal
+from mmmu_eval.run.progress_out import EVERY_S, IN_PLACE_EVERY_S, SHARE, Pace, notebook_output
 from mmmu_eval.core.records import Response
 
 __all__ = ["SuiteDisplay"]
@@ -70,7 +72,8 @@ class _RunDisplay:
 
 
 class SuiteDisplay:
-    """A rich view with a bar per run and a total on a terminal, plain lines otherwise."""
+    """A rich view with a bar per run and a total on a terminal, one output replaced in place in
+    a notebook, plain lines otherwise."""
 
     def __init__(
         self,
@@ -78,21 +81,32 @@ class SuiteDisplay:
         *,
         clock: Callable[[], float] = time.monotonic,
         plain: bool | None = None,
-        every_s: float = 10.0,
+        every_s: float = EVERY_S,
+        every_share: float = SHARE,
+        in_place: Callable[[str], None] | None = None,
     ) -> None:
         """
         Args:
             console: where to draw; default a stderr console.
             clock: seconds, monotonic (tests pass their own).
-            plain: force plain lines (True) or the bars (False); None asks the console.
-            every_s: seconds between plain total lines (run ends are always printed).
+            plain: force plain lines (True) or the bars (False); None asks the console (and, in
+                a Jupyter notebook, updates one output in place).
+            every_s: the most seconds between two plain total lines (run starts and ends are
+                always printed).
+            every_share: a plain total line each time this share of all runs' items is done.
+            in_place: a function that replaces one output with the text given; None: the notebook's when the
+                console is one and ``plain`` is None.
         """
         self.console, self.plain = terminal(console, plain)
+        self.in_place = in_place if in_place is not None or plain is not None else notebook_output(self.console)
+        if self.in_place is not None:
+            self.plain = False
         self.clock = clock
         self.every_s = every_s
+        self._pace = Pace(every_s, every_share)
+        self._shown_at: float | None = None
         self.rows: dict[str, _Row] = {}
         self.all = _Row()
-        self._last_line: float | None = None
         self._bar: Progress | None = None
         self._tasks: dict[str, TaskID] = {}
 
@@ -101,6 +115,9 @@ class SuiteDisplay:
     def open(self, names: Sequence[str]) -> None:
         """Show a row for each run, in this order, before any of them starts."""
         self.rows = {name: _Row() for name in names}
+        if self.in_place is not None:
+            self._show()
+            return
         if self.plain:
             return
         self._bar = progress_bar(self.console, self.clock, "{task.fields[status]}")
@@ -119,6 +136,8 @@ class SuiteDisplay:
             self._refresh_all()
             self._bar.stop()
             self._bar = None
+        elif self.in_place is not None:
+            self._show()
         elif self.plain and self.all.started is not None:
             self._print(f"all runs: {self.all.line(self.clock())}")
 
@@ -140,7 +159,9 @@ class SuiteDisplay:
         self.all.done_before += done
         if self.all.started is None:
             self.all.started = now
-        if self.plain:
+        if self.in_place is not None:
+            self._show()
+        elif self.plain:
             self._print(f"{name}: {row.line(now)}")
         else:
             self._refresh(name)
@@ -153,13 +174,19 @@ class SuiteDisplay:
             counts.retries += retries
         if self._bar is not None:
             self._refresh(name)
-        elif self.plain and (self._last_line is None or self.clock() - self._last_line >= self.every_s):
+        elif self.in_place is not None:
+            if self._shown_at is None or self.clock() - self._shown_at >= IN_PLACE_EVERY_S:
+                self._show()
+        elif self.plain and self._pace.due(self.clock(), self.all.done, self.all.total):
+            self._pace.mark(self.clock(), self.all.done)
             self._print(f"all runs: {self.all.line(self.clock())}")
 
     def _stop(self, name: str) -> None:
         row = self.rows[name]
         row.finished = True
-        if self.plain:
+        if self.in_place is not None:
+            self._show()
+        elif self.plain:
             self._print(f"{name}: finished, {row.line(self.clock())}")
         else:
             self._refresh(name)
@@ -182,8 +209,19 @@ class SuiteDisplay:
                          status=_fields(self.all, self.clock()))
 
     def _print(self, text: str) -> None:
-        self._last_line = self.clock()
         self.console.print(text, highlight=False, soft_wrap=True)
+
+    def _show(self) -> None:
+        """The notebook's output: a line per run, then the total."""
+        assert self.in_place is not None
+        now = self._shown_at = self.clock()
+        lines = []
+        for name, row in self.rows.items():
+            state = "waiting" if row.started is None else ("finished, " if row.finished else "") + row.line(now)
+            lines.append(f"{name}: {state}")
+        if self.all.started is not None:
+            lines.append(f"{TOTAL}: {self.all.line(now)}")
+        self.in_place("\n".join(lines))
 
 
 def _fields(row: _Row, now: float) -> str:

@@ -18,6 +18,7 @@ from typing import Any, Mapping
 from mmmu_eval.core.errors import ConfigError, MmmuEvalError
 from mmmu_eval.run.distributed import DEFAULT_TIMEOUT_S, Launch
 from mmmu_eval.run.launcher_ranks import finish_merged, pin_vllm_devices, rank_device, rank_dir, run_as_rank
+from mmmu_eval.tracking.log_to import LogToArg
 
 __all__ = ["evaluate_suite_ranks"]
 
@@ -25,8 +26,9 @@ log = logging.getLogger(__name__)
 
 
 def evaluate_suite_ranks(overrides: Mapping[str, Any], launch: Launch, *, bootstrap: int,
-                         timeout: float = DEFAULT_TIMEOUT_S) -> Any:
-    """This rank's part of a distributed suite: the SuiteResult on rank 0, None elsewhere.
+                         timeout: float = DEFAULT_TIMEOUT_S, log_to: LogToArg = None) -> Any:
+    """This rank's part of a distributed suite: the SuiteResult on rank 0, None elsewhere;
+    ``log_to`` as ``evaluate_suite`` takes it (rank 0 logs the merged suite).
 
     Raises:
         ConfigError: ``--shard``, or no ``--out`` (every rank must name the same suite).
@@ -35,7 +37,9 @@ def evaluate_suite_ranks(overrides: Mapping[str, Any], launch: Launch, *, bootst
     from mmmu_eval.suite.suite_config import resolve_suite_config
     from mmmu_eval.suite.execute import evaluate_suite
     from mmmu_eval.suite.suite_progress import SuiteDisplay
+    from mmmu_eval.tracking import as_log_to, log_suite
 
+    logging_to = as_log_to(log_to)
     if overrides.get("shard") is not None:
         raise ConfigError(f"--shard does not go with {launch.name} of a launcher: each rank takes shard "
                           "RANK+1/WORLD_SIZE of every run itself; drop --shard")
@@ -50,7 +54,10 @@ def evaluate_suite_ranks(overrides: Mapping[str, Any], launch: Launch, *, bootst
     def work() -> None:
         evaluate_suite(**mine, bootstrap=0, display=SuiteDisplay(plain=True))
 
-    return run_as_rank(launch, own, work, lambda: _merge_suite(config, launch.world_size, bootstrap), timeout=timeout)
+    merged = run_as_rank(launch, own, work, lambda: _merge_suite(config, launch.world_size, bootstrap), timeout=timeout)
+    if merged is not None:
+        log_suite(logging_to, merged.suite_dir, merged.summary)
+    return merged
 
 
 def _merge_suite(config: Any, world_size: int, bootstrap: int) -> Any:

@@ -17,6 +17,7 @@ from rich.table import Table
 
 from mmmu_eval.rendering.fit import print_fitted
 from mmmu_eval.core.numbers import fixed, interval
+from mmmu_eval.results.caveats import NO_SCORE
 from mmmu_eval.published.figures import sources, table1_rows
 from mmmu_eval.rendering.run_terminal import usage_table
 from mmmu_eval.suite.study import COLUMNS
@@ -137,7 +138,9 @@ def _runs(summary: Mapping[str, Any]) -> Table:
     for name, run in summary["runs"].items():
         status = "complete" if run["complete"] else f"[red]{escape(run['problem'] or 'incomplete')}[/red]"
         scored = f"{run['scored']} / {run['items']}" if run["items"] is not None else "–"
-        table.add_row(escape(name), _num(run["percent"]), scored, status)
+        # a run read back with no figure (no item scored) says so; "–" is a run with no results.json
+        figure = NO_SCORE if run["percent"] is None and run["items"] is not None else _num(run["percent"])
+        table.add_row(escape(name), figure, scored, status)
     return table
 
 

@@ -12,9 +12,11 @@ Each foreign-format module has the same small surface:
 format     reads
 ========== ==================================================================================
 lmms-eval  ``--log_samples`` logs of the MMMU and MMMU-Pro tasks (``readers/lmms_eval.py``)
-vlmevalkit prediction files ``<model>_<dataset>.xlsx|tsv`` and their result files
+vlmevalkit prediction files ``<model>_<dataset>.xlsx|tsv|json``, their result and detailed-results files
 inspect    Inspect ``.eval`` / ``.json`` logs of inspect_evals' MMMU tasks
 verifiers  ``vf-eval`` outputs: ``traces.jsonl`` (0.4) or ``results.jsonl`` + ``metadata.json``
+evalscope  EvalScope run folders (``reviews/<model>/mmmu_<Subject>.jsonl``) or one review file
+lighteval  lighteval details (``details_mmmu_pro:<setting>|0_<time>.parquet``) of its MMMU-Pro tasks
 jsonl      ``{"id", "response"}`` rows
 ========== ==================================================================================
 
@@ -34,13 +36,21 @@ from pathlib import Path
 from types import ModuleType
 
 from mmmu_eval.core.errors import ConfigError, DataError
-from mmmu_eval.harnesses.readers import inspect_log, lmms_eval, plain_jsonl, verifiers_output, vlmevalkit
+from mmmu_eval.harnesses.readers import (
+    evalscope,
+    inspect_log,
+    lighteval,
+    lmms_eval,
+    plain_jsonl,
+    verifiers_output,
+    vlmevalkit,
+)
 from mmmu_eval.harnesses.readers.foreign import ForeignFile, NoRows, empty_file_error, first_json_line, is_empty
 from mmmu_eval.harnesses.readers.official import FORMATS as OFFICIAL_FORMATS
 
 #: The foreign formats, in the order ``auto`` tries them (the plainest last).
 READERS: dict[str, ModuleType] = {
-    m.NAME: m for m in (lmms_eval, vlmevalkit, inspect_log, verifiers_output, plain_jsonl)
+    m.NAME: m for m in (lmms_eval, vlmevalkit, inspect_log, verifiers_output, evalscope, lighteval, plain_jsonl)
 }
 #: The official MMMU-Pro output's own columns (besides ``id``), by which ``auto`` knows it.
 _PRO_COLUMNS = frozenset(("options", "answer", "response", "question", "shuffled_options", "shuffled_options_answer"))
@@ -87,6 +97,9 @@ def detect(path: Path) -> tuple[str, str]:
         raise empty_file_error(path)
     guessed = guess_format(path)
     if guessed is None:
+        binary = binary_kind(path)
+        if binary:
+            raise DataError(f"{path}: {binary}; --format auto recognises no format in it")
         undecodable = _not_text(path)
         if undecodable:
             raise DataError(f"{path}: not UTF-8 text ({undecodable}); --format auto recognises no format in it")
@@ -111,6 +124,11 @@ def read_foreign(path: Path, format: str) -> ForeignFile:
     path = Path(path)
     if path.is_file() and is_empty(path):
         raise empty_file_error(path)
+    kind = _magic(path)
+    if kind and format not in _BINARY_READERS[kind]:
+        guess = guess_format(path)
+        hint = f"; it looks like --format {guess[0]} ({guess[1]})" if guess else ""
+        raise DataError(f"{path}: {binary_kind(path)}, which --format {format} does not read{hint}")
     try:
         return module.read(path)
     except NoRows as exc:  # which format the file looks like: only the registry knows every reader
@@ -120,6 +138,55 @@ def read_foreign(path: Path, format: str) -> ForeignFile:
 def reader(format: str) -> ModuleType | None:
     """The module of a foreign format (None for the official ones)."""
     return READERS.get(format)
+
+
+#: Binary file types (by their first bytes) -> the formats whose files they can be.
+_BINARY_READERS = {"parquet": {"lighteval"}, "xlsx": {"vlmevalkit"}, "zip": {"inspect"}, "gzip": set()}
+
+
+def _magic(path: Path) -> str | None:
+    """``parquet``, ``xlsx``, ``zip`` or ``gzip`` by a file's first bytes; None for anything else."""
+    if not path.is_file():
+        return None
+    try:
+        with path.open("rb") as fh:
+            head = fh.read(4)
+    except OSError:
+        return None
+    if head == b"PAR1":
+        return "parquet"
+    if head[:2] == b"\x1f\x8b":
+        return "gzip"
+    if head == b"PK\x03\x04":
+        import zipfile
+
+        try:
+            with zipfile.ZipFile(path) as archive:
+                return "xlsx" if "xl/workbook.xml" in archive.namelist() else "zip"
+        except (zipfile.BadZipFile, OSError):
+            return None  # a damaged archive: its reader says what is wrong with it
+    return None
+
+
+def binary_kind(path: Path) -> str | None:
+    """What a binary file is, in words, with the columns it holds where cheap; None for text."""
+    kind = _magic(path)
+    if kind == "parquet":
+        columns = lighteval.parquet_columns(path)
+        return ("an Apache Parquet file" + (f" with columns {', '.join(columns[:8])}" if columns else "")
+                + " (lighteval's details have doc, model_response and metric)")
+    if kind == "xlsx":
+        try:
+            header = [h for h in vlmevalkit.read_table(path, limit=0)[0] if h]
+        except (ConfigError, DataError):
+            header = []
+        return ("an Excel workbook (.xlsx)" + (f" whose first sheet has columns {', '.join(header[:8])}" if header else "")
+                + " (VLMEvalKit's prediction files have index and prediction)")
+    if kind == "zip":
+        return "a zip archive (Inspect's .eval logs are zip archives)"
+    if kind == "gzip":
+        return "a gzip-compressed file (decompress it first)"
+    return None
 
 
 def _not_text(path: Path) -> str | None:

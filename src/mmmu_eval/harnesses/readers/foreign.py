@@ -46,7 +46,8 @@ class ForeignRow:
     prompt: str = ""
     """The prompt text the harness sent, when it recorded it (shown in the report)."""
     content: tuple[str, ...] = ()
-    """Question and option texts, for rows keyed by a number under the ``content`` scheme."""
+    """Question and option texts, for rows keyed by a number under the ``content`` scheme; under a
+    ``position`` scheme, the option texts the item at that position must have (checked by the join)."""
 
 
 @dataclass(frozen=True)
@@ -64,7 +65,9 @@ class ForeignFile:
     benchmark: str | None = None
     """What the file evaluated, when its name or content says; rows may say too."""
     split: str | None = None
+    """The MMMU split the file evaluated, when its name or content says."""
     setting: str | None = None
+    """The MMMU-Pro setting the file evaluated, when its name or content says."""
     prompt_mode: str | None = None
     """``direct`` or ``cot`` when the harness's task name says."""
     index_scheme: str = "none"
@@ -88,6 +91,8 @@ class ForeignFile:
     what the file should cover. None: every item of its split (and question type, and subjects)."""
     subjects: tuple[str, ...] | None = None
     """The subjects the harness was asked for (Inspect's ``task_args.subjects``); None for all."""
+    setting_evidence: str = ""
+    """Why the reader could not tell the MMMU-Pro setting (what it found), said when ``--setting`` is needed."""
 
 
 # -- small helpers every reader uses ----------------------------------------------------------
@@ -212,6 +217,24 @@ class NoRows(DataError):
 def no_rows_error(path: Path, fmt: str, expected: str, problems: list[str]) -> NoRows:
     """The one error for a file in which no row is of the format asked for."""
     return NoRows(path, fmt, expected, problems)
+
+
+def the_one_file(path: Path, found: Sequence[Path], missing: str, several: str) -> Path:
+    """``path`` when it is a file, else the only one of ``found`` in it; one clear error otherwise.
+
+    ``missing`` says what was looked for (``"no lmms-eval samples file ... in it"``), ``several``
+    what the files are (``"samples files"``).
+    """
+    if not path.exists():
+        raise ConfigError(f"{path}: no such file or folder")
+    if not path.is_dir():
+        return path
+    if len(found) == 1:
+        return found[0]
+    if not found:
+        raise DataError(f"{path}: {missing}")
+    listed = ", ".join(str(p.relative_to(path)) for p in found[:6])
+    raise DataError(f"{path}: {len(found)} {several} ({listed}); name the one to rescore")
 
 
 def is_empty(path: Path) -> bool:

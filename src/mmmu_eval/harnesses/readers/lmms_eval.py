@@ -48,6 +48,7 @@ from mmmu_eval.harnesses.readers.foreign import (
     no_rows_error,
     other_benchmark_error,
     read_json,
+    the_one_file,
 )
 
 NAME = "lmms-eval"
@@ -244,17 +245,8 @@ def _sample_files(folder: Path) -> list[Path]:
 
 
 def _samples_file(path: Path) -> Path:
-    if not path.exists():
-        raise ConfigError(f"{path}: no such file or folder")
-    if not path.is_dir():
-        return path
-    found = _sample_files(path)
-    if len(found) == 1:
-        return found[0]
-    if not found:
-        raise DataError(f"{path}: no lmms-eval samples file of an MMMU task in it (<date>_samples_<task>.jsonl)")
-    listed = ", ".join(str(p.relative_to(path)) for p in found[:6])
-    raise DataError(f"{path}: {len(found)} samples files ({listed}); name the one to rescore")
+    return the_one_file(path, _sample_files(path) if path.is_dir() else [],
+                        "no lmms-eval samples file of an MMMU task in it (<date>_samples_<task>.jsonl)", "samples files")
 
 
 def _recorded(samples: Path, task: str | None) -> tuple[RecordedScore | None, str | None, str | None]:

@@ -19,6 +19,12 @@ It turns MMMU's open questions into two-option questions (``A`` = the gold answe
 one. ``<model>_<dataset>_acc.csv`` holds the accuracy it recorded, per split. A prediction
 ``Failed to obtain answer...`` is its record of a failed API call.
 
+With ``--use-verifier`` it writes ``<model>_<dataset>_detailed_results`` instead: the rows with
+``verifier_score`` (its verifier model's verdict) and ``verifier_match``, and an ``_acc.csv`` of
+``Category, Total, Hit, Accuracy`` (in percent). With ``PRED_FORMAT=json`` every table is a JSON
+list of rows (``readers/vlmevalkit_json.py``); its own evaluation of such a file fails (it sorts the
+list as if it were a table), so a JSON prediction file comes without VLMEvalKit's verdicts.
+
 Rows are keyed by their ``id`` column; a file without one (MMMU-Pro) is keyed by its question and
 option texts (``content``), which identify the item whatever VLMEvalKit's ``index`` numbering is.
 """
@@ -30,6 +36,7 @@ import re
 from pathlib import Path
 
 from mmmu_eval.core.errors import ConfigError, DataError
+from mmmu_eval.harnesses.readers.vlmevalkit_json import json_rows, looks_like_rows
 from mmmu_eval.scoring.harness_verdicts import HarnessVerdict, RecordedScore
 from mmmu_eval.harnesses.readers.foreign import (
     ForeignFile,
@@ -52,16 +59,19 @@ DATASETS: dict[str, tuple[str, str | None, str | None, str]] = {
     "MMMU_Pro_V_COT": ("mmmu-pro", None, "vision", "cot"),
 }
 _NAME = re.compile(r"^(?P<model>.+?)_(?P<dataset>" + "|".join(sorted(DATASETS, key=len, reverse=True))
-                   + r")(?P<rest>_.+)?\.(?P<ext>xlsx|tsv)$")
+                   + r")(?P<rest>_.+)?\.(?P<ext>xlsx|tsv|json)$")
 _FAILED = "Failed to obtain answer"
 _LOG = re.compile(r"^Match Log:\s*(?P<text>.*?)\.\s*$", re.S)
-_SUFFIXES = (".xlsx", ".tsv")
+_SUFFIXES = (".xlsx", ".tsv", ".json")
+_DETAILED = "_detailed_results"
 _MMMU_ID = re.compile(r"^(dev|validation|test)_[A-Za-z_]+_\d+$")
 
 
 def sniff(path: Path, first: dict | None) -> str | None:
     """Why this is a VLMEvalKit file, or None."""
     if path.suffix not in _SUFFIXES or not path.is_file():
+        return None
+    if path.suffix == ".json" and not looks_like_rows(path):
         return None
     try:
         header = read_table(path, limit=0)[0]
@@ -78,7 +88,7 @@ def sniff(path: Path, first: dict | None) -> str | None:
 def read(path: Path) -> ForeignFile:
     """Read the prediction file and, next to it, the verdicts and recorded accuracy."""
     if not path.is_file():
-        raise ConfigError(f"{path}: no such file; --format vlmevalkit reads <model>_<dataset>.xlsx or .tsv")
+        raise ConfigError(f"{path}: no such file; --format vlmevalkit reads <model>_<dataset>.xlsx, .tsv or .json")
     match = _NAME.match(path.name)
     dataset = match["dataset"] if match else None
     benchmark, split, setting, mode = DATASETS.get(dataset or "", (None, None, None, None))
@@ -96,7 +106,13 @@ def read(path: Path) -> ForeignFile:
         raise no_rows_error(path, NAME, EXPECTED, problems)
     notes = []
     if results is None:
-        notes.append(f"no {predictions.stem}_*_result file next to it: VLMEvalKit's own verdicts are unknown")
+        notes.append(f"no {predictions.stem}_*_result file (nor {_DETAILED}) next to it: VLMEvalKit's own "
+                     "verdicts are unknown")
+        if predictions.suffix == ".json":
+            notes.append("VLMEvalKit's own evaluation of PRED_FORMAT=json predictions fails (it sorts the JSON list as a "
+                         "table), so it writes no verdicts for them")
+    elif results.stem.endswith(_DETAILED):
+        notes.append(f"VLMEvalKit's verdicts are its verifier model's ({results.name}: verifier_score)")
     if dataset == "MMMU_DEV_VAL":
         notes.append("MMMU_DEV_VAL holds the dev and validation splits; VLMEvalKit reports each apart")
     recorded = _recorded(predictions, split)
@@ -152,6 +168,10 @@ def _verdict(cells: dict[str, str], result: dict[str, str]) -> HarnessVerdict:
     gold = cells.get("answer") or None
     judge = fallback = False
     pred: str | None = None
+    if "verifier_score" in result and "hit" not in result:
+        verdict = result["verifier_score"].strip()
+        return HarnessVerdict(correct=verdict in ("True", "true", "1") if verdict else None, gold=cells.get("answer") or None,
+                              judge=True, as_choice=False, note=f"VLMEvalKit's verifier model ruled {verdict or 'nothing'}")
     if "thus randomly generate one" in log:
         fallback = True  # its judge failed too: a random letter decided
     elif "Failed in Prefetch" in log:
@@ -177,17 +197,18 @@ def _pair(path: Path, match: re.Match | None) -> tuple[Path, Path | None]:
         return path, None
     stem = f"{match['model']}_{match['dataset']}"
     rest = match["rest"] or ""
-    if rest.endswith("_result"):
+    if rest.endswith("_result") or rest == _DETAILED:
         raw = [path.with_name(stem + ext) for ext in _SUFFIXES if path.with_name(stem + ext).is_file()]
         return (raw[0] if raw else path), path
-    found = sorted((p for ext in _SUFFIXES for p in path.parent.glob(f"{stem}_*result{ext}")),
-                   key=lambda p: ("_cotpost_" not in p.name, -p.stat().st_mtime, p.name))
+    found = sorted((p for ext in _SUFFIXES for pattern in (f"{stem}_*result{ext}", f"{stem}{_DETAILED}{ext}")
+                    for p in path.parent.glob(pattern)),
+                   key=lambda p: (p.stem.endswith(_DETAILED), "_cotpost_" not in p.name, -p.stat().st_mtime, p.name))
     return path, found[0] if found else None
 
 
 def _verdicts(results: Path) -> dict[str, dict[str, str]]:
     header, table = read_table(results)
-    if "hit" not in header:
+    if "hit" not in header and "verifier_score" not in header:
         return {}
     return {cells["index"]: cells for _, cells in table if cells.get("index")}
 
@@ -204,6 +225,12 @@ def _recorded(predictions: Path, split: str | None) -> tuple[RecordedScore | Non
         except (OSError, UnicodeDecodeError, csv.Error):
             continue
         for row in table:
+            if "Category" in row and row.get("Category") in (split or "Overall",):  # the verifier's layout, in percent
+                try:
+                    return RecordedScore(float(row["Accuracy"]) / 100, f"{file.name}: Accuracy, {row['Category']}",
+                                         int(row["Total"]) if row.get("Total", "").isdigit() else None), file
+                except (KeyError, TypeError, ValueError):
+                    continue
             if split is None or row.get("split") in (split, None, "none"):
                 try:
                     return RecordedScore(float(row["Overall"]), f"{file.name}: Overall, split {row.get('split')}"), file
@@ -213,13 +240,16 @@ def _recorded(predictions: Path, split: str | None) -> tuple[RecordedScore | Non
 
 
 def read_table(path: Path, *, limit: int | None = None) -> tuple[list[str], list[tuple[int, dict[str, str]]]]:
-    """``(header, [(line, {column: text})])`` of an ``.xlsx`` (first sheet) or ``.tsv`` table.
+    """``(header, [(line, {column: text})])`` of an ``.xlsx`` (first sheet), ``.tsv`` or ``.json`` table.
 
     Column names are VLMEvalKit's: lower-cased except the one-letter option columns. Numbers in a
     spreadsheet cell are written back as text (``3.0`` as ``3``); empty cells are ``""``.
     """
     try:
-        raw = _xlsx(path, limit) if path.suffix == ".xlsx" else _tsv(path, limit)
+        if path.suffix == ".json":
+            raw = [[_cell(v) for v in row] for row in json_rows(path, limit)]
+        else:
+            raw = _xlsx(path, limit) if path.suffix == ".xlsx" else _tsv(path, limit)
     except OSError as exc:
         raise ConfigError(f"{path}: cannot read ({exc.strerror or exc})") from None
     if not raw:

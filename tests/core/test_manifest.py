@@ -9,7 +9,7 @@ import pytest
 from mmmu_eval.cli.main import main
 from mmmu_eval.core.errors import StoreError
 from mmmu_eval.scoring.spec import ScoringSpec
-from mmmu_eval.store.manifest import Manifest, build_manifest
+from mmmu_eval.core.manifest import Manifest, build_manifest
 from mmmu_eval.run.merge_shards import config_of
 from mmmu_eval.store.rundir import RunStore
 
