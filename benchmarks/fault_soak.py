@@ -3,10 +3,13 @@
 For each of ``run`` (MMMU-Pro standard-10), ``suite``, ``harden filter`` and ``harden augment``:
 a clean session against a fault-free server, then a session against a server failing
 ``--fault-rate`` of requests with every fault it knows (a hostile server's too: out-of-range token
-counts, lone surrogates and echoed headers in errors; and, but for augment, on both servers, a
-fifth of the answers hostile: lone surrogates, refusals, content-filter stops), SIGKILLed once ``--kill-after`` of its
-requests have arrived (the server holds the rest, so the kill lands with requests in flight),
-then the same command again. It checks what the test checks (one stored answer per item, no
+counts, lone surrogates, echoed headers and terminal escapes in errors; and, but for augment, on
+both servers, a fifth of the answers hostile: lone surrogates, refusals, content-filter stops),
+SIGKILLed once ``--kill-after`` of its requests have arrived (the server holds the rest, so the
+kill lands with requests in flight), then the same command again. Between the two, ``run``'s
+directory is made hostile in turn (issue 40: ``test_fault_soak.hostile_directory``: a linked
+responses.jsonl, a line nested 100,000 deep, a 5,000-digit number in the manifest), each refused
+in one line with the outside file untouched, then put back. It checks what the test checks (one stored answer per item, no
 traceback, the clean session's results) and prints, per command: items, stored answers, faults
 sent, and the wall time of each session. ``--wire`` adds the wire's faults (issue 40: a gzip bomb,
 an endless body, a 3xx with a completion, a redirect, JSON nested 100,000 deep, a 5,000-digit
@@ -41,7 +44,7 @@ def main() -> None:
     from fakes.processes import jsonl_records, signal_when
     from fakes.wire_faults import WIRE_FAULTS
     from suite_throughput import write_snapshot
-    from test_fault_soak import FAULTY, HOSTILE_ANSWERS, cli, finish
+    from test_fault_soak import FAULTY, HOSTILE_ANSWERS, cli, finish, hostile_directory
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--items", type=int, default=1730)
@@ -88,8 +91,10 @@ def main() -> None:
                 start = time.perf_counter()
                 _, err = signal_when(command(server.url_with_credentials, soaked), lambda: server.holding > 0, what="the kill point", timeout=3600)
                 t_killed = time.perf_counter() - start
-                assert "Traceback" not in err, err[-3000:]
+                assert "Traceback" not in err and "\x1b" not in err, err[-3000:]
                 server.release()
+                if name == "run":
+                    hostile_directory(command(server.url, soaked), soaked)
                 start = time.perf_counter()
                 finish(command(server.url_with_credentials, soaked), sessions=sessions)
                 assert server.stats["followed"] == 0, "a redirect was followed"

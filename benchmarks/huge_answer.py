@@ -17,8 +17,14 @@ of the answer (1.0: the answer is held once at its worst moment). Two scopes:
 
 ``--src`` runs another checkout's package (e.g. ``--src /work/main/src``) to compare before/after.
 
+``--no-answer`` ends the huge answer without an answer phrase (issue 40): the first item is an open
+question, whose official prediction is then the answer's whole lowercased text. Every copy of it
+(predictions.jsonl's ``response`` and ``pred``, results.json's verdicts, report.html) is capped
+(``untrusted.capped``); the sizes of those files in the huge run are printed beside the memory.
+
     python benchmarks/huge_answer.py                       # 20 MB, report.html off and on
     python benchmarks/huge_answer.py --mb 50 --src ../main/src
+    python benchmarks/huge_answer.py --mb 200 --no-answer --repeats 1
 """
 
 from __future__ import annotations
@@ -83,13 +89,16 @@ def main() -> None:
     parser.add_argument("--limit", type=int, default=3, help="items in the run (default 3)")
     parser.add_argument("--src", type=Path, default=ROOT / "src", help="the package source to run (default this checkout's)")
     parser.add_argument("--repeats", type=int, default=3, help="runs per figure; the smallest peak counts (default 3)")
+    parser.add_argument("--no-answer", action="store_true",
+                        help="end the huge answer without an answer phrase: the open question's prediction is its whole text")
     args = parser.parse_args()
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "PYTHONPATH": str(args.src.resolve())}
     env.pop("OPENAI_API_KEY", None)
     env.pop("OPENAI_BASE_URL", None)
     size = int(args.mb * 1_000_000)
     # A reasoning-like text: words and newlines, ASCII, ending in the answer line.
-    huge = ("Let me think about the options step by step.\n" * (size // 45 + 1))[: size - 20] + "\nThe answer is (A)."
+    ending = "\nI cannot tell." if args.no_answer else "\nThe answer is (A)."
+    huge = ("Let me think about the options step by step.\n" * (size // 45 + 1))[: size - len(ending)] + ending
     state = {"first": None}
 
     def answer(body: dict) -> str:
@@ -110,6 +119,7 @@ def main() -> None:
                                                "--concurrency", "1", "--out", str(out), "--html"],
     }
     rows = []
+    sizes: dict[str, dict[str, int]] = {}
     with tempfile.TemporaryDirectory() as tmp:
         for scope, command in scopes.items():
             figures = {}
@@ -122,8 +132,11 @@ def main() -> None:
                         argv = command(server.url, out)
                         peaks.append(peak_bytes(argv, env))
                     if kind == "huge":
-                        stored = [json.loads(line) for line in (out / "responses.jsonl").read_text().splitlines()]
-                        assert max(len(r["text"]) for r in stored) == len(huge), "the huge answer was stored whole"
+                        with (out / "responses.jsonl").open(encoding="utf-8") as fh:
+                            longest = max(len(json.loads(line)["text"]) for line in fh)
+                        assert longest == len(huge), "the huge answer was stored whole"
+                        sizes[scope] = {f.name: f.stat().st_size for f in sorted(out.iterdir())
+                                        if f.name in ("responses.jsonl", "predictions.jsonl", "results.json", "report.html")}
                 figures[kind] = min(peaks)
             extra = figures["huge"] - figures["short"]
             rows.append((scope, figures["short"] / 2**20, figures["huge"] / 2**20, extra / 1e6, extra / len(huge)))
@@ -131,6 +144,9 @@ def main() -> None:
     print(f"{'scope':<20} {'short (MiB)':>12} {'huge (MiB)':>11} {'extra (MB)':>11} {'x answer':>9}")
     for scope, short, big, extra_mb, ratio in rows:
         print(f"{scope:<20} {short:>12.1f} {big:>11.1f} {extra_mb:>11.1f} {ratio:>9.2f}")
+    print("\nfiles of the huge run (bytes; the whole answer only in responses.jsonl):")
+    for scope, files in sizes.items():
+        print(f"{scope:<20} " + "  ".join(f"{name} {size:,}" for name, size in files.items()))
 
 
 if __name__ == "__main__":

@@ -2,13 +2,17 @@
 against a server that fails 30% of requests with every fault it knows (HTTP 429/500/503, a
 dropped connection, a stall, and 200 answers that are no completion: not JSON, not UTF-8, cut
 short, a stream, no choices, null or non-text content; and since issue 29 a hostile server's:
-negative and 10**400 token counts, a lone surrogate or our own headers echoed in an error),
-killed with SIGKILL part way, then run again with the same command line against the same faulty
-server. ``run``, ``suite`` and ``harden filter`` also get hostile answers, on the clean server
+negative and 10**400 token counts, a lone surrogate or our own headers echoed in an error; since
+issue 40 an error message full of terminal escapes), killed with SIGKILL part way, then run again
+with the same command line against the same faulty server. Between the two, the hostile server's
+run is also given a hostile directory (issue 40): its responses.jsonl a link to a file outside,
+then a line nested 100,000 deep, then a manifest holding a 5,000-digit number; each session is
+refused in one line and the outside file keeps every byte. ``run``, ``suite`` and ``harden filter`` also get hostile answers, on the clean server
 alike: lone surrogates in the text, reasoning and finish reason, refusals, content-filter stops.
 
 Every item must end with exactly one stored answer (none lost, none stored twice), no session may
-print a traceback, and the results must equal those of a clean run on a server without faults. Since issue 40 the wire's faults too (``fakes/wire_faults.py``): a gzip
+print a traceback or a raw escape character, and the results must equal those of a clean run on a
+server without faults. Since issue 40 the wire's faults too (``fakes/wire_faults.py``): a gzip
 bomb, an endless body, a 3xx carrying a completion, a redirect, JSON nested 100,000 deep, a
 5,000-digit number, all from a server behind HTTP Basic auth reached through ``user:password@``
 in ``--base-url``.
@@ -58,6 +62,7 @@ def finish(command: list[str], *, sessions: int = 1) -> str:
         done = subprocess.run(command, env=offline_environment(), capture_output=True, text=True, timeout=300)
         assert done.returncode in (0, 1), done.stderr[-3000:]
         assert "Traceback" not in done.stderr, done.stderr[-3000:]
+        assert "\x1b" not in done.stderr + done.stdout, "a raw escape reached the terminal"
         if done.returncode == 0:
             return done.stderr
     raise AssertionError(f"still exit 1 after {sessions} session(s): {done.stderr[-3000:]}")
@@ -66,11 +71,12 @@ def finish(command: list[str], *, sessions: int = 1) -> str:
 def soak(command: Callable[[str, Path], list[str]], tmp_path: Path, *, hold_after: int,
          answer: Callable[[dict], str] | None = None, hostile_answers: bool = True,
          faults: tuple[str, ...] = FAULTS + HOSTILE_FAULTS, basic_auth: tuple[str, str] | None = None,
-         sessions: int = 1) -> tuple[Path, Path, Counter]:
+         sessions: int = 1, between: Callable[[list[str], Path], None] | None = None) -> tuple[Path, Path, Counter]:
     """A clean run, and beside it a faulty one killed part way and finished by the same command
     (run again up to ``sessions`` times: a fault that fails its item at once leaves it for the
     next session); both outputs, and what the faulty server sent (``FaultServer.stats``).
     ``basic_auth``: both servers ask for it, and the commands reach them through ``user:password@``.
+    ``between(command, out)`` runs after the kill, before the command that finishes it.
 
     The clean run goes on in a thread while the faulty one runs: they share nothing but the
     answer function, and the faulty one spends most of its time waiting (back-off, held requests)."""
@@ -84,8 +90,10 @@ def soak(command: Callable[[str, Path], list[str]], tmp_path: Path, *, hold_afte
             url = server.url_with_credentials
             _, stderr = signal_when(command(url, soaked), lambda: server.holding > 0,
                                     what=f"a request held after the first {hold_after}", timeout=180)
-            assert "Traceback" not in stderr, stderr[-3000:]
+            assert "Traceback" not in stderr and "\x1b" not in stderr, stderr[-3000:]
             server.release()
+            if between is not None:
+                between(command(url, soaked), soaked)
             # One more session finishes it: every fault clears within --max-attempts. (Two CI runs saw
             # a suite's run refused in every later session: killed while writing its first manifest,
             # its directory held only the temporary file. tests/core/test_killed_first_write.py.)
@@ -107,6 +115,11 @@ def run_command(url: str, out: Path) -> list[str]:
                "--benchmark", "mmmu", "--split", "validation", "--out", str(out), *RUN_FLAGS)
 
 
+def verbose_run_command(url: str, out: Path) -> list[str]:
+    """``run_command`` logging every retry with its server message (``-v``): an escape-filled one too."""
+    return [*cli("-v"), *run_command(url, out)[len(cli()):]]
+
+
 def check_run(clean: Path, soaked: Path) -> None:
     """Every item answered once, with the clean run's results; hostile answers stored as sent."""
     ids = set(json.loads((clean / "manifest.json").read_text())["item_ids"])
@@ -124,10 +137,42 @@ def test_run(tmp_path):
     check_run(clean, soaked)
 
 
+def refused(command: list[str], says: str) -> None:
+    """``command`` stops in one line saying ``says``: no traceback, nothing asked of the files."""
+    done = subprocess.run(command, env=offline_environment(), capture_output=True, text=True, timeout=300)
+    assert done.returncode == 1 and says in done.stderr, done.stderr[-3000:]
+    assert "Traceback" not in done.stderr and "\x1b" not in done.stderr, done.stderr[-3000:]
+
+
+def hostile_directory(command: list[str], out: Path) -> None:
+    """A killed run's directory made hostile three ways in turn (issue 40), each refused in one
+    line before anything is written, then put back as it was."""
+    responses, manifest = out / "responses.jsonl", out / "manifest.json"
+    kept, kept_manifest = responses.read_bytes(), manifest.read_bytes()
+    outside = out.parent / "outside" / "important.sh"
+    outside.parent.mkdir()
+    outside.write_bytes(kept + b"export IMPORTANT=1")  # its last line would be cut as a torn tail
+    responses.unlink()
+    responses.symlink_to(outside)
+    refused(command, "responses.jsonl: is a symbolic link")
+    assert outside.read_bytes() == kept + b"export IMPORTANT=1", "the outside file kept every byte"
+    responses.unlink()
+    whole_lines = kept[: kept.rfind(b"\n") + 1]  # a torn tail the kill left, if any, aside
+    responses.write_bytes(whole_lines + b'{"item_id": "x", "text": ' + b"[" * 100_000 + b"]" * 100_000 + b"}\n")
+    refused(command, "not valid JSON (nested deeper than 100 levels")
+    responses.write_bytes(kept)
+    manifest.write_bytes(kept_manifest.rstrip().removesuffix(b"}") + b', "x_extra": ' + b"7" * 5_000 + b"}\n")
+    refused(command, "manifest.json: cannot be read (a number of more than 4,300 digits")
+    manifest.write_bytes(kept_manifest)
+
+
 def test_run_against_a_hostile_server(tmp_path):
     """Only a hostile server's faults (issue 29): negative and 10**400 token counts, lone
-    surrogates and our headers echoed in errors; each is sent, and none is stored."""
-    clean, soaked, sent = soak(run_command, tmp_path, hold_after=20, faults=HOSTILE_FAULTS)
+    surrogates and our headers echoed in errors; each is sent, and none is stored. Since issue
+    40, errors full of terminal escapes (never printed raw) and a hostile run directory between
+    the killed session and the one that finishes (``hostile_directory``)."""
+    clean, soaked, sent = soak(verbose_run_command, tmp_path, hold_after=20, faults=HOSTILE_FAULTS,
+                               between=hostile_directory)
     assert all(sent[kind] for kind in HOSTILE_FAULTS), f"every hostile fault was sent: {sent}"
     check_run(clean, soaked)
     stored = jsonl_records(soaked / "responses.jsonl")

@@ -78,6 +78,7 @@ if _typing.TYPE_CHECKING:
     from mmmu_eval.doctor.diagnosis import Diagnosis
     from mmmu_eval.doctor.effects import Effect
     from mmmu_eval.auditing.added import AddedOption
+    from mmmu_eval.auditing.forms import FourOptionVotes
     from mmmu_eval.auditing.sources import Answer, RunAnswers
     from mmmu_eval.auditing.item_stats import ItemStats
     from mmmu_eval.auditing.structural import Problem
@@ -129,6 +130,7 @@ _HOME = {
     "Diagnosis": "mmmu_eval.doctor.diagnosis",
     "Effect": "mmmu_eval.doctor.effects",
     "AddedOption": "mmmu_eval.auditing.added",
+    "FourOptionVotes": "mmmu_eval.auditing.forms",
     **dict.fromkeys(("Answer", "RunAnswers"), "mmmu_eval.auditing.sources"),
     "ItemStats": "mmmu_eval.auditing.item_stats",
     "Problem": "mmmu_eval.auditing.structural",
@@ -181,6 +183,7 @@ __all__ = [
     "Flip",
     "ForeignFile",
     "ForeignRow",
+    "FourOptionVotes",
     "Generates",
     "GenerationSettings",
     "HarnessVerdict",

@@ -92,11 +92,42 @@ def test_the_cli_writes_the_json_of_the_documented_shape_and_a_page(pro_2024, tm
     out, page = tmp_path / "audit.json", tmp_path / "audit.html"
     assert main(["audit", *files, "--json", str(out), "--html", str(page), "--top", "5"]) == 0
     printed = capsys.readouterr().out
-    assert "Suspect labels" in printed and "expected by chance" in printed
+    assert "Gold suspects" in printed and "Augmentation suspects" in printed and "expected by chance" in printed
     doc = json.loads(out.read_text(encoding="utf-8"))
     assert set(doc) >= {"runs", "suspects", "structural", "items", "revisions", "agreement", "added_options"}
     first = doc["suspects"][0]
-    assert set(first) >= {"id", "gold", "consensus", "agree", "gold_votes", "answered", "score", "runs"}
+    assert set(first) >= {"id", "gold", "consensus", "agree", "gold_votes", "answered", "score", "runs",
+                          "consensus_added", "kind", "four_option"}
+    assert set(doc["suspect_lists"]) == {"gold", "augmentation", "unknown"}
     scores = [s["score"] for s in doc["suspects"] if s["flagged"]]
     assert scores == sorted(scores, reverse=True)
     assert page.read_text(encoding="utf-8").startswith("<!DOCTYPE html>")
+
+
+def test_the_first_twenty_split_into_gold_and_augmentation_suspects(paper_audit):
+    """12 of the first 20 agree on an option the augmentation added (the issue's count); each says so,
+    with the four-option form's votes beside it, and each list keeps the overall rank order."""
+    top = paper_audit.suspects[:20]
+    assert sum(s.consensus_added is True for s in top) == 12 and sum(s.consensus_added is False for s in top) == 8
+    _, history = _suspect(paper_audit, "test_History_87")  # "Constantinople became a Muslim city" was added
+    assert history.kind == "augmentation" and history.consensus == "Constantinople became a Muslim city"
+    assert (history.four_option.gold, history.four_option.answered, history.four_option.consensus) == (9, 10, 0)
+    _, design = _suspect(paper_audit, "validation_Design_15")  # an original option: the gold is wrong
+    assert design.kind == "gold" and (design.four_option.consensus, design.four_option.answered) == (9, 10)
+    gold, augmentation = paper_audit.suspects_of("gold"), paper_audit.suspects_of("augmentation")
+    assert len(gold) + len(augmentation) == len(paper_audit.suspects) and not paper_audit.suspects_of("unknown")
+    ranks = {s.id: i for i, s in enumerate(paper_audit.suspects)}
+    assert [ranks[s.id] for s in augmentation] == sorted(ranks[s.id] for s in augmentation)
+    doc = paper_audit.to_json()
+    assert doc["suspect_lists"]["augmentation"][0] == "test_History_87"
+    assert next(s for s in doc["suspects"] if s["id"] == "test_History_87")["consensus_added"] is True
+
+
+def test_position_flags_only_where_the_augmentation_changed_the_meaning(paper_audit):
+    ten = {p.id: p.detail for p in paper_audit.structural
+           if p.kind == "position_dependent_option" and p.setting == "standard-10"}
+    assert "validation_Pharmacy_7" not in ten  # 'a,b' in a list the augmentation never reordered
+    assert "All of these" in ten["test_Sociology_68"] and "grew by 4 added option(s)" in ten["test_Sociology_68"]
+    assert "the shuffle moved the options above it" in ten["validation_Diagnostics_and_Laboratory_Medicine_17"]
+    assert "was itself added by the augmentation" in ten["test_Psychology_180"]
+    assert len(ten) == 36

@@ -12,7 +12,7 @@ image slots (tiny LLaVA models, no torchvision, transformers 4.x and 5.x).
 import json
 
 import pytest
-from fakes.tiny_models import build_tiny_llava, chat_template, mmmu_like_requests
+from fakes.tiny_models import build_tiny_llava, mmmu_like_requests
 
 from mmmu_eval.backends.baselines import TextOnlyBackend
 from mmmu_eval.backends.hf_transformers import HFBackend

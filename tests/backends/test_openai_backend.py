@@ -22,7 +22,7 @@ from mmmu_eval.backends.openai_api import (
     retry_after_seconds,
 )
 from mmmu_eval.backends.openai_errors import classify_preflight
-from mmmu_eval.backends.retry import Failure, RetryPolicy
+from mmmu_eval.backends.retry import RetryPolicy
 from mmmu_eval.core.config import RunConfig
 from mmmu_eval.run.backend_settings import backend_settings
 from mmmu_eval.core.errors import ConfigError, DataError

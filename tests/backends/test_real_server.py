@@ -18,7 +18,6 @@ import pytest
 from mmmu_eval.prompt.images import tiny_png
 from mmmu_eval.backends.openai_api import OpenAIBackend
 from mmmu_eval.backends.settings import OpenAISettings
-from mmmu_eval.core.config import RunConfig
 from mmmu_eval.core.errors import ConfigError
 from mmmu_eval.core.records import GenerationSettings, ImagePart, ImageRef, Request, TextPart
 

@@ -30,6 +30,12 @@ def test_merged_shards_equal_the_unsharded_run(hf_extra, tmp_path, capsys):
             == {k: (r.status, r.text) for k, r in reference.responses().items()})
     merged_results = json.loads((tmp_path / "merged" / "results.json").read_text())
     assert merged_results["overall"] == whole.results["overall"]
+    # The manifest's per-item figures are the run's totals, not the first shard's (issue 41).
+    layouts = [RunStore.read(r.run_dir).manifest() for r in (whole, *shards)]
+    assert isinstance(layouts[0]["effective_layout"], dict)  # the template moves the images of some items only
+    assert layouts[1]["effective_layout"] != layouts[0]["effective_layout"]
+    for key in ("effective_layout", "effective_layout_items", "unreferenced_images"):
+        assert merged.manifest()[key] == reference.manifest()[key], key
 
 
 def test_merge_refuses_shards_of_different_protocols(tmp_path, capsys):

@@ -66,8 +66,13 @@ MALFORMED = frozenset({"not-json", "empty-choices", "bad-utf8", "truncated", "nu
 #: Failed attempts of a hostile server, drawn like ``FAULTS`` when a test opts in
 #: (``faults=FAULTS + HOSTILE_FAULTS``): a 200 whose token counts are out of range (negative, or
 #: 10**400), an HTTP 500 whose message holds a lone surrogate (``\ud800``), and an HTTP 500 that
-#: echoes the request's headers, API key included, in its message.
-HOSTILE_FAULTS = ("negative-tokens", "huge-tokens", "surrogate-error", "echo-headers")
+#: echoes the request's headers, API key included, in its message; and (issue 40) an HTTP 500
+#: whose message would drive a terminal (``TERMINAL_ESCAPES``).
+HOSTILE_FAULTS = ("negative-tokens", "huge-tokens", "surrogate-error", "echo-headers", "escape-error")
+#: What the ``escape-error`` fault says: retitle the window, clear the screen, plant an OSC 8
+#: hyperlink, ring the bell, return to the line's start; and Rich markup and an emoji code.
+TERMINAL_ESCAPES = ("\x1b]0;pwned\x07\x1b[2J\x1b]8;;http://evil.example/\x1b\\click here\x1b]8;;\x1b\\\r"
+                    "[bold red]fine[/bold red] :smile: \u202edesrever\x9b31m")
 #: The hostile faults that are 200 answers no client can use (counted with ``MALFORMED``).
 HOSTILE_MALFORMED = frozenset({"negative-tokens", "huge-tokens"})
 #: Answers, not faults: what the server says instead of ``expected_answer(key)`` for the keys
@@ -106,6 +111,8 @@ def _hostile_fault(handler: "_Handler", owner: "FaultServer", fault: str, key: s
     elif fault == "echo-headers":
         sent = "; ".join(f"{name}: {value}" for name, value in handler.headers.items())
         handler._json(500, {"error": {"message": f"upstream refused the request with headers {sent}"}})
+    elif fault == "escape-error":
+        handler._json(500, {"error": {"message": f"overloaded {TERMINAL_ESCAPES} try again"}})
 
 
 def _hostile_answer(answer: dict, mode: str | None) -> bytes | None:

@@ -46,12 +46,14 @@ def without_times(value: Any) -> Any:
     return value
 
 
-def start_rank(rank: int, world_size: int, port: int, command: list[str]) -> subprocess.Popen[str]:
-    """``python -m mmmu_eval COMMAND`` as one rank, with the variables torchrun sets but no torchrun:
-    no agent tears the others down when one fails, so what the ranks tell each other is what counts."""
+def start_rank(rank: int, world_size: int, port: int, command: list[str], *,
+               program: tuple[str, ...] = ("-m", "mmmu_eval")) -> subprocess.Popen[str]:
+    """``python -m mmmu_eval COMMAND`` (or ``python PROGRAM COMMAND``) as one rank, with the
+    variables torchrun sets but no torchrun: no agent tears the others down when one fails, so
+    what the ranks tell each other is what counts."""
     env = rank_env(RANK=str(rank), WORLD_SIZE=str(world_size), LOCAL_RANK=str(rank), LOCAL_WORLD_SIZE=str(world_size),
                    MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port))
-    return subprocess.Popen([sys.executable, "-m", "mmmu_eval", *command], env=env, text=True,
+    return subprocess.Popen([sys.executable, *program, *command], env=env, text=True,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
 
 
@@ -69,6 +71,8 @@ def assert_same_run(one: Path, merged: Path, *, ranks: int = 2) -> None:
     results = [json.loads((d / "results.json").read_text()) for d in (one, merged)]
     assert without_times(results[1]) == without_times(results[0])
     assert b.manifest()["status"] == "complete" and b.manifest().get("shard") is None
+    for key in ("effective_layout", "effective_layout_items", "unreferenced_images"):  # the run's totals (issue 41)
+        assert b.manifest().get(key) == a.manifest().get(key), key
     shards = [RunStore.read(merged / "ranks" / f"rank-{k}-of-{ranks}") for k in range(1, ranks + 1)]
     assert [s.manifest()["shard"] for s in shards] == [[k, ranks] for k in range(1, ranks + 1)]
     assert sum(len(s.responses()) for s in shards) == len(a.responses())

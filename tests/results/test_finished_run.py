@@ -23,6 +23,8 @@ SRC = Path(__file__).resolve().parents[2] / "src" / "mmmu_eval"
 STORE_READERS = {
     "results/finished_run.py",
     "run/pipeline.py", "run/prepare.py", "run/resume.py", "run/merge_shards.py", "run/launcher_ranks.py",
+    # a run on another rank count reads its own earlier shards (answers to reuse, shards to fold in)
+    "run/rank_answers.py", "run/merge_earlier.py",
     "harden/trials.py",
 }
 

@@ -9,9 +9,11 @@ our own timeout has to). Kept to a handful of items: torch processes are heavy o
 from __future__ import annotations
 
 import json
+import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -62,8 +64,18 @@ def test_two_torchrun_ranks_equal_one_process_item_for_item_and_resume_asks_only
     assert done.stdout.count("run directory:") == 1
     assert "rank 0/2: done" in done.stderr and "rank 1/2: done" in done.stderr
 
-    # Lose one answer of rank 1's shard (its last line, as a kill mid-write would): the same
-    # command asks that one item again, and only it, and the merged run is whole again.
+    # The same command on the finished run: nothing asked, no model loaded, on any rank.
+    finished = _torchrun([*common, "--out", str(tmp_path / "two")])
+    assert finished.returncode == 0, finished.stderr[-3000:]
+    assert f"{tmp_path / 'two'}: finished already: nothing asked" in finished.stdout
+    assert "rank 0/2" not in finished.stderr and "rank 1/2" not in finished.stderr
+
+    # A launch killed before its merge, in the middle of writing rank 1's last answer: DIR holds
+    # no merged run and the shard lacks its last line. The same command asks that one item
+    # again, and only it, and the merged run is whole again.
+    for entry in (tmp_path / "two").iterdir():
+        if entry.name != "ranks":
+            entry.unlink()
     shard = tmp_path / "two" / "ranks" / "rank-2-of-2" / "responses.jsonl"
     lines = shard.read_text().splitlines(keepends=True)
     lost = json.loads(lines[-1])["item_id"]
@@ -79,6 +91,43 @@ def test_two_torchrun_ranks_equal_one_process_item_for_item_and_resume_asks_only
 
 
 # -- a rank that fails or is killed -----------------------------------------------------------------
+
+def test_a_rank_killed_under_torchrun_stops_the_survivor_at_once_naming_it_without_a_traceback(tiny_llava, tmp_path):
+    """torchrun SIGTERMs the survivors once a worker dies: the survivor (asking its shard, its model
+    decoding in a worker thread) leaves at once, its last line naming the rank whose process is
+    gone, with no traceback of ours (the backend closed under a decoding thread printed one)."""
+    args = [*SAMPLE, "--model", f"hf:{tiny_llava}", "--max-tokens", "300", "--batch-size", "2", "--device", "cpu",
+            "--no-html", "--out", str(tmp_path / "run")]
+    command = [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc-per-node", "2",
+               "-m", "mmmu_eval", "run", *args]
+    launcher = subprocess.Popen(command, env=rank_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    lines: list[tuple[float, str]] = []
+    reader = threading.Thread(target=lambda: lines.extend((time.monotonic(), line) for line in launcher.stderr), daemon=True)
+    reader.start()
+    try:
+        deadline = time.monotonic() + 180
+        while sum("done 0/" in line for _, line in list(lines)) < 2:  # both ranks asking
+            assert launcher.poll() is None and time.monotonic() < deadline, "".join(l for _, l in lines)[-3000:]
+            time.sleep(0.05)
+        workers = Path(f"/proc/{launcher.pid}/task/{launcher.pid}/children").read_text().split()
+        victim = next(int(w) for w in workers if b"\x00RANK=1\x00" in b"\x00" + Path(f"/proc/{w}/environ").read_bytes())
+        os.kill(victim, signal.SIGKILL)
+        killed_at = time.monotonic()
+        launcher.wait(timeout=120)
+        reader.join(10)
+    finally:
+        if launcher.poll() is None:
+            launcher.kill()
+            launcher.wait()
+    text = "".join(line for _, line in lines)
+    ours = [(at, line) for at, line in lines if "rank 0 of 2 was stopped by SIGTERM" in line]
+    assert ours, text[-3000:]
+    assert f"after rank 1 of 2 (pid {victim}) ended without a word" in ours[0][1]
+    assert ours[0][0] - killed_at < 5  # measured 0.2 s: torchrun's notice, then ours at once (no wait for a status)
+    assert "NoneType" not in text and "generation failed" not in text
+    assert not [line for line in text.splitlines() if line.lstrip().startswith("File") and "mmmu_eval" in line]
+
+
 
 def test_a_killed_rank_stops_the_other_within_the_timeout_naming_it_and_a_rerun_finishes(tmp_path):
     """Both ranks ask a slow server (8 s an answer, one at a time); rank 1 is killed with no
@@ -120,6 +169,28 @@ def test_a_killed_rank_stops_the_other_within_the_timeout_naming_it_and_a_rerun_
         outputs = [r.communicate(timeout=120) for r in ranks]
     assert [r.returncode for r in ranks] == [0, 0], outputs[0][1][-2000:] + outputs[1][1][-2000:]
     assert RunStore.read(out).manifest()["counts"] == {"items": 10, "ok": 10, "truncated": 0, "error": 0, "missing": 0}
+
+
+def test_a_rank_whose_main_thread_blocks_is_named_as_making_no_progress(tmp_path):
+    """Rank 1's model blocks the event loop's thread in ``time.sleep`` (its process lives, its side
+    thread runs): rank 0 finishes its shard, then stops after --rank-timeout of no progress, naming
+    rank 1 and where it stands, not "stopped answering"."""
+    out = tmp_path / "run"
+    port = free_port()
+    program = (str(Path(__file__).parents[1] / "fakes" / "stuck_rank.py"),)
+    ranks = [start_rank(r, 2, port, [str(out), "3"], program=program) for r in (0, 1)]
+    try:
+        _, err = ranks[0].communicate(timeout=120)
+        assert ranks[1].poll() is None  # the stuck rank still runs: only its work stopped
+    finally:
+        for r in ranks:
+            if r.poll() is None:
+                r.kill()
+            r.communicate()
+    assert ranks[0].returncode == 1, err[-3000:]
+    assert "rank 1 of 2 made no progress for 3 s" in err, err[-3000:]
+    assert "stuck_rank.py:" in err and "in generate" in err  # where its main thread stands
+    assert "stopped answering" not in err
 
 
 def test_a_failing_rank_stops_the_other_with_its_error(tmp_path):

@@ -8,6 +8,7 @@ minute, and a notebook one output replaced at most once a second.
 from __future__ import annotations
 
 import io
+import sys
 
 from rich.console import Console
 
@@ -71,12 +72,25 @@ def test_in_a_notebook_one_output_is_replaced_at_most_once_a_second():
 
 
 def test_a_notebook_console_gets_the_in_place_output_unless_plain_lines_are_asked_for():
+    from fakes import required
+
+    required.module("IPython.display", "a notebook's in-place output is IPython's display handle (ipykernel, test extra)")
     notebook = Console(file=io.StringIO(), force_jupyter=True)
     assert isinstance(notebook_output(notebook).__self__, InPlace)
     assert notebook_output(Console(file=io.StringIO(), force_jupyter=False)) is None
     assert isinstance(ProgressDisplay(notebook).in_place.__self__, InPlace)
     assert ProgressDisplay(notebook, plain=True).in_place is None
     assert isinstance(SuiteDisplay(notebook).in_place.__self__, InPlace)
+
+
+def test_a_notebook_console_without_ipython_gets_no_in_place_output(monkeypatch):
+    """rich can be told it writes into a notebook (``force_jupyter``) where IPython cannot be
+    imported: the display then draws as anywhere else rather than failing on the import."""
+    monkeypatch.setitem(sys.modules, "IPython", None)  # `import IPython.display` raises ImportError
+    monkeypatch.setitem(sys.modules, "IPython.display", None)
+    notebook = Console(file=io.StringIO(), force_jupyter=True)
+    assert notebook_output(notebook) is None
+    assert ProgressDisplay(notebook).in_place is None and SuiteDisplay(notebook).in_place is None
 
 
 def test_a_suite_in_a_notebook_shows_a_line_per_run_in_one_output():

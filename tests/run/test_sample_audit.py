@@ -142,8 +142,12 @@ def test_the_2pl_estimate_is_the_answers_seen_plus_the_predictions(sampled_run):
     estimate = next(e for e in section["estimates"] if e["estimator"] == "2pl")
     assert estimate["estimate"] == pytest.approx(min(max((y.sum() + rest) / 40, section["correct"] / 40),
                                                      (section["correct"] + 20) / 40))
-    margin = section["check"]["q95"]["2pl"]
-    assert estimate["interval95"][1] - estimate["interval95"][0] <= 2 * margin + 1e-12
+    coverage = section["check"]["irt_coverage"]  # calibrated on each held-out model, not one pooled percentile
+    assert coverage["margin"] >= section["check"]["q95"]["2pl"] - 1e-12
+    assert min(coverage["each_model"].values()) >= 0.95
+    assert estimate["interval95"][1] - estimate["interval95"][0] <= 2 * coverage["margin"] + 1e-12
+    assert (estimate["coverage"], estimate["nominal"]) == (coverage["held_out"], None)  # its measured coverage, no nominal 95%
+    assert "for a model left out of that calibration" in estimate["interval_method"]
 
 
 def test_the_report_prints_the_check_and_each_estimate(sampled_run, capsys):
@@ -155,7 +159,12 @@ def test_the_report_prints_the_check_and_each_estimate(sampled_run, capsys):
     assert "check, holding out one model at a time (12 models, 12 held-out sets" in text
     assert "mean absolute error against the full score, in points: uniform" in text
     for estimate in result.results["sample"]["estimates"]:
-        assert "estimate: " in text and "95% interval" in text
+        named = "95% interval" if estimate["estimator"] == "stratified" else "2PL item response estimate"
+        assert "estimate: " in text and named in text
+    if any(e["estimator"] == "2pl" for e in result.results["sample"]["estimates"]):
+        line = text[text.index("2PL item response estimate"):]
+        assert line.split("(")[0].count("95%") == 0  # not called a 95% interval: its measured coverage follows
+        assert "its draws or more; for a model left out of that calibration" in line
     assert text.count("an estimate of the full set's score from a sample, not the official figure") == len(
         result.results["sample"]["estimates"])
     assert "sampled 20 of 40, seed 0" in text  # the headline's scope

@@ -1,6 +1,5 @@
 """OS errors while writing a run directory are one line naming the path, never a traceback."""
 
-import os
 from pathlib import Path
 
 import pytest
@@ -26,8 +25,9 @@ def test_a_full_disk_while_appending_is_a_store_error(tmp_path):
     """A full disk mid-run raised a bare OSError out of the runner."""
     store = RunStore.open(tmp_path / "run", {"protocol": {"fingerprint": "f"}}, resume=False)
     responses = tmp_path / "run" / "responses.jsonl"
-    responses.unlink()
-    os.symlink("/dev/full", responses)  # every write: ENOSPC
+    # Every write: ENOSPC. (A link named responses.jsonl is refused before any write, issue 40,
+    # so the open file itself is /dev/full, as the disk would answer mid-run.)
+    store._file = open("/dev/full", "ab", buffering=0)
     with pytest.raises(StoreError) as caught:
         store.append(Response("dev_Art_1", "ok", text="A"))
     assert str(caught.value).startswith(f"{responses}: cannot write (No space left on device)")

@@ -1,7 +1,9 @@
 """``mmmu-eval audit``: the benchmark's own errors, found from many runs (docs/audit.md).
 
-    sources (runs, suites, harness files -> answers by option text)
-        -> suspects (agreement on one wrong option, against chance)  -> added (augmentation failures)
+    sources (runs, suites, harness files -> answers by option text; build data -> original options)
+        -> suspects (agreement on one wrong option, against chance)
+        -> forms (is the consensus an original option or an added one: gold or augmentation suspects)
+        -> added (augmentation failures)
         -> structural (problems on the item's face)  -> stats (difficulty, discrimination, 2PL)
         -> revisions (data that differs between runs)  -> JSON, terminal, page
 
@@ -17,13 +19,14 @@ Over runs of several models (a sketch: the paths are the reader's)::
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from mmmu_eval.auditing.added import AddedOption, added_option_failures
 from mmmu_eval.auditing.revisions import revision_report
-from mmmu_eval.auditing.sources import RunAnswers, read_sources
+from mmmu_eval.auditing.forms import KINDS, classify, original_forms
+from mmmu_eval.auditing.sources import RunAnswers, read_inputs
 from mmmu_eval.auditing.item_stats import ItemStats, item_stats
 from mmmu_eval.auditing.strength import stronger_runs
 from mmmu_eval.auditing.structural import Problem, find_problems
@@ -57,11 +60,19 @@ class Audit:
     revisions: dict
     """``read`` (run -> the data revision it read) and ``differences`` (items whose text, options
     or gold differ between runs; docs/audit.md)."""
+    build_files: tuple[str, ...] = ()
+    """Build data read for the four-option forms (``mix_data.jsonl``): no runs."""
 
     @property
     def flagged(self) -> tuple[str, ...]:
         """The ids of the flagged suspects (what ``report --exclude-suspects`` sets aside)."""
         return tuple(s.id for s in self.suspects if s.flagged)
+
+    def suspects_of(self, kind: str) -> tuple[Suspect, ...]:
+        """One list, ranked as ``suspects``: ``gold`` (the runs contradict the gold), ``augmentation``
+        (an option the ten-option augmentation added draws them: the fix is to that option) or
+        ``unknown`` (no four-option form read); ``forms.py``."""
+        return tuple(s for s in self.suspects if s.kind == kind)
 
     def to_json(self) -> dict:
         return {
@@ -73,6 +84,8 @@ class Audit:
             } for r in self.runs],
             "agreement": [a.to_json() for a in self.agreement],
             "suspects": [s.to_json() for s in self.suspects],
+            "suspect_lists": {kind: [s.id for s in self.suspects_of(kind)] for kind in KINDS},
+            "build_data": list(self.build_files),
             "added_options": [a.to_json() for a in self.added],
             "structural": [p.to_json() for p in self.structural],
             "items": self.stats.to_json(),
@@ -98,19 +111,25 @@ def audit(paths: Sequence[str | Path], *, data: str | Path = "hub", format: str 
     """
     if not paths:
         raise ConfigError("audit needs at least one run directory, suite or harness file")
-    return audit_runs(read_sources(paths, data=data, format=format), min_models=min_models, weakest=weakest, irt=irt)
+    inputs = read_inputs(paths, data=data, format=format)
+    return audit_runs(inputs.runs, min_models=min_models, weakest=weakest, irt=irt, build=inputs.build,
+                      build_files=inputs.build_files)
 
 
-def audit_runs(runs: Sequence[RunAnswers], *, min_models: int = 3, weakest: float = 0.25, irt: bool = True) -> Audit:
-    """The audit of runs already read (``read_sources``)."""
+def audit_runs(runs: Sequence[RunAnswers], *, min_models: int = 3, weakest: float = 0.25, irt: bool = True,
+               build: Mapping[str, tuple[str, ...]] | None = None, build_files: Sequence[str] = ()) -> Audit:
+    """The audit of runs already read (``read_inputs``); ``build``: item id -> original options from
+    build data, beside what the runs hold (``forms.py``)."""
     if not runs:
-        raise ConfigError("audit: the paths hold no run")
+        raise ConfigError("audit: the paths hold no run" + (f" (only build data: {', '.join(build_files)})"
+                                                            if build_files else ""))
     if not 0 <= weakest < 1:
         raise ConfigError(f"--weakest {weakest} must be at least 0 and below 1")
     strong = stronger_runs(runs, weakest=weakest)
     suspects, agreement = find_suspects(runs, strong, min_models=min_models)
+    forms = original_forms(runs, build)
     return Audit(
-        runs=tuple(runs), strong=strong, suspects=tuple(suspects), agreement=tuple(agreement),
-        added=tuple(added_option_failures(runs)), structural=tuple(find_problems(runs)),
-        stats=item_stats(runs, irt=irt), revisions=revision_report(runs),
+        runs=tuple(runs), strong=strong, suspects=tuple(classify(suspects, runs, forms)), agreement=tuple(agreement),
+        added=tuple(added_option_failures(runs)), structural=tuple(find_problems(runs, forms)),
+        stats=item_stats(runs, irt=irt), revisions=revision_report(runs), build_files=tuple(build_files),
     )

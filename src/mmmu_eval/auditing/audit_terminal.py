@@ -9,13 +9,13 @@ from __future__ import annotations
 from collections import Counter
 
 from rich.console import Console
-from rich.markup import escape
 from rich.table import Table
 
 from mmmu_eval.auditing import Audit
 from mmmu_eval.rendering.fit import print_fitted
 from mmmu_eval.core.numbers import fixed, pct
 from mmmu_eval.results.caveats import NO_SCORE
+from mmmu_eval.core.untrusted import for_rich
 
 
 def print_audit(result: Audit, console: Console, *, top: int = 20) -> None:
@@ -25,14 +25,14 @@ def print_audit(result: Audit, console: Console, *, top: int = 20) -> None:
                         ("stronger", False)):
         runs.add_column(name, justify="right" if right else "left", overflow="fold", no_wrap=right)
     for r in result.runs:
-        runs.add_row(escape(r.name), escape(r.model), r.setting, str(len(r.answers)), pct(r.accuracy, none=NO_SCORE),
+        runs.add_row(for_rich(r.name), for_rich(r.model), r.setting, str(len(r.answers)), pct(r.accuracy, none=NO_SCORE),
                      "yes" if result.strong[r.name] else "no")
     print_fitted(console, runs)
     console.print("accuracy: official parser, against each run's own gold; a random fallback counts as no choice "
                   "in the votes below")
     console.print()
     for a in result.agreement:
-        console.print(f"[bold]{', '.join(a.settings)}[/bold]: {a.flagged} of {a.groups} items flagged ({escape(a.rule)}); "
+        console.print(f"[bold]{', '.join(a.settings)}[/bold]: {a.flagged} of {a.groups} items flagged ({for_rich(a.rule)}); "
                       f"at most {fixed(a.expected_by_chance)} expected by chance (wrong answers spread evenly)")
     _suspects(result, console, top)
     _added(result, console, top)
@@ -40,25 +40,45 @@ def print_audit(result: Audit, console: Console, *, top: int = 20) -> None:
     _items(result, console)
     diffs = result.revisions["differences"]
     read = sorted({str(v) for v in result.revisions["read"].values()})
-    console.print(f"data revisions read: {escape(', '.join(read))}; {len(diffs)} item(s) differ between runs")
+    console.print(f"data revisions read: {for_rich(', '.join(read))}; {len(diffs)} item(s) differ between runs")
     console.print("Suspects are evidence for a person to check, never a verdict; no official figure is changed.")
 
 
+#: Each list's title and what its consensus column holds (``forms.py``).
+LISTS = {
+    "gold": ("Gold suspects: the runs agree on an original option, against the gold", "consensus"),
+    "augmentation": ("Augmentation suspects: the runs agree on an option the ten-option augmentation added "
+                     "(the fix is to that option, not the gold)", "added option"),
+    "unknown": ("Suspects whose four-option form was not read (gold or augmentation: not known)", "consensus"),
+}
+
+
 def _suspects(result: Audit, console: Console, top: int) -> None:
-    shown = result.suspects[:top]
-    table = Table(title=f"Suspect labels: first {len(shown)} of {len(result.suspects)} "
-                        f"({len(result.flagged)} flagged), strongest evidence first", title_justify="left")
-    for name, right in (("#", True), ("id", False), ("gold", False), ("consensus", False), ("agree", True),
-                        ("stronger", True), ("gold votes", True), ("score", True), ("chance", True)):
-        table.add_column(name, justify="right" if right else "left", overflow="fold", no_wrap=right)
-    for rank, s in enumerate(shown, 1):
-        table.add_row(str(rank), escape(s.id) + ("" if s.flagged else " (not flagged)"), escape(_short(s.gold)),
-                      escape(_short(s.consensus)), f"{s.agree}/{s.answered}", f"{s.strong_agree}/{s.strong_runs}",
-                      str(s.gold_votes), fixed(s.score), f"{s.chance:.1e}")
-    print_fitted(console, table)
+    for kind, (title, column) in LISTS.items():
+        listed = result.suspects_of(kind)
+        if not listed:
+            continue
+        shown = listed[:top]
+        flagged = sum(s.flagged for s in listed)
+        table = Table(title=f"{title}: first {len(shown)} of {len(listed)} ({flagged} flagged), strongest evidence first",
+                      title_justify="left")
+        widest = max((len(s.id) for s in shown), default=2) + len(" (not flagged)") * any(not s.flagged for s in shown)
+        for name, right in (("#", True), ("id", False), ("gold", False), (column, False), ("agree", True),
+                            ("stronger", True), ("gold votes", True), ("4-option gold", True), ("score", True),
+                            ("chance", True)):
+            table.add_column(name, justify="right" if right else "left", overflow="fold", no_wrap=right,
+                             min_width=min(widest, 48) if name == "id" else None)
+        for rank, s in enumerate(shown, 1):
+            four = s.four_option
+            table.add_row(str(rank), for_rich(s.id) + ("" if s.flagged else " (not flagged)"), for_rich(_short(s.gold)),
+                          for_rich(_short(s.consensus)), f"{s.agree}/{s.answered}", f"{s.strong_agree}/{s.strong_runs}",
+                          str(s.gold_votes), "-" if four is None else f"{four.gold}/{four.answered}", fixed(s.score),
+                          f"{s.chance:.1e}")
+        print_fitted(console, table)
     console.print("agree: runs choosing the consensus of those that chose an option; stronger: the same among the "
-                  "stronger runs holding the item; score: log10 odds that the consensus, not the gold, is right; "
-                  "chance: probability of that agreement with wrong answers spread evenly")
+                  "stronger runs holding the item; 4-option gold: the four-option runs choosing the gold (- : none "
+                  "holds the item); score: log10 odds that the consensus, not the gold, is right; chance: probability "
+                  "of that agreement with wrong answers spread evenly")
 
 
 def _added(result: Audit, console: Console, top: int) -> None:
@@ -69,7 +89,7 @@ def _added(result: Audit, console: Console, top: int) -> None:
     for name, right in (("id", False), ("gold", False), ("added option", False), ("votes", True), ("4-option right", True)):
         table.add_column(name, justify="right" if right else "left", overflow="fold", no_wrap=right)
     for a in result.added[:top]:
-        table.add_row(escape(a.id), escape(_short(a.gold)), escape(_short(a.option)), f"{a.votes}/{a.answered}",
+        table.add_row(for_rich(a.id), for_rich(_short(a.gold)), for_rich(_short(a.option)), f"{a.votes}/{a.answered}",
                       f"{a.four_right}/{a.four_answered}")
     print_fitted(console, table)
 
@@ -86,7 +106,7 @@ def _structural(result: Audit, console: Console) -> None:
     table.add_column("first", overflow="fold")
     for kind in sorted(kinds):
         first = next(p for p in result.structural if p.kind == kind)
-        table.add_row(kind, str(items[kind]), escape(f"{first.id}: {first.detail}"))
+        table.add_row(kind, str(items[kind]), for_rich(f"{first.id}: {first.detail}"))
     print_fitted(console, table)
 
 
@@ -94,7 +114,7 @@ def _items(result: Audit, console: Console) -> None:
     doc = result.stats.to_json()
     console.print(f"items: {len(doc['per_item'])} across {doc['runs']} runs; {len(doc['none_right'])} no run gets "
                   f"right, {len(doc['all_right'])} every run gets right, {len(doc['negative_discrimination'])} "
-                  f"with negative point-biserial discrimination; {escape(doc['irt'])}")
+                  f"with negative point-biserial discrimination; {for_rich(doc['irt'])}")
 
 
 def _short(text: str, width: int = 60) -> str:

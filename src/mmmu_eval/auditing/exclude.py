@@ -9,12 +9,12 @@ path. An item is set aside by its id, whatever the setting the audit found it in
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
 from mmmu_eval.core.errors import ConfigError
+from mmmu_eval.core.jsonfile import loads
 from mmmu_eval.core.numbers import pct
 
 
@@ -73,7 +73,7 @@ def read_set_aside(path: str | Path) -> SetAside:
         raise ConfigError(f"--exclude-suspects {path}: cannot read it ({exc})") from None
     if text.lstrip().startswith("{"):
         try:
-            doc = json.loads(text)
+            doc = loads(text)
         except ValueError as exc:
             raise ConfigError(f"--exclude-suspects {path}: not valid JSON ({exc})") from None
         suspects = doc.get("suspects") if isinstance(doc, dict) else None

@@ -17,9 +17,13 @@ from mmmu_eval.auditing import Audit
 __all__ = ["save_audit"]
 
 
-def save_audit(result: Audit, *, json_file: str | Path | None = None, html_file: str | Path | None = None
-               ) -> tuple[Path, ...]:
+def save_audit(result: Audit, *, json_file: str | Path | None = None, html_file: str | Path | None = None,
+               images_from: str | Path | None = None) -> tuple[Path, ...]:
     """Write the audit's JSON document and its reviewers' page (each whole, or not at all).
+
+    The page shows each suspect's images where the runs' items hold them, and, with
+    ``images_from`` (a dataset: ``hub``, ``sample`` or a snapshot directory), for the items of
+    files that hold none (``card_images.card_images``).
 
     Returns:
         The paths written, JSON first.
@@ -37,8 +41,10 @@ def save_audit(result: Audit, *, json_file: str | Path | None = None, html_file:
                                                                             ensure_ascii=False) + "\n"))
     if html_file is not None:
         from mmmu_eval.auditing.audit_page import audit_page
+        from mmmu_eval.auditing.card_images import card_images
 
-        written.append(_write(Path(html_file), "--html", lambda: audit_page(result)))
+        images = card_images((s.id for s in result.suspects), result.runs, images_from)
+        written.append(_write(Path(html_file), "--html", lambda: audit_page(result, images=images)))
     return tuple(written)
 
 

@@ -17,11 +17,15 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from mmmu_eval.core.errors import ConfigError, MmmuEvalError
 from mmmu_eval.core.records import Item, letters
 from mmmu_eval.scoring.scorer import Scoring
 from mmmu_eval.core.manifest import MANIFEST, Manifest
+
+if TYPE_CHECKING:
+    from mmmu_eval.auditing.rows import RowText
 
 #: The official file names of the 2024 outputs: ``<model>_<prompt>_<Setting>.jsonl``.
 _OFFICIAL_NAME = re.compile(r"^(?P<model>.+?)_(?P<prompt>direct|cot|ocr)_(?P<setting>[^_]+)$", re.IGNORECASE)
@@ -67,21 +71,47 @@ class RunAnswers:
     answered none (every request failed): no figure, and no vote on any item."""
     images: Mapping[str, int] = field(default_factory=dict)
     """Item id -> how many images it holds, where the items carry no image records (official files)."""
+    originals: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    """Item id -> its original options in order, where the file's rows hold them beside the
+    shuffled ten (the 2024-era official outputs): the four-option form (``forms.py``)."""
+
+
+@dataclass(frozen=True)
+class Inputs:
+    """What the audit's paths hold: the runs, and what build data says of the augmentation."""
+
+    runs: list[RunAnswers]
+    build: dict[str, tuple[str, ...]]
+    """Item id -> its original options, from build data files (``mix_data.jsonl``)."""
+    build_files: tuple[str, ...] = ()
 
 
 def read_sources(paths: Sequence[str | Path], *, data: str | Path = "hub", format: str = "auto") -> list[RunAnswers]:
-    """Every run the paths hold, in the order given (a suite's runs in name order).
+    """Every run the paths hold, in the order given (a suite's runs in name order); see ``read_inputs``."""
+    return read_inputs(paths, data=data, format=format).runs
+
+
+def read_inputs(paths: Sequence[str | Path], *, data: str | Path = "hub", format: str = "auto") -> Inputs:
+    """Every run the paths hold, in the order given (a suite's runs in name order), and the original
+    options that build data among them records (``mix_data.jsonl``: no run, so not scored).
 
     Raises:
         ConfigError: a path that does not exist, or that nothing recognises.
         DataError / StoreError: a file or run that cannot be read (the message names it).
     """
+    from mmmu_eval.auditing.rows import build_data_originals, is_build_data
+
     runs: list[RunAnswers] = []
+    build: dict[str, tuple[str, ...]] = {}
+    build_files: list[str] = []
     for raw in paths:
         path = Path(raw)
         if not path.exists():
             raise ConfigError(f"{path}: no such file or folder")
-        if path.is_dir() and (path / MANIFEST).is_file():
+        if is_build_data(path):
+            build.update(build_data_originals(path))
+            build_files.append(str(path))
+        elif path.is_dir() and (path / MANIFEST).is_file():
             runs.append(_read_run(path))
         elif path.is_dir() and not _looks_like_harness_folder(path) and _run_dirs(path):
             runs.extend(_read_run(p) for p in _run_dirs(path))
@@ -92,7 +122,7 @@ def read_sources(paths: Sequence[str | Path], *, data: str | Path = "hub", forma
     if dup:
         # Two inputs of one name would be indistinguishable in the report: name them by path.
         runs = [_renamed(r, r.path) if r.name in dup else r for r in runs]
-    return runs
+    return Inputs(runs, build, tuple(build_files))
 
 
 def _renamed(run: RunAnswers, name: str) -> RunAnswers:
@@ -143,11 +173,13 @@ def _read_file(path: Path, *, data: str | Path, format: str) -> RunAnswers:
         raise type(exc)(f"audit: {exc}") from None
     items = list(result.items)
     images: dict[str, int] = {}
+    originals: dict[str, tuple[str, ...]] = {}
     if result.format == "official-mmmu-pro":
         # The official reader builds items without the question text; the audit shows it.
         texts = official_row_texts(path)
         items = [_with_question(it, texts.get(it.id)) for it in items]
-        images = {k: v[1] for k, v in texts.items()}
+        images = {k: v.images for k, v in texts.items()}
+        originals = {k: v.original for k, v in texts.items() if v.original is not None}
     first = items[0] if items else None
     benchmark = first.benchmark if first else "mmmu"
     setting = (first.setting or "standard-10") if (first and benchmark == "mmmu-pro") else "mmmu"
@@ -157,13 +189,14 @@ def _read_file(path: Path, *, data: str | Path, format: str) -> RunAnswers:
         name=path.stem if path.is_file() else path.name, path=str(path), model=model, setting=str(setting),
         prompt=prompt, revision=revision, kind=result.format, items={it.id: it for it in items},
         answers=_answers(items, result.scoring), accuracy=_accuracy(result.scoring), images=images,
+        originals=originals,
     )
 
 
-def _with_question(item: Item, text: tuple[str, int] | None) -> Item:
+def _with_question(item: Item, text: RowText | None) -> Item:
     from dataclasses import replace
 
-    return item if text is None or item.question else replace(item, question=text[0])
+    return item if text is None or item.question else replace(item, question=text.question)
 
 
 def _name_parts(path: Path, result: object) -> tuple[str, str | None]:

@@ -1,9 +1,9 @@
 """Problems an item shows on its face, whatever the runs answered.
 
-- ``position_dependent_option``: in a shuffled setting (ten options, vision), an option whose
-  meaning depends on where the others stand: "None of the above", "Either of the above", or
-  options made of other options' letters ("Both A and B", "a, c"), unless the question itself
-  labels things with those letters (then the letters name the question's parts, not positions).
+- ``position_dependent_option``: in a shuffled setting (ten options, vision), an option pointing at
+  others ("None of the above", "Both A and B", "All of these") whose meaning the augmentation
+  changed: the shuffle moved what it points at, or added options now fall under it, judged against
+  the four-option form (``positions.py``; named as not known where no four-option form is read).
 - ``letter_option``: an option that is itself one of the option letters ("B", "(c)"): a reply
   naming it reads as the choice of the position of that letter.
 - ``duplicate_options``: two options with the same text (the same words, case and spacing aside).
@@ -18,9 +18,10 @@ Each kind is reported once per item and setting, from the first run holding the 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from mmmu_eval.auditing.positions import position_details
 from mmmu_eval.auditing.sources import RunAnswers
 from mmmu_eval.auditing.text import norm
 from mmmu_eval.core.records import Item, letters
@@ -28,18 +29,6 @@ from mmmu_eval.core.records import Item, letters
 #: Settings whose options were shuffled after the question was written.
 SHUFFLED = frozenset({"standard-10", "vision"})
 
-_RELATIVE = re.compile(
-    r"\b(all|none|non|both|either|neither|each|any|one)\s+(?:o[ft]\s+)?(?:the\s+)?"
-    r"(above|below|preceding|previous|foregoing)\b",
-    re.IGNORECASE,
-)
-_LETTER = r"\(?([a-jA-J])\)?"
-_LETTER_LIST = re.compile(
-    rf"^\s*(?:(?:both|only|either|neither|options?|choices?)\s+)?{_LETTER}"
-    rf"((?:\s*(?:,|and|or|nor|&|\+)\s*(?:and\s+)?{_LETTER})+)"
-    r"\s*(?:(?:are|is)\s+(?:correct|true|right))?\s*\.?\s*$",
-    re.IGNORECASE,
-)
 _ONE_LETTER = re.compile(r"^\s*\(?([A-Za-z])\)?[.:]?\s*$")
 _IMAGE_TOKEN = re.compile(r"<image\s+(\d+)>")
 
@@ -61,13 +50,15 @@ class Problem:
         return {"id": self.id, "kind": self.kind, "detail": self.detail, "setting": self.setting}
 
 
-def find_problems(runs: Sequence[RunAnswers]) -> list[Problem]:
-    """Every structural problem, once per item, setting and kind; in item order."""
+def find_problems(runs: Sequence[RunAnswers], forms: Mapping[str, tuple[str, ...]] | None = None) -> list[Problem]:
+    """Every structural problem, once per item, setting and kind; in item order. ``forms``: item id ->
+    its four-option form's options (``forms.original_forms``), against which position is judged."""
     seen: set[tuple[str, str, str]] = set()
     out: list[Problem] = []
     for run in runs:
         for item in run.items.values():
-            for kind, detail in item_problems(item, run.setting, run.images.get(item.id)):
+            original = (forms or {}).get(item.id)
+            for kind, detail in item_problems(item, run.setting, run.images.get(item.id), original):
                 key = (item.id, run.setting, kind)
                 if key not in seen:
                     seen.add(key)
@@ -75,18 +66,17 @@ def find_problems(runs: Sequence[RunAnswers]) -> list[Problem]:
     return out
 
 
-def item_problems(item: Item, setting: str, images: int | None = None) -> list[tuple[str, str]]:
-    """(kind, detail) for each problem of one item as one setting shows it."""
+def item_problems(item: Item, setting: str, images: int | None = None,
+                  original: Sequence[str] | None = None) -> list[tuple[str, str]]:
+    """(kind, detail) for each problem of one item as one setting shows it (``original``: its
+    four-option form's options, in order; None when unknown)."""
     if item.question_type != "multiple-choice":
         return []
     found: list[tuple[str, str]] = []
     labels = letters(len(item.options))
     texts = [o if isinstance(o, str) else "" for o in item.options]
     if setting in SHUFFLED:
-        for label, text in zip(labels, texts):
-            why = _position_dependent(text, item.question)
-            if why:
-                found.append(("position_dependent_option", f"{label}. {text!r} {why}"))
+        found.extend(("position_dependent_option", d) for d in position_details(texts, item.question, original))
     for label, text in zip(labels, texts):
         one = _ONE_LETTER.match(text)
         if one and one.group(1).upper() in labels:
@@ -109,28 +99,6 @@ def _once_per_kind(found: list[tuple[str, str]]) -> list[tuple[str, str]]:
     for kind, detail in found:
         merged.setdefault(kind, []).append(detail)
     return [(kind, "; ".join(details)) for kind, details in merged.items()]
-
-
-def _position_dependent(text: str, question: str) -> str | None:
-    if _RELATIVE.search(text):
-        return "refers to the options around it, which the shuffle moved"
-    match = _LETTER_LIST.match(text)
-    if match:
-        listed = [c.upper() for c in re.findall(r"\b([a-jA-J])\b", text)]
-        named = set(listed)
-        if len(named) < len(listed) or (len(listed) >= 3 and not re.search(r"\b(and|or|nor|correct|true)\b", text, re.I)):
-            return None  # "a, a" or "B, A, D, C": an order of labelled things, not a reference to options
-        if named and not all(_labels_in(question, c) for c in named - {"A"} or named):
-            return f"names options by letter ({', '.join(sorted(named))}), which the shuffle moved"
-    return None
-
-
-def _labels_in(question: str, letter: str) -> bool:
-    """Whether the question labels something with ``letter``: "(a)", "a)", "a.", "a:", or the
-    capital standing alone ("Project B", "points C and D"; an "A" alone is taken for the article)."""
-    if re.search(rf"\({letter}\)|\b{letter}[).:,]", question, re.IGNORECASE):
-        return True
-    return letter != "A" and bool(re.search(rf"\b{letter}\b", question))
 
 
 def _image_problems(item: Item, images: int | None) -> list[tuple[str, str]]:

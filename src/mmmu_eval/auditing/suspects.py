@@ -32,6 +32,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from mmmu_eval.auditing.chance import p_max_at_least
+from mmmu_eval.auditing.forms import FourOptionVotes, kind_of
 from mmmu_eval.auditing.sources import RunAnswers, gold_text
 from mmmu_eval.auditing.text import norm
 from mmmu_eval.core.records import Item, letters
@@ -98,6 +99,17 @@ class Suspect:
     """The settings of the group's runs."""
     votes: tuple[Vote, ...]
     """Each run's answer."""
+    consensus_added: bool | None = None
+    """Whether the consensus is an option the ten-option augmentation added (``forms.py``): then the
+    fix is to that option, not the gold; None when no four-option form of the item was read."""
+    four_option: FourOptionVotes | None = None
+    """How the four-option runs answered the item; None when none holds it (or this is one)."""
+
+    @property
+    def kind(self) -> str:
+        """``gold`` (the runs contradict the gold), ``augmentation`` (an added option draws them) or
+        ``unknown``: which list the suspect is in."""
+        return kind_of(self.consensus_added)
 
     def to_json(self) -> dict:
         labels = letters(len(self.item.options))
@@ -107,6 +119,8 @@ class Suspect:
             "consensus_letter": next((labels[i] for i, o in enumerate(self.item.options)
                                       if isinstance(o, str) and norm(o) == norm(self.consensus)), None),
             "agree": self.agree, "gold_votes": self.gold_votes, "answered": self.answered,
+            "consensus_added": self.consensus_added, "kind": self.kind,
+            "four_option": None if self.four_option is None else self.four_option.to_json(),
             "runs_total": self.runs_total, "strong_agree": self.strong_agree, "strong_gold": self.strong_gold,
             "strong_runs": self.strong_runs, "models": list(self.models), "chance": self.chance,
             "score": round(self.score, 3), "flagged": self.flagged, "settings": list(self.settings),

@@ -11,7 +11,7 @@ when it ran into ``max_tokens``.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 
 from mmmu_eval.backends.local_chat import Sampling
 from mmmu_eval.prompt.reasoning import split_reasoning
@@ -34,6 +34,19 @@ def generate_kwargs(sampling: Sampling, eos_ids: list[int], pad_id: int | None) 
         if sampling.top_p is not None:
             kwargs["top_p"] = sampling.top_p
     return kwargs
+
+
+def stop_when(closed: Callable[[], bool], torch: Any, transformers: Any) -> Any:
+    """``generate``'s ``stopping_criteria``: every row ends at its next token once ``closed()``
+    says the backend was closed mid-batch (Ctrl-C, the launcher, another rank's failure), so the
+    worker thread stops decoding for nobody and the process leaves at once. Until then it stops
+    nothing, so the tokens are those of a generate without it."""
+
+    class Closed(transformers.StoppingCriteria):  # type: ignore[misc]
+        def __call__(self, input_ids: Any, scores: Any, **kwargs: Any) -> Any:
+            return torch.full((input_ids.shape[0],), closed(), dtype=torch.bool, device=input_ids.device)
+
+    return transformers.StoppingCriteriaList([Closed()])
 
 
 def decoded_response(

@@ -45,7 +45,7 @@ from typing import Any, AsyncIterator, Callable, Sequence
 
 from mmmu_eval.backends.hf_inputs import forward_inputs, release, template_failure
 from mmmu_eval.backends.hf_loading import INSTALL_HINT, import_engine, load_model, load_processor
-from mmmu_eval.backends.hf_outputs import decoded_response, generate_kwargs
+from mmmu_eval.backends.hf_outputs import decoded_response, generate_kwargs, stop_when
 from mmmu_eval.backends.local_chat import (
     Sampling,
     chat_messages,
@@ -77,6 +77,10 @@ DEFAULT_BATCH_SIZE = 8
 DTYPES = ("auto", "bfloat16", "float16", "float32")
 DEVICES = ("auto", "cuda", "cpu")
 __all__ = ["DEFAULT_BATCH_SIZE", "DEVICES", "DTYPES", "HFBackend", "INSTALL_HINT"]
+
+
+class _Closed(Exception):
+    """The backend was closed while a batch ran: its outputs are nobody's, and are dropped."""
 
 
 @dataclass(frozen=True)
@@ -136,6 +140,8 @@ class HFBackend:
         self._text_keys: tuple[str, ...] = ("text",)
         self._marks: list[str] = []
         self._adds: list[str] | None = None
+        self._closes = 0
+        """How often ``aclose`` ran: a batch started before a close is cut short and dropped."""
 
     @classmethod
     def from_settings(cls, name: str, settings: HFSettings) -> "HFBackend":
@@ -286,11 +292,15 @@ class HFBackend:
 
     def _run_batch(self, batch: list[Request]) -> list[Response]:
         """One batch, in the worker thread. Bad items become error responses; if the batch as a
-        whole fails, its items are retried one by one so only the culprit is lost."""
-        start = self._clock()
+        whole fails, its items are retried one by one so only the culprit is lost. A close
+        (``aclose``) while it runs ends it at the next token, answering nothing: the run that
+        asked is being interrupted, and an answer cut short by us is not the model's."""
+        start, closes = self._clock(), self._closes
         responses: list[Response] = []
         ready: list[_Prepared] = []
         for request in batch:
+            if self._closes != closes:
+                return []
             try:
                 images, notes = load_images(request, max_pixels=self.max_image_pixels)
                 adapted, spelled = self._adapted(request)
@@ -304,31 +314,41 @@ class HFBackend:
         if not ready:
             return responses
         try:
-            responses.extend(self._generate(ready, start))
+            responses.extend(self._generate(ready, start, closes))
         except Exception as exc:  # noqa: BLE001 - one bad item must not sink its batch
+            if isinstance(exc, _Closed) or self._closes != closes:  # closed mid-batch: no answer, no traceback
+                return []
             if len(ready) == 1:
                 log.warning("%s: generation failed: %s", ready[0].request.item_id, exc, exc_info=True)
                 responses.append(error_response(ready[0].request, exc, latency_s=self._clock() - start))
             else:
                 log.warning("a batch of %d failed (%s); retrying its items one by one", len(ready), exc)
                 for one in ready:
-                    responses.extend(self._run_prepared_alone(one))
+                    alone = self._run_prepared_alone(one, closes)
+                    if self._closes != closes:
+                        return []
+                    responses.extend(alone)
         return responses
 
-    def _run_prepared_alone(self, prepared: _Prepared) -> list[Response]:
+    def _run_prepared_alone(self, prepared: _Prepared, closes: int) -> list[Response]:
         start = self._clock()
         try:
-            return self._generate([prepared], start)
+            return self._generate([prepared], start, closes)
         except Exception as exc:  # noqa: BLE001
+            if isinstance(exc, _Closed) or self._closes != closes:
+                return []
             log.warning("%s: generation failed: %s", prepared.request.item_id, exc, exc_info=True)
             return [error_response(prepared.request, exc, latency_s=self._clock() - start)]
 
-    def _generate(self, ready: list[_Prepared], start: float) -> list[Response]:
+    def _generate(self, ready: list[_Prepared], start: float, closes: int) -> list[Response]:
         torch, transformers = import_engine()
+        model, processor = self._model, self._processor  # held here: a close drops the backend's own
+        if model is None or processor is None or self._closes != closes:
+            raise _Closed
         sampling = resolve_sampling(ready[0].request.generation)
         # transformers 5 takes the processor's own arguments in processor_kwargs; 4.x as keywords.
         padding = {"processor_kwargs": {"padding": True}} if release(transformers) >= (5,) else {"padding": True}
-        inputs = self._processor.apply_chat_template(
+        inputs = processor.apply_chat_template(
             [p.messages for p in ready],
             add_generation_prompt=True,
             tokenize=True,
@@ -337,28 +357,34 @@ class HFBackend:
             **padding,
             **template_kwargs(ready[0].request.generation),
         )
-        inputs = forward_inputs(self._model, inputs).to(self._model.device)
-        if "pixel_values" in inputs and self._model.dtype.is_floating_point:
-            inputs["pixel_values"] = inputs["pixel_values"].to(self._model.dtype)
+        inputs = forward_inputs(model, inputs).to(model.device)
+        if "pixel_values" in inputs and model.dtype.is_floating_point:
+            inputs["pixel_values"] = inputs["pixel_values"].to(model.dtype)
         if sampling.seed is not None and not sampling.greedy:
             torch.manual_seed(sampling.seed)
+        stop = stop_when(lambda: self._closes != closes, torch, transformers)
         with torch.inference_mode():
-            output = self._model.generate(**inputs, **generate_kwargs(sampling, self._eos_ids, self._pad_id))
+            output = model.generate(**inputs, **generate_kwargs(sampling, self._eos_ids, self._pad_id), stopping_criteria=stop)
+        if self._closes != closes:
+            raise _Closed  # cut short by the close, not ended by the model
         prompt_len = inputs["input_ids"].shape[1]
         prompt_tokens = inputs["attention_mask"].sum(dim=1).tolist()
         new_tokens = output[:, prompt_len:].tolist()
         latency = self._clock() - start
         return [
-            self._response(p.request, tokens, int(n_prompt), sampling, latency, p.notes)
+            self._response(p.request, tokens, int(n_prompt), sampling, latency, p.notes, tokenizer=processor.tokenizer)
             for p, tokens, n_prompt in zip(ready, new_tokens, prompt_tokens)
         ]
 
     def _response(self, request: Request, tokens: list[int], n_prompt: int, sampling: Sampling, latency: float,
-                  notes: tuple[str, ...] = ()) -> Response:
-        return decoded_response(self._processor.tokenizer, self._eos_ids, request, tokens, n_prompt, sampling, latency, notes)
+                  notes: tuple[str, ...] = (), *, tokenizer: Any = None) -> Response:
+        tokenizer = self._processor.tokenizer if tokenizer is None else tokenizer
+        return decoded_response(tokenizer, self._eos_ids, request, tokens, n_prompt, sampling, latency, notes)
 
     async def aclose(self) -> None:
-        """Drop the model and give GPU memory back."""
+        """Drop the model and give GPU memory back. A batch still running in the worker thread
+        (the run was interrupted) ends at its next token and answers nothing."""
+        self._closes += 1
         if self._model is None:
             return
         self._model = None

@@ -28,14 +28,16 @@ import zlib
 from typing import Any, AsyncIterable, Mapping
 from urllib.parse import urljoin, urlsplit
 
+from mmmu_eval.core import jsonfile
+from mmmu_eval.core.untrusted import for_terminal
 from mmmu_eval.core.urls import without_credentials
 
 __all__ = ["DEFAULT_MAX_RESPONSE_BYTES", "MAX_JSON_DEPTH", "AnswerTooLarge", "NotJSON", "Redirected",
            "UnaskedEncoding", "accept_encoding", "content_length", "loads", "read_capped", "shown_text"]
 
-#: Deepest nesting of a server's JSON that is read (an answer is about 5 deep; logprobs 8). Deeper
-#: is malformed: Python's parser and every recursive walk of the value stop near 1,000.
-MAX_JSON_DEPTH = 100
+#: Deepest nesting of a server's JSON that is read (an answer is about 5 deep; logprobs 8): the
+#: limit of every JSON we read (``core.jsonfile.MAX_DEPTH``).
+MAX_JSON_DEPTH = jsonfile.MAX_DEPTH
 #: Bytes of an answer read at most (``--max-response-bytes``): far above any real answer (a
 #: chat completion of 100,000 tokens is well under 1 MB of JSON), far below what hurts a run.
 DEFAULT_MAX_RESPONSE_BYTES = 64 * 2**20
@@ -80,8 +82,9 @@ def _base_of(location: str) -> str | None:
 
 
 def shown_text(text: str, limit: int = 300) -> str:
-    """Outside text as it may be printed: control characters as escapes, at most ``limit`` characters."""
-    escaped = "".join(c if c.isprintable() or c == " " else repr(c)[1:-1] for c in text[: limit * 4])
+    """Outside text as it may be printed: control characters as escapes (``core.untrusted.for_terminal``,
+    newlines and tabs too: it is one line of a message), at most ``limit`` characters."""
+    escaped = for_terminal(text[: limit * 4]).replace("\n", "\\n").replace("\t", "\\t")
     return escaped if len(escaped) <= limit else escaped[: limit - 3] + "..."
 
 
@@ -225,34 +228,16 @@ class NotJSON(ValueError):
 
 
 def loads(text: str | bytes) -> Any:
-    """``json.loads`` of a server's body, with every way it can fail as ``NotJSON``.
+    """``json.loads`` of a server's body, with every way it can fail as ``NotJSON``: the one
+    reader of JSON we did not write (``core.jsonfile.loads``), its failures named for a server.
 
     Raises:
         NotJSON: not JSON (``json.JSONDecodeError`` is kept as the cause, with its position),
             a whole number past Python's digit limit, or nesting deeper than ``MAX_JSON_DEPTH``.
     """
     try:
-        value = json.loads(text)
+        return jsonfile.loads(text, MAX_JSON_DEPTH)
     except json.JSONDecodeError:
         raise
-    except RecursionError:
-        raise NotJSON(f"nested deeper than {MAX_JSON_DEPTH} levels") from None
-    except ValueError as exc:  # a number of more than 4300 digits, which Python will not read
+    except jsonfile.MalformedJSON as exc:
         raise NotJSON(str(exc)) from None
-    if _deeper_than(value, MAX_JSON_DEPTH):
-        raise NotJSON(f"nested deeper than {MAX_JSON_DEPTH} levels")
-    return value
-
-
-def _deeper_than(value: Any, limit: int) -> bool:
-    """Whether containers nest more than ``limit`` deep; a walk without recursion."""
-    stack = [(value, 1)]
-    while stack:
-        item, depth = stack.pop()
-        if isinstance(item, dict):
-            item = list(item.values())
-        if isinstance(item, list):
-            if depth > limit:
-                return True
-            stack.extend((child, depth + 1) for child in item if isinstance(child, (dict, list)))
-    return False

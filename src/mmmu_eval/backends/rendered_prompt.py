@@ -227,7 +227,14 @@ def effective_layout(layouts: Iterable[str | None], asked: str) -> str | dict[st
     """The run's ``effective_layout``: one name when every item with images saw the same layout,
     else ``{layout: items}``; ``as-asked`` reads as the layout asked. None when no item had images.
     """
-    counts = Counter(asked if layout == AS_ASKED else layout for layout in layouts if layout is not None)
+    return layout_summary(Counter(asked if layout == AS_ASKED else layout for layout in layouts if layout is not None))
+
+
+def layout_summary(counts: Mapping[str, int]) -> str | dict[str, int] | None:
+    """``effective_layout`` from the items per layout: one name when only one layout has items,
+    else ``{layout: items}``, most items first; None when no item had images. A merged run sums
+    its shards' counts (``run/merge_totals.py``) and summarises them through this too."""
+    counts = {layout: n for layout, n in counts.items() if n}
     if not counts:
         return None
     if len(counts) == 1:

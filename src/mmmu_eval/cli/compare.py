@@ -8,11 +8,10 @@ from __future__ import annotations
 import argparse
 import json
 
-from rich.console import Console
-from rich.markup import escape
 
 from mmmu_eval.cli.flag_defaults import HelpFormatter
 from mmmu_eval.core.errors import ConfigError
+from mmmu_eval.core.untrusted import for_rich, make_console
 
 EPILOG = """examples:
   mmmu-eval compare runs/sample-random runs/sample-frequent
@@ -58,7 +57,7 @@ def run(args: argparse.Namespace) -> int:
         raise ConfigError("compare needs at least two run directories (RUN_A RUN_B)")
     if args.flips < 0 or args.bootstrap < 0:
         raise ConfigError("--flips and --bootstrap must be 0 or more")
-    console = Console(highlight=False)
+    console = make_console()
     runs = [read_run(path, bootstrap=args.bootstrap, seed=args.seed) for path in args.runs]  # the baseline read once
     comparisons = [
         compare(runs[0], other, labels=(str(args.runs[0]), str(path)),
@@ -72,6 +71,6 @@ def run(args: argparse.Namespace) -> int:
         return 0
     for c in comparisons:
         if len(comparisons) > 1:
-            console.rule(f"{escape(c.label_a)} vs {escape(c.label_b)}")
+            console.rule(f"{for_rich(c.label_a)} vs {for_rich(c.label_b)}")
         print_comparison(c, console, max_flips=args.flips)
     return 0

@@ -12,12 +12,11 @@ import argparse
 import importlib
 from typing import TYPE_CHECKING
 
-from rich.console import Console
-from rich.markup import escape
 
 from mmmu_eval.cli.flag_defaults import HelpFormatter, Phrase, declare, run_default
 from mmmu_eval.cli.run import _json_object, add_rank_timeout
 from mmmu_eval.core.config import help_of
+from mmmu_eval.core.untrusted import for_rich, make_console
 
 if TYPE_CHECKING:
     from mmmu_eval.harden.step_settings import FilterSettings, RenderSettings, SourceSettings
@@ -141,7 +140,7 @@ def main(args: argparse.Namespace) -> int:
     from mmmu_eval.harden.harden_report import print_report
     from mmmu_eval.run.distributed import Launch
 
-    console = Console(highlight=False)
+    console = make_console()
     step = args.harden_step
     source = _source_settings(args)
     run = {k: getattr(args, k) for k in ("concurrency", "max_attempts", "request_timeout", "api_key_env", "extra_body") if getattr(args, k, None) is not None}
@@ -186,15 +185,15 @@ def main(args: argparse.Namespace) -> int:
             seed=args.seed, run_settings=run, source=source,
         )
     print_report(result.record, console)
-    console.print(f"{step}: {result.status}, {escape(result.summary())} · output: {escape(str(result.out))}", soft_wrap=True)
-    err = Console(stderr=True, highlight=False)
+    console.print(f"{step}: {result.status}, {for_rich(result.summary())} · output: {for_rich(str(result.out))}", soft_wrap=True)
+    err = make_console(stderr=True)
     for message in result.messages:
-        err.print(f"[yellow]{escape(message)}[/yellow]", soft_wrap=True)
+        err.print(f"[yellow]{for_rich(message)}[/yellow]", soft_wrap=True)
     shown = [p for p in result.problems if p.bad][:10]
     for problem in shown:
-        err.print(f"[red]{problem.label}[/red] {escape(str(problem))}", soft_wrap=True)
+        err.print(f"[red]{problem.label}[/red] {for_rich(str(problem))}", soft_wrap=True)
     if len([p for p in result.problems if p.bad]) > len(shown):
-        err.print(f"... and more: every one is in {escape(str(result.out / 'harden.json'))} (left_out)", soft_wrap=True)
+        err.print(f"... and more: every one is in {for_rich(str(result.out / 'harden.json'))} (left_out)", soft_wrap=True)
     return result.exit_status
 
 

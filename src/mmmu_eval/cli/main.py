@@ -15,10 +15,8 @@ import os
 import signal
 import sys
 
-from rich.console import Console
-from rich.markup import escape
-
 from mmmu_eval.core.errors import ConfigError, MmmuEvalError
+from mmmu_eval.core.untrusted import for_rich, for_terminal, make_console
 from mmmu_eval.core.version import __version__
 
 #: Subcommand modules, in the order ``--help`` lists them.
@@ -92,6 +90,11 @@ class _StderrNow(logging.StreamHandler):
     def __init__(self) -> None:
         super().__init__(sys.stderr)
 
+    def format(self, record: logging.LogRecord) -> str:
+        """The line with control characters escaped (``untrusted.for_terminal``): a log line
+        carries server messages, model names and answers, which must not drive the terminal."""
+        return for_terminal(super().format(record))
+
     @property  # type: ignore[override]
     def stream(self):  # noqa: ANN201
         return sys.stderr
@@ -138,7 +141,7 @@ def _main(argv: list[str] | None) -> int:
     words = sys.argv[1:] if argv is None else argv
     problem = not_utf8(words)
     if problem is not None:
-        Console(stderr=True, highlight=False).print(f"[red]error:[/red] {escape(problem)}", soft_wrap=True)
+        make_console(stderr=True).print(f"[red]error:[/red] {for_rich(problem)}", soft_wrap=True)
         return 2
     parser = build_parser(words)
     args = parser.parse_args(argv)
@@ -150,14 +153,14 @@ def _main(argv: list[str] | None) -> int:
     if not getattr(args, "func", None):
         parser.print_help()
         return 2
-    err = Console(stderr=True, highlight=False)
+    err = make_console(stderr=True)
     try:
         return int(args.func(args) or 0)
     except ConfigError as exc:
-        err.print(f"[red]error:[/red] {escape(str(exc))}", soft_wrap=True)
+        err.print(f"[red]error:[/red] {for_rich(str(exc))}", soft_wrap=True)
         return 2
     except MmmuEvalError as exc:
-        err.print(f"[red]error:[/red] {escape(str(exc))}", soft_wrap=True)
+        err.print(f"[red]error:[/red] {for_rich(str(exc))}", soft_wrap=True)
         return 1
     except KeyboardInterrupt:
         err.print("interrupted")

@@ -18,8 +18,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from rich.console import Console
-from rich.markup import escape
+from mmmu_eval.core.untrusted import for_rich, for_terminal, make_console
 
 from mmmu_eval.cli.flag_defaults import HelpFormatter
 
@@ -54,19 +53,19 @@ def _merge(args: argparse.Namespace) -> int:
     # Joined first and scored after, so that "merged" is said even when the scoring then fails.
     merged = merge(args.runs, args.out, score=False)
     out = merged.run_dir
-    print(f"merged {len(args.runs)} shards into {out}")
+    print(for_terminal(f"merged {len(args.runs)} shards into {out}"))
     for warning in merged.warnings:
-        print(f"warning: {warning}")
+        print(for_terminal(f"warning: {warning}"))
     if not args.score:
-        print(f"score it with: mmmu-eval score {out} --save")
+        print(for_terminal(f"score it with: mmmu-eval score {out} --save"))
     else:  # as `mmmu-eval score OUT --save` scores and prints it
         print_score(score_run(out, save=True), SHOWN_DISAGREEMENTS)
     if merged.failed:
         # Like `run`: a merged run that still holds failed items is not finished.
         failed = merged.failed
         shown = ", ".join(failed[:5]) + (", ..." if len(failed) > 5 else "")
-        Console(stderr=True, highlight=False).print(
-            f"[red]{len(failed)} item(s) failed in the shards and are not scored ({escape(shown)}). "
+        make_console(stderr=True).print(
+            f"[red]{len(failed)} item(s) failed in the shards and are not scored ({for_rich(shown)}). "
             "Run each shard's command again (it retries them), then merge into a new --out.[/red]",
             soft_wrap=True,
         )

@@ -9,10 +9,10 @@ import argparse
 import json
 
 from rich.console import Console
-from rich.markup import escape
 
 from mmmu_eval.cli.flag_defaults import HelpFormatter, Phrase, declare
 from mmmu_eval.core.errors import ConfigError
+from mmmu_eval.core.untrusted import for_rich, for_terminal, make_console
 
 EPILOG = """examples:
   mmmu-eval report runs/sample-random
@@ -69,8 +69,8 @@ def run(args: argparse.Namespace) -> int:
 
     if args.image_budget_mb < 0:
         raise ConfigError("--image-budget-mb must be 0 or more")
-    console = Console(highlight=False)
-    err = Console(stderr=True, highlight=False)
+    console = make_console()
+    err = make_console(stderr=True)
     suites = [path for path in args.runs if _is_suite(path)]
     if suites:
         _suite_reports(suites, args, console, err)
@@ -95,26 +95,29 @@ def run(args: argparse.Namespace) -> int:
                           published=args.published)
         one = page.run
         loaded.append(one)
+        if page.writer is not None:
+            err.print(f"[yellow]{for_rich(str(one.path))}: being written by {for_rich(page.writer)}; these are its figures "
+                      "as they stand, and nothing was written (report again when it finishes)[/yellow]", soft_wrap=True)
         if page.saved_results is not None:
-            err.print(f"rebuilt and saved {escape(str(page.saved_results))}")
+            err.print(f"rebuilt and saved {for_rich(str(page.saved_results))}")
         if args.official_table:
-            print(official_table_text(one.results))
+            print(for_terminal(official_table_text(one.results)))
         elif not args.json:  # JSON is printed once, after the loop
             if len(args.runs) > 1:
-                console.rule(escape(str(one.path)))
+                console.rule(for_rich(str(one.path)))
             print_results(one.results, console)
             if one.results.get("harness"):
                 for line in harness_lines(one.results["harness"]):
-                    console.print(escape(line), soft_wrap=True)
+                    console.print(for_rich(line), soft_wrap=True)
         if aside is not None:
             audited[str(one.path)] = _excluding(one.results, aside, console, quiet=args.json or args.official_table)
         if page.html is not None:
-            err.print(f"wrote {escape(str(page.html))}")
-        if args.submission:
+            err.print(f"wrote {for_rich(str(page.html))}")
+        if args.submission and page.writer is None:
             if page.submission is None:  # only MMMU test is submitted (results.submission)
-                err.print(f"[yellow]{escape(str(one.path))}: not an MMMU test-split run; no submission.json written[/yellow]", soft_wrap=True)
+                err.print(f"[yellow]{for_rich(str(one.path))}: not an MMMU test-split run; no submission.json written[/yellow]", soft_wrap=True)
             else:
-                err.print(f"wrote {escape(str(page.submission))} ({page.submitted} predictions"
+                err.print(f"wrote {for_rich(str(page.submission))} ({page.submitted} predictions"
                           + (f"; {page.left_out} items without one count as wrong on EvalAI)" if page.left_out else ")"))
     headline = _pro_headline(loaded, err)
     if args.json:
@@ -145,7 +148,7 @@ def _excluding(results: dict, aside, console: Console, *, quiet: bool) -> dict |
             console.print("[yellow]--exclude-suspects: no gold answers in this run; nothing to set aside[/yellow]")
         return None
     if not quiet:
-        console.print(escape(figure.line()), soft_wrap=True)
+        console.print(for_rich(figure.line()), soft_wrap=True)
     return figure.to_json()
 
 
@@ -169,9 +172,9 @@ def _suite_reports(suites: list[str], args: argparse.Namespace, console: Console
             print(json.dumps(summary, indent=2))
         else:
             if len(args.runs) > 1:
-                console.rule(escape(str(path)))
+                console.rule(for_rich(str(path)))
             print_suite(summary, console)
-        err.print(f"rewrote {escape(str(path))}/suite.json and report.html")
+        err.print(f"rewrote {for_rich(str(path))}/suite.json and report.html")
 
 
 def _pro_headline(loaded: list, err: Console) -> dict | None:
@@ -186,14 +189,14 @@ def _pro_headline(loaded: list, err: Console) -> dict | None:
     for r in pro:
         mode = str(r.results["run"]["prompt_mode"] or "direct")
         if mode not in ("direct", "cot"):
-            err.print(f"[yellow]{escape(str(r.path))}: prompt mode {escape(mode)} is not part of the MMMU-Pro headline[/yellow]")
+            err.print(f"[yellow]{for_rich(str(r.path))}: prompt mode {for_rich(mode)} is not part of the MMMU-Pro headline[/yellow]")
             continue
         if void(r.results):
-            err.print(f"[yellow]{escape(str(r.path))}: {NO_SCORE} ({escape(str(void_reason(r.results)))}); "
+            err.print(f"[yellow]{for_rich(str(r.path))}: {NO_SCORE} ({for_rich(str(void_reason(r.results)))}); "
                       "not part of the MMMU-Pro headline[/yellow]")
             continue
         key = (str(r.results["setting"]), mode)
         if key in by_run:
-            err.print(f"[yellow]two runs of {key[0]} {key[1]}; using {escape(str(r.path))}[/yellow]")
+            err.print(f"[yellow]two runs of {key[0]} {key[1]}; using {for_rich(str(r.path))}[/yellow]")
         by_run[key] = r.results["overall"]["accuracy"]
     return pro_headline(by_run) if by_run else None

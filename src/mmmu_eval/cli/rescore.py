@@ -107,6 +107,9 @@ def run(args: argparse.Namespace) -> int:
               + (f"; {len(result.missing)} of its {result.expected} item(s) have no row" if result.missing else ""))
     for note in doc["notes"]:
         echo(f"note: {note}")
+    if found.accuracy is None:  # the refusal below says how many problems: these are they
+        _listed("problem(s)", doc["problems"], args.show_problems, more="--show-problems N")
+        _listed("row(s) that matched no item", doc["unjoined"], args.show_problems, more="--show-problems N")
     require_scored(found)
     for line in summary_lines(doc, pro=result.items[0].benchmark == "mmmu-pro",
                               ci95=None if found.ci95 is None else list(found.ci95)):
@@ -153,14 +156,14 @@ def failure_lines(doc: dict, *, official: bool) -> list[str]:
     return lines
 
 
-def _listed(what: str, entries: list[str], show: int) -> None:
+def _listed(what: str, entries: list[str], show: int, *, more: str = "see --json") -> None:
     if not entries:
         return
     echo(f"{len(entries)} {what}:")
     for entry in entries[:show]:
         echo(f"  {entry}")
     if len(entries) > show:
-        echo(f"  ... {len(entries) - show} more (see --json)")
+        echo(f"  ... {len(entries) - show} more ({more})")
 
 
 def summary_lines(doc: dict, *, pro: bool, ci95: list[float] | None = None) -> list[str]:

@@ -17,15 +17,16 @@ from pathlib import Path
 from typing import Any
 
 from rich.console import Console
-from rich.markup import escape
 
 from mmmu_eval.cli.log_flags import add_log_flags, log_to_of
 from mmmu_eval.cli.flag_defaults import HelpFormatter, declare, run_default
 from mmmu_eval.core.config import UNREFERENCED_IMAGES, RunConfig, check_extra_body, help_of
 from mmmu_eval.core.errors import ConfigError
+from mmmu_eval.core.jsonfile import loads
 from mmmu_eval.scoring.judge import PARSERS
 from mmmu_eval.scoring.scorer import FALLBACK_POLICIES
-from mmmu_eval.store.rundir import MANIFEST
+from mmmu_eval.core.untrusted import for_rich, for_terminal, make_console
+from mmmu_eval.store.rundir import MANIFEST, RANKS
 
 EXAMPLES = """examples:
   mmmu-eval run --benchmark mmmu --split dev --data sample --model random
@@ -108,38 +109,42 @@ def main(args: argparse.Namespace) -> int:
     from mmmu_eval.run.distributed import Launch
     from mmmu_eval.run.pipeline import RunInterrupted, evaluate
     from mmmu_eval.run.launcher_ranks import evaluate_ranks
+    from mmmu_eval.run.runner import counting_asked
 
     overrides = config_overrides(args)
     log_to = log_to_of(args)
     out = overrides.get("out")
-    console = Console(highlight=False)
+    console = make_console()
     continued = out is not None and (Path(out) / MANIFEST).exists() and overrides.get("resume") is not False
     if continued and "resume" not in overrides:
         overrides["resume"] = True
+    # A distributed run's ranks hold answers before its first merge: a run there continues them too.
+    continued = continued or (out is not None and (Path(out) / RANKS).is_dir())
     if getattr(args, "dry_run", False):
         if log_to is not None:
             raise ConfigError("--log-to logs a finished run; --dry-run runs nothing (drop one of them)")
         return dry_run(overrides, as_json=args.dry_run_json)
     if getattr(args, "dry_run_json", False):
         raise ConfigError("--json applies to --dry-run only (a run's results are in results.json; `mmmu-eval report --json`)")
-    before = _stored_lines(out) if continued else 0
     launch = Launch.from_env()
     try:
         if launch is None:
-            result = evaluate(**overrides, log_to=log_to)
+            with counting_asked() as tally:  # what was sent, not the lines added (copies of shards' answers)
+                result = evaluate(**overrides, log_to=log_to)
+            asked = tally.asked
         else:  # one rank of torchrun / accelerate launch: rank 0 gets the merged run, the others None
             continued = continued and launch.rank == 0
-            result = evaluate_ranks(overrides, launch, timeout=args.rank_timeout, log_to=log_to)
-            if result is None:
+            ranked = evaluate_ranks(overrides, launch, timeout=args.rank_timeout, log_to=log_to)
+            if ranked is None:
                 return 0
+            result, asked = ranked.result, ranked.asked  # what the ranks sent, not what the merge appended
     except RunInterrupted as exc:
-        Console(stderr=True, highlight=False).print(f"[yellow]{escape(str(exc))}[/yellow]", soft_wrap=True)
+        make_console(stderr=True).print(f"[yellow]{for_rich(str(exc))}[/yellow]", soft_wrap=True)
         return 130
     if continued:
         # Said after evaluate accepted the directory: a refused resume must not first claim to continue.
         from mmmu_eval.cli.wrap import echo
 
-        asked = _stored_lines(out) - before
         if asked <= 0:
             echo(f"{out}: finished already: nothing asked")
         else:
@@ -147,19 +152,8 @@ def main(args: argparse.Namespace) -> int:
     print_headline(result, console)
     message = result.message()
     if message:
-        Console(stderr=True, highlight=False).print(f"[red]{escape(message)}[/red]", soft_wrap=True)
+        make_console(stderr=True).print(f"[red]{for_rich(message)}[/red]", soft_wrap=True)
     return result.exit_status
-
-
-def _stored_lines(out: Any) -> int:
-    """Answers stored in the run directory's responses.jsonl: a rerun that adds none asked nothing."""
-    from mmmu_eval.store.rundir import RESPONSES
-
-    try:
-        with open(Path(out) / RESPONSES, "rb") as f:
-            return sum(1 for line in f if line.strip())
-    except OSError:
-        return 0
 
 
 def dry_run(overrides: dict[str, Any], *, as_json: bool) -> int:
@@ -172,7 +166,7 @@ def dry_run(overrides: dict[str, Any], *, as_json: bool) -> int:
     if as_json:
         print(json.dumps(plan.to_json(), indent=2))
     else:
-        print(plan.text(shutil.get_terminal_size().columns))
+        print(for_terminal(plan.text(shutil.get_terminal_size().columns)))
     return 1 if plan.refusal else 0
 
 
@@ -204,7 +198,7 @@ def print_headline(result: Any, console: Console) -> None:
         counts.add_column(key, justify="right", no_wrap=True)
     counts.add_row(*(str(result.counts[k]) for k in ("items", "ok", "truncated", "error", "missing")))
     print_fitted(console, counts)
-    console.print(f"run directory: {escape(str(result.run_dir))}", soft_wrap=True)
+    console.print(f"run directory: {for_rich(str(result.run_dir))}", soft_wrap=True)
 
 
 # -- flag types -------------------------------------------------------------------------------
@@ -218,9 +212,11 @@ def _scalar(hint: Any) -> type:
 
 def _json_object(text: str) -> dict[str, object]:
     try:
-        value = json.loads(text.removeprefix("\ufeff"))  # `--extra-body "$(cat body.json)"` of a file saved with a BOM
+        value = loads(text.removeprefix("\ufeff"))  # `--extra-body "$(cat body.json)"` of a file saved with a BOM
     except json.JSONDecodeError as exc:
         raise argparse.ArgumentTypeError(f"not valid JSON ({exc.msg} at character {exc.pos})") from None
+    except ValueError as exc:  # nested too deep, a number too long (jsonfile.MalformedJSON)
+        raise argparse.ArgumentTypeError(f"not valid JSON ({exc})") from None
     if not isinstance(value, dict):
         raise argparse.ArgumentTypeError('must be a JSON object, e.g. \'{"chat_template_kwargs": {"enable_thinking": false}}\'')
     try:

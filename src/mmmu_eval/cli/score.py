@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 from mmmu_eval.cli.flag_defaults import HelpFormatter, Phrase, declare
 from mmmu_eval.core.errors import ConfigError
+from mmmu_eval.core.untrusted import LINE_CHARACTERS, capped_or_none
 
 if TYPE_CHECKING:
     from mmmu_eval.commands.score import RunScore
@@ -153,7 +154,8 @@ def summary_lines(scoring, n_items: int, show: int, *, results=None) -> list[str
     if len(scoring.parsers) > 1:
         lines.append(f"{len(scoring.disagreements)} item(s) where the parsers disagree")
         for entry in scoring.disagreements[:show]:
-            preds = ", ".join(f"{p}={entry['preds'][p]!r}{'+' if entry['correct'][p] else '-'}" for p in scoring.parsers)
+            preds = ", ".join(f"{p}={capped_or_none(entry['preds'][p], LINE_CHARACTERS)!r}{'+' if entry['correct'][p] else '-'}"
+                              for p in scoring.parsers)
             lines.append(f"  {entry['id']}: {preds}")
         if len(scoring.disagreements) > show:
             lines.append(f"  ... {len(scoring.disagreements) - show} more")

@@ -12,12 +12,11 @@ import json
 import shutil
 from pathlib import Path
 
-from rich.console import Console
-from rich.markup import escape
 
 from mmmu_eval.cli.log_flags import add_log_flags, log_to_of
 from mmmu_eval.cli.flag_defaults import HelpFormatter, Phrase, declare, run_default
 from mmmu_eval.cli.run import add_rank_timeout, add_run_flags, config_overrides
+from mmmu_eval.core.untrusted import for_rich, for_terminal, make_console
 
 EXAMPLES = """examples:
   mmmu-eval suite --model frequent --data sample --out suites/frequent-sample
@@ -87,8 +86,8 @@ def main(args: argparse.Namespace) -> int:
     for name in ("out", "settings", "prompts", "ocr", "mmmu", "data", "revision", "mmmu_data", "mmmu_revision"):
         if getattr(args, name) is not None:
             overrides[name] = getattr(args, name)
-    console = Console(highlight=False)
-    err = Console(stderr=True, highlight=False)
+    console = make_console()
+    err = make_console(stderr=True)
     if args.dry_run:
         if log_to is not None:
             raise ConfigError("--log-to logs a finished suite; --dry-run runs nothing (drop one of them)")
@@ -103,16 +102,16 @@ def main(args: argparse.Namespace) -> int:
             if result is None:
                 return 0
     except SuiteInterrupted as exc:
-        err.print(f"[yellow]{escape(str(exc))}[/yellow]", soft_wrap=True)
+        err.print(f"[yellow]{for_rich(str(exc))}[/yellow]", soft_wrap=True)
         return 130
     if args.json:
         print(json.dumps(result.summary, indent=2))
     else:
         print_suite(result.summary, console)
-        console.print(f"suite directory: {escape(str(result.suite_dir))} ({SUITE_FILE}, report.html)", soft_wrap=True)
+        console.print(f"suite directory: {for_rich(str(result.suite_dir))} ({SUITE_FILE}, report.html)", soft_wrap=True)
     message = result.message()
     if message:
-        err.print(f"[red]{escape(message)}[/red]", soft_wrap=True)
+        err.print(f"[red]{for_rich(message)}[/red]", soft_wrap=True)
     return result.exit_status
 
 
@@ -128,7 +127,7 @@ def dry_run(overrides: dict, *, as_json: bool) -> int:
     else:
         width = shutil.get_terminal_size().columns
         for plan in plans:
-            print(plan.text(width) + "\n")
+            print(for_terminal(plan.text(width)) + "\n")
         usd = totals["estimated_input_usd"]
         sent = totals["sent_bytes"]
         size = (f"{sent / 1e6:.2f} MB sent ({sent:,} B: requests and {totals['preflight_probes']} preflight probe(s) "

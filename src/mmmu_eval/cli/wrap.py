@@ -15,6 +15,8 @@ import sys
 import textwrap
 from typing import TextIO
 
+from mmmu_eval.core.untrusted import for_terminal
+
 __all__ = ["echo", "width", "wrap"]
 
 
@@ -47,7 +49,8 @@ def wrap(text: str, columns: int | None) -> list[str]:
 
 
 def echo(text: str = "", *, file: TextIO | None = None) -> None:
-    """Print ``text`` wrapped at word boundaries to the terminal's width."""
+    """Print ``text`` wrapped at word boundaries to the terminal's width, control characters
+    escaped (``untrusted.for_terminal``: the lines carry ids, answers, file names)."""
     stream = file or sys.stdout
-    for line in wrap(text, width(stream)):
+    for line in wrap(for_terminal(text), width(stream)):
         print(line, file=stream)

@@ -7,7 +7,13 @@ rule of ``run.outputs`` (the recorded scoring's figures only: never those of a o
 dict). ``html`` writes report.html and ``submission`` the EvalAI file of an MMMU test run, with
 the same code that writes them at the end of a run.
 
-Named ``report_run`` (the name it had when ``mmmu_eval.report`` was a package; no package takes ``report`` now).
+One writer per directory, also for a reader that writes: a run being written by another process
+(its lock held, ``writer_lock.writer_of``) is read and its figures returned as they stand, with
+the writer named in ``RunReport.writer``, and nothing is written; otherwise the files are written
+under the directory's lock, so a run started meanwhile waits its turn (is refused) instead of
+racing the report.
+
+Named ``report_run`` (the name it had when ``mmmu_eval.rendering`` was a package; no package takes ``report`` now).
 
 >>> from mmmu_eval import evaluate
 >>> run = evaluate(model="random", benchmark="mmmu", split="validation", data="sample", out="runs/reported")
@@ -19,6 +25,7 @@ Named ``report_run`` (the name it had when ``mmmu_eval.report`` was a package; n
 from __future__ import annotations
 
 from collections.abc import Mapping
+from contextlib import nullcontext
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -27,6 +34,7 @@ from mmmu_eval.results.finished_run import FinishedRun, read_run
 from mmmu_eval.run.outputs import save_results, write_report_page, write_submission
 from mmmu_eval.scoring.answers import Answer
 from mmmu_eval.store.rundir import RunStore
+from mmmu_eval.core.writer_lock import hold_directory, writer_of
 
 __all__ = ["RunReport", "report_run"]
 
@@ -46,6 +54,9 @@ class RunReport:
     """submission.json when asked for and the run is an MMMU test run; None otherwise."""
     submitted: int = 0
     """Predictions in submission.json; the run's other items count as wrong on EvalAI."""
+    writer: str | None = None
+    """The process writing the run now (``process 1234 (mmmu-eval run on host, since ...)``), when
+    one was: the figures are the run's as it stood, and nothing was written."""
 
     @property
     def results(self) -> Mapping:
@@ -92,7 +103,8 @@ def report_run(
             section sets the run against; None: the row of exactly the run's model name, if any.
 
     Returns:
-        The run read back and the paths written.
+        The run read back and the paths written; when another process is writing the run, its
+        figures as they stand, ``writer`` naming that process, and nothing written.
 
     Raises:
         StoreError: not a readable run directory, or it cannot be written.
@@ -104,11 +116,22 @@ def report_run(
         page = mmmu_eval.report_run("runs/test-gpt4o", submission=True)
         print(page.submission, page.submitted, page.left_out)
     """
-    from mmmu_eval.scoring.spec import ScoringSpec
-
     if image_budget_mb < 0:
         raise ConfigError("--image-budget-mb must be 0 or more")
+    writer = writer_of(run_dir)
     one = read_run(run_dir, details=html or submission, answers=answers, bootstrap=bootstrap, seed=seed)
+    if writer is not None:  # printing is fine; writing would race the run's own outputs
+        return RunReport(one, writer=writer)
+    with hold_directory(one.path, "report") if one.rebuilt or html or submission else nullcontext():
+        return _write(one, html=html, images=images, image_budget_mb=image_budget_mb, submission=submission,
+                      answers=answers, published=published)
+
+
+def _write(one: FinishedRun, *, html: bool, images: bool, image_budget_mb: int, submission: bool,
+           answers: object, published: str | float | None) -> RunReport:
+    """``report_run``'s files, written while it holds the run directory."""
+    from mmmu_eval.scoring.spec import ScoringSpec
+
     # Derived files go through a store constructed writable on the same directory: RunStore.read
     # is read-only, and RunStore.open(resume=True) would count a new run session in the manifest.
     out = RunStore(one.path, writable=True)

@@ -4,9 +4,11 @@
 stored responses are scored again (other parsers, another fallback, an official answer dict)
 and nothing is written, so the figures a run is remembered by (results.json, the manifest's
 scoring record, the report, ``compare``) stay as they were. ``save=True`` makes the scoring the
-run's own through ``run.outputs`` (the one writer of a run's files) and keeps what it replaced.
+run's own through ``run.outputs`` (the one writer of a run's files) and keeps what it replaced,
+holding the run directory's lock while it writes; a run another process is writing is refused,
+naming that process (its manifest and results would race the run's own).
 
-Named ``score_run`` (the name it had when ``mmmu_eval.score`` was the scoring package, now ``scoring``).
+Named ``score_run`` (the name it had when ``mmmu_eval.scoring`` was the scoring package, now ``scoring``).
 
 >>> from mmmu_eval import evaluate
 >>> run = evaluate(model="random", benchmark="mmmu", split="validation", data="sample", out="runs/scored")
@@ -30,6 +32,7 @@ from mmmu_eval.run.outputs import SavedScoring, save_scoring
 from mmmu_eval.scoring.scorer import Scoring
 from mmmu_eval.scoring.spec import ScoringSpec
 from mmmu_eval.store.rundir import MANIFEST, RunStore
+from mmmu_eval.core.writer_lock import hold_directory, refuse_while_written
 
 __all__ = ["RunScore", "score_run"]
 
@@ -100,7 +103,8 @@ def score_run(
         The scoring, its results.json as it would be, and with ``save`` what was replaced.
 
     Raises:
-        StoreError: not a readable run directory.
+        StoreError: not a readable run directory; with ``save``, another process is writing it
+            (named), and nothing was written.
         ConfigError: an unknown parser or fallback, or an unreadable answer dict.
         DataError: the run's items cannot be loaded again.
 
@@ -112,9 +116,11 @@ def score_run(
     # The run directory and the dataset are read as the report reads them back.
     from mmmu_eval.results.finished_run import read_run, run_items
     from mmmu_eval.results.harness import harness_section
-    from mmmu_eval.results.results_json import build_results
+    from mmmu_eval.results.results_json import build_results, read_results
     from mmmu_eval.scoring.spec import MANIFEST_KEY
 
+    if save:  # before the work: a run being written is refused at once
+        refuse_while_written(run_dir, "its scoring cannot be saved while it is (score without --save writes nothing)")
     run = read_run(run_dir, rebuild=False)
     manifest = run.manifest
     recorded = ScoringSpec.from_manifest(manifest)
@@ -130,8 +136,9 @@ def score_run(
     view = RunScore(run.path, spec, recorded, scoring, results, tuple(items), dict(responses))
     if not save:
         return view
-    replaced = run.results
     # The run was read, not opened for writing; derived files go through a writable store on the
-    # same directory (write_* never touches responses.jsonl), as the report does.
-    saved = save_scoring(RunStore(run.path, writable=True), spec, scoring, responses, results)
+    # same directory (write_* never touches responses.jsonl), as the report does, under its lock.
+    with hold_directory(run.path, "score --save"):
+        replaced = read_results(run.path)
+        saved = save_scoring(RunStore(run.path, writable=True), spec, scoring, responses, results)
     return RunScore(view.run_dir, spec, recorded, scoring, results, view.items, view.responses, replaced, saved)

@@ -3,8 +3,9 @@
 Every file the package writes whole (``manifest.json``, ``results.json``, ``report.html``,
 ``suite.json``, ``harden.json``, harden's report and rendered pages, the digest cache) goes
 through ``write_atomically``, so a crash never leaves half a file and every one of them is made
-the same way. This module is layer L0 (it imports nothing of ours) because the dataset's digest
-cache, below the store, writes one too.
+the same way. This module is layer L0 (it imports only ``nofollow``, whose rule it keeps: a
+link is never written through or replaced) because the dataset's digest cache, below the
+store, writes one too.
 
 The temporary file is created with mode 0666 less the umask, as ``open(path, "w")`` would make
 it. ``tempfile.mkstemp`` creates it 0600 whatever the umask (it is meant for secrets), and the
@@ -26,6 +27,8 @@ import re
 import secrets
 from collections.abc import Iterable
 from pathlib import Path
+
+from mmmu_eval.core.nofollow import refuse_link
 
 __all__ = ["LOCK_FILE", "TEXT_ERRORS", "holds_anything", "is_leftover", "remove_leftovers", "temporary_beside", "write_atomically"]
 
@@ -66,8 +69,15 @@ def write_atomically(target: Path, content: str | bytes | Iterable[str]) -> Path
 
     On any failure the temporary file is removed and the error raised; ``target`` is then as it
     was. The folder must exist.
+
+    Raises:
+        StoreError: ``target`` is a symbolic link (``nofollow.refuse_link``): the rename would
+            replace the link and leave its target alone, but a link is refused wherever we write,
+            so nothing written is ever mistaken for an update of the file it pointed to.
+        OSError: the file cannot be written.
     """
     target = Path(target)
+    refuse_link(target)
     fd, tmp = temporary_beside(target)
     try:
         if isinstance(content, bytes):
@@ -81,6 +91,7 @@ def write_atomically(target: Path, content: str | bytes | Iterable[str]) -> Path
                     fh.write(chunk)
                 fh.flush()
                 os.fsync(fh.fileno())
+        refuse_link(target)  # made while the content was written (a long page): still never replaced
         os.replace(tmp, target)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)

@@ -99,6 +99,11 @@ _CHECKS: dict[str, tuple[Callable[[Any], bool], str]] = {
         lambda v: v is None or _str(v) or (isinstance(v, dict) and all(_str(k) and _count(n) for k, n in v.items())),
         "a layout name, an object of item counts per layout, or null",
     ),
+    "effective_layout_items": (
+        lambda v: isinstance(v, dict) and all(_str(k) and _count(n) for k, n in v.items()),
+        "an object of item counts per layout",
+    ),
+    "retired_shards": (lambda v: isinstance(v, list) and all(isinstance(r, dict) for r in v), "a list of objects"),
 }
 # What to do about a manifest.json that fails a check: without it the run's data and protocol are unknown.
 NO_MANIFEST = "; restore it from a copy, or start again with a new --out (a run cannot go on without it)"

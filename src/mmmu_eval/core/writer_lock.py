@@ -23,6 +23,15 @@ Why this shape:
   process that opened the old file meanwhile sees it gone and tries again), and removes the
   directory too when it made it and nothing else was written there: a refused run leaves no
   folder behind.
+- **Never through a link.** The lock file is opened with ``O_NOFOLLOW`` and refused when it has
+  a second name (``nofollow``): a linked lock file had its target overwritten with the lock
+  record (issue 40). A directory held inside another this context holds (a suite's run,
+  harden's runs) is refused when a folder between them is a link.
+- **Readers ask too.** ``writer_of`` says who holds a directory without taking its lock (a
+  shared lock tried and let go at once, so no file is made): ``merge`` refuses a shard being
+  written, ``score --save`` a run being written, and ``report`` prints such a run's figures as
+  they stand, says who is writing it, and writes nothing (issue 40: a merge took a stale
+  snapshot of a shard still being written).
 - **Read-only fails first.** Taking the lock writes in the directory, so a read-only ``--out``
   fails here, before a request, with one line.
 """
@@ -41,8 +50,10 @@ from pathlib import Path
 
 from mmmu_eval.core.atomic import LOCK_FILE
 from mmmu_eval.core.errors import StoreError
+from mmmu_eval.core.jsonfile import loads
+from mmmu_eval.core.nofollow import open_fd, open_file, refuse_linked_folders
 
-__all__ = ["LOCK_FILE", "hold_directory"]
+__all__ = ["LOCK_FILE", "hold_directory", "refuse_while_written", "writer_of"]
 
 _HELD: ContextVar[frozenset[str]] = ContextVar("mmmu_eval_held_directories", default=frozenset())
 
@@ -70,6 +81,8 @@ def hold_directory(path: str | Path, command: str) -> Iterator[Path]:
         return
     if folder.exists() and not folder.is_dir():
         raise StoreError("is a file, not a directory; choose another --out", folder)
+    for outer in _HELD.get():  # a suite's run, harden's runs: never reached through a link inside
+        refuse_linked_folders(outer, folder)
     made = _make_folders(folder)
     try:
         fd = _acquire(folder, command)
@@ -83,6 +96,46 @@ def hold_directory(path: str | Path, command: str) -> Iterator[Path]:
         _HELD.reset(token)
         _release(folder, fd)
         _remove_made(made)
+
+
+def writer_of(path: str | Path) -> str | None:
+    """Who is writing the directory ``path`` now (``process 1234 (mmmu-eval run on host, since
+    ...)``); None when no one is, or when it is this context's own holding (a step inside it).
+
+    Takes no lock and writes nothing: the lock file, when there is one, is opened read-only (never
+    through a link) and a shared lock is tried on it and let go, which fails exactly while a
+    writer holds it.
+    """
+    folder = Path(path)
+    if os.path.abspath(folder) in _HELD.get():
+        return None
+    file = folder / LOCK_FILE
+    try:
+        fd = open_fd(file, os.O_RDONLY)
+    except (OSError, StoreError):  # none (no writer ever, or it let go), or unreadable: none we can name
+        return None
+    try:
+        _lock(fd, shared=True)
+    except _Busy:
+        return _holder(file)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)  # lets our shared lock go
+    return None
+
+
+def refuse_while_written(path: str | Path, doing: str) -> None:
+    """Raise a StoreError naming the writer when one is writing ``path`` (``writer_of``).
+
+    Args:
+        path: the directory a reader is about to use.
+        doing: what would go wrong, as the refusal says it (``a merge now would take ...``).
+    """
+    holder = writer_of(path)
+    if holder is not None:
+        raise StoreError(f"is being written by {holder}; {doing}: wait for it to finish (or stop it), then run the "
+                         "same command again", path)
 
 
 def _make_folders(folder: Path) -> list[Path]:
@@ -113,7 +166,7 @@ def _acquire(folder: Path, command: str) -> int:
     file = folder / LOCK_FILE
     while True:
         try:
-            fd = os.open(file, os.O_RDWR | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), 0o666)
+            fd = open_fd(file, os.O_RDWR | os.O_CREAT, 0o666, in_place=True)  # never a link's target
         except FileNotFoundError:  # the folder went with a holder's clean-up: make it again
             _make_folders(folder)
             continue
@@ -167,8 +220,9 @@ def _holder(file: Path) -> str:
     """``process 1234 (mmmu-eval run on host, since ...)`` from the lock file, as far as it says."""
     for _ in range(20):  # the holder writes its name just after it takes the lock
         try:
-            record = json.loads(file.read_text(encoding="utf-8") or "null")
-        except (OSError, ValueError):
+            with open_file(file) as fh:
+                record = loads(fh.read().decode("utf-8") or "null")
+        except (OSError, ValueError, StoreError):
             record = None
         if isinstance(record, dict) and isinstance(record.get("pid"), int):
             mine = " (this process)" if record["pid"] == os.getpid() and record.get("host") == socket.gethostname() else ""
@@ -181,18 +235,20 @@ def _holder(file: Path) -> str:
 if sys.platform == "win32":  # pragma: no cover - exercised on Windows only
     import msvcrt
 
-    def _lock(fd: int) -> None:
+    def _lock(fd: int, *, shared: bool = False) -> None:
         try:
-            msvcrt.locking(fd, msvcrt.LK_NBLCK, 1)
+            msvcrt.locking(fd, msvcrt.LK_NBRLCK if shared else msvcrt.LK_NBLCK, 1)
         except OSError as exc:
             raise _Busy from exc
+        if shared:  # a probe (writer_of): let go before the descriptor is closed
+            msvcrt.locking(fd, msvcrt.LK_UNLCK, 1)
 else:
     import errno
     import fcntl
 
-    def _lock(fd: int) -> None:
+    def _lock(fd: int, *, shared: bool = False) -> None:
         try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            fcntl.flock(fd, (fcntl.LOCK_SH if shared else fcntl.LOCK_EX) | fcntl.LOCK_NB)
         except OSError as exc:
             if exc.errno in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EACCES):
                 raise _Busy from exc

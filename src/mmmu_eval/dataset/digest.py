@@ -23,6 +23,8 @@ from pathlib import Path
 from typing import Iterable
 
 from mmmu_eval.core.atomic import write_atomically
+from mmmu_eval.core.errors import StoreError
+from mmmu_eval.core.jsonfile import loads
 
 __all__ = ["cache_dir", "file_sha256", "files_digest"]
 
@@ -83,7 +85,7 @@ def _key(paths: list[Path]) -> str | None:
 
 def _read_cache() -> dict[str, object]:
     try:
-        data = json.loads((cache_dir() / CACHE_FILE).read_text(encoding="utf-8"))
+        data = loads((cache_dir() / CACHE_FILE).read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return {}
     return data if isinstance(data, dict) else {}
@@ -99,5 +101,5 @@ def _remember(key: str, digest: str) -> None:
     try:
         folder.mkdir(parents=True, exist_ok=True)
         write_atomically(folder / CACHE_FILE, json.JSONEncoder().iterencode(entries))
-    except OSError as exc:  # a read-only home: hash again next time
+    except (OSError, StoreError) as exc:  # a read-only home, a linked cache file: hash again next time
         log.debug("cannot write the digest cache in %s: %s", folder, exc)

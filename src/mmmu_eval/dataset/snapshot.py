@@ -7,7 +7,6 @@ what ``hub.download`` writes and how the bundled sample is laid out.
 
 from __future__ import annotations
 
-import json
 import logging
 from dataclasses import dataclass
 from pathlib import Path
@@ -17,6 +16,7 @@ from mmmu_eval.dataset.hub import PROVENANCE_FILE
 from mmmu_eval.dataset.file_layout import Selection
 from mmmu_eval.dataset.subjects import SUBJECTS
 from mmmu_eval.core.errors import ConfigError, DataError
+from mmmu_eval.core.jsonfile import loads
 
 log = logging.getLogger(__name__)
 
@@ -70,7 +70,7 @@ def locate(
 def _recorded_commit(base: Path) -> str | None:
     path = base / PROVENANCE_FILE
     try:
-        commit = json.loads(path.read_text()).get("commit")
+        commit = loads(path.read_text()).get("commit")
     except (OSError, ValueError, AttributeError):
         return None
     return commit if isinstance(commit, str) and commit else None

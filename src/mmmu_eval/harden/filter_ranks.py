@@ -11,7 +11,9 @@ of local models over many processes.
 The filter itself is ``harden_filter_async`` unchanged, with its ``trial_runner`` on rank 0 doing
 the shards and the merge; so DIR ends up as a one-process filter leaves it (plus ``ranks/``),
 and the same command again resumes: every rank asks only its shard's missing trials, or nothing
-at all when the filter is finished (rank 0 announces that there is nothing to ask).
+at all when the filter is finished (rank 0 announces that there is nothing to ask). On another
+number of ranks it is the same filter: each new shard starts with the answers the trials hold
+already (``run/rank_answers.py``), so a sampled trial is never drawn twice.
 
 In a rank's process (a sketch: it needs the launcher's environment)::
 
@@ -31,6 +33,7 @@ from mmmu_eval.harden.outdir import StepResult
 from mmmu_eval.harden.trials import Model, TrialRuns, TrialSettings, run_trials, trial_config
 from mmmu_eval.run.distributed import DEFAULT_TIMEOUT_S, Launch, RankGroup
 from mmmu_eval.run.progress import Display
+from mmmu_eval.run.rank_answers import earlier_shards, remove_emptied
 from mmmu_eval.run.launcher_ranks import (RankDisplay, all_done, finish_merged, pin_vllm_devices, rank_device, rank_dir,
                                  rank_session)
 from mmmu_eval.store.rundir import RANKS
@@ -103,9 +106,11 @@ class _MergingRunner:
             for trial in range(1, settings.trials + 1):
                 path = runs_root / model.label / f"trial-{trial:02d}"
                 config = trial_config(staging, setting, model, settings, trial, path)
-                shards = [rank_dir(self.out, r, self.launch.world_size) / shards_root / model.label / path.name
-                          for r in range(self.launch.world_size)]
-                finish_merged(dataclasses.replace(config, resume=True), shards)
+                relative = shards_root / model.label / path.name
+                shards = [rank_dir(self.out, r, self.launch.world_size) / relative for r in range(self.launch.world_size)]
+                finish_merged(dataclasses.replace(config, resume=True), shards,
+                              earlier=earlier_shards(self.out, self.launch.world_size, relative))
+        remove_emptied(self.out, self.launch.world_size)  # an earlier launch's ranks, their trials folded in
         # Every trial is merged and finished: this reads them back (no model is loaded, nothing asked).
         return await run_trials(staging, setting, models, settings, runs_root, display=display)
 

@@ -17,7 +17,6 @@ from pathlib import Path
 from typing import Any
 
 from rich.console import Console
-from rich.markup import escape as rich_escape
 from rich.table import Table
 
 from mmmu_eval.core.atomic import write_atomically
@@ -27,6 +26,7 @@ from mmmu_eval.rendering.charts import Bar, bar_chart
 from mmmu_eval.rendering.fit import print_fitted
 from mmmu_eval.core.numbers import pct
 from mmmu_eval.rendering.page import asset, head
+from mmmu_eval.core.untrusted import for_rich
 
 __all__ = ["accuracy_rows", "figure5_svg", "print_report", "render_report_html", "write_report"]
 
@@ -80,7 +80,7 @@ def print_report(record: Record, console: Console) -> None:
         label = column in ("step", "status", "notes")
         counts.add_column(column, justify="left" if label else "right", no_wrap=not label, overflow="fold")
     for row in _step_rows(record):
-        counts.add_row(*(rich_escape(str(c)) for c in row))
+        counts.add_row(*(for_rich(str(c)) for c in row))
     print_fitted(console, counts)
     rows = accuracy_rows(record)
     if rows:
@@ -89,14 +89,14 @@ def print_report(record: Record, console: Console) -> None:
         for key, name, _ in SETS:  # headings wrap at their spaces; a figure is one word, never folded
             table.add_column(_set_name(record, key, name), justify="right", overflow="fold")
         for label, figures in rows:
-            table.add_row(rich_escape(label), *(_pct(figures.get(k)) for k, _, _ in SETS))
+            table.add_row(for_rich(label), *(_pct(figures.get(k)) for k, _, _ in SETS))
         print_fitted(console, table)
         if stale_check(record):
-            console.print(f"[yellow]stale:[/yellow] the check {rich_escape(str(stale_check(record)))}", highlight=False)
+            console.print(f"[yellow]stale:[/yellow] the check {for_rich(str(stale_check(record)))}", highlight=False)
     left = [p for p in record.left_out() if p.left_out]
     if left:
         kinds = ", ".join(f"{k} {n}" for k, n in count_by_kind(left).items())
-        console.print(f"left out: {len(left)} ({rich_escape(kinds)}); each is named in harden.json", highlight=False)
+        console.print(f"left out: {len(left)} ({for_rich(kinds)}); each is named in harden.json", highlight=False)
     refused = [p for p in record.left_out() if not p.left_out]
     if refused:
         console.print(f"review decisions refused: {len(refused)} (those questions stay as they were); each is named in harden.json", highlight=False)

@@ -33,6 +33,7 @@ from mmmu_eval.dataset.schema import NUMBERED_IMAGES
 from mmmu_eval.dataset.subjects import discipline_of, resolve_subject, subject_from_id
 from mmmu_eval.core.errors import ConfigError, DataError
 from mmmu_eval.harden.problems import Problem
+from mmmu_eval.core.jsonfile import loads
 from mmmu_eval.core.records import ImageRef, Item
 
 __all__ = ["JsonlSet", "read_jsonl"]
@@ -89,9 +90,11 @@ class _RowProblem(Exception):
 def _item(line: str, path: Path, number: int, default_subject: str | None) -> Item:
     where = f"{path.name} line {number}"
     try:
-        row = json.loads(line)
+        row = loads(line)
     except json.JSONDecodeError as exc:
         raise _RowProblem(f"not valid JSON ({exc.msg} at character {exc.pos})", "json") from None
+    except ValueError as exc:  # nested too deep, a number too long (jsonfile.MalformedJSON)
+        raise _RowProblem(f"not valid JSON ({exc})", "json") from None
     if not isinstance(row, dict):
         raise _RowProblem(f"a JSON {type(row).__name__}, not an object", "json")
     raw_id = row.get("id")

@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from mmmu_eval.core.atomic import write_atomically
+from mmmu_eval.core.jsonfile import read_json
 from mmmu_eval.core.clock import utc_now
 from mmmu_eval.core.errors import StoreError
 from mmmu_eval.harden.problems import Problem
@@ -70,10 +71,10 @@ class Record:
         """
         path = Path(directory) / RECORD
         try:
-            data = json.loads(path.read_text(encoding="utf-8"))
+            data = read_json(path)  # never through a link; too deep or too long is damage too
         except FileNotFoundError:
             raise StoreError(f"has no {RECORD}: it is not the output of a harden step", directory) from None
-        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        except (OSError, ValueError) as exc:
             raise StoreError(f"cannot be read ({exc}); restore it or start again with a new --out", path) from None
         if not isinstance(data, dict) or data.get("format") != FORMAT:
             found = data.get("format") if isinstance(data, dict) else type(data).__name__

@@ -25,10 +25,11 @@ from rich.console import Console
 
 from mmmu_eval.core.aio import run_coroutine
 from mmmu_eval.core.atomic import write_atomically
-from mmmu_eval.core.errors import ConfigError, DataError
+from mmmu_eval.core.errors import ConfigError, DataError, StoreError
+from mmmu_eval.core.jsonfile import read_json
 from mmmu_eval.screenshots.browser import Screenshotter
 from mmmu_eval.harden.outdir import StepResult, config_entry, one_writer, open_out, settle_later_steps
-from mmmu_eval.screenshots.item_page import BACKGROUNDS, FONT_SIZES, PAGE_WIDTHS, PHOTO_SHARE, Style, choose_style, installed_fonts, page_html
+from mmmu_eval.screenshots.item_page import BACKGROUNDS, Style, choose_style, installed_fonts, page_html
 from mmmu_eval.screenshots.photo import photograph
 from mmmu_eval.harden.problems import Problem
 from mmmu_eval.harden.record import json_digest, versions
@@ -38,6 +39,7 @@ from mmmu_eval.harden.source import content_digest, has_config, read_source
 from mmmu_eval.harden.writer import copy_config, standard_row, vision_row, write_config
 from mmmu_eval.core.records import Item
 from mmmu_eval.rendering.page import data_url
+from mmmu_eval.core.untrusted import make_console
 
 __all__ = ["harden_render", "harden_render_async", "render_item"]
 
@@ -118,7 +120,7 @@ async def harden_render_async(
     todo = [it for it in source.items if not _cached(work, it, styles[it.id])]
     failures: list[Problem] = []
     started = time.monotonic()
-    console = console or Console(stderr=True, highlight=False)
+    console = console or make_console(stderr=True)
     if todo:
         async with Screenshotter(workers=workers) as shots:
             started = time.monotonic()  # items per second count rendering, not the browser's start
@@ -205,8 +207,8 @@ def _key(item: Item, style: Style) -> str:
 def _meta(work: Path, item: Item) -> dict[str, Any]:
     """What a finished screenshot was made from, and any captures redrawn; {} when none is kept."""
     try:
-        meta = json.loads(_png_path(work, item).with_suffix(".json").read_text())
-    except (OSError, ValueError):
+        meta = read_json(_png_path(work, item).with_suffix(".json"))
+    except (OSError, ValueError, StoreError):  # StoreError: a link, never followed out of the output
         return {}
     return meta if isinstance(meta, dict) else {}
 

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
 from mmmu_eval.core.errors import ConfigError, DataError
+from mmmu_eval.core.jsonfile import loads
 from mmmu_eval.harden.distractor_rules import check_options
 from mmmu_eval.harden.problems import REFUSED, Problem
 from mmmu_eval.harden.record import Record, json_digest
@@ -63,8 +64,8 @@ def read_decisions(path: Path) -> dict[str, dict[str, Any]]:
             (the message names the item).
     """
     try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        data = loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
         raise ConfigError(f"--apply {path}: cannot read the decisions ({exc})") from None
     if not isinstance(data, dict) or data.get("format") != DECISIONS_FORMAT or not isinstance(data.get("decisions"), dict):
         raise ConfigError(f"--apply {path}: not a decisions file of review.html (format {DECISIONS_FORMAT})")

@@ -17,7 +17,6 @@ letter in it counts as wrong, never as a lucky draw (docs/harden.md).
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -27,6 +26,7 @@ from mmmu_eval.core.config import RunConfig
 from mmmu_eval.run.pipeline import evaluate_async
 from mmmu_eval.dataset.load import load_dataset
 from mmmu_eval.core.errors import ConfigError, StoreError
+from mmmu_eval.core.jsonfile import read_json
 from mmmu_eval.run.progress import Display, ProgressDisplay
 from mmmu_eval.run.resolve import slug
 from mmmu_eval.run.resume import FINISHED, finished_answers
@@ -291,10 +291,10 @@ def trial_verdicts(path: Path, items: Sequence[Item], digest: str) -> dict[str, 
     answers = (path / RESPONSES).stat()
     key = [answers.st_size, answers.st_mtime_ns, digest, len(items), __version__]
     try:
-        kept = json.loads((path / VERDICTS).read_text(encoding="utf-8"))
+        kept = read_json(path / VERDICTS)
         if isinstance(kept, dict) and kept.get("from") == key:
             return {i: (v[0], bool(v[1])) for i, v in kept["verdicts"].items()}
-    except (OSError, ValueError, KeyError, TypeError, IndexError):
+    except (OSError, ValueError, KeyError, TypeError, IndexError, StoreError):  # StoreError: a link, never followed
         pass
     store = RunStore.read(path)
     answered = finished_answers(store.responses())

@@ -35,6 +35,7 @@ from mmmu_eval.core.errors import DataError, StoreError
 from mmmu_eval.harden.problems import Problem
 from mmmu_eval.core.records import Item, sniff_media_type
 from mmmu_eval.core.atomic import TEXT_ERRORS, remove_leftovers, temporary_beside
+from mmmu_eval.core.nofollow import refuse_link
 
 __all__ = [
     "RENDER_COLUMNS", "Beside", "Written", "replace_text", "config_file", "copy_config", "remove_config", "standard_row", "vision_row",
@@ -112,6 +113,7 @@ class Beside:
                     for old in target.parent.glob("test*.parquet"):
                         if old != target:
                             old.unlink()  # an earlier layout with several shards
+                refuse_link(target)  # a dataset file of the output is never a link's replacement (nofollow)
                 os.replace(tmp, target)
         except OSError as exc:
             raise StoreError(f"cannot put the new files in place ({exc.strerror or exc})", target) from exc

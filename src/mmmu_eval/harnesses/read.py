@@ -49,9 +49,11 @@ from mmmu_eval.harnesses.readers.foreign import ForeignFile, empty_file_error, i
 from mmmu_eval.scoring.harness_verdicts import failures as named_failures
 from mmmu_eval.harnesses.readers.official import FORMATS as OFFICIAL_FORMATS
 from mmmu_eval.harnesses.readers.official import PRO_ROWS, read_official
+from mmmu_eval.harnesses.readers.official_shape import UNRECORDED_SPLIT, no_keyed_note
 from mmmu_eval.scoring.boxed import BOX
 from mmmu_eval.scoring.judge import default_parsers
 from mmmu_eval.scoring.scorer import OFFICIAL_SEED, Scoring, score_responses
+from mmmu_eval.core.untrusted import capped_or_none
 
 __all__ = ["FORMATS", "Rescore", "rescore"]
 
@@ -140,7 +142,8 @@ class Rescore:
             "by_question_type": {k: _row(t) for k, t in agg.by_question_type.items()},
             "by_option_count": {k: _row(t) for k, t in agg.by_option_count.items()},
             "parsers": {p: _row(scoring.aggregates[p].overall) for p in scoring.parsers},
-            "disagreements": list(scoring.disagreements),
+            "disagreements": [{**d, "preds": {p: capped_or_none(v) for p, v in d["preds"].items()}}
+                              for d in scoring.disagreements],
             "problems": list(self.problems),
             "unjoined": list(self.unjoined),
             "coverage": {"expected": self.expected or len(self.items), "rows": len(self.items),
@@ -150,7 +153,7 @@ class Rescore:
             "failures": {cause: {"count": len(rows), "items": rows} for cause, rows in self.failures.items()},
             "harness": None if self.explanation is None else self.explanation.to_json(),
             "items": [
-                {"id": item_id, "pred": v.pred, "correct": bool(v.correct), "fallback": bool(v.fallback)}
+                {"id": item_id, "pred": capped_or_none(v.pred), "correct": bool(v.correct), "fallback": bool(v.fallback)}
                 for item_id, v in verdicts.items()
             ],
         }
@@ -209,6 +212,8 @@ def rescore(
                                                           setting=setting)
         settled = settle(items, path=path, format=format, benchmark=benchmark, split=split, setting=setting)
         items = list(settled.items)
+        keyed = sum(it.split == UNRECORDED_SPLIT for it in items)
+        notes = settled.notes + ((no_keyed_note(keyed, len(items)),) if keyed else ())
         parsers = tuple(parsers or ("official",))
         if format == "official-mmmu-eval-only":
             parsers = ("eval-only",) + tuple(p for p in parsers if p not in ("official", "eval-only"))
@@ -217,7 +222,7 @@ def rescore(
         # An official MMMU-Pro file holds every item of its setting; fewer rows is a partial file.
         expected = PRO_ROWS if format == "official-mmmu-pro" else 0
         return Rescore(format, str(path), tuple(items), responses, scoring, tuple(problems) + scoring.problems,
-                       detected=detected, harness=harness, explanation=explanation, notes=settled.notes,
+                       detected=detected, harness=harness, explanation=explanation, notes=notes,
                        failures=named_failures([it.id for it in items], responses),
                        expected=max(expected, len(items)), absent=max(0, expected - len(items)),
                        warnings=plausibility(items, responses, scoring))

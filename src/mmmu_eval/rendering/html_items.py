@@ -17,6 +17,8 @@ from typing import TYPE_CHECKING
 from mmmu_eval.core.errors import DataError
 from mmmu_eval.core.records import ImageRef, Item, Response, letters
 from mmmu_eval.rendering.page import IMAGE_BUDGET, SHOWABLE, ImageBudget, data_url, data_url_length, url_length
+from mmmu_eval.core.untrusted import SHOWN_CHARACTERS as _SHOWN
+from mmmu_eval.core.untrusted import capped, capped_or_none
 
 if TYPE_CHECKING:
     from mmmu_eval.scoring.scorer import Scoring
@@ -28,17 +30,15 @@ log = logging.getLogger(__name__)
 #: Random, so no dataset or model text contains it (see ``marker``).
 _MARKER = f"mmmu-eval-report-image-{uuid.uuid4().hex}-"
 
-#: Most characters of an answer or its reasoning the page shows: a 20 MB answer would make the
-#: page as large and the browser slow, and responses.jsonl holds every character.
-SHOWN_CHARACTERS = 100_000
+#: Most characters of an answer, its reasoning or a prediction the page shows (``untrusted``'s one
+#: limit for every copy): a 20 MB answer would make the page as large and the browser slow, and
+#: responses.jsonl holds every character.
+SHOWN_CHARACTERS = _SHOWN
 
 
 def shown_text(text: str) -> str:
-    """``text``, or its first ``SHOWN_CHARACTERS`` and a line saying how much is left out."""
-    if len(text) <= SHOWN_CHARACTERS:
-        return text
-    left = len(text) - SHOWN_CHARACTERS
-    return f"{text[:SHOWN_CHARACTERS]}\n[... {left:,} more characters; the whole text is in responses.jsonl]"
+    """``text``, or its first ``SHOWN_CHARACTERS`` and a line saying it was cut and how much is left out."""
+    return capped(text)
 
 def _answers(item: Item) -> list[str]:
     if item.answer is None:
@@ -89,15 +89,15 @@ def item_rows(
                 "response": shown_text(response.text) if response is not None else "",
                 "reasoning": shown_text(response.reasoning or "") if response is not None else "",
                 "status": status,
-                "error": (response.error or "") if response is not None else "",
+                "error": capped(response.error or "") if response is not None else "",
                 "finish": (response.finish_reason or "") if response is not None else "",
                 "tokens": response.completion_tokens if response is not None else None,
-                "pred": verdict.pred if verdict is not None else None,
+                "pred": capped_or_none(verdict.pred) if verdict is not None else None,
                 "verdict": judged,
                 "fallback": bool(verdict.fallback) if verdict is not None else False,
                 "disagree": item.id in disagree,
                 "parsers": {
-                    name: scoring.verdicts[name][item.id].pred
+                    name: capped_or_none(scoring.verdicts[name][item.id].pred)
                     for name in scoring.parsers[1:]
                     if item.id in scoring.verdicts[name]
                 },

@@ -8,9 +8,7 @@ reads what its figure is.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from html import escape
-from typing import Any
 
 from mmmu_eval.core.numbers import fixed
 from mmmu_eval.published.figures import Published, leaderboard_for, name_key, sources

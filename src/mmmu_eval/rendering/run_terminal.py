@@ -13,7 +13,6 @@ from typing import Any
 
 from rich.columns import Columns
 from rich.console import Console
-from rich.markup import escape
 from rich.table import Table
 
 from mmmu_eval.dataset.subjects import DISCIPLINES
@@ -26,6 +25,7 @@ from mmmu_eval.results.scope import scope_of_results
 from mmmu_eval.stats.sampled import sample_lines
 from mmmu_eval.results.usage import usage_rows
 from mmmu_eval.scoring.headline import HEADLINE_SETTINGS
+from mmmu_eval.core.untrusted import for_rich
 
 
 def official_rows(results: Results) -> list[tuple[str, int, float]]:
@@ -145,7 +145,7 @@ def _breakdown(title: str, rows: Mapping[str, Row]) -> Table:
     table.add_column("correct", justify="right", no_wrap=True)
     table.add_column("acc %", justify="right", no_wrap=True)
     for key, row in rows.items():
-        table.add_row(escape(key), str(row["n"]), str(row["correct"]), pct(row["accuracy"], none=NO_SCORE))
+        table.add_row(for_rich(key), str(row["n"]), str(row["correct"]), pct(row["accuracy"], none=NO_SCORE))
     return table
 
 
@@ -160,13 +160,13 @@ def official_table(results: Results) -> Table:
         if name == "Overall":
             low, high = results["overall"]["ci95"]
             table.add_section()
-            table.add_row("[bold]Overall[/bold]", str(n), f"[bold]{acc:.3f}[/bold]", escape(interval((low, high), 3, as_is=True)))
+            table.add_row("[bold]Overall[/bold]", str(n), f"[bold]{acc:.3f}[/bold]", for_rich(interval((low, high), 3, as_is=True)))
         elif name.startswith("Overall-"):
             low, high = results["by_discipline"][name.removeprefix("Overall-")]["ci95"]
-            table.add_row(f"[bold]{escape(name)}[/bold]", str(n), f"[bold]{acc:.3f}[/bold]", escape(interval((low, high), 3, as_is=True)))
+            table.add_row(f"[bold]{for_rich(name)}[/bold]", str(n), f"[bold]{acc:.3f}[/bold]", for_rich(interval((low, high), 3, as_is=True)))
         else:
             low, high = results["by_subject"][name]["ci95"]
-            table.add_row(f"  {escape(name)}", str(n), f"{acc:.3f}", escape(interval((low, high), 3, as_is=True)))
+            table.add_row(f"  {for_rich(name)}", str(n), f"{acc:.3f}", for_rich(interval((low, high), 3, as_is=True)))
     return table
 
 
@@ -187,7 +187,7 @@ def _parse_table(results: Results) -> Table:
         table.add_row("inputs the official code would crash on (scored wrong)", str(len(cov["problems"])))
     rate = parse.get("fallback_rate")
     table.add_row(
-        f"random fallbacks ({escape(parse['fallback_policy'])}, seed {parse['fallback_seed']})",
+        f"random fallbacks ({for_rich(parse['fallback_policy'])}, seed {parse['fallback_seed']})",
         f"{parse['fallbacks']}" + ("" if rate is None or void(results) else f" ({pct(rate)}%)"),
     )
     if void(results):  # older files hold 0.0 here: no scored item is no figure whatever the file says
@@ -197,7 +197,7 @@ def _parse_table(results: Results) -> Table:
         table.add_row("accuracy, fallbacks counted wrong", _percent(parse["deterministic_accuracy"]))
         table.add_row("accuracy, fallbacks at expected value", _percent(parse["expected_accuracy"]))
     for name, score in list(results["parsers"].items())[1:]:
-        table.add_row(f"parser {escape(name)}", f"{_percent(score['accuracy'] if score['n'] else None)} "
+        table.add_row(f"parser {for_rich(name)}", f"{_percent(score['accuracy'] if score['n'] else None)} "
                                                 f"({score['correct']}/{score['n']})")
     if len(results["parsers"]) > 1:
         table.add_row("items where parsers disagree", str(results["disagreements"]))
@@ -229,7 +229,7 @@ def usage_table(results: Results) -> Table | None:
     table.add_column("what", overflow="fold")
     table.add_column("value", justify="right", no_wrap=True)
     for name, value in usage_rows(usage):
-        table.add_row(name, escape(value))
+        table.add_row(name, for_rich(value))
     return table
 
 
@@ -245,17 +245,17 @@ def print_results(results: Results, console: Console) -> None:
     >>> out.getvalue().splitlines()[0]
     'MMMU validation · random: 10.0% (95% CI [2.5, 17.5], 4/40) · bundled sample: 40 synthetic items, not the benchmark'
     """
-    console.print(f"[bold]{escape(headline_text(results))}[/bold]")
+    console.print(f"[bold]{for_rich(headline_text(results))}[/bold]")
     for style, line in caveat_lines(results):
-        console.print(f"[{style}]{escape(line)}[/{style}]")
+        console.print(f"[{style}]{for_rich(line)}[/{style}]")
     sample = results.get("sample")
     for line in sample_lines(sample) if sample else ():
-        console.print(escape(line))
+        console.print(for_rich(line))
     for line in boxed_lines(results):
-        console.print(escape(line))
+        console.print(for_rich(line))
     experts = expert_text(results)
     if experts:
-        console.print(escape(experts))
+        console.print(for_rich(experts))
     if void(results):
         # Every table but parsing and coverage would be rows of 0/0: left out, not drawn empty.
         print_fitted(console, _parse_table(results))
@@ -283,13 +283,13 @@ def print_pro_headline(headline: Mapping[str, Any], console: Console) -> None:
     value = headline.get("headline")
     if value is None:
         missing = ", ".join(headline.get("missing", [])) or "a headline setting"
-        console.print(f"[bold]MMMU-Pro headline:[/bold] needs a run of {escape(missing)}")
+        console.print(f"[bold]MMMU-Pro headline:[/bold] needs a run of {for_rich(missing)}")
     else:
         # Made from the settings' exact accuracies and rounded once, as the suite's Table 1 overall.
         settings = headline.get("settings", {})
         if all(s in settings for s in HEADLINE_SETTINGS):
             value = mean(settings[s]["accuracy"] for s in HEADLINE_SETTINGS)
-        console.print(f"[bold]MMMU-Pro headline: {pct(value)}%[/bold] ({escape(str(headline.get('rule', '')))})")
+        console.print(f"[bold]MMMU-Pro headline: {pct(value)}%[/bold] ({for_rich(str(headline.get('rule', '')))})")
     table = Table(title="MMMU-Pro settings", title_justify="left")
     for col in ("setting", "used", "mode used", "direct", "cot"):
         table.add_column(col, justify="left" if col in ("setting", "mode used") else "right",
@@ -297,9 +297,9 @@ def print_pro_headline(headline: Mapping[str, Any], console: Console) -> None:
     for setting, row in headline.get("settings", {}).items():
         runs = row.get("runs", {})
         table.add_row(
-            escape(setting),
+            for_rich(setting),
             f"{pct(row['accuracy'])}%",
-            escape(str(row.get("mode", ""))),
+            for_rich(str(row.get("mode", ""))),
             *(f"{pct(runs[m])}%" if m in runs else "–" for m in ("direct", "cot")),
         )
     print_fitted(console, table)

@@ -18,6 +18,7 @@ from mmmu_eval.core.numbers import pct
 from mmmu_eval.scoring.explain import explain
 from mmmu_eval.scoring.harness_verdicts import FAILURES, HarnessVerdict, RecordedScore, failures
 from mmmu_eval.core.manifest import Manifest
+from mmmu_eval.core.untrusted import capped_or_none
 
 if TYPE_CHECKING:
     from mmmu_eval.scoring.scorer import Scoring
@@ -38,7 +39,7 @@ def harness_rows(verdicts: Mapping[str, HarnessVerdict], prompts: Mapping[str, s
         row: dict[str, Any] = {"id": item_id, "prompt": prompt}
         if verdict is not None:
             gold = list(verdict.gold) if isinstance(verdict.gold, tuple) else verdict.gold
-            row.update(correct=verdict.correct, pred=verdict.pred, gold=gold, judge=verdict.judge,
+            row.update(correct=verdict.correct, pred=capped_or_none(verdict.pred), gold=gold, judge=verdict.judge,
                        fallback=verdict.fallback, as_choice=verdict.as_choice, note=verdict.note)
         rows.append(row)
     return rows

@@ -36,6 +36,7 @@ from mmmu_eval.stats.sampled import sample_section
 from mmmu_eval.results.scope import scope_of
 from mmmu_eval.stats.intervals import RESAMPLES, SMALL_CELL, Stratum, cell_ci
 from mmmu_eval.results.usage import Usage, usage_summary
+from mmmu_eval.core.untrusted import capped_or_none
 
 if TYPE_CHECKING:
     from mmmu_eval.scoring.aggregate import Tally
@@ -210,7 +211,7 @@ def build_results(
         "verdicts": {
             it.id: {
                 "subject": it.subject,
-                "pred": verdicts[it.id].pred,
+                "pred": capped_or_none(verdicts[it.id].pred),  # a copy: an open answer's whole text is in responses.jsonl
                 "correct": bool(verdicts[it.id].correct),
                 "fallback": bool(verdicts[it.id].fallback),
             }

@@ -41,6 +41,9 @@ __all__ = ["FULL_SIZE", "KINDS", "Scope", "combined_scope", "scope_of", "scope_o
 FULL_SIZE = {"mmmu/dev": 150, "mmmu/validation": 900, "mmmu/test": 10500,
              "mmmu-pro/standard-10": 1730, "mmmu-pro/standard-4": 1730, "mmmu-pro/vision": 1730}
 
+#: MMMU's splits; items of another (an unrecorded split) are never a full figure.
+MMMU_SPLITS = ("dev", "validation", "test")
+
 #: Every kind of scope, the one comparable with published full-split figures first.
 KINDS = ("full", "sampled", "subset", "shard", "partial", "sample")
 
@@ -173,6 +176,10 @@ def scope_of(
         partial = bool(rescored.get("partial")) or (full is not None and items < full)
     if partial:
         return Scope("partial", items, full, (), name)
+    if benchmark == "mmmu" and split not in MMMU_SPLITS:
+        # rows that name no split of MMMU (the official first era's, keyed by "No"): a figure over
+        # these items, never the full figure of a split
+        chosen.append(f"split {split}: the rows name none of MMMU's")
     if chosen or (full is not None and items < full):
         if not chosen:
             chosen.append("the data holds only these")

@@ -29,7 +29,7 @@ from typing import Any, TypedDict
 from mmmu_eval.core.config import PRICE_PER_TOKENS
 from mmmu_eval.core.records import NOT_SENT, Response
 
-__all__ = ["Cost", "Latency", "Preflight", "Usage", "add_probes", "cost", "percentile", "usage_rows",
+__all__ = ["Cost", "Latency", "Preflight", "Usage", "add_probes", "cost", "percentile", "summed_probes", "usage_rows",
            "usage_summary"]
 
 
@@ -95,10 +95,11 @@ class Usage(TypedDict):
 
 def add_probes(earlier: Mapping[str, Any] | None, sent: Iterable[Mapping[str, Any]]) -> Preflight:
     """``earlier`` (a manifest's ``preflight``, or None) with the probes of one more preflight added."""
-    return _summed(([earlier] if earlier else []) + [{"probes": 1, **probe} for probe in sent])
+    return summed_probes(([earlier] if earlier else []) + [{"probes": 1, **probe} for probe in sent])
 
 
-def _summed(parts: Iterable[Mapping[str, Any]]) -> Preflight:
+def summed_probes(parts: Iterable[Mapping[str, Any]]) -> Preflight:
+    """Preflight records added up (a merged run's shards': ``run/merge_totals.py``)."""
     total: Preflight = {"probes": 0, "attempts": 0, "bytes": 0, "prompt_tokens": None, "completion_tokens": None}
     for part in parts:
         for key in ("probes", "attempts", "bytes"):
@@ -150,7 +151,7 @@ def usage_summary(
         if r.status != "error":
             latencies.append(r.latency_s)
     records = [record for record in preflight if record]
-    probes = _summed(records) if records else None
+    probes = summed_probes(records) if records else None
     if probes is not None:
         if probes["prompt_tokens"] is not None:
             prompt.append(probes["prompt_tokens"])

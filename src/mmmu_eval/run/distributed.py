@@ -6,14 +6,20 @@ A launcher starts one process per device with ``RANK``, ``WORLD_SIZE`` and ``LOC
 ``env://`` rendezvous: ``MASTER_ADDR`` / ``MASTER_PORT``, or torchrun's agent store), and
 ``RankGroup`` is a barrier over it with a timeout that measures silence, not duration:
 
-- every rank beats (a counter in the store) every few seconds from a background thread, while
-  it loads its model, answers its shard and merges;
+- every rank beats every few seconds from a background thread, while it loads its model,
+  answers its shard and merges: ``alive/K`` counts that its process runs, ``beat/K`` that its
+  work advances (``run/rank_progress.py``: its main thread computed, moved on, or waits in the
+  event loop for worker threads), and ``where/K`` says where a main thread that stopped
+  advancing stands;
 - a rank that ends posts its status: ``done``, or ``failed`` with its error;
 - ``wait_for_all`` returns once every rank posted ``done``; it raises ``RankError`` naming the
-  rank as soon as one posts ``failed``, or once one has not beaten for ``timeout`` seconds
-  (killed, frozen, its node gone), so no rank ever waits forever;
+  rank as soon as one posts ``failed``, or once one has made no progress for ``timeout`` seconds
+  (killed, out of memory, its node gone: "stopped answering"; its process alive but its main
+  thread stuck in a C call or a sleep: "made no progress"), so no rank ever waits forever;
 - ``watch`` runs the same checks while this rank is still working, and interrupts it (as Ctrl-C
-  does: what it stored stays valid) when another rank failed, so one rank's error stops all.
+  does: what it stored stays valid) when another rank failed, so one rank's error stops all;
+- each rank posts its host and pid (``member/K``), so a rank the launcher stops (SIGTERM, after
+  a worker died) can name the one whose process is gone (``gone``).
 
 Why not ``torch.distributed.barrier`` with a timeout: its timeout counts from the moment the
 first rank arrives, so it must exceed the gap between the fastest and the slowest shard (hours
@@ -33,6 +39,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import socket
 import threading
 import time
 from dataclasses import dataclass
@@ -40,6 +47,7 @@ from datetime import timedelta
 from typing import Any, Callable, Mapping
 
 from mmmu_eval.core.errors import ConfigError, MmmuEvalError
+from mmmu_eval.run.rank_progress import MainProgress, process_runs
 
 __all__ = ["DEFAULT_TIMEOUT_S", "Launch", "RankError", "RankGroup"]
 
@@ -132,6 +140,10 @@ class RankGroup:
         self._lock = threading.Lock()  # one store client, shared by the beat thread and the caller
         self._clock = clock
         self._seen: dict[int, tuple[int, float]] = {}  # rank -> (its beat count, when it last changed)
+        self._seen_alive: dict[int, tuple[int, float]] = {}  # rank -> (its alive count, when it last changed)
+        self.progress = MainProgress()
+        """This rank's main thread (the one that made the group), as the beat sees it."""
+        self._stalled_since: float | None = None
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self._watching = False
@@ -159,24 +171,45 @@ class RankGroup:
         except (RuntimeError, ValueError) as exc:  # DistStoreError, a missing MASTER_ADDR
             raise ConfigError(f"{launch.name}: cannot reach the launcher's store ({exc})") from None
         attempt = os.environ.get("TORCHELASTIC_RESTART_COUNT", "0")
-        return cls(launch, dist.PrefixStore(f"mmmu-eval/{attempt}/", store), timeout=timeout)
+        group = cls(launch, dist.PrefixStore(f"mmmu-eval/{attempt}/", store), timeout=timeout)
+        group.introduce()
+        return group
 
     # -- posting ----------------------------------------------------------------------------
 
-    def beat(self) -> None:
-        """One sign of life."""
+    def introduce(self) -> None:
+        """Post this rank's host and pid, for ``gone``."""
         with self._lock:
-            self._store.add(f"beat/{self.launch.rank}", 1)
+            self._store.set(f"member/{self.launch.rank}", json.dumps({"host": socket.gethostname(), "pid": os.getpid()}))
 
-    def post(self, status: str, message: str = "") -> None:
-        """Say how this rank ended: ``done`` or ``failed`` (with the error)."""
-        value = json.dumps({"status": status, "message": message})
+    def beat(self, *, progress: bool = True) -> None:
+        """One sign of life; with ``progress``, also one of the work advancing."""
+        with self._lock:
+            self._store.add(f"alive/{self.launch.rank}", 1)
+            if progress:
+                self._store.add(f"beat/{self.launch.rank}", 1)
+
+    def post(self, status: str, message: str = "", **facts: Any) -> None:
+        """Say how this rank ended: ``done`` or ``failed`` (with the error), and ``facts`` the
+        others may read (``statuses``: what it asked, say)."""
+        value = json.dumps({**facts, "status": status, "message": message})
         self.posted = status
         try:
             with self._lock:
                 self._store.set(f"status/{self.launch.rank}", value)
         except Exception as exc:  # the store is gone (rank 0's process hosted it): nobody to tell
             log.warning("%s: could not post %r to the other ranks (%s)", self.launch.name, status, exc)
+
+    def statuses(self) -> dict[int, dict[str, Any]]:
+        """What each rank posted (``post``), by rank; a rank that posted nothing is left out."""
+        out: dict[int, dict[str, Any]] = {}
+        for rank in range(self.launch.world_size):
+            with self._lock:
+                key = f"status/{rank}"
+                raw = self._store.get(key) if self._store.check([key]) else None
+            if raw is not None:
+                out[rank] = json.loads(raw)
+        return out
 
     def announce(self, key: str, value: str) -> None:
         """Rank 0 tells every rank something they wait for (``wait_for``): what it prepared for them."""
@@ -191,6 +224,7 @@ class RankGroup:
                 included), or the store is gone.
         """
         while True:
+            self.progress.tick()  # waiting for rank 0 is this rank's work now
             try:
                 with self._lock:
                     if self._store.check([f"announced/{key}"]):
@@ -210,7 +244,7 @@ class RankGroup:
         def loop() -> None:
             while not self._stop.wait(self.interval):
                 try:
-                    self.beat()
+                    self._beat_as_seen()
                     if self._watching:
                         self.check()
                 except Exception as exc:  # noqa: BLE001 - RankError, or the store itself went away
@@ -224,16 +258,35 @@ class RankGroup:
         self._thread = threading.Thread(target=loop, name="mmmu-eval-ranks", daemon=True)
         self._thread.start()
 
-    def leave(self, *, poll: float = 0.1) -> None:
+    def _beat_as_seen(self) -> None:
+        """The beat thread's look at the main thread: a beat of progress if it advanced, else a
+        beat of life and, once it has stood still for two intervals, where it stands."""
+        if self.progress.advanced():
+            self._stalled_since = None
+            self.beat()
+            return
+        self.beat(progress=False)
+        now = self._clock()
+        if self._stalled_since is None:
+            self._stalled_since = now
+        elif now - self._stalled_since >= 2 * self.interval:
+            with self._lock:
+                self._store.set(f"where/{self.launch.rank}", self.progress.where()[:300])
+
+    def leave(self, *, poll: float = 0.1, hurry: bool = False) -> None:
         """Rank 0's last step: stay until the others have read what they need from the store,
         which may live in rank 0's own process (without torchrun's agent): every rank past the
-        barrier when this one passed it, else every rank's status posted (a few beats at most)."""
-        if self.launch.rank != 0:
+        barrier when this one passed it, else every rank's status posted (a few beats at most).
+
+        Not at all when torchrun's agent holds the store (it outlives the ranks), nor with
+        ``hurry`` (the launcher is stopping every rank: a rank whose process is gone posts nothing)."""
+        if self.launch.rank != 0 or hurry or os.environ.get("TORCHELASTIC_USE_AGENT_STORE") == "True":
             return
         deadline = self._clock() + (self.timeout if self._passed else 3 * self.interval + 1)
         keys = [f"status/{r}" for r in range(self.launch.world_size)]
         try:
             while self._clock() < deadline:
+                self.progress.tick()
                 with self._lock:
                     settled = (self._store.add("passed", 0) >= self.launch.world_size if self._passed
                                else self._store.check(keys))
@@ -257,6 +310,7 @@ class RankGroup:
         """
         self._watching = False  # the beat goes on; the checks are this loop's now (no interrupt mid-wait)
         while True:
+            self.progress.tick()  # waiting for the others is this rank's work now
             try:
                 if self.check():
                     with self._lock:
@@ -280,22 +334,57 @@ class RankGroup:
                 posted = self._store.check([f"status/{rank}"])
                 raw = self._store.get(f"status/{rank}") if posted else None
                 beats = None if posted else self._store.add(f"beat/{rank}", 0)
+                alive = None if posted else self._store.add(f"alive/{rank}", 0)
             if raw is not None:
                 status = json.loads(raw)
                 if status.get("status") == "failed":
                     raise RankError(f"rank {rank} of {self.launch.world_size} failed: {status.get('message') or 'no message'}")
                 continue
             finished = False
-            last = self._seen.get(rank)
-            if last is None or last[0] != beats:
-                self._seen[rank] = (int(beats), now)
-            elif now - last[1] > self.timeout:
-                what = "never started" if not beats else "stopped answering"
-                raise RankError(
-                    f"rank {rank} of {self.launch.world_size} {what}: no sign of life for {self.timeout:g} s "
-                    "(killed, out of memory, or its node is gone)"
-                )
+            stalled = self._still(self._seen, rank, int(beats), now)
+            silent = self._still(self._seen_alive, rank, int(alive), now)
+            if not stalled:
+                continue
+            name = f"rank {rank} of {self.launch.world_size}"
+            if alive and not silent:
+                raise RankError(f"{name} made no progress for {self.timeout:g} s: its process runs, but its main "
+                                f"thread has not moved ({self._where(rank)}); stuck in a C call, a lock or a sleep?")
+            what = "never started" if not beats and not alive else "stopped answering"
+            raise RankError(f"{name} {what}: no sign of life for {self.timeout:g} s "
+                            "(killed, out of memory, or its node is gone)")
         return finished
+
+    def _still(self, seen: dict[int, tuple[int, float]], rank: int, count: int, now: float) -> bool:
+        """Whether ``count`` (a rank's counter) has stayed the same for longer than the timeout."""
+        last = seen.get(rank)
+        if last is None or last[0] != count:
+            seen[rank] = (count, now)
+            return False
+        return now - last[1] > self.timeout
+
+    def _where(self, rank: int) -> str:
+        with self._lock:
+            key = f"where/{rank}"
+            raw = self._store.get(key) if self._store.check([key]) else None
+        return f"at {raw.decode('utf-8', 'replace')}" if raw else "where, it did not say"
+
+    def gone(self) -> list[str]:
+        """The ranks that ended without posting a status, as far as this host can tell: those on
+        this host whose process no longer runs (killed, out of memory), named."""
+        host, out = socket.gethostname(), []
+        for rank in range(self.launch.world_size):
+            if rank == self.launch.rank:
+                continue
+            try:
+                with self._lock:
+                    if self._store.check([f"status/{rank}"]) or not self._store.check([f"member/{rank}"]):
+                        continue
+                    member = json.loads(self._store.get(f"member/{rank}"))
+            except Exception:  # noqa: BLE001 - the store is gone too: nothing to name
+                return out
+            if member.get("host") == host and not process_runs(int(member.get("pid", 0))):
+                out.append(f"rank {rank} of {self.launch.world_size} (pid {member['pid']}) ended without a word")
+        return out
 
     def _store_gone(self, exc: BaseException) -> str:
         return (f"the launcher's store is gone ({type(exc).__name__}: {exc}); rank 0 or the launcher on the "

@@ -31,7 +31,7 @@ from mmmu_eval.core.config import PRICE_PER_TOKENS, RunConfig
 from mmmu_eval.core.errors import DataError, StoreError
 from mmmu_eval.run.prepare import prepare_run
 from mmmu_eval.run.resolve import RunConfigArgs, Unpack, resolve_config
-from mmmu_eval.run.resume import answered_before, check_run_dir, preflight_needed, requests_to_ask
+from mmmu_eval.run.resume import answered_before, check_run_dir, inherited_answers, preflight_needed, requests_to_ask
 from mmmu_eval.prompt.protocol import loose_images_record
 from mmmu_eval.core.records import ImagePart, ImageRef, Request, TextPart
 
@@ -287,8 +287,10 @@ def plan_run(config: RunConfig | None = None, /, **overrides: Unpack[RunConfigAr
 
 
 def _answered(out: Path, ids: Sequence[str]) -> set[str]:
-    """Items the run directory already holds an answer for (none when it holds no run)."""
+    """Items the run already holds an answer for (none when it holds no run), in its directory
+    or, for a distributed run's directory, in its ranks' shards (``resume.inherited_answers``)."""
     stored = answered_before(out)
+    stored = {**inherited_answers(out, stored), **stored}
     return {i for i in ids if i in stored}
 
 

@@ -6,13 +6,17 @@
 
 Each rank's shard is an ordinary run directory that only that rank writes, so a rerun of the same
 command resumes every shard (only failed and missing items are asked) and merges again; DIR ends
-up as the unsharded run would have left it. A rank's device is ``cuda:LOCAL_RANK`` when torch
+up as the unsharded run would have left it. A rerun on another number of ranks is the same run:
+each new shard starts with the answers DIR and the earlier launch's shards hold for its items
+(``run/rank_answers.py``), only the rest is asked, and the merge keeps every stored answer and
+removes the earlier shards once DIR holds theirs (``run/merge_earlier.py``); a finished DIR asks
+nothing on any rank. A rank's device is ``cuda:LOCAL_RANK`` when torch
 sees GPUs (``--device cpu`` keeps it on the CPU); a ``vllm:`` rank gets its own group of
 ``tensor x pipeline parallel`` GPUs through ``CUDA_VISIBLE_DEVICES``.
 
 In a rank's process (a sketch: it needs the launcher's environment)::
 
-    result = evaluate_ranks({"model": "hf:/models/m", "out": Path("runs/m")}, Launch.from_env())
+    ranked = evaluate_ranks({"model": "hf:/models/m", "out": Path("runs/m")}, Launch.from_env())
 """
 
 from __future__ import annotations
@@ -21,20 +25,23 @@ import _thread
 import os
 import signal
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Iterator, Mapping, TypeVar
+from typing import Any, Callable, Iterator, Mapping, Sequence, TypeVar
 
 from mmmu_eval.core.config import RunConfig
-from mmmu_eval.core.errors import ConfigError, MmmuEvalError, StoreError
+from mmmu_eval.core.errors import ConfigError, MmmuEvalError
 from mmmu_eval.run.distributed import DEFAULT_TIMEOUT_S, Launch, RankError, RankGroup
 from mmmu_eval.run.progress import ProgressDisplay
+from mmmu_eval.run.rank_answers import earlier_shards, rank_dir, rank_place, remove_emptied
+from mmmu_eval.run.runner import asked_so_far, counting_asked
 from mmmu_eval.run.resolve import resolve_config
 from mmmu_eval.run.result import RunResult
-from mmmu_eval.store.rundir import MANIFEST, RANKS
+from mmmu_eval.store.rundir import MANIFEST
 from mmmu_eval.tracking.log_to import LogToArg
 
-__all__ = ["RankDisplay", "all_done", "evaluate_ranks", "finish_merged", "pin_vllm_devices", "rank_device", "rank_dir",
-           "rank_session", "run_as_rank"]
+__all__ = ["RankDisplay", "RankedRun", "all_done", "evaluate_ranks", "finish_merged", "pin_vllm_devices", "rank_device",
+           "rank_dir", "rank_session", "run_as_rank"]
 
 T = TypeVar("T")
 
@@ -44,14 +51,18 @@ _LAUNCHER_RANK_VARIABLES = ("RANK", "WORLD_SIZE", "LOCAL_RANK", "LOCAL_WORLD_SIZ
                             "GROUP_WORLD_SIZE", "ROLE_RANK", "ROLE_WORLD_SIZE")
 
 
-def rank_dir(out: Path, rank: int, world_size: int) -> Path:
-    """The directory rank ``rank`` (0-based) owns: ``DIR/ranks/rank-K-of-N``, K = rank + 1 as in ``--shard K/N``."""
-    return Path(out) / RANKS / f"rank-{rank + 1}-of-{world_size}"
+@dataclass(frozen=True)
+class RankedRun:
+    """What rank 0 of a distributed run hands back: the merged run, and what the ranks asked."""
+
+    result: RunResult
+    asked: int
+    """Requests the ranks sent and stored an answer for in this launch, summed over the ranks."""
 
 
 def evaluate_ranks(overrides: Mapping[str, Any], launch: Launch, *, timeout: float = DEFAULT_TIMEOUT_S,
-                   log_to: LogToArg = None) -> RunResult | None:
-    """This rank's part of a distributed run; the merged run's result on rank 0, None elsewhere.
+                   log_to: LogToArg = None) -> RankedRun | None:
+    """This rank's part of a distributed run; the merged run on rank 0, None elsewhere.
 
     Args:
         overrides: the RunConfig fields of the command (the same on every rank); ``out`` is required.
@@ -64,6 +75,7 @@ def evaluate_ranks(overrides: Mapping[str, Any], launch: Launch, *, timeout: flo
         RankError: another rank failed or went silent; this rank's shard stays valid.
         Whatever this rank's own run raises, after telling the other ranks.
     """
+    from mmmu_eval.run.finished import finished_result
     from mmmu_eval.run.pipeline import evaluate
     from mmmu_eval.tracking import as_log_to, log_run
 
@@ -71,17 +83,24 @@ def evaluate_ranks(overrides: Mapping[str, Any], launch: Launch, *, timeout: flo
     config = _checked(overrides, launch)
     out = Path(config.out)  # type: ignore[arg-type]  # checked: out is set
     own = rank_dir(out, launch.rank, launch.world_size)
+    done = finished_result(config)  # DIR holds the whole run already: no rank asks or loads anything
     # A shard is scored and written like any run, but its report page is left to the merged run.
     shard_overrides = {**overrides, "shard": launch.shard, "out": own, "device": rank_device(config, launch), "html": False}
     if (own / MANIFEST).exists() and overrides.get("resume") is not False:
         shard_overrides["resume"] = True
     pin_vllm_devices(config, launch)
     shards = [rank_dir(out, r, launch.world_size) for r in range(launch.world_size)]
-    merged = run_as_rank(launch, own, lambda: evaluate(**shard_overrides, display=RankDisplay(launch)),
-                         lambda: finish_merged(config, shards), timeout=timeout)
-    if merged is not None:
-        log_run(logging_to, merged.run_dir)
-    return merged
+    with rank_session(launch, own, timeout=timeout) as group:
+        if done is None:
+            evaluate(**shard_overrides, display=RankDisplay(launch))
+        asked = all_done(group, own)
+        if launch.rank != 0:
+            return None
+        if done is None:
+            done = finish_merged(config, shards, earlier=earlier_shards(out, launch.world_size))
+        remove_emptied(out, launch.world_size)
+    log_run(logging_to, done.run_dir)
+    return RankedRun(done, asked)
 
 
 def run_as_rank(launch: Launch, own: Path, work: Callable[[], object], finish: Callable[[], T], *,
@@ -114,13 +133,21 @@ def rank_session(launch: Launch, own: Path, *, timeout: float = DEFAULT_TIMEOUT_
     """
     group = RankGroup.join(launch, timeout=timeout)
     group.watch(_thread.interrupt_main)
-    previous = signal.signal(signal.SIGTERM, _terminated)  # the launcher stopping a rank: as Ctrl-C
+    terminated = _Terminated()
+    previous = signal.signal(signal.SIGTERM, terminated)  # the launcher stopping a rank: as Ctrl-C
     try:
-        yield group
+        with rank_place(own.parent.parent, own, launch.world_size), counting_asked():
+            yield group
     except KeyboardInterrupt:
+        if group.problem is None and terminated.seen:
+            why = _why_stopped(group)
+            if group.posted is None:
+                group.post("failed", f"stopped by SIGTERM {why}")
+            raise RankError(f"{launch.name} was stopped by SIGTERM (the launcher ends every rank once one has "
+                            f"failed) {why}. {_kept(own)}") from None
         if group.problem is None:
             if group.posted is None:
-                group.post("failed", "interrupted (Ctrl-C, or the launcher stopped it)")
+                group.post("failed", "interrupted (Ctrl-C)")
             raise
         if group.posted is None:
             group.post("failed", f"stopped because {group.problem}")
@@ -132,29 +159,35 @@ def rank_session(launch: Launch, own: Path, *, timeout: float = DEFAULT_TIMEOUT_
             group.post("failed", str(exc) if isinstance(exc, MmmuEvalError) else f"{type(exc).__name__}: {exc}")
         raise
     finally:
-        group.leave()
+        group.leave(hurry=terminated.seen)  # stopped by the launcher: leave at once, it stops the others too
         group.close()
         signal.signal(signal.SIGTERM, previous)
 
 
-def all_done(group: RankGroup, own: Path) -> None:
-    """Post this rank's ``done`` and wait for every other rank's (``RankGroup.wait_for_all``).
+def all_done(group: RankGroup, own: Path) -> int:
+    """Post this rank's ``done`` (with what it asked) and wait for every other rank's
+    (``RankGroup.wait_for_all``); on rank 0, the requests every rank asked in this launch, summed
+    (0 elsewhere: past the barrier the store may be gone with rank 0, which may host it).
 
     Raises:
         RankError: another rank failed or went silent, naming it and where this rank's work is kept.
     """
-    group.post("done")
+    group.post("done", asked=asked_so_far())
     try:
         group.wait_for_all()
     except RankError as exc:
         raise RankError(f"{exc}. {_kept(own)}") from None
+    if group.launch.rank != 0:
+        return 0
+    return sum(int(status.get("asked") or 0) for status in group.statuses().values())
 
 
-def finish_merged(config: RunConfig, shards: list[Path]) -> RunResult:
+def finish_merged(config: RunConfig, shards: list[Path], *, earlier: Sequence[Path] = ()) -> RunResult:
     """Rank 0's end: join the shards into ``config.out`` and write its outputs as a whole run would.
 
-    The merge appends only the answers ``config.out`` lacks (``merge_runs(update=True)``), then
-    the whole run's manifest, scoring and outputs go through the same stages ``evaluate`` ends with.
+    The merge appends only the answers ``config.out`` lacks (``merge_runs(update=True)``), and
+    folds in the ``earlier`` shards of a launch with another number of ranks (``earlier_shards``),
+    then the whole run's manifest, scoring and outputs go through the same stages ``evaluate`` ends with.
     """
     from mmmu_eval.run.merge_shards import merge_runs
     from mmmu_eval.run.pipeline import report, stored_responses
@@ -163,7 +196,7 @@ def finish_merged(config: RunConfig, shards: list[Path]) -> RunResult:
 
     prepared = prepare_run(config)
     out = Path(config.out)  # type: ignore[arg-type]
-    merge_runs(shards, out, expected_ids=[it.id for it in prepared.items], update=True)
+    merge_runs(shards, out, expected_ids=[it.id for it in prepared.items], update=True, earlier=earlier)
     backend = RunStore.read(out).manifest_record().backend  # the shards' backend; none is made here
     store = RunStore.open(out, {**prepared.manifest, "backend": backend}, resume=True)
     items = prepared.scoring.gold_items(prepared.items)
@@ -194,9 +227,6 @@ def _checked(overrides: Mapping[str, Any], launch: Launch) -> RunConfig:
         raise ConfigError("a run under torchrun / accelerate launch needs --out DIR, the same on every rank "
                           "(on several nodes, a directory they share)")
     config, _ = resolve_config(None, overrides)
-    out = Path(config.out)  # type: ignore[arg-type]
-    if (out / MANIFEST).exists() and not (out / RANKS).is_dir():
-        raise StoreError("holds a run of one process; a distributed run needs a new --out", out)
     if (config.data_parallel_size or 1) > 1:
         raise ConfigError(f"--data-parallel-size {config.data_parallel_size} and {launch.name} of a launcher: the "
                           "launcher's processes are the data parallelism; use one or the other")
@@ -240,6 +270,27 @@ def _kept(own: Path) -> str:
             "again: every rank resumes its shard and asks only what is missing")
 
 
-def _terminated(signum: int, frame: object) -> None:
-    raise KeyboardInterrupt
+class _Terminated:
+    """SIGTERM's handler in a rank: remember it, and stop the work as Ctrl-C does."""
+
+    def __init__(self) -> None:
+        self.seen = False
+
+    def __call__(self, signum: int, frame: object) -> None:
+        self.seen = True
+        raise KeyboardInterrupt
+
+
+def _why_stopped(group: RankGroup) -> str:
+    """Which rank the launcher stopped this one for, as far as the store and this host tell:
+    one that posted its failure, or one whose process is gone without a word."""
+    try:
+        failed = [f"rank {r} of {group.launch.world_size} failed: {s.get('message') or 'no message'}"
+                  for r, s in group.statuses().items() if r != group.launch.rank and s.get("status") == "failed"]
+    except Exception:  # noqa: BLE001 - the store went with the launcher
+        failed = []
+    named = failed or group.gone()
+    if named:
+        return "after " + "; ".join(named)
+    return "with no other rank's failure known here (the launcher's own report names the worker that failed)"
 

@@ -28,9 +28,10 @@ from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 from mmmu_eval.core.atomic import holds_anything
-from mmmu_eval.core.writer_lock import hold_directory
+from mmmu_eval.core.writer_lock import hold_directory, refuse_while_written
 from mmmu_eval.core.errors import MmmuEvalError, StoreError
 from mmmu_eval.core.records import Response
+from mmmu_eval.run.merge_totals import LAYOUT_ITEMS, RETIRED, merged_layout, merged_loose_images, merged_preflight
 from mmmu_eval.core.manifest import Manifest
 
 log = logging.getLogger(__name__)
@@ -56,7 +57,7 @@ class ShardRun:
 
 def merge_runs(
     run_dirs: Sequence[str | Path], out: str | Path, *, expected_ids: Sequence[str] | None = None,
-    update: bool = False,
+    update: bool = False, earlier: Sequence[str | Path] = (),
 ) -> Path:
     """Join shard runs into one run directory.
 
@@ -68,7 +69,11 @@ def merge_runs(
         update: ``out`` may already hold a run merged from these shards (a distributed run
             merges again after each session, ``run/distributed.py``) and the shards' ``ranks``
             folder: only the responses that differ from its stored ones are appended, so its
-            ``responses.jsonl`` stays append-only.
+            ``responses.jsonl`` stays append-only, and an item it holds a finished answer for
+            keeps that answer (a later launch of a sampling model never replaces it).
+        earlier: with ``update``, the shards of the same run from a launch with another number
+            of ranks (``run/merge_earlier.py``): their answers ``out`` lacks are folded in, then
+            they are removed.
 
     Returns:
         ``out``, ready for ``mmmu-eval score``.
@@ -81,37 +86,47 @@ def merge_runs(
         raise StoreError("merge needs the run directories of the shards")
     out = Path(out)
     with hold_directory(out, "merge"):  # one writer: a second merge into out is refused at once
-        return _merge_held(run_dirs, out, expected_ids, update)
+        return _merge_held(run_dirs, out, expected_ids, update, earlier)
 
 
 def _merge_held(run_dirs: Sequence[str | Path], out: Path, expected_ids: Sequence[str] | None,
-                update: bool) -> Path:
+                update: bool, earlier_dirs: Sequence[str | Path]) -> Path:
     """``merge_runs`` once it holds ``out``."""
+    from mmmu_eval.run.merge_earlier import answers_to_fold, read_earlier, remove_earlier, retired_records
+    from mmmu_eval.run.resume import FINISHED
     from mmmu_eval.store.rundir import MANIFEST, RunStore, holds_more_than_ranks
 
     stored: dict[str, Response] = {}
+    retired: Any = None
     if update and (out / MANIFEST).exists():
-        stored = RunStore.read(out).responses()
+        before = RunStore.read(out)
+        stored, retired = before.responses(), before.manifest().get(RETIRED)
     elif holds_more_than_ranks(out) if update else holds_anything(out):
         raise StoreError("already exists and is not empty; merge into a new directory", out)
     shards = sorted((read_shard(p) for p in run_dirs), key=lambda s: s.k)
     check_same_evaluation(shards)
     check_complete_set(shards)
     check_disjoint(shards)
+    earlier = read_earlier([Path(p) for p in earlier_dirs], shards[0].manifest) if update else []
     warnings = dataset_warnings(shards) + error_warnings(shards)
-    for warning in warnings:
-        log.warning("%s", warning)
     order = list(expected_ids) if expected_ids is not None else selected_ids(shards)
     check_no_gaps(shards, order)
 
-    manifest = merged_manifest(shards, warnings, order)
+    manifest = merged_manifest(shards, warnings, order, retired=retired_records(earlier, retired) if earlier else retired)
+    for warning in manifest["merge_warnings"]:
+        log.warning("%s", warning)
     merged: dict[str, Response] = {}
     for shard in shards:
         merged.update(shard.responses)
+    kept = {i for i, r in stored.items() if r.status in FINISHED}  # a stored answer is the run's
     with RunStore.open(out, manifest, resume=update) as store:
         for item_id in order:
-            if stored.get(item_id) != merged[item_id]:
+            if item_id not in kept and stored.get(item_id) != merged[item_id]:
                 store.append(merged[item_id])
+        answered = kept | {i for i, r in merged.items() if r.status in FINISHED}
+        for response in answers_to_fold(earlier, answered.__contains__):
+            store.append(response)
+    remove_earlier(earlier)  # only now: out is closed, its answers on disk
     log.info("merged %d shards (%d responses) into %s", len(shards), len(order), out)
     return out
 
@@ -123,6 +138,7 @@ def read_shard(path: str | Path) -> ShardRun:
     from mmmu_eval.store.rundir import RunStore
 
     store = RunStore.read(path)
+    refuse_while_written(path, "a merge now would take only the answers it holds so far")  # one writer (issue 40)
     manifest = store.manifest()
     shard = shard_of(manifest)
     if shard is None:
@@ -341,10 +357,13 @@ def _ids_from_dataset(shard: ShardRun) -> list[str]:
     return ids
 
 
-def merged_manifest(shards: Sequence[ShardRun], warnings: Sequence[str], order: Sequence[str]) -> dict[str, Any]:
+def merged_manifest(shards: Sequence[ShardRun], warnings: Sequence[str], order: Sequence[str], *,
+                    retired: Any = None) -> dict[str, Any]:
     """The first shard's manifest as if the run had not been sharded, listing the sources.
 
-    ``item_ids`` becomes the whole selection, which is what score and report read back.
+    ``item_ids`` becomes the whole selection, which is what score and report read back; the
+    figures that count items or sessions are the shards' totals (``run/merge_totals.py``), the
+    probes of ``retired`` shards (``retired_shards``: earlier launches' shards folded in) included.
     """
     manifest = copy.deepcopy(shards[0].manifest)
     manifest["shard"] = None
@@ -352,8 +371,16 @@ def merged_manifest(shards: Sequence[ShardRun], warnings: Sequence[str], order: 
     config = manifest.get("config")
     if isinstance(config, dict):
         config["shard"] = None
-    for stale in ("counts", "summary", "results"):
-        manifest.pop(stale, None)  # per-shard figures; `score` recomputes them
+    for stale in ("counts", "summary", "results", "effective_layout", LAYOUT_ITEMS, "preflight"):
+        manifest.pop(stale, None)  # per-shard figures; `score` recomputes the counts, the rest is totalled below
+    layout, layout_warnings = merged_layout([s.manifest for s in shards])
+    manifest.update(layout)
+    probes = merged_preflight([s.manifest for s in shards], retired if isinstance(retired, list) else [])
+    if probes is not None:
+        manifest["preflight"] = probes
+    if retired:
+        manifest[RETIRED] = retired
+    warnings = [*warnings, *layout_warnings]
     manifest["merged_from"] = [
         {
             "path": str(s.path),
@@ -365,23 +392,7 @@ def merged_manifest(shards: Sequence[ShardRun], warnings: Sequence[str], order: 
         for s in shards
     ]
     manifest["merge_warnings"] = list(warnings)
-    loose = _merged_loose_images(shards, order)
+    loose = merged_loose_images([s.manifest for s in shards], order)
     if loose is not None:
         manifest["unreferenced_images"] = loose
     return manifest
-
-
-def _merged_loose_images(shards: Sequence[ShardRun], order: Sequence[str]) -> dict[str, Any] | None:
-    """The shards' records of items with images no token refers to, as one record in merged order.
-
-    None when the first shard has no such record (a run made before manifests named them).
-    """
-    records = [s.manifest.get("unreferenced_images") for s in shards]
-    if not isinstance(records[0], Mapping):
-        return None
-    fields: dict[str, Any] = {}
-    for record in records:
-        if isinstance(record, Mapping) and isinstance(record.get("fields"), Mapping):
-            fields.update(record["fields"])
-    ids = [i for i in order if i in fields]
-    return {**records[0], "count": len(ids), "ids": ids, "fields": {i: fields[i] for i in ids}}

@@ -31,13 +31,16 @@ from mmmu_eval.run.backend_settings import backend_settings
 from mmmu_eval.core.clock import utc_now
 from mmmu_eval.core.config import RunConfig
 from mmmu_eval.core.aio import run_coroutine
-from mmmu_eval.core.errors import ConfigError, DataError
+from mmmu_eval.core.errors import DataError
 from mmmu_eval.run.finished import finished_result
 from mmmu_eval.run.dry_run import RunPlan, plan_run
 from mmmu_eval.run.prepare import prepare_run, prepare_run_aside, select_items
 from mmmu_eval.run.resolve import RunConfigArgs, Unpack, resolve_config
 from mmmu_eval.run.result import RunResult
-from mmmu_eval.run.resume import answered_before, check_run_dir, finished_answers, preflight_needed, requests_to_ask
+from mmmu_eval.run.merge_totals import LAYOUT_ITEMS, layout_items
+from mmmu_eval.run.rank_answers import held_elsewhere
+from mmmu_eval.run.resume import (answered_before, check_run_dir, finished_answers, inherited_answers, preflight_needed,
+                                  requests_to_ask)
 from mmmu_eval.run.progress import Display, ProgressDisplay
 from mmmu_eval.prompt.protocol import EvalProtocol, loose_images_line, prompt_text
 from mmmu_eval.core.records import Item, Request, Response
@@ -160,7 +163,8 @@ async def _evaluate_held(config: RunConfig, model: str | Backend, display: Displ
 
     # A new run has nothing to refuse, so an API client asks for the model list now and reads
     # the data while the answer comes; a local model loads only after the protocol check.
-    backend = make_backend_before_data(model, backend_settings(config)) if not holds_anything(Path(config.out or ".")) else None
+    new = not holds_anything(Path(config.out or ".")) and not held_elsewhere(config.out)
+    backend = make_backend_before_data(model, backend_settings(config)) if new else None
     try:
         if backend is not None:
             backend.contact()
@@ -170,8 +174,12 @@ async def _evaluate_held(config: RunConfig, model: str | Backend, display: Displ
         items, requests, manifest = prepared.items, prepared.requests, prepared.manifest
         check_run_dir(config, manifest)  # before a model loads or a server is probed
         answered = answered_before(config.out)
+        inherited = inherited_answers(config.out, answered)  # a rank's shard: what its run holds elsewhere
+        answered = {**inherited, **answered}
         pending = requests_to_ask(requests, answered)
-        if backend is None and (pending or not answered):  # a finished run loads no model, reaches no server
+        # A finished run loads no model, reaches no server; a shard that inherits answers makes
+        # its backend (no model is loaded without a request) to record what its requests get.
+        if backend is None and (pending or not answered or inherited):
             backend = make_backend(model, backend_settings(config, fixed_answers=prepared.fixed_answers))
         probes: list[dict[str, Any]] = []
         if backend is not None and preflight_needed(pending):
@@ -180,7 +188,7 @@ async def _evaluate_held(config: RunConfig, model: str | Backend, display: Displ
                 await backend.preflight(pending)
             finally:
                 PREFLIGHT_SENT.reset(noting)
-        if backend is not None and pending:
+        if backend is not None and (pending or inherited):
             manifest = await with_effective_layout(manifest, backend, requests, prepared.protocol.image_layout)
         store = RunStore.open(config.out, _with_backend_of(manifest, backend, config), resume=config.resume)
         if probes:  # each session's probes add to the earlier sessions' (usage and cost count them)
@@ -189,7 +197,8 @@ async def _evaluate_held(config: RunConfig, model: str | Backend, display: Displ
         loose = loose_images_line(manifest["unreferenced_images"])
         if loose:
             log.info("%s: %s", config.out, loose)
-        await run(backend, requests, prepared.failures, store, display or ProgressDisplay(), answered=answered)
+        await run(backend, requests, prepared.failures, store, display or ProgressDisplay(), answered=answered,
+                  inherited=inherited)
     finally:
         if backend is not None and not keep_backend:
             await backend.aclose()
@@ -216,11 +225,14 @@ async def with_effective_layout(
 ) -> dict[str, Any]:
     """The manifest with ``effective_layout``, for a backend that renders the model's own chat
     template (``hf``): the image layout the model saw, which its template may have changed (the
-    backend warns when it did). Other backends add nothing: a server's template is out of sight."""
+    backend warns when it did), and ``effective_layout_items``, the items per layout, which the
+    shards of a run add up (``run/merge_totals.py``). Other backends add nothing: a server's
+    template is out of sight."""
     rendered = getattr(backend, "effective_layout", None)
     if rendered is None:
         return dict(manifest)
-    return {**manifest, "effective_layout": await rendered(requests, asked)}
+    layout = await rendered(requests, asked)
+    return {**manifest, "effective_layout": layout, LAYOUT_ITEMS: layout_items(layout, requests)}
 
 
 def _with_backend_of(manifest: Mapping[str, Any], backend: Backend | None, config: RunConfig) -> dict[str, Any]:
@@ -234,22 +246,27 @@ def _with_backend_of(manifest: Mapping[str, Any], backend: Backend | None, confi
 async def run(
     backend: Backend | None, requests: Sequence[Request], failures: Sequence[Response], store: RunStore,
     display: Display, *, answered: Mapping[str, Response] | None = None,
+    inherited: Mapping[str, Response] | None = None,
 ) -> None:
     """Store the preparation failures, then ask the backend every item still without an answer.
 
     Items already answered ``ok`` or ``truncated`` in the store (a resumed run) are skipped;
     errors and missing items are asked again. Ctrl-C marks the manifest ``interrupted``.
     ``answered``: those stored answers, when the caller has read them already; ``backend`` may
-    be None only when none is left to ask.
+    be None only when none is left to ask. ``inherited``: answers of a rank's shard held by its
+    run elsewhere (``resume.inherited_answers``), stored first so the shard holds its whole slice.
     """
     finished = set(answered_before(store.path) if answered is None else answered)
     todo = requests_to_ask(requests, finished)
+    ids = {r.item_id for r in requests} | {f.item_id for f in failures}
+    for item_id, response in (inherited or {}).items():
+        if item_id in ids:
+            store.append(response)
     new_failures = [f for f in failures if f.item_id not in finished]
     failure_log = FailureLog(store.path / RESPONSES)
     for failure in new_failures:
         store.append(failure)
         failure_log.add(failure.item_id, failure.error or "failed")
-    ids = {r.item_id for r in requests} | {f.item_id for f in failures}
     done_before = len(finished & ids)
     if done_before:
         log.info("resuming: %d items already answered, %d to ask", done_before, len(todo))

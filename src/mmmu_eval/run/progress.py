@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Callable, Protocol
 from rich.console import Console
 
 from mmmu_eval.core.records import Response
+from mmmu_eval.core.untrusted import make_console
 from mmmu_eval.run.progress_out import EVERY_S, IN_PLACE_EVERY_S, SHARE, Pace, notebook_output
 
 if TYPE_CHECKING:
@@ -101,7 +102,7 @@ def terminal(console: Console | None, plain: bool | None) -> tuple[Console, bool
     """Where a display draws (default a stderr console) and whether it prints plain lines
     there: as ``plain`` says, or, when None, whenever the console is not a terminal (a log file,
     CI). The run's display and the suite's decide it here."""
-    console = console or Console(stderr=True)
+    console = console or make_console(stderr=True)
     return console, (not console.is_terminal) if plain is None else plain
 
 

@@ -20,7 +20,8 @@ from mmmu_eval.core.records import Request, Response
 from mmmu_eval.core.manifest import Manifest
 from mmmu_eval.store.rundir import MANIFEST, RunStore
 
-__all__ = ["FINISHED", "answered_before", "check_run_dir", "finished_answers", "preflight_needed", "requests_to_ask"]
+__all__ = ["FINISHED", "answered_before", "check_run_dir", "finished_answers", "inherited_answers", "preflight_needed",
+           "requests_to_ask"]
 
 #: The statuses of a stored answer that is never asked again.
 FINISHED = ("ok", "truncated")
@@ -33,6 +34,21 @@ def answered_before(out: Path | str | None) -> dict[str, Response]:
     if not (path / MANIFEST).is_file():
         return {}
     return finished_answers(RunStore.read(path).responses())
+
+
+def inherited_answers(out: Path | str | None, answered: Mapping[str, Response]) -> dict[str, Response]:
+    """The answers a rank's shard inherits from its run (``run/rank_answers.py``): finished ones
+    the run holds outside ``out`` (merged by an earlier launch, or in the shards of a launch with
+    another number of ranks) for items ``answered`` (``out``'s own) lacks. They count as answered
+    and are copied into ``out`` before anything is asked. Empty outside a launcher's rank."""
+    from mmmu_eval.run.rank_answers import answer_sources
+
+    found: dict[str, Response] = {}
+    for source in answer_sources(out):  # the first place that holds an answer gives it
+        for item_id, response in finished_answers(RunStore.read(source).responses()).items():
+            if item_id not in answered and item_id not in found:
+                found[item_id] = response
+    return found
 
 
 def finished_answers(responses: Mapping[str, Response]) -> dict[str, Response]:
@@ -57,13 +73,17 @@ def preflight_needed(pending: Sequence[Request]) -> bool:
 
 
 def check_run_dir(config: RunConfig, manifest: Mapping[str, Any]) -> None:
-    """Raise the StoreError a run would stop with in ``config.out``, with a hint where one helps.
+    """Raise the StoreError a run would stop with in ``config.out``, with a hint where one helps;
+    for a rank's shard, also when a place it would inherit answers from holds another run.
 
     A run directory made before the official image rule became the default recorded the rule
     that appended loose images; ``--unreferenced-images append`` continues it as it was.
     """
+    from mmmu_eval.run.rank_answers import check_sources
+
     try:
         RunStore.check(config.out or ".", manifest, resume=config.resume)
+        check_sources(config.out, manifest)  # a rank's shard inherits only from the same run
     except StoreError as exc:
         hint = _old_image_rule_hint(config, manifest)
         if hint is None:

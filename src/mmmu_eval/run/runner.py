@@ -35,6 +35,9 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Awaitable, Callable, Sequence
 
@@ -46,7 +49,7 @@ from mmmu_eval.core.records import NOT_SENT, Request, Response, is_count, is_sec
 from mmmu_eval.store.response_json import record_problem, response_to_json
 from mmmu_eval.store.rundir import RESPONSES, RunStore
 
-__all__ = ["RunSummary", "run_requests"]
+__all__ = ["AskedTally", "RunSummary", "asked_so_far", "counting_asked", "run_requests"]
 
 log = logging.getLogger(__name__)
 
@@ -81,6 +84,35 @@ class RunSummary:
     @property
     def answered(self) -> int:
         return self.ok + self.truncated + self.errors
+
+
+@dataclass
+class AskedTally:
+    """Answers the runner got back from backends inside a ``counting_asked`` block."""
+
+    asked: int = 0
+
+
+_TALLY: ContextVar[AskedTally | None] = ContextVar("mmmu_eval_asked_tally", default=None)
+
+
+@contextmanager
+def counting_asked() -> Iterator[AskedTally]:
+    """Count what the runs inside the block asked: the requests that came back answered (ok,
+    truncated or failed), never an answer found stored or inherited, nor an item that failed
+    before it was sent. What `run` says it asked, one process or the sum over the ranks."""
+    tally = AskedTally()
+    token = _TALLY.set(tally)
+    try:
+        yield tally
+    finally:
+        _TALLY.reset(token)
+
+
+def asked_so_far() -> int:
+    """What the innermost ``counting_asked`` block has counted so far (0 outside one)."""
+    tally = _TALLY.get()
+    return tally.asked if tally is not None else 0
 
 
 async def run_requests(
@@ -188,6 +220,9 @@ async def run_requests(
         store.close()
         if own_log:
             failure_log.close()
+        tally = _TALLY.get()
+        if tally is not None:
+            tally.asked += sum(counts.values())
         summary = RunSummary(
             asked=len(requests),
             ok=counts["ok"],

@@ -10,7 +10,6 @@ settings share them), and again when the file changes (its size and time).
 from __future__ import annotations
 
 import functools
-import json
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -18,6 +17,7 @@ from typing import Any
 import numpy as np
 
 from mmmu_eval.core.errors import ConfigError
+from mmmu_eval.core.jsonfile import loads
 from mmmu_eval.dataset.digest import file_sha256
 from mmmu_eval.stats.irt import fit_2pl
 from mmmu_eval.stats.sample_check import Check, hold_out_check
@@ -35,7 +35,7 @@ def read_audit_answers(path: str | Path, benchmark: str) -> AuditAnswers:
     """
     path = Path(path)
     try:
-        doc = json.loads(path.read_text(encoding="utf-8"))
+        doc = loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, ValueError) as exc:
         raise ConfigError(f"--sample-audit {path}: cannot be read as JSON ({exc})") from None
     items = doc.get("items") if isinstance(doc, dict) else None

@@ -10,12 +10,12 @@ the EvalAI file the other way round, predictions without answers).
 from __future__ import annotations
 
 import dataclasses
-import json
 import logging
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from mmmu_eval.core.errors import ConfigError
+from mmmu_eval.core.jsonfile import loads
 from mmmu_eval.core.records import Item, QuestionType
 
 __all__ = ["Answer", "apply_answers", "load_answer_dict"]
@@ -39,7 +39,7 @@ def load_answer_dict(path: str | Path) -> dict[str, Answer]:
     """
     path = Path(path)
     try:
-        raw = json.loads(path.read_text(encoding="utf-8"))
+        raw = loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
         raise ConfigError(f"--answers {path}: no such file") from None
     except (OSError, ValueError) as exc:

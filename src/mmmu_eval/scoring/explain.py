@@ -33,6 +33,7 @@ from typing import Any
 from mmmu_eval.core.records import Item, Response, Verdict
 from mmmu_eval.scoring.harness_verdicts import HarnessVerdict, RecordedScore
 from mmmu_eval.scoring.scorer import Scoring
+from mmmu_eval.core.untrusted import capped_or_none
 
 #: Causes, in the order they are tried; each with the sentence that explains it.
 CAUSES: dict[str, str] = {
@@ -73,8 +74,9 @@ class Difference:
     def to_json(self) -> dict[str, Any]:
         return {
             "id": self.id, "subject": self.subject, "cause": self.cause,
-            "official": {"pred": self.official_pred, "correct": self.official_correct, "fallback": self.official_fallback},
-            "harness": {"pred": self.harness_pred, "correct": self.harness_correct},
+            "official": {"pred": capped_or_none(self.official_pred), "correct": self.official_correct,
+                         "fallback": self.official_fallback},
+            "harness": {"pred": capped_or_none(self.harness_pred), "correct": self.harness_correct},
             "detail": self.detail,
         }
 

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import random
 
-from mmmu_eval.core.config import PARSERS  # every parser name, the headline one first
+from mmmu_eval.core.config import PARSERS  # noqa: F401  (re-exported: every parser name, the headline one first)
 from mmmu_eval.core.records import Item, Verdict
 from mmmu_eval.scoring.boxed import boxed_reward, last_boxed
 from mmmu_eval.scoring.choices import OfficialCrash, choice_info

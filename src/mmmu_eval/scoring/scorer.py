@@ -40,6 +40,7 @@ from mmmu_eval.core.records import Item, Response, Verdict, is_refusal
 from mmmu_eval.scoring.aggregate import Aggregate, aggregate
 from mmmu_eval.scoring.choices import OfficialCrash
 from mmmu_eval.scoring.judge import PARSERS, RANDOM_FALLBACK, judge
+from mmmu_eval.core.untrusted import capped, capped_or_none
 
 log = logging.getLogger(__name__)
 
@@ -186,13 +187,15 @@ def predictions_rows(scoring: Scoring, responses: Mapping[str, Response]) -> lis
     """``predictions.jsonl`` rows: ``{"id", "response", "pred"}`` per item with a response.
 
     Scored items come first in dataset order with the headline parser's prediction; items whose
-    response failed follow with ``pred`` None.
+    response failed follow with ``pred`` None. ``response`` and ``pred`` (an open question's is
+    the answer's text) are copies, capped (``untrusted.capped``): the whole answer stays in
+    responses.jsonl alone, and was scored whole.
     """
     rows = [
-        {"id": item_id, "response": responses[item_id].text, "pred": verdict.pred}
+        {"id": item_id, "response": capped(responses[item_id].text), "pred": capped_or_none(verdict.pred)}
         for item_id, verdict in scoring.verdicts[scoring.parsers[0]].items()
     ]
-    rows.extend({"id": item_id, "response": responses[item_id].text, "pred": None} for item_id in scoring.errors)
+    rows.extend({"id": item_id, "response": capped(responses[item_id].text), "pred": None} for item_id in scoring.errors)
     return rows
 
 

@@ -15,8 +15,9 @@ set's full score, over every held-out set and draw, is set beside uniform sampli
   give (``irt.map_ability``).
 
 An estimator is offered only when its error is below uniform's. The check also records how far
-its errors reach (the 95th percentile, which sets the 2PL estimate's interval) and how often the
-stratified interval held the full score.
+its errors reach (the 95th percentile), how often the stratified interval held the full score,
+and the 2PL estimate's interval calibrated on each held-out model with its measured coverage
+(``irt_coverage.py``).
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from mmmu_eval.stats.irt import MIN_RUNS, fit_2pl, map_ability
+from mmmu_eval.stats.irt_coverage import IrtCoverage, irt_coverage
 
 #: Draws of K items per held-out set and estimator.
 DRAWS = 20
@@ -122,11 +124,15 @@ class Check:
     """How often the stratified 95% interval held the full score in the check."""
     notes: tuple[str, ...] = field(default=())
     """Why an estimator was not checked (too few models, runs or items)."""
+    irt_coverage: IrtCoverage | None = None
+    """The 2PL interval's margin, calibrated on each held-out model, and how often it held
+    (``irt_coverage.py``); None without a 2PL, or in a check recorded before it was kept."""
 
     def to_json(self) -> dict:
         return {"k": self.k, "models": self.models, "held_out_sets": self.held_out_sets, "draws": self.draws,
                 "mae": self.mae, "q95": self.q95, "offered": list(self.offered), "design": self.design,
-                "stratified_coverage": self.stratified_coverage, "notes": list(self.notes)}
+                "stratified_coverage": self.stratified_coverage, "notes": list(self.notes),
+                "irt_coverage": None if self.irt_coverage is None else self.irt_coverage.to_json()}
 
 
 def hold_out_check(right: np.ndarray, seen: np.ndarray, models: Sequence[str], ids: Sequence[str], k: int, *,
@@ -145,6 +151,7 @@ def hold_out_check(right: np.ndarray, seen: np.ndarray, models: Sequence[str], i
     if not fit_irt:
         notes.append(f"no 2PL: holding out a model must leave {MIN_RUNS} runs or more to fit it on")
     errors: dict[str, list[float]] = {"uniform": [], "stratified": [], "2pl": [], "2pl_uniform": []}
+    owners: list[str] = []  # the held-out model of each 2PL error
     covered: list[bool] = []
     sets = 0
     rng = np.random.default_rng(seed)
@@ -181,12 +188,14 @@ def hold_out_check(right: np.ndarray, seen: np.ndarray, models: Sequence[str], i
                     errors["stratified"].append(abs(estimate - full))
                     covered.append(abs(estimate - full) <= Z95 * error)
                 if irt is not None:
+                    owners.append(model)
                     a, b = irt.discrimination[population], irt.difficulty[population]
                     for name, pick in (("2pl", chosen), ("2pl_uniform", uniform)):
                         errors[name].append(abs(_irt_estimate(y, pick, a, b) - full))
     mae = {name: float(np.mean(v)) for name, v in errors.items() if v}
     q95 = {name: float(np.quantile(v, 0.95)) for name, v in errors.items() if v}
     design = "stratified" if "stratified" in mae and mae["stratified"] < mae["uniform"] else "uniform"
+    coverage = irt_coverage(errors["2pl" if design == "stratified" else "2pl_uniform"], owners)
     if design == "uniform":  # the 2PL is used on the draw the run makes
         for table in (mae, q95):
             if "2pl_uniform" in table:
@@ -195,7 +204,8 @@ def hold_out_check(right: np.ndarray, seen: np.ndarray, models: Sequence[str], i
         table.pop("2pl_uniform", None)
     offered = tuple(name for name in ("stratified", "2pl") if name in mae and mae[name] < mae.get("uniform", 0.0))
     return Check(k=k, models=len(names), held_out_sets=sets, draws=draws, mae=mae, q95=q95, offered=offered,
-                 design=design, stratified_coverage=float(np.mean(covered)) if covered else None, notes=tuple(notes))
+                 design=design, stratified_coverage=float(np.mean(covered)) if covered else None, notes=tuple(notes),
+                 irt_coverage=coverage)
 
 
 def _irt_estimate(y: np.ndarray, drawn: np.ndarray, a: np.ndarray, b: np.ndarray) -> float:

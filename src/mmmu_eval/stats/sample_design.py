@@ -31,6 +31,7 @@ import numpy as np
 
 from mmmu_eval.stats.irt import MIN_RUNS
 from mmmu_eval.stats.sample_check import Check, allocate, strata_count, strata_labels, tie_keys
+from mmmu_eval.stats.irt_coverage import IrtCoverage
 
 #: The abilities at which the expected number right on the items not drawn is recorded.
 THETA_GRID = tuple(round(-5 + 0.1 * i, 1) for i in range(101))
@@ -136,7 +137,8 @@ def checked(record: Mapping[str, Any]) -> Check | None:
                  held_out_sets=int(value.get("held_out_sets") or 0), draws=int(value.get("draws") or 0),
                  mae=dict(value.get("mae") or {}), q95=dict(value.get("q95") or {}),
                  offered=tuple(value.get("offered") or ()), design=str(value.get("design") or "uniform"),
-                 stratified_coverage=value.get("stratified_coverage"), notes=tuple(value.get("notes") or ()))
+                 stratified_coverage=value.get("stratified_coverage"), notes=tuple(value.get("notes") or ()),
+                 irt_coverage=IrtCoverage.from_json(value.get("irt_coverage")))
 
 
 __all__ = ["MIN_RUNS", "AuditAnswers", "Design", "THETA_GRID", "checked", "design_from"]

@@ -123,7 +123,7 @@ def _estimates(record: Mapping[str, Any], check: Any, verdicts: Mapping[str, Map
             out.append(_estimate("stratified", value, (value - Z95 * error, value + Z95 * error), bounds,
                                  f"design-based: the strata's variances with the finite population correction, "
                                  f"normal 95% (it held the full score in {pct(check.stratified_coverage or 0)}% of "
-                                 "the check's draws)"))
+                                 "the check's draws)", coverage=check.stratified_coverage, nominal=LEVEL))
     irt = record.get("irt")
     if "2pl" in check.offered and isinstance(irt, Mapping) and isinstance(irt.get("drawn"), Mapping):
         drawn = {i: v for i, v in irt["drawn"].items() if isinstance(v, list) and len(v) == 2}
@@ -136,19 +136,26 @@ def _estimates(record: Mapping[str, Any], check: Any, verdicts: Mapping[str, Map
             unscored = [drawn[i] for i in drawn if i not in right]  # drawn, but no verdict: predicted too
             rest += sum(1.0 / (1.0 + math.exp(-ab[0] * (theta - ab[1]))) for ab in unscored)
             value = (sum(right[i] for i in seen) + rest) / population
-            margin = float(check.q95.get("2pl", 0.0))
+            coverage = check.irt_coverage
+            margin = coverage.margin if coverage is not None else float(check.q95.get("2pl", 0.0))
+            label = (coverage.label() if coverage is not None else
+                     "the interval is the check's 95th-percentile absolute error at this K, over every held-out "
+                     "model's draws (its coverage for the models the 2PL fits worst was not measured)")
             out.append(_estimate("2pl", value, (value - margin, value + margin), bounds,
                                  f"the answers seen plus the 2PL's predictions for the rest at ability {theta:.2f}; "
-                                 "the interval is the check's 95th-percentile absolute error at this K"))
+                                 + label, coverage=None if coverage is None else coverage.held_out, nominal=None))
     return out
 
 
 def _estimate(name: str, value: float, around: tuple[float, float], bounds: tuple[float, float],
-              method: str) -> dict[str, Any]:
+              method: str, *, coverage: float | None, nominal: float | None) -> dict[str, Any]:
+    """One estimate: ``coverage`` is how often its interval held the full score in the check (None:
+    not measured), ``nominal`` its level by construction (None: none, as for the 2PL's calibrated
+    interval, which is named by its measured coverage instead)."""
     low, high = bounds
     clip = lambda x: min(max(x, low), high)  # noqa: E731
     return {"estimator": name, "estimate": clip(value), "interval95": [clip(around[0]), clip(around[1])],
-            "interval_method": method, "what": ESTIMATE_NOTE}
+            "interval_method": method, "coverage": coverage, "nominal": nominal, "what": ESTIMATE_NOTE}
 
 
 #: How each estimator is named in print.
@@ -185,6 +192,12 @@ def sample_lines(section: Mapping[str, Any]) -> list[str]:
     for estimate in section.get("estimates") or ():
         lines.append(
             f"{ESTIMATOR_NAMES.get(estimate['estimator'], estimate['estimator'])} estimate: "
-            f"{pct(estimate['estimate'])}%, 95% interval {interval(estimate['interval95'])} "
+            f"{pct(estimate['estimate'])}%, {_level(estimate)} {interval(estimate['interval95'])} "
             f"({estimate['interval_method']}): {estimate['what']}")
     return lines
+
+
+def _level(estimate: Mapping[str, Any]) -> str:
+    """How an estimate's interval is named: "95% interval" where it is one by construction (or was
+    recorded before the level was kept); otherwise "interval", its measured coverage in its method."""
+    return "95% interval" if estimate.get("nominal", LEVEL) == LEVEL else "interval"

@@ -10,13 +10,14 @@ the fix. Lines are read one at a time, never the file at once (CoT answers make 
 
 from __future__ import annotations
 
-import json
 import logging
 import os
 from pathlib import Path
 from typing import Iterable
 
 from mmmu_eval.core.errors import StoreError
+from mmmu_eval.core.jsonfile import loads
+from mmmu_eval.core.nofollow import exists, open_file
 from mmmu_eval.core.records import Response
 from mmmu_eval.store.response_json import response_from_json
 from mmmu_eval.store.torn_tail import start_of_last_line
@@ -31,11 +32,12 @@ _DAMAGED = "; fix or delete that line, then run the same command again (an item 
 
 
 def read_records(file: Path) -> Iterable[Response]:
-    """Every record in file order, read a line at a time (CoT answers make big files)."""
-    if not file.exists():
+    """Every record in file order, read a line at a time (CoT answers make big files); never
+    through a link (``nofollow``: a StoreError naming it)."""
+    if not exists(file):
         return
     number = 0
-    with file.open("rb") as fh:
+    with open_file(file) as fh:
         for raw in fh:  # not enumerate(): its reused tuple would keep each line alive a turn longer
             number += 1
             if not raw.strip():
@@ -45,7 +47,7 @@ def read_records(file: Path) -> Iterable[Response]:
             try:
                 text = raw.decode("utf-8")
                 del raw  # a 20 MB answer: its bytes go before its text is parsed
-                value = json.loads(text)
+                value = loads(text)  # nested 100,000 deep or a 5,000-digit number: damage like any other
             except (UnicodeDecodeError, ValueError) as exc:
                 if not finished:
                     log.warning("%s is an unfinished record (the run stopped mid-write); ignored", where)
@@ -61,9 +63,9 @@ def read_records(file: Path) -> Iterable[Response]:
 
 def count_lines(file: Path) -> int:
     """How many non-blank lines the file holds (0 when it is missing), without parsing them."""
-    if not file.exists():
+    if not exists(file):
         return 0
-    with file.open("rb") as fh:
+    with open_file(file) as fh:
         return sum(1 for line in fh if line.strip())
 
 
@@ -71,22 +73,25 @@ def repair_torn_tail(file: Path) -> None:
     """Cut an unfinished last line off responses.jsonl, so appends start on a clean line.
 
     A last line that is complete JSON but lost only its newline is kept and finished.
-    Every line is checked on the way (a damaged file is refused before we add to it).
+    Every line is checked on the way (a damaged file is refused before we add to it). A link or
+    a file with a second name is refused before anything is read or cut (``nofollow``): the
+    line cut would be another file's.
     """
-    if not file.exists():
-        file.touch()
+    if not exists(file):
+        open_file(file, "create").close()
         return
+    open_file(file, "r+b").close()  # refused as a link or a hard link before its lines are judged
     for _ in read_records(file):  # raises on a damaged line other than a torn tail
         pass
-    with file.open("r+b") as fh:
+    with open_file(file, "r+b") as fh:
         cut = start_of_last_line(fh)
         if cut is None:
             return  # empty, or ends with a newline
         fh.seek(cut)
         tail = fh.read()
         try:
-            response_from_json(json.loads(tail.decode("utf-8")), f"{file} last line")
-        except (UnicodeDecodeError, json.JSONDecodeError, StoreError):
+            response_from_json(loads(tail.decode("utf-8")), f"{file} last line")
+        except (ValueError, StoreError):
             log.warning("%s: removing an unfinished last record (%d bytes) before resuming", file, len(tail))
             fh.truncate(cut)
             return

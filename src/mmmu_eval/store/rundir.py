@@ -44,6 +44,8 @@ from typing import IO, Any, Iterable, Iterator, Mapping
 
 from mmmu_eval.core.atomic import LOCK_FILE, holds_anything, is_leftover, remove_leftovers, write_atomically
 from mmmu_eval.core.errors import StoreError
+from mmmu_eval.core.jsonfile import loads, read_json
+from mmmu_eval.core.nofollow import exists, open_file
 from mmmu_eval.core.records import Response
 from mmmu_eval.store.lines import append_line
 from mmmu_eval.core.manifest import MANIFEST, NO_MANIFEST, Manifest
@@ -131,7 +133,7 @@ class RunStore:
             with _writing(path):
                 path.mkdir(parents=True, exist_ok=True)
                 store._write_manifest({**manifest, "sessions": 1})
-                (path / RESPONSES).touch()
+                open_file(path / RESPONSES, "create").close()
         return store
 
     @classmethod
@@ -185,10 +187,10 @@ class RunStore:
     def _read_manifest(self) -> tuple[dict[str, Any], Manifest]:
         file = self.path / MANIFEST
         try:
-            data = json.loads(file.read_text(encoding="utf-8"))
+            data = read_json(file)  # never through a link; too deep or too long is damage too
         except FileNotFoundError as exc:
             raise StoreError(f"has no {MANIFEST}", self.path) from exc
-        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        except (OSError, ValueError) as exc:
             raise StoreError(f"cannot be read ({exc}){NO_MANIFEST}", file) from exc
         return data, Manifest.from_json(data, file)
 
@@ -224,15 +226,15 @@ class RunStore:
             StoreError: a line is not JSON (named), the file cannot be read.
         """
         file = self.path / name
-        if not file.exists():
+        if not exists(file):
             return []
         out = []
         try:
-            with file.open(encoding="utf-8") as fh:
+            with open_file(file) as fh:
                 for number, line in enumerate(fh, start=1):
                     if line.strip():
-                        out.append((f"{file} line {number}", json.loads(line)))
-        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+                        out.append((f"{file} line {number}", loads(line.decode("utf-8"))))
+        except (OSError, ValueError) as exc:
             raise StoreError(f"cannot be read ({exc}); restore it, or rescore into a new --out", file) from exc
         return out
 
@@ -256,8 +258,8 @@ class RunStore:
             raise StoreError(f"{response.item_id}: not stored, the record would not read back ({problem})",
                              self.path / RESPONSES)
         with _writing(self.path / RESPONSES):
-            if self._file is None:  # unbuffered: what is written is in the OS at once
-                self._file = (self.path / RESPONSES).open("ab", buffering=0)
+            if self._file is None:  # unbuffered: what is written is in the OS at once; never through a link
+                self._file = open_file(self.path / RESPONSES, "ab")
             append_line(self._file.fileno(), encoded_line(record))
 
     def update_manifest(self, **fields_: Any) -> dict[str, Any]:

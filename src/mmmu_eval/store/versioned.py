@@ -8,12 +8,13 @@ user a different command to run again.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from mmmu_eval.core.errors import StoreError
+from mmmu_eval.core.jsonfile import read_json
+from mmmu_eval.core.nofollow import exists
 
 __all__ = ["read_versioned"]
 
@@ -23,15 +24,16 @@ def read_versioned(file: Path, version: int, *, unreadable: str, other_version: 
     """The JSON object in ``file``, or None when there is no file.
 
     Raises:
-        StoreError: on ``file``; its message is ``unreadable`` formatted with ``error`` (why it
+        StoreError: ``file`` is a symbolic link (never followed out of the directory); or on
+            ``file``, its message is ``unreadable`` formatted with ``error`` (why it
             could not be read), or, when the object's ``schema_version`` is not ``version`` or a
             ``required`` key is missing, ``other_version`` formatted with ``found`` (the
             ``schema_version`` it holds, None for no object).
     """
-    if not file.exists():
+    if not exists(file):
         return None
     try:
-        data = json.loads(file.read_text(encoding="utf-8"))
+        data = read_json(file)
     except (OSError, ValueError) as exc:
         raise StoreError(unreadable.format(error=exc), file) from exc
     if not isinstance(data, dict) or data.get("schema_version") != version or any(k not in data for k in required):

@@ -18,7 +18,6 @@ re-scored for the study: it reads each run's results.json (``study.py``).
 
 from __future__ import annotations
 
-import asyncio
 import dataclasses
 import logging
 from collections.abc import Mapping

@@ -68,13 +68,13 @@ def settle_suite_file(out: Path, before: str | None, *, status: str | None) -> N
     ``status`` None puts back what was there (or removes the new file, and the suite directory
     when nothing else is in it); otherwise the file says ``status`` (``interrupted``).
     """
-    import json
+    from mmmu_eval.core.jsonfile import read_json
 
     file = out / SUITE_FILE
     try:
         if status is not None:
-            data = json.loads(file.read_text(encoding="utf-8"))
-            if data.get("status") == "running":
+            data = read_json(file)
+            if isinstance(data, dict) and data.get("status") == "running":
                 RunStore(out, writable=True).write_json(SUITE_FILE, {**data, "status": status})
         elif before is not None:
             RunStore(out, writable=True).write_text(SUITE_FILE, before)

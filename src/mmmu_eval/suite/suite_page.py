@@ -34,6 +34,7 @@ from mmmu_eval.results.caveats import NO_SCORE
 from mmmu_eval.results.finished_run import FinishedRun
 from mmmu_eval.suite.html_study import effect_section, num, table1_section
 from mmmu_eval.suite.study import COLUMNS
+from mmmu_eval.core.untrusted import capped, capped_or_none
 
 __all__ = ["flip_rows", "render_suite_html"]
 
@@ -75,8 +76,8 @@ def _side(record: FinishedRun, item: Item | None, response: Response | None, pre
         "letters": (list(item.choices) or list(letters(len(item.options)))) if item else [],
         "answer": ([item.answer] if isinstance(item.answer, str) else list(item.answer or ())) if item else [],
         "images": [],
-        "response": response.text if response is not None else "",
-        "pred": pred,
+        "response": capped(response.text) if response is not None else "",  # copies: the whole text is in responses.jsonl
+        "pred": capped_or_none(pred),
         "correct": bool(verdict.get("correct")),
     }
     for ref in item.images if item else ():

@@ -5,7 +5,8 @@
     rank 0:      each run's shards merged into SUITE/<run> as ``run`` merges them (run/launcher_ranks.py)
                  -> the study over the merged runs (suite.json, report.html), as one process writes it
 
-A rerun of the same command resumes every rank's suite, then merges and summarizes again.
+A rerun of the same command resumes every rank's suite, then merges and summarizes again; a rerun
+on another number of ranks reuses every answer stored so far, as ``run`` does (``run/rank_answers.py``).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from typing import Any, Mapping
 from mmmu_eval.core.errors import ConfigError, MmmuEvalError
 from mmmu_eval.run.distributed import DEFAULT_TIMEOUT_S, Launch
 from mmmu_eval.run.launcher_ranks import finish_merged, pin_vllm_devices, rank_device, rank_dir, run_as_rank
+from mmmu_eval.run.rank_answers import earlier_shards, remove_emptied
 from mmmu_eval.tracking.log_to import LogToArg
 
 __all__ = ["evaluate_suite_ranks"]
@@ -71,10 +73,12 @@ def _merge_suite(config: Any, world_size: int, bootstrap: int) -> Any:
         name = Path(run.config.out).relative_to(config.out)
         shards = [rank_dir(config.out, r, world_size) / name for r in range(world_size)]
         try:
-            results[run.name] = finish_merged(dataclasses.replace(run.config, resume=True), shards)
+            results[run.name] = finish_merged(dataclasses.replace(run.config, resume=True), shards,
+                                              earlier=earlier_shards(config.out, world_size, name))
         except MmmuEvalError as exc:  # a run that failed on some rank: the study says so, as one process's would
             log.warning("%s: %s", run.name, exc)
             failures[run.name] = str(exc)
+    remove_emptied(config.out, world_size)  # an earlier launch's rank suites, once every run of theirs is folded in
     summary = summarize(config.out, runs, model=config.run.model, config=config.to_json(), failures=failures,
                         resamples=bootstrap, html=config.run.html)
     return SuiteResult(config.out, summary, results, failures)

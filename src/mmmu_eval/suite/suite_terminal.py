@@ -12,7 +12,6 @@ from collections.abc import Mapping
 from typing import Any
 
 from rich.console import Console
-from rich.markup import escape
 from rich.table import Table
 
 from mmmu_eval.rendering.fit import print_fitted
@@ -22,6 +21,7 @@ from mmmu_eval.published.figures import sources, table1_rows
 from mmmu_eval.rendering.run_terminal import usage_table
 from mmmu_eval.suite.study import COLUMNS
 from mmmu_eval.suite.table1_layout import chosen_note, published_cells, table1_position
+from mmmu_eval.core.untrusted import for_rich
 
 __all__ = ["print_suite"]
 
@@ -57,11 +57,11 @@ def _table1(summary: Mapping[str, Any], width: int = 200) -> Table:
     rows: list[tuple[list[str], str | None]] = []
     for row in published:
         cells = published_cells(row.scores)
-        rows.append(([escape(row.model), *(_num(cells[k], k) for k in COLUMNS)], "dim" if row.baseline else None))
+        rows.append(([for_rich(row.model), *(_num(cells[k], k) for k in COLUMNS)], "dim" if row.baseline else None))
     ours = table1.get("overall")
     at = table1_position([(r.model, r.baseline, r.scores.get("overall")) for r in published],
                          str(summary["model"]), ours["percent"] if ours else None)
-    mine = [escape(_marked(str(summary["model"]), name_width)),
+    mine = [for_rich(_marked(str(summary["model"]), name_width)),
             *(_num(c["percent"], k) if (c := table1.get(k)) else "–" for k in COLUMNS)]
     lines = [(mine, "bold magenta")]
     lines.append((["  95% CI from", *(_num(c["ci95_percent"][0], k) if (c := table1.get(k)) else "" for k in COLUMNS)], "magenta"))
@@ -125,7 +125,7 @@ def _flips(flips: Mapping[str, Any]) -> Table | None:
     table.add_row("all", *(f"{e['count']} of {e['shared']}" for e in entries.values()), style="bold")
     disciplines = list(dict.fromkeys(d for e in entries.values() for d in e["by_discipline"]))
     for d in disciplines:
-        table.add_row(escape(d), *(f"{c['count']} of {c['shared']}" if (c := e["by_discipline"].get(d)) else "–"
+        table.add_row(for_rich(d), *(f"{c['count']} of {c['shared']}" if (c := e["by_discipline"].get(d)) else "–"
                                    for e in entries.values()))
     return table
 
@@ -136,11 +136,11 @@ def _runs(summary: Mapping[str, Any]) -> Table:
         numeric = col in ("acc %", "scored / items")
         table.add_column(col, justify="right" if numeric else "left", no_wrap=numeric)
     for name, run in summary["runs"].items():
-        status = "complete" if run["complete"] else f"[red]{escape(run['problem'] or 'incomplete')}[/red]"
+        status = "complete" if run["complete"] else f"[red]{for_rich(run['problem'] or 'incomplete')}[/red]"
         scored = f"{run['scored']} / {run['items']}" if run["items"] is not None else "–"
         # a run read back with no figure (no item scored) says so; "–" is a run with no results.json
         figure = NO_SCORE if run["percent"] is None and run["items"] is not None else _num(run["percent"])
-        table.add_row(escape(name), figure, scored, status)
+        table.add_row(for_rich(name), figure, scored, status)
     return table
 
 
@@ -157,21 +157,21 @@ def print_suite(summary: Mapping[str, Any], console: Console) -> None:
     """
     table1 = summary["table1"]
     overall = table1.get("overall")
-    model = escape(str(summary["model"]))
+    model = for_rich(str(summary["model"]))
     scope = summary.get("scope") or {}
-    where = f" · {escape(scope['text'])}" if scope.get("text") else ""
+    where = f" · {for_rich(scope['text'])}" if scope.get("text") else ""
     if overall is not None:
         console.print(f"[bold]MMMU-Pro study · {model}: overall {_num(overall['percent'])}%[/bold] "
-                      f"(95% CI {escape(interval(overall['ci95_percent'], as_is=True))}){where}")
+                      f"(95% CI {for_rich(interval(overall['ci95_percent'], as_is=True))}){where}")
     else:
-        console.print(f"[bold]MMMU-Pro study · {model}: no overall[/bold] ({escape(table1['reasons'].get('overall', ''))})"
+        console.print(f"[bold]MMMU-Pro study · {model}: no overall[/bold] ({for_rich(table1['reasons'].get('overall', ''))})"
                       f"{where}")
     print_fitted(console, _table1(summary, console.width))
-    console.print(f"This model's row: {escape(chosen_note(table1))}; the 95% interval on the lines under it.", style="dim")
+    console.print(f"This model's row: {for_rich(chosen_note(table1))}; the 95% interval on the lines under it.", style="dim")
     for key, reason in table1["reasons"].items():
-        console.print(f"[yellow]{escape(COLUMNS[key])}: {escape(reason)}[/yellow]")
+        console.print(f"[yellow]{for_rich(COLUMNS[key])}: {for_rich(reason)}[/yellow]")
     if (table1.get("mmmu_val") or {}).get("expert_line"):
-        console.print(escape(table1["mmmu_val"]["expert_line"]))
+        console.print(for_rich(table1["mmmu_val"]["expert_line"]))
     for title, section, mode in (("CoT effect (section 3.4)", "cot_effect", "cot"),
                                  ("OCR effect (section 3.3)", "ocr_effect", "ocr")):
         table = _effects(title, summary[section], mode)
@@ -190,4 +190,4 @@ def print_suite(summary: Mapping[str, Any], console: Console) -> None:
     # One source a line, wrapped at words by rich: at 80 columns a URL is never split by the terminal.
     console.print("Published rows:", style="dim")
     for i, src in enumerate(srcs.values()):
-        console.print(escape(f"[{i + 1}] {src.title} {src.url}"), style="dim")
+        console.print(for_rich(f"[{i + 1}] {src.title} {src.url}"), style="dim")

@@ -31,11 +31,11 @@ The official repository's formats (``official-mmmu``, ``official-mmmu-eval-only`
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from types import ModuleType
 
 from mmmu_eval.core.errors import ConfigError, DataError
+from mmmu_eval.core.jsonfile import loads
 from mmmu_eval.harnesses.readers import (
     evalscope,
     inspect_log,
@@ -208,7 +208,7 @@ def _not_text(path: Path) -> str | None:
 
 def _guess_json(path: Path) -> tuple[str, str] | None:
     try:
-        value = json.loads(path.read_text(encoding="utf-8"))
+        value = loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, ValueError):
         return None
     if isinstance(value, dict) and value and all(isinstance(k, str) and isinstance(v, str) for k, v in value.items()):

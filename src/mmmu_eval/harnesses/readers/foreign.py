@@ -13,13 +13,13 @@ nothing is scored from it.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from mmmu_eval.core.errors import ConfigError, DataError
+from mmmu_eval.core.jsonfile import loads
 from mmmu_eval.scoring.harness_verdicts import HarnessVerdict, RecordedScore
 
 
@@ -106,7 +106,7 @@ def read_json(path: Path, what: str) -> Any:
     except OSError as exc:
         raise ConfigError(f"{path}: cannot read ({exc.strerror or exc})") from None
     try:
-        return json.loads(text)
+        return loads(text)
     except ValueError as exc:
         cut = " (the file looks cut short)" if getattr(exc, "pos", 0) >= len(text.rstrip()) else ""
         raise DataError(f"{path}: not valid JSON{cut}: {exc}; expected {what}") from None
@@ -128,7 +128,7 @@ def jsonl_rows(path: Path, problems: list[str]) -> Iterator[tuple[str, dict]]:
             if not raw.strip():
                 continue
             try:
-                value = json.loads(raw.decode("utf-8"))
+                value = loads(raw.decode("utf-8"))
             except (UnicodeDecodeError, ValueError) as exc:
                 torn = "" if raw.endswith(b"\n") else " (the last line is cut short)"
                 problems.append(f"{where}: not a JSON line{torn} ({exc}); nothing scored from it")
@@ -145,7 +145,7 @@ def first_json_line(path: Path) -> dict | None:
         with path.open("rb") as fh:
             for raw in fh:
                 if raw.strip():
-                    value = json.loads(raw.decode("utf-8"))
+                    value = loads(raw.decode("utf-8"))
                     return value if isinstance(value, dict) else None
     except (OSError, UnicodeDecodeError, ValueError):
         return None

@@ -21,7 +21,6 @@ each sample is scored.
 
 from __future__ import annotations
 
-import json
 import math
 import struct
 import zipfile
@@ -30,6 +29,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from mmmu_eval.core.errors import ConfigError, DataError
+from mmmu_eval.core.jsonfile import loads
 from mmmu_eval.scoring.harness_verdicts import HarnessVerdict, RecordedScore
 from mmmu_eval.harnesses.readers.foreign import (
     ForeignFile,
@@ -281,7 +281,7 @@ def _member(archive: zipfile.ZipFile, name: str, problems: list[str]) -> dict | 
         problems.append(f"{Path(str(archive.filename)).name}:{name}: cannot be read from the archive ({exc}); nothing scored from it")
         return None
     try:
-        value = json.loads(data.decode("utf-8"))
+        value = loads(data.decode("utf-8"))
     except (UnicodeDecodeError, ValueError) as exc:
         problems.append(f"{Path(str(archive.filename)).name}:{name}: not valid JSON ({exc}); nothing scored from it")
         return None

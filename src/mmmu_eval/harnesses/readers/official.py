@@ -32,9 +32,11 @@ from pathlib import Path
 
 from mmmu_eval.dataset.subjects import DISCIPLINES, SUBJECTS
 from mmmu_eval.core.errors import ConfigError, DataError
+from mmmu_eval.core.jsonfile import loads
 from mmmu_eval.core.records import Item, Response, letters
 from mmmu_eval.scoring.harness_verdicts import HARNESS_ERROR, HarnessVerdict
 from mmmu_eval.harnesses.readers.foreign import missing_column_error
+from mmmu_eval.harnesses.readers.official_shape import NO_KEY, UNRECORDED_SPLIT, keyed_id, refuse_more_than_one_run
 
 FORMATS: tuple[str, ...] = ("official-mmmu", "official-mmmu-eval-only", "official-mmmu-pro")
 #: Rows per file the official MMMU-Pro scorer insists on (it skips other files).
@@ -94,32 +96,33 @@ def _read_mmmu_folder(folder: Path) -> tuple[list[Item], dict[str, Response], li
             continue
         for index, row in enumerate(rows):
             where = f"{file}[{index}]"
-            if not isinstance(row, dict) or not isinstance(row.get("id"), str):
-                problems.append(f"{where}: not a row with an id; skipped")
+            item_id = keyed_id(row, subject) if isinstance(row, dict) else None
+            if item_id is None:
+                keys = f"its keys: {', '.join(sorted(map(str, row))[:8])}" if isinstance(row, dict) else type(row).__name__
+                problems.append(f"{where}: not a row with an id (nor a {NO_KEY}; {keys}); skipped")
                 continue
-            item_id = row["id"]
             if item_id in responses:
                 problems.append(f"{where} ({item_id}): a repeated id; only its first row is scored")
                 continue
             mc = row.get("question_type") == "multiple-choice"
             options: tuple = ()
             if mc:
-                options = _mmmu_options(row, where, problems)
+                options = _mmmu_options(row, where, problems, item_id)
             items.append(_item(item_id, "mmmu", subject, options, _gold(row, where, problems), mc,
-                               (), None))
+                               (), None, split=None if "id" in row else UNRECORDED_SPLIT))
             responses[item_id] = _response(item_id, row, where, problems, dict_as_empty=False)
     return items, responses, problems
 
 
-def _mmmu_options(row: dict, where: str, problems: list[str]) -> tuple:
+def _mmmu_options(row: dict, where: str, problems: list[str], item_id: str) -> tuple:
     """Options in letter order from the row's own ``all_choices``/``index2ans`` (as the official parse uses)."""
     index2ans = row.get("index2ans")
     choices = row.get("all_choices")
     if not isinstance(index2ans, dict) or not isinstance(choices, list):
-        problems.append(f"{where} ({row['id']}): a multiple-choice row without all_choices/index2ans; scored wrong")
+        problems.append(f"{where} ({item_id}): a multiple-choice row without all_choices/index2ans; scored wrong")
         return ()
     if list(choices) != list(letters(len(choices))) or set(index2ans) != set(choices):
-        problems.append(f"{where} ({row['id']}): all_choices {choices} are not A, B, ... matching index2ans")
+        problems.append(f"{where} ({item_id}): all_choices {choices} are not A, B, ... matching index2ans")
     return tuple(index2ans.get(c) for c in choices)
 
 
@@ -194,6 +197,8 @@ def _read_pro_file(file: Path, setting: str | None) -> Official:
     rows = _pro_rows(file, problems)
     rows = _one_type(file, rows, setting)
     _require_columns(file, rows)
+    if rows:
+        refuse_more_than_one_run(file, rows, pro_columns(rows[0][1])[0], PRO_ROWS)
     for where, row in rows:
         item_id = row["id"]
         if item_id in responses:
@@ -252,7 +257,7 @@ def _pro_rows(file: Path, problems: list[str]) -> list[tuple[str, dict]]:
                 problems.append(f"{where}: not UTF-8 text ({exc.reason} at byte {exc.start} of the line); skipped")
                 continue
             try:
-                row = json.loads(line)
+                row = loads(line)
             except ValueError as exc:
                 torn = "" if raw.endswith(b"\n") else " (the last line is cut short)"
                 problems.append(f"{where}: not JSON{torn} ({exc}); skipped")
@@ -326,11 +331,13 @@ def _img_types(value: object) -> tuple[str, ...]:
 
 
 def _item(item_id: str, benchmark: str, subject: str, options: tuple, gold: object, mc: bool,
-          img_type: tuple[str, ...], difficulty: object, setting: str | None = None, question: str = "") -> Item:
+          img_type: tuple[str, ...], difficulty: object, setting: str | None = None, question: str = "",
+          *, split: str | None = None) -> Item:
     return Item(
         id=item_id,
         benchmark=benchmark,  # type: ignore[arg-type]
-        split="test" if benchmark == "mmmu-pro" else item_id.split("_", 1)[0],  # MMMU-Pro's one hub split
+        # MMMU-Pro's one hub split; an MMMU id names its own
+        split=split or ("test" if benchmark == "mmmu-pro" else item_id.split("_", 1)[0]),
         setting=setting,  # type: ignore[arg-type]
         subject=subject,
         discipline=_DISCIPLINE_OF.get(subject, "Unknown"),
@@ -390,7 +397,7 @@ def _harness_message(value: object) -> str:
 
 def _load_json(file: Path, problems: list[str], *, required: bool = False) -> object:
     try:
-        return json.loads(file.read_text(encoding="utf-8"))
+        return loads(file.read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
         if required:
             raise ConfigError(f"{file}: cannot read JSON ({exc})") from None

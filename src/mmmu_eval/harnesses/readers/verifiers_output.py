@@ -21,11 +21,11 @@ rollout is scored and the others are counted in a note.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from pathlib import Path
 
 from mmmu_eval.core.errors import ConfigError, DataError
+from mmmu_eval.core.jsonfile import loads
 from mmmu_eval.scoring.boxed import last_boxed
 from mmmu_eval.scoring.harness_verdicts import HarnessVerdict, RecordedScore
 from mmmu_eval.harnesses.readers.foreign import (
@@ -151,7 +151,7 @@ def _legacy(where: str, row: dict, problems: list[str]) -> ForeignRow | None:
     info = row.get("info")
     if isinstance(info, str):
         try:
-            info = json.loads(info)
+            info = loads(info)
         except ValueError:
             info = {}
     info = info if isinstance(info, Mapping) else {}
