@@ -57,11 +57,12 @@ test: browser pythons-present
 # $(call install,VENV,EXTRAS,MORE): into VENV, the requirements of the project and its EXTRAS
 # (.ci/requirements) with MORE, then the project itself, editable, without them. pip writes
 # src/mmmu_eval.egg-info as it installs the project (every editable install of the tree does), so
-# that last step, seconds, holds a lock, and the venvs of `make test` build side by side.
+# that last step, seconds, holds a lock, and the venvs of `make test` build side by side. Where
+# there is no flock (util-linux; macOS has none), the step runs unlocked.
+EDITABLE_LOCK := $(if $(shell command -v flock 2>/dev/null),flock test-artifacts/.editable-install.lock)
 install = $(PYTHON) .ci/requirements $(2) >$(1)/requirements.txt && \
   $(1)/bin/python -m pip install -q --no-compile -r $(1)/requirements.txt $(3) && \
-  mkdir -p test-artifacts && flock test-artifacts/.editable-install.lock \
-  $(1)/bin/python -m pip install -q --no-compile --no-deps -e .
+  mkdir -p test-artifacts && $(EDITABLE_LOCK) $(1)/bin/python -m pip install -q --no-compile --no-deps -e .
 
 $(VENV)/.installed: pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
