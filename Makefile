@@ -3,6 +3,7 @@
 PYTHON ?= python3
 VENV ?= .venv
 PY := $(VENV)/bin/python
+COMMA := ,
 export HF_HUB_OFFLINE := 1
 export HF_DATASETS_OFFLINE := 1
 # Bytecode is written as modules are first imported, not all at install: pip compiles every file
@@ -22,35 +23,57 @@ demo: $(VENV)/.installed
 	$(VENV)/bin/mmmu-eval run --benchmark mmmu --split validation --data sample --model random --out runs/sample-random
 	$(VENV)/bin/mmmu-eval run --benchmark mmmu-pro --setting vision --data sample --model random --out runs/sample-pro-vision-random
 
-# The side sessions (verifiers 0.3, Python 3.10 and 3.13) run beside the main session
-# (.ci/side-sessions): their venvs are built one after another, and each one's tests start as soon
-# as its venv is ready, so the builds (network, pip) and the four test sessions share the two
-# cores instead of waiting for each other. Each side session's output is printed whole after the
-# main session; any failure fails `make test`. Each session first writes the bytecode of the
-# package and the tests for its Python (COMPILE), in one process, before its tests start the
-# `mmmu-eval` subprocesses that would each need it.
+# The side sessions (Python 3.10 and 3.13, transformers 4.57, the package, verifiers 0.3) run
+# beside the main session (.ci/side-sessions), from the start: their venvs are built one after
+# another beside the main session's venv, and each one's tests start as soon as its venv is
+# ready, so the builds (pip) and the test sessions share the two cores instead of waiting for
+# each other. They are built in the order of how long their tests take, longest first: 3.10 and
+# 3.13 run 2,200 tests each, the others one to three minutes. Each side session's output is printed whole after the main session; any failure
+# fails `make test`. Each session first writes the bytecode of the package and the tests for its
+# Python (COMPILE), in one process, before its tests start the `mmmu-eval` subprocesses that
+# would each need it.
 COMPILE = -m compileall -q src tests
 SIDE_LOG := test-artifacts/side-sessions.log
-SIDE_SESSIONS = $(VF03_VENV)/.installed:test-verifiers-legacy \
-  $(foreach v,$(FOUND_PYTHONS),.venv-py$(v)/.test-installed:test-py$(v))
-test: $(VENV)/.test-installed browser pythons-present
+SIDE_SESSIONS = $(foreach v,$(FOUND_PYTHONS),.venv-py$(v)/.test-installed:test-py$(v)) \
+  $(TF4_VENV)/.installed:test-transformers4 $(PACKAGE_VENV)/.installed:test-package \
+  $(VF03_VENV)/.installed:test-verifiers-legacy
+# The main session runs on pytest-xdist's workers, a whole test file each (tests/fakes/xdist_files.py:
+# the files of the shared `transformers serve` on one worker, heavy files handed out first). Most of
+# its time a test waits (servers starting, subprocesses, a browser, a clock), so three workers
+# keep two cores busy where one process used 0.6 of one. The side sessions stay one process each:
+# their fast tests use the CPU as long as they take, and each worker would collect the suite again.
+WORKERS ?= 3
+test: browser pythons-present
 	@mkdir -p test-artifacts; \
 	MAKE="$(MAKE)" .ci/side-sessions $(SIDE_SESSIONS) >$(SIDE_LOG) 2>&1 & side=$$!; \
-	$(PY) $(COMPILE); $(PY) -m pytest -q -ra; main=$$?; \
+	start=$$SECONDS; $(MAKE) --no-print-directory $(VENV)/.test-installed && \
+	echo "main session: venv ready in $$((SECONDS - start)) s" && start=$$SECONDS && \
+	$(PY) $(COMPILE) && $(PY) -m pytest -q -ra -n $(WORKERS) --dist loadfile; main=$$?; \
+	echo "main session: tests ran $$((SECONDS - start)) s, exit $$main"; \
 	wait $$side; sides=$$?; \
 	echo "--- side sessions (run beside the main session): exit $$sides"; cat $(SIDE_LOG); \
 	[ $$main = 0 ] && [ $$sides = 0 ]
 
+# $(call install,VENV,EXTRAS,MORE): into VENV, the requirements of the project and its EXTRAS
+# (.ci/requirements) with MORE, then the project itself, editable, without them. pip writes
+# src/mmmu_eval.egg-info as it installs the project (every editable install of the tree does), so
+# that last step, seconds, holds a lock, and the venvs of `make test` build side by side. Where
+# there is no flock (util-linux; macOS has none), the step runs unlocked.
+EDITABLE_LOCK := $(if $(shell command -v flock 2>/dev/null),flock test-artifacts/.editable-install.lock)
+install = $(PYTHON) .ci/requirements $(2) >$(1)/requirements.txt && \
+  $(1)/bin/python -m pip install -q --no-compile -r $(1)/requirements.txt $(3) && \
+  mkdir -p test-artifacts && $(EDITABLE_LOCK) $(1)/bin/python -m pip install -q --no-compile --no-deps -e .
+
 $(VENV)/.installed: pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --no-compile --upgrade pip
-	$(PY) -m pip install -q --no-compile -e .
+	$(call install,$(VENV))
 	touch $@
 
 # torch is pinned and installed first: a plain `torch` requirement pulls several GB of CUDA.
 $(VENV)/.test-installed: pyproject.toml $(VENV)/.installed
 	$(PY) -m pip install -q --no-compile torch==2.13.0
-	$(PY) -m pip install -q --no-compile -e '.[test,hf,serve,harden]'
+	$(call install,$(VENV),test hf serve harden)
 	touch $@
 
 # The RL environments under verifiers' classic API (0.3), in a venv of their own: verifiers 0.3
@@ -67,7 +90,7 @@ test-verifiers-legacy: $(VF03_VENV)/.installed
 
 $(VF03_VENV)/.installed: pyproject.toml
 	test -x $(VF03_VENV)/bin/python || $(PYTHON) -m venv $(VF03_VENV)
-	$(VF03_VENV)/bin/python -m pip install -q --no-compile 'verifiers==0.3.1' -e '.[test-tools]'
+	$(call install,$(VF03_VENV),test-tools,'verifiers==0.3.1')
 	touch $@
 
 # The package as users get it, and the documentation site (tests/packaging), in a venv of its
@@ -77,7 +100,6 @@ $(VF03_VENV)/.installed: pyproject.toml
 # `mkdocs build --strict`. Every other session leaves tests/packaging out (tests/conftest.py).
 # `make docs` builds the site into site/ (open site/index.html; or `.venv-package/bin/mkdocs serve`).
 PACKAGE_VENV ?= .venv-package
-SIDE_SESSIONS += $(PACKAGE_VENV)/.installed:test-package
 .PHONY: test-package docs
 test-package: $(PACKAGE_VENV)/.installed
 	$(PACKAGE_VENV)/bin/python $(COMPILE)
@@ -90,8 +112,7 @@ docs: $(PACKAGE_VENV)/.installed
 $(PACKAGE_VENV)/.installed: pyproject.toml
 	test -x $(PACKAGE_VENV)/bin/python || $(PYTHON) -m venv $(PACKAGE_VENV)
 	$(PACKAGE_VENV)/bin/python -m pip install -q --no-compile --upgrade pip
-	$(PACKAGE_VENV)/bin/python -m pip install -q --no-compile -e '.[docs]' 'build>=1.2' 'twine>=6' \
-	  'pytest>=8' 'pytest-timeout>=2.3' 'pytest-asyncio>=0.23'
+	$(call install,$(PACKAGE_VENV),docs,'build>=1.2' 'twine>=6' 'pytest>=8' 'pytest-timeout>=2.3' 'pytest-asyncio>=0.23')
 	touch $@
 
 # The hf tests under transformers 4.x as well (4.57, its last release; the hf extra allows >= 4.46),
@@ -102,7 +123,6 @@ $(PACKAGE_VENV)/.installed: pyproject.toml
 # two cores, shared with other work: 2.2 min to install (torch 52 s, transformers 4.57.6 and the
 # package 80 s), 1.1 min of tests (45 tests).
 TF4_VENV ?= .venv-tf4
-SIDE_SESSIONS += $(TF4_VENV)/.installed:test-transformers4
 HF_TESTS := tests/backends tests/commands/test_merge_shards_e2e.py tests/suite/test_suite_local_engine.py
 .PHONY: test-transformers4
 test-transformers4: $(TF4_VENV)/.installed
@@ -113,7 +133,7 @@ test-transformers4: $(TF4_VENV)/.installed
 $(TF4_VENV)/.installed: pyproject.toml
 	test -x $(TF4_VENV)/bin/python || $(PYTHON) -m venv $(TF4_VENV)
 	$(TF4_VENV)/bin/python -m pip install -q --no-compile torch==2.13.0
-	$(TF4_VENV)/bin/python -m pip install -q --no-compile 'transformers>=4.57,<4.58' -e '.[test-tools,hf]'
+	$(call install,$(TF4_VENV),test-tools hf,'transformers>=4.57$(COMMA)<4.58')
 	touch $@
 
 # The families whose processors need torchvision (Qwen2-VL, Qwen2.5-VL, Qwen3-VL, LLaVA-OneVision,
@@ -130,7 +150,7 @@ test-torchvision: $(TV_VENV)/.installed
 $(TV_VENV)/.installed: pyproject.toml
 	test -x $(TV_VENV)/bin/python || $(PYTHON) -m venv $(TV_VENV)
 	$(TV_VENV)/bin/python -m pip install -q --no-compile torch==2.14.1 torchvision==0.29.1
-	$(TV_VENV)/bin/python -m pip install -q --no-compile -e '.[test-tools,hf]' num2words
+	$(call install,$(TV_VENV),test-tools hf,num2words)
 	touch $@
 
 # The oldest and newest Python that requires-python claims, beside the 3.11 of .venv: each in its
@@ -169,7 +189,7 @@ $(addprefix test-py,$(PYTHONS)): test-py%: .venv-py%/.test-installed browser
 .venv-py%/.test-installed: pyproject.toml
 	test -x .venv-py$*/bin/python || "$$(.ci/find-python $*)" -m venv .venv-py$*
 	.venv-py$*/bin/python -m pip install -q --no-compile --upgrade pip
-	.venv-py$*/bin/python -m pip install -q --no-compile -e '.[test-tools,harden]'
+	$(call install,.venv-py$*,test-tools harden)
 	touch $@
 
 # The mutation check (benchmarks/mutants.py): not part of `test`, it takes about half an hour.

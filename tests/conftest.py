@@ -16,6 +16,15 @@ if "MMMU_EVAL_CACHE" not in os.environ:
     import tempfile
 
     os.environ["MMMU_EVAL_CACHE"] = tempfile.mkdtemp(prefix="mmmu-eval-test-cache-")
+# Output to a pipe is wrapped only when COLUMNS names a width (cli/wrap.py), and the tests that
+# want a width set it themselves. Importing readline (pytest's debugger does) puts COLUMNS=80 and
+# LINES into this process's C environment, which os.environ does not show but every child
+# inherits: pytest-xdist's workers started with COLUMNS=80, wrapped the CLI's messages at 80
+# columns, and the tests that look for a whole line failed wherever a longer temporary path
+# moved a break into it. Gone from both, for this process and its children.
+for _name in ("COLUMNS", "LINES"):
+    os.environ.pop(_name, None)
+    os.unsetenv(_name)
 
 # The Ctrl-C tests send SIGINT and expect a KeyboardInterrupt, here and in the `mmmu-eval run`
 # processes they start. A script that starts the suite in the background (`nohup ... &`, no job
@@ -82,3 +91,26 @@ def pytest_ignore_collect(collection_path, config):
     if collection_path == Path(__file__).parent / "packaging":
         return os.environ.get("MMMU_EVAL_PACKAGE_TESTS") != "1"
     return None
+
+
+def pytest_collection_modifyitems(config, items):
+    """Under pytest-xdist (``make test`` runs the 3.11 session on several workers, a whole file
+    each: tests/fakes/xdist_files.py), the files that start servers, browsers, subprocesses or
+    models (a test marked ``slow`` or ``hf``) are handed out first, so the last files to start are
+    short ones and no worker is left alone with a long one at the end. Within a file the order
+    is kept, and a one-process run keeps the order of the files too."""
+    if not os.environ.get("PYTEST_XDIST_WORKER"):
+        return
+    heavy = {item.path for item in items if item.get_closest_marker("slow") or item.get_closest_marker("hf")}
+    items.sort(key=lambda item: item.path not in heavy)
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config, log):
+    """``--dist loadfile`` as tests/fakes/xdist_files.py does it: the files of a shared session
+    fixture together, heavy files first. Any other ``--dist`` is xdist's own."""
+    if config.getvalue("dist") != "loadfile":
+        return None
+    from fakes.xdist_files import FilesTogether
+
+    return FilesTogether(config, log)

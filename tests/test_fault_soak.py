@@ -38,6 +38,7 @@ from fakes.fault_server import FAULTS, HOSTILE_FAULTS, FaultServer
 from fakes.wire_faults import WIRE_FAULTS
 from fakes.mc_set import IDS, KnowsSome, Proposer, write_jsonl_set, write_mmmu_set
 from fakes.processes import jsonl_records, offline_environment, signal_when
+from fakes.quick_backoff import QUICK_CLI
 
 pytestmark = pytest.mark.slow
 
@@ -51,7 +52,7 @@ RUN_FLAGS = ["--max-attempts", "8", "--concurrency", "8"]
 
 
 def cli(*args: str) -> list[str]:
-    return [sys.executable, "-m", "mmmu_eval", *args]
+    return [sys.executable, QUICK_CLI, *args]
 
 
 def finish(command: list[str], *, sessions: int = 1) -> str:

@@ -180,16 +180,33 @@ def named_import(call: ast.Call) -> str | None:
     return name or None
 
 
+def source_segment(lines: list[str], node: ast.AST) -> str:
+    """``ast.get_source_segment`` on a source already split into lines (``lines_of``): that function
+    splits the whole file again at each call, in Python, which made this module's collection
+    cost seconds of CPU (paid again by every pytest-xdist worker)."""
+    head, tail = node.lineno - 1, node.end_lineno - 1
+    if head == tail:
+        return lines[head].encode()[node.col_offset:node.end_col_offset].decode()
+    first = lines[head].encode()[node.col_offset:].decode()
+    last = lines[tail].encode()[:node.end_col_offset].decode()
+    return "".join([first, *lines[head + 1:tail], last])
+
+
+def lines_of(source: str) -> list[str]:
+    """The lines of ``source`` with their ends, split where ``ast`` counts lines (``\\n``, ``\\r\\n``, ``\\r``)."""
+    return re.split(r"(?<=\n)|(?<=\r)(?!\n)", source)
+
+
 def imports_of(module: str, path: Path) -> list[Import]:
     """Every import of our package in one module, wherever it stands in the file."""
     tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
-    source = path.read_text(encoding="utf-8")
+    lines = lines_of(path.read_text(encoding="utf-8"))
     is_package = path.name == "__init__.py"
     found: list[Import] = []
 
     def visit(node: ast.AST, deferred: bool) -> None:
         if isinstance(node, (ast.Import, ast.ImportFrom)):
-            text = ast.get_source_segment(source, node) or ""
+            text = source_segment(lines, node)
             text = " ".join(text.split())
             if isinstance(node, ast.Import):
                 targets = [alias.name for alias in node.names]
@@ -204,7 +221,7 @@ def imports_of(module: str, path: Path) -> list[Import]:
         if isinstance(node, ast.Call):
             named = named_import(node)
             if named is not None and (named == PACKAGE or named.startswith(PACKAGE + ".")):
-                text = " ".join((ast.get_source_segment(source, node) or "").split())
+                text = " ".join(source_segment(lines, node).split())
                 found.append(Import(module, node.lineno, named, text, deferred))
         inner = deferred or isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda))
         if isinstance(node, ast.If) and _is_type_checking(node.test):

@@ -14,9 +14,6 @@ import pytest
 
 from fakes import required  # noqa: E402
 
-# verifiers is in the test extra: locally a missing install skips, under CI it fails.
-vf = required.module("verifiers.v1", "needs the verifiers extra (pip install 'mmmu-eval[verifiers]')")
-
 from environments.answers import HandAnswers  # noqa: E402
 from environments.conftest import BAD  # noqa: E402
 from fakes.fault_server import FaultServer  # noqa: E402
@@ -31,13 +28,17 @@ pytestmark = pytest.mark.slow
 
 
 @pytest.fixture(autouse=True)
-def _verifiers_04():
-    """verifiers 0.3 also ships a ``verifiers.v1``, but its vf-eval is the classic one: its own
-    tests are test_verifiers_legacy.py, run in their own venv."""
+def vf():
+    """``verifiers.v1``, imported as a test starts rather than at collection (several seconds, paid
+    again by every pytest-xdist worker). verifiers is in the test extra: locally a missing install
+    skips, under CI it fails. verifiers 0.3 also ships a ``verifiers.v1``, but its vf-eval is the
+    classic one: its own tests are test_verifiers_legacy.py, run in their own venv."""
+    v1 = required.module("verifiers.v1", "needs the verifiers extra (pip install 'mmmu-eval[verifiers]')")
     import verifiers
 
     if tuple(int(p) for p in verifiers.__version__.split(".")[:2]) < (0, 4):
         pytest.skip(f"verifiers {verifiers.__version__}: the 0.4 environments are tested with verifiers 0.4")
+    return v1
 
 def tasks_of(env) -> list:
     return list(env.taskset)
@@ -50,7 +51,7 @@ def tasks_of(env) -> list:
     (mmmu, "mmmu", {"split": "validation"}),
     (mmmu, "mmmu", {"split": "dev"}),
 ])
-def test_load_environment_on_the_sample_gives_the_examples_as_tasks(module, env_id, kwargs):
+def test_load_environment_on_the_sample_gives_the_examples_as_tasks(module, env_id, kwargs, vf):
     env = module.load_environment(data="sample", **kwargs)
     assert isinstance(env, vf.Env)
     tasks = tasks_of(env)

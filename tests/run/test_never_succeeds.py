@@ -102,7 +102,9 @@ def test_a_hung_chat_endpoint_is_found_within_the_probe_timeout(tmp_path):
         started = time.monotonic()
         done = run(server.url, tmp_path / "run", "--probe-timeout", "0.5", "--max-attempts", "2")
         elapsed = time.monotonic() - started
-        assert server.listings == 1
+        # Once, or twice where a loaded machine kept the first listing past the 0.5 s it shares
+        # with the probe (seen with the suite on four pytest-xdist workers beside other work).
+        assert server.listings in (1, 2)
     assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr[-3000:]
     assert "no answer within 0.5 s (--probe-timeout)" in done.stderr, done.stderr
     assert elapsed < 60, elapsed
