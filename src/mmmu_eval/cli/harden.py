@@ -164,7 +164,8 @@ def main(args: argparse.Namespace) -> int:
             result = ranked
     elif step == "augment" and args.apply is not None:
         result = harden.harden_apply(args.data, args.out, args.apply, source=source,
-                                     check=harden.CheckSettings(models=args.check_models, trials=args.check_trials))
+                                     check=harden.CheckSettings(models=args.check_models, trials=args.check_trials,
+                                                                base_urls=args.base_urls))
     elif step == "augment":
         augment = harden.AugmentSettings(
             model=args.model, options=args.options, attempts=args.attempts, temperature=args.temperature,

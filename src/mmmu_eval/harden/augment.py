@@ -20,6 +20,7 @@ When the input's record names filter models, they answer the augmented set text-
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 from typing import Any, Sequence
 
@@ -136,7 +137,8 @@ async def harden_augment_async(
             plans[item.id]["review"] = old["review"]  # a rerun keeps the decisions already applied
         entry["augment"] = plans[item.id]
     status = "incomplete" if any(p["status"] == "unasked" for p in plans.values()) else "complete"
-    return await _finish(out, record, source, problems, status, settings.check, display)
+    check = settings.check if settings.check.base_urls is not None else dataclasses.replace(settings.check, base_urls=base_urls)
+    return await _finish(out, record, source, problems, status, check, display)
 
 
 @one_writer("augment")
