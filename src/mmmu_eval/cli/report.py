@@ -66,6 +66,7 @@ def run(args: argparse.Namespace) -> int:
     from mmmu_eval.commands.report import report_run
     from mmmu_eval.scoring.answers import load_answer_dict
     from mmmu_eval.results.finished_run import read_run
+    from mmmu_eval.core.manifest import how_it_stopped
 
     if args.image_budget_mb < 0:
         raise ConfigError("--image-budget-mb must be 0 or more")
@@ -98,6 +99,10 @@ def run(args: argparse.Namespace) -> int:
         if page.writer is not None:
             err.print(f"[yellow]{for_rich(str(one.path))}: being written by {for_rich(page.writer)}; these are its figures "
                       "as they stand, and nothing was written (report again when it finishes)[/yellow]", soft_wrap=True)
+        stopped = how_it_stopped(one.manifest)
+        if stopped is not None:
+            err.print(f"[yellow]{for_rich(str(one.path))}: {for_rich(stopped)}; these are its figures over the "
+                      "answers it stored[/yellow]", soft_wrap=True)
         if page.saved_results is not None:
             err.print(f"rebuilt and saved {for_rich(str(page.saved_results))}")
         if args.official_table:
