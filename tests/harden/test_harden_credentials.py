@@ -15,10 +15,9 @@ from pathlib import Path
 
 import pytest
 from fakes.fault_server import FaultServer
-from fakes.mc_set import Proposer
+from fakes.mc_set import Proposer, write_jsonl_set
 from fakes.processes import offline_environment
-
-pytestmark = pytest.mark.slow
+from mmmu_eval.harden.step_settings import CheckSettings
 
 USER, SECRET = "evaluator", "pw-Harden-Secret-7391"
 
@@ -36,6 +35,7 @@ def files_holding(root: Path, secret: str) -> list[str]:
     return [str(p.relative_to(root)) for p in root.rglob("*") if p.is_file() and secret.encode() in p.read_bytes()]
 
 
+@pytest.mark.slow
 def test_a_filter_servers_credentials_are_sent_and_written_nowhere(mmmu_set, tmp_path):
     out = tmp_path / "hard"
     with FaultServer(fault_rate=0.0, answer=Proposer({}), basic_auth=(USER, SECRET)) as server:
@@ -58,3 +58,29 @@ def test_a_filter_servers_credentials_are_sent_and_written_nowhere(mmmu_set, tmp
     assert files_holding(tmp_path, SECRET) == []
     for done in (filtered, augmented):
         assert SECRET not in done.stdout and SECRET not in done.stderr
+
+
+def test_the_api_key_never_reaches_the_proposals_manifest(tmp_path, monkeypatch):
+    """The augment step's run directory is written through ``run.pipeline.with_backend``, as a
+    run's: a backend that describes itself with the key in it has the key blanked."""
+    import mmmu_eval.harden.augment as augment
+    from mmmu_eval.harden import AugmentSettings, harden_augment
+
+    key = "sk-proposer-secret-98765"
+    monkeypatch.setenv("OPENAI_API_KEY", key)
+    made = augment.make_backend
+
+    def leaky(model, settings):
+        backend = made(model, settings)
+        described = backend.describe
+        backend.describe = lambda: {**described(), "headers": {"Authorization": f"Bearer {key}"}}
+        return backend
+
+    monkeypatch.setattr(augment, "make_backend", leaky)
+    row = {"id": "test_Biology_1", "question": "apple: which organ pumps blood?", "options": ["heart", "lung", "liver", "skin"], "answer": "A"}
+    data = write_jsonl_set(tmp_path / "set", [row])
+    with FaultServer(fault_rate=0.0, answer=Proposer({})) as server:
+        result = harden_augment(data, tmp_path / "hard", AugmentSettings(model="openai:fake-model", base_urls=[server.url], check=CheckSettings(models="")))
+    assert result.exit_status == 0
+    assert "<redacted>" in (tmp_path / "hard" / "runs" / "augment" / "manifest.json").read_text()
+    assert files_holding(tmp_path / "hard", key) == []
