@@ -62,8 +62,8 @@ def _how_it_stopped(run_dir: str) -> str | None:
     """The sentence of a run an exception ended (``core.manifest.how_it_stopped``); None for a
     suite directory and any other run."""
     from mmmu_eval.core.manifest import MANIFEST, how_it_stopped
-    from mmmu_eval.store.rundir import RunStore
+    from mmmu_eval.results.finished_run import read_run
 
     if not (Path(run_dir) / MANIFEST).is_file():
         return None
-    return how_it_stopped(RunStore.read(run_dir).manifest())
+    return how_it_stopped(read_run(run_dir, rebuild=False).manifest)
