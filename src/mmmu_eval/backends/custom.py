@@ -46,6 +46,16 @@ __all__ = ["ChatFunction", "Generates", "as_backend", "model_spec"]
 DEFAULT_CONCURRENCY = 8
 
 
+class _Carried(Exception):
+    """A ``SystemExit`` or ``KeyboardInterrupt`` from the model function, carried out of its
+    answer's task: raised in a task as it is, it would stop the event loop at once, and the run
+    would only see itself cancelled, never what ended it (``store/run_stop.py``)."""
+
+    def __init__(self, exc: BaseException) -> None:
+        super().__init__(repr(exc))
+        self.exc = exc
+
+
 @runtime_checkable
 class ChatFunction(Protocol):
     """The smallest model: OpenAI chat messages in, the answer text out (sync or ``async def``)."""
@@ -148,7 +158,11 @@ class FunctionModel:
         tasks = [asyncio.ensure_future(self._answer(request, gate)) for request in requests]
         try:
             for finished in asyncio.as_completed(tasks):
-                yield await finished
+                try:
+                    response = await finished
+                except _Carried as carried:  # raised here, in the run's own task, as the function raised it
+                    raise carried.exc from None
+                yield response
         finally:
             for task in tasks:
                 task.cancel()
@@ -169,6 +183,8 @@ class FunctionModel:
             except Exception as exc:  # the item's error, stored and asked again on resume
                 return Response(request.item_id, "error", latency_s=time.monotonic() - started,
                                 error=f"the model function raised {type(exc).__name__}: {exc}")
+            except (SystemExit, KeyboardInterrupt) as exc:  # not an item's error: the run's end
+                raise _Carried(exc) from None
             if not isinstance(reply, str):
                 return Response(request.item_id, "error", latency_s=time.monotonic() - started,
                                 error=f"the model function returned {type(reply).__name__}, not the answer's text (str)")

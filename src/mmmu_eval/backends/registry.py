@@ -22,7 +22,7 @@ from typing import Sequence
 
 from mmmu_eval.backends.base import Backend, Contacting
 from mmmu_eval.backends.custom import as_backend
-from mmmu_eval.backends.settings import BackendSettings, BaselineSettings
+from mmmu_eval.backends.settings import BackendSettings, BaselineSettings  # noqa: F401  (the docstring example uses it)
 from mmmu_eval.core.errors import ConfigError, argument
 
 __all__ = ["BACKENDS", "ENTRY_POINT_GROUP", "BackendEntry", "make_backend", "make_backend_before_data", "parse_spec",

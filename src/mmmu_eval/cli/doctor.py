@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import argparse
+import sys
+from pathlib import Path
 
 from mmmu_eval.cli.flag_defaults import HelpFormatter, Phrase
 from mmmu_eval.cli.shared_flags import add_json_file, add_published
@@ -42,6 +44,9 @@ def run(args: argparse.Namespace) -> int:
     from mmmu_eval.cli.wrap import echo
 
     diagnosis = diagnose(args.run, published=args.published)
+    stopped = _how_it_stopped(args.run)
+    if stopped is not None:  # its figure is over the answers it stored before the exception
+        echo(f"{args.run}: {stopped}", file=sys.stderr)
     for line in diagnosis.lines():
         echo(line)  # folded between words at the terminal's width, never mid-word
     if args.json_file:
@@ -50,3 +55,14 @@ def run(args: argparse.Namespace) -> int:
         save_diagnosis(diagnosis, args.json_file)
         echo(f"wrote {args.json_file}")
     return 0
+
+
+def _how_it_stopped(run_dir: str) -> str | None:
+    """The sentence of a run an exception ended (``core.manifest.how_it_stopped``); None for a
+    suite directory and any other run."""
+    from mmmu_eval.core.manifest import MANIFEST, how_it_stopped
+    from mmmu_eval.results.finished_run import read_run
+
+    if not (Path(run_dir) / MANIFEST).is_file():
+        return None
+    return how_it_stopped(read_run(run_dir, rebuild=False).manifest)

@@ -170,7 +170,8 @@ def call_step(args: argparse.Namespace, launch: Any) -> Any:
                                     run_settings=run, source=source)
     if step == "augment" and args.apply is not None:
         return harden.harden_apply(args.data, args.out, args.apply, source=source,
-                                   check=harden.CheckSettings(models=args.check_models, trials=args.check_trials))
+                                   check=harden.CheckSettings(models=args.check_models, trials=args.check_trials,
+                                                              base_urls=args.base_urls))
     if step == "augment":
         augment = harden.AugmentSettings(
             model=args.model, options=args.options, attempts=args.attempts, temperature=args.temperature,

@@ -98,6 +98,7 @@ def print_runs(reports: Reports, *, quiet: bool, official_table: bool = False, s
     the files written (``submission``: it was asked for), the audited figure, and the MMMU-Pro headline."""
     from mmmu_eval.rendering.run_terminal import official_table_text, print_pro_headline, print_results
     from mmmu_eval.results.harness import summary_lines as harness_lines
+    from mmmu_eval.core.manifest import how_it_stopped
 
     console, err = make_console(), make_console(stderr=True)
     for page in reports.runs:
@@ -105,6 +106,10 @@ def print_runs(reports: Reports, *, quiet: bool, official_table: bool = False, s
         if page.writer is not None:
             err.print(f"[yellow]{for_rich(str(one.path))}: being written by {for_rich(page.writer)}; these are its figures "
                       "as they stand, and nothing was written (report again when it finishes)[/yellow]", soft_wrap=True)
+        stopped = how_it_stopped(one.manifest)
+        if stopped is not None:
+            err.print(f"[yellow]{for_rich(str(one.path))}: {for_rich(stopped)}; these are its figures over the "
+                      "answers it stored[/yellow]", soft_wrap=True)
         if page.saved_results is not None:
             err.print(f"rebuilt and saved {for_rich(str(page.saved_results))}")
         if official_table:

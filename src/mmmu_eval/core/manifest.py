@@ -44,7 +44,8 @@ from typing import Any, Callable
 
 from mmmu_eval.core.errors import StoreError
 
-__all__ = ["MANIFEST", "NO_MANIFEST", "RENAMED_SETTINGS", "Manifest", "build_manifest", "current_settings"]
+__all__ = ["MANIFEST", "NO_MANIFEST", "RENAMED_SETTINGS", "Manifest", "build_manifest", "current_settings",
+           "how_it_stopped"]
 
 MANIFEST = "manifest.json"
 
@@ -123,6 +124,9 @@ _CHECKS: dict[str, tuple[Callable[[Any], bool], str]] = {
         lambda v: isinstance(v, dict) and all(_str(k) and _count(n) for k, n in v.items()),
         "an object of item counts per layout",
     ),
+    "failure": (lambda v: isinstance(v, dict), "an object (type, message)"),
+    "failure.type": (_str, "a string"),
+    "failure.message": (_str, "a string"),
     "retired_shards": (lambda v: isinstance(v, list) and all(isinstance(r, dict) for r in v), "a list of objects"),
 }
 # What to do about a manifest.json that fails a check: without it the run's data and protocol are unknown.
@@ -204,8 +208,15 @@ class Manifest:
 
     @property
     def status(self) -> str | None:
-        """``running``, ``complete``, ``incomplete``, ``interrupted``; None when unrecorded."""
+        """``running``, ``complete``, ``incomplete``, ``interrupted``, ``failed``; None when unrecorded."""
         return self._fields.get("status")
+
+    @property
+    def failure(self) -> dict[str, str] | None:
+        """What stopped a ``failed`` run: ``type`` and ``message`` of the exception (outside text,
+        bounded when written); None for any other run."""
+        found = self._fields.get("failure")
+        return dict(found) if self._fields.get("status") == "failed" and isinstance(found, dict) else None
 
     @property
     def package_version(self) -> str | None:
@@ -347,3 +358,19 @@ def build_manifest(
     manifest.update(extra)
     Manifest.from_json(manifest, "the manifest being written")
     return manifest
+
+
+def how_it_stopped(manifest: Manifest | Mapping[str, Any]) -> str | None:
+    """The sentence ``report``, ``read_run``, the doctor and a resumed session give a run an
+    exception stopped (``store/run_stop.py``); None for any other. The message is outside text:
+    one line here, at most 200 characters; escaping it for a terminal is the printer's.
+
+    >>> how_it_stopped({"status": "failed", "failure": {"type": "RuntimeError", "message": "boom"}})
+    'the run failed (RuntimeError: boom); run the same command again (or add --resume) to ask what lacks an answer'
+    """
+    failure = Manifest.of(manifest).failure
+    if failure is None:
+        return None
+    kind, message = str(failure.get("type") or "an exception"), " ".join(str(failure.get("message") or "").split())
+    what = f"{kind}: {message[:200]}" if message else kind
+    return f"the run failed ({what}); run the same command again (or add --resume) to ask what lacks an answer"

@@ -61,6 +61,9 @@ async def harden_all_async(
     results.append(first)
     if first.status == "complete":
         asking = augment if augment.base_urls else dataclasses.replace(augment, base_urls=filter.base_urls)
+        if asking.check.base_urls is None:  # the check's models are the filter's: their credentials come from its URLs
+            given = (*(filter.base_urls or ()), *(asking.base_urls or ()))
+            asking = dataclasses.replace(asking, check=dataclasses.replace(asking.check, base_urls=given))
         second = await harden_augment_async(first.out, first.out, asking, draw_seed=draw_seed, run_settings=run_settings, display=display)
         results.append(second)
         if second.status == "complete":

@@ -20,6 +20,7 @@ When the input's record names filter models, they answer the augmented set text-
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 from typing import Any, Sequence
 
@@ -40,6 +41,7 @@ from mmmu_eval.harden.step_settings import OPTIONS, AugmentSettings, CheckSettin
 from mmmu_eval.harden.source import Source, content_digest, read_source
 from mmmu_eval.harden.text_check import check_lacks, text_only_check, why_stale
 from mmmu_eval.harden.writer import Beside, copy_config, standard_row, write_config
+from mmmu_eval.run.pipeline import with_backend
 from mmmu_eval.run.progress import Display
 from mmmu_eval.run.resolve import RunConfigArgs
 from mmmu_eval.prompt.distractors import DISTRACTOR_TEMPLATE, template_fingerprint
@@ -125,7 +127,7 @@ async def harden_augment_async(
         RunStore.check(store_path, manifest, resume=(store_path / MANIFEST).exists())
         backend = make_backend(model, backend_settings(config))
         try:
-            store = RunStore.open(store_path, {**manifest, "backend": backend.describe()}, resume=(store_path / MANIFEST).exists())
+            store = RunStore.open(store_path, with_backend(manifest, backend, config), resume=(store_path / MANIFEST).exists())
             results = await propose(source.items, needs, backend, store, proposal, display=display)
         finally:
             await backend.aclose()
@@ -139,7 +141,8 @@ async def harden_augment_async(
             plans[item.id]["review"] = old["review"]  # a rerun keeps the decisions already applied
         entry["augment"] = plans[item.id]
     status = "incomplete" if any(p["status"] == "unasked" for p in plans.values()) else "complete"
-    return await _finish(out, record, source, problems, status, settings.check, display)
+    check = settings.check if settings.check.base_urls is not None else dataclasses.replace(settings.check, base_urls=base_urls)
+    return await _finish(out, record, source, problems, status, check, display)
 
 
 @one_writer("augment")

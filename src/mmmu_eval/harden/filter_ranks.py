@@ -96,7 +96,7 @@ class _MergingRunner:
                        runs_root: Path, *, display: Display | None = None) -> TrialRuns:
         self.called = True
         shards_root = runs_root.relative_to(self.out)
-        plan = {"staging": str(staging), "setting": setting, "runs": str(shards_root), "models": [m.to_json() for m in models],
+        plan = {"staging": str(staging), "setting": setting, "runs": str(shards_root), "models": [dataclasses.asdict(m) for m in models],
                 "settings": {"trials": settings.trials, "seed": settings.seed, "temperature": settings.temperature,
                              "run": dict(settings.run)}}
         self.group.announce(_PLAN, json.dumps(plan))
@@ -140,4 +140,6 @@ async def _ask_shard_async(staging: Path, setting: str, models: Sequence[Model],
 
 
 def _models(entries: Sequence[dict[str, Any]]) -> tuple[Model, ...]:
+    """The plan's models, endpoints with their credentials: the plan goes through the launcher's
+    store, never to a file, so it carries what ``Model.to_json`` keeps out of harden.json."""
     return tuple(Model(e["label"], e["spec"], tuple(e["base_urls"]) if e.get("base_urls") else None) for e in entries)

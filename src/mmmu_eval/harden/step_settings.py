@@ -74,6 +74,10 @@ class CheckSettings:
     """The models to check with; None: the filter's; ``""``: no check."""
     trials: int | None = None
     """Their trials; None: the filter's."""
+    base_urls: Sequence[str] | None = None
+    """Endpoints whose ``user:password@`` the filter's models send again: harden.json records
+    their endpoints without credentials, so one recorded there takes them from the URL here that
+    names the same server (``text_check.with_credentials``); None: the augment step's."""
 
 
 @dataclass(frozen=True)

@@ -12,14 +12,15 @@ has changed (a review, or a rerun with the check off).
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Any, Sequence
 
+from mmmu_eval.core.urls import without_credentials
 from mmmu_eval.harden.record import Record
 from mmmu_eval.harden.step_settings import CheckSettings
 from mmmu_eval.harden.trials import Model, TrialSettings, parse_models, run_trials
 from mmmu_eval.run.progress import Display
 
-__all__ = ["check_lacks", "text_only_check", "why_stale"]
+__all__ = ["check_lacks", "text_only_check", "why_stale", "with_credentials"]
 
 
 async def text_only_check(out: Path, record: Record, digest: str, check: CheckSettings, display: Display | None) -> dict[str, Any] | None:
@@ -29,7 +30,9 @@ async def text_only_check(out: Path, record: Record, digest: str, check: CheckSe
     if check_models == "" or (check_models is None and not filter_step.get("models")):
         return None
     if check_models is None:
-        models = tuple(Model(m["label"], m["spec"], tuple(m["base_urls"]) if m.get("base_urls") else None) for m in filter_step["models"])
+        given = tuple(check.base_urls or ())
+        models = tuple(Model(m["label"], m["spec"], with_credentials(m["base_urls"], given) if m.get("base_urls") else None)
+                       for m in filter_step["models"])
     else:
         models = parse_models(check_models)
     trials = check_trials or int(filter_step.get("trials") or 1)
@@ -46,6 +49,17 @@ async def text_only_check(out: Path, record: Record, digest: str, check: CheckSe
         "runs": [dict(r, path=str(Path(r["path"]).relative_to(out))) for r in runs.runs],
         "unasked_trials": runs.unasked, "failed_trials": runs.failed, "lacking": lacking,
     }
+
+
+def with_credentials(recorded: Sequence[str], given: Sequence[str]) -> tuple[str, ...]:
+    """The recorded endpoints, each one the step was given again with ``user:password@`` taken
+    in that form: harden.json never holds credentials, the command line does.
+
+    >>> with_credentials(["http://h:8000/v1", "http://k/v1"], ["http://me:pw@h:8000/v1"])
+    ('http://me:pw@h:8000/v1', 'http://k/v1')
+    """
+    shown = {without_credentials(url): url for url in given}
+    return tuple(shown.get(url, url) for url in recorded)
 
 
 def check_lacks(check: dict[str, Any], out: Path) -> str:

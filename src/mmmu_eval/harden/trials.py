@@ -32,6 +32,7 @@ from mmmu_eval.run.resolve import slug
 from mmmu_eval.run.resume import FINISHED, finished_answers
 from mmmu_eval.run.runner import run_together
 from mmmu_eval.core.records import Item, Response, derived_seed
+from mmmu_eval.core.urls import without_credentials
 from mmmu_eval.scoring.scorer import score_responses
 from mmmu_eval.store.rundir import MANIFEST, RESPONSES, RunStore
 from mmmu_eval.core.version import __version__
@@ -67,7 +68,11 @@ class Model:
         return self.spec if self.spec.startswith("text-only:") else f"text-only:{self.spec}"
 
     def to_json(self) -> dict[str, Any]:
-        return {"label": self.label, "spec": self.spec, "base_urls": list(self.base_urls) if self.base_urls else None}
+        """The model as harden.json records it: its endpoints without the ``user:password@`` they
+        may carry (sent as Basic auth, never written; ``text_check.py`` takes them again from the
+        URLs the later step is given)."""
+        urls = [without_credentials(u) for u in self.base_urls] if self.base_urls else None
+        return {"label": self.label, "spec": self.spec, "base_urls": urls}
 
 
 def parse_models(specs: str | Sequence[str], base_urls: Sequence[str] | None = None) -> tuple[Model, ...]:

@@ -29,7 +29,7 @@ from mmmu_eval.results.caveats import void, void_reason
 from mmmu_eval.results.results_json import Results, build_results, lookup, read_results
 from mmmu_eval.stats.intervals import RESAMPLES
 from mmmu_eval.scoring.answers import Answer, apply_answers, load_answer_dict
-from mmmu_eval.core.manifest import MANIFEST, Manifest
+from mmmu_eval.core.manifest import MANIFEST, Manifest, how_it_stopped
 
 # The types of the record's fields are imported at run time: typing.get_type_hints (and so the
 # public-surface test and any tool that reads the annotations) resolves them.
@@ -127,6 +127,12 @@ def _identity(config: Mapping[str, Any]) -> dict[str, Any]:
 def lacking_items(manifest: Mapping[str, Any], results: Results | None) -> tuple[int, str | None]:
     """(items lacking a scored answer, why the run gives no figure over all its items)."""
     record = Manifest.of(manifest)
+    lacking, problem = _lacking(record, results)
+    stopped = how_it_stopped(record)  # a run an exception ended says so wherever its gap is named
+    return lacking, problem if problem is None or stopped is None else f"{problem}: {stopped}"
+
+
+def _lacking(record: Manifest, results: Results | None) -> tuple[int, str | None]:
     if results is None:
         return len(record.item_ids or ()), "has no results.json (the run did not finish)"
     # a results.json edited by hand may lack a count: it is read as none (report and compare use

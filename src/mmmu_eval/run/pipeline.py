@@ -48,6 +48,7 @@ from mmmu_eval.run.outputs import count_statuses_by_id, write_outputs
 from mmmu_eval.run.failure_log import FailureLog
 from mmmu_eval.run.runner import run_requests
 from mmmu_eval.results.usage import add_probes
+from mmmu_eval.store.run_stop import record_stop
 from mmmu_eval.store.rundir import RESPONSES, RunStore
 from mmmu_eval.core.writer_lock import hold_directory
 from mmmu_eval.tracking.log_to import LogToArg, as_log_to
@@ -161,6 +162,19 @@ async def _evaluate_held(config: RunConfig, model: str | Backend, display: Displ
             await model.aclose()
         return done
 
+    opened: list[RunStore] = []
+    try:
+        return await _ask_and_score(config, model, display, keep_backend, opened)
+    except BaseException as exc:  # what the runner does not take as an item's failure ends the run
+        if opened:  # its manifest says so (failed, or interrupted), never "running"; exc goes on unchanged
+            record_stop(opened[0], exc, counts=_counts_now(opened[0]))
+        raise
+
+
+async def _ask_and_score(config: RunConfig, model: str | Backend, display: Display | None, keep_backend: bool,
+                         opened: list[RunStore]) -> RunResult:
+    """Ask what lacks an answer, then score and write the run; ``opened`` receives the run's store
+    once its manifest is written (``_evaluate_held`` marks it if an exception ends the run)."""
     # A new run has nothing to refuse, so an API client asks for the model list now and reads
     # the data while the answer comes; a local model loads only after the protocol check.
     new = not holds_anything(Path(config.out or ".")) and not held_elsewhere(config.out)
@@ -191,6 +205,7 @@ async def _evaluate_held(config: RunConfig, model: str | Backend, display: Displ
         if backend is not None and (pending or inherited):
             manifest = await with_effective_layout(manifest, backend, requests, prepared.protocol.image_layout)
         store = RunStore.open(config.out, _with_backend_of(manifest, backend, config), resume=config.resume)
+        opened.append(store)
         if probes:  # each session's probes add to the earlier sessions' (usage and cost count them)
             store.update_manifest(preflight=add_probes(store.manifest().get("preflight"), probes))
         log.info("%s: %d items of %r to %s", config.out, len(items), prepared.dataset, config.model)
@@ -323,6 +338,16 @@ def _stored_count(config: RunConfig) -> tuple[int, int]:
         return sum(1 for i in ids if i in finished), len(ids)
     except Exception:  # nothing stored yet (interrupted during loading or preflight)
         return 0, 0
+
+
+def _counts_now(store: RunStore) -> dict[str, int] | None:
+    """The statuses of the run's items as stored now; None when they cannot be read (a run that
+    failed for want of memory or disk is not made to fail again here)."""
+    try:
+        ids = store.manifest_record().item_ids
+        return count_statuses_by_id(ids, store.responses()) if ids else None
+    except Exception:
+        return None
 
 
 def _without_secret(manifest: dict[str, Any], config: RunConfig) -> dict[str, Any]:

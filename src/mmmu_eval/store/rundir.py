@@ -48,7 +48,8 @@ from mmmu_eval.core.jsonfile import loads, read_json
 from mmmu_eval.core.nofollow import exists, open_file
 from mmmu_eval.core.records import Response
 from mmmu_eval.store.lines import append_line
-from mmmu_eval.core.manifest import MANIFEST, NO_MANIFEST, Manifest
+from mmmu_eval.core.manifest import MANIFEST, NO_MANIFEST, Manifest, how_it_stopped
+from mmmu_eval.core.untrusted import for_terminal
 from mmmu_eval.store.response_json import STATUSES, encoded_line, record_problem, response_from_json, response_to_json
 from mmmu_eval.store.response_lines import count_lines, read_records, repair_torn_tail
 from mmmu_eval.store.same_run import SAME_RUN, check_same_run, data_changes, fixes_unreadable_rows
@@ -119,6 +120,9 @@ class RunStore:
             merged = {**old.to_json(), **manifest}
             merged["started_at"] = old.get("started_at", manifest.get("started_at"))
             merged["sessions"] = old.sessions + 1
+            if old.failure is not None:  # a failed run resumes as an interrupted one; this session is a new try
+                merged.pop("failure", None)
+                log.info("%s: continuing: %s", path, for_terminal(how_it_stopped(old) or ""))
             changes = data_changes(old, Manifest.of(manifest, "the new run's manifest"))
             for what, before, now in changes:  # allowed, and recorded for good
                 why = ("after the rows it could not read were fixed" if what == "data" and fixes_unreadable_rows(old)
