@@ -19,6 +19,7 @@ from fakes.processes import offline_environment
 from mmmu_eval import evaluate
 from mmmu_eval.cli.main import main
 from mmmu_eval.core.untrusted import for_rich, for_terminal
+from mmmu_eval.run.result import NO_SCORE_STATUS as NO_SCORE  # no item scored: exit 3 (issue 42)
 
 #: What a terminal would obey: none may reach it raw.
 RAW = ("\x1b", "\x07", "\x9b", "\u202e", "\r")
@@ -45,7 +46,7 @@ def test_a_server_error_message_is_shown_escaped_in_every_log_line(tmp_path):
             [sys.executable, "-m", "mmmu_eval", "-v", "run", "--model", "openai:fake-model", "--base-url", server.url,
              "--data", "sample", "--split", "dev", "--subjects", "Art", "--max-attempts", "2", "--out", str(tmp_path / "r")],
             env=offline_environment(), capture_output=True, text=True, timeout=300)
-    assert done.returncode == 1 and "Traceback" not in done.stderr
+    assert done.returncode == NO_SCORE and "Traceback" not in done.stderr
     assert "overloaded \\x1b]0;pwned\\x07\\x1b[2J\\x1b]8;;http://evil.example/" in done.stderr
     assert_shown_not_obeyed(done.stderr + done.stdout)
     stored = [json.loads(line) for line in (tmp_path / "r" / "responses.jsonl").read_text().splitlines()]

@@ -22,6 +22,7 @@ import pytest
 from fakes.fault_server import REFUSAL_TEXT, FaultServer
 from fakes.mc_set import KnowsSome, write_mmmu_set
 from fakes.processes import offline_environment
+from mmmu_eval.run.result import NO_SCORE_STATUS as NO_SCORE  # no item scored: exit 3 (issue 42)
 
 pytestmark = pytest.mark.slow
 
@@ -122,7 +123,7 @@ def test_token_counts_out_of_range_are_the_attempts_error_and_never_poison_the_r
     out = tmp_path / "run"
     with FaultServer(fault_rate=1.0, max_faults=9, faults=(fault,)) as server:
         first = cli(*run_command(server.url, out, "--max-attempts", "1", "--price-input", "2.5"))
-    assert first.returncode == 1, first.stderr[-2000:]
+    assert first.returncode == NO_SCORE, first.stderr[-2000:]
     stored = records(out / "responses.jsonl")
     assert len(stored) == 6 and {r["status"] for r in stored} == {"error"}
     assert all(named in r["error"] for r in stored), stored[0]["error"]
@@ -161,7 +162,7 @@ def test_a_key_and_headers_the_server_echoes_are_never_stored_nor_printed(tmp_pa
         assert server.stats["echo-headers"] >= 12
     with FaultServer(fault_rate=1.0, max_faults=9, faults=("echo-headers",), spare_probe=False) as server:
         probe = cli(*run_command(server.url, tmp_path / "probe", "--max-attempts", "2"), env=env)
-    assert done.returncode == 1 and probe.returncode == 2
+    assert done.returncode == NO_SCORE and probe.returncode == 2
     report = cli("report", str(out), "--html", env=env)
     stored = records(out / "responses.jsonl")
     assert all("Authorization: [redacted]" in r["error"] and "OpenAI-Organization: [redacted]" in r["error"] for r in stored)

@@ -20,6 +20,7 @@ import pytest
 
 from fakes.fault_server import FaultServer
 from fakes.processes import jsonl_records, offline_environment
+from mmmu_eval.run.result import NO_SCORE_STATUS as NO_SCORE  # no item scored: exit 3 (issue 42)
 
 pytestmark = pytest.mark.slow
 
@@ -66,7 +67,7 @@ def test_a_concurrent_run_stops_within_what_was_in_flight(tmp_path):
     out = tmp_path / "run"
     with FaultServer(fault_rate=0.0, never="quota", never_after=1) as server:
         done = run(server.url, out, "--concurrency", "4")
-        assert done.returncode == 1 and "Traceback" not in done.stderr, done.stderr[-3000:]
+        assert done.returncode == NO_SCORE and "Traceback" not in done.stderr, done.stderr[-3000:]
         assert CAUSES["quota"] in done.stderr
         assert server.received <= 1 + 4, "only the requests in flight when the first answer came"
 
@@ -126,7 +127,7 @@ def test_a_dead_server_stops_the_run_with_one_attempt_per_item(tmp_path):
     out = tmp_path / "run"
     with FaultServer(fault_rate=0.0, break_after=1) as server:  # the probe passes, then HTTP 500 only
         done = run(server.url, out, "--concurrency", "1", "--max-attempts", "1")
-        assert done.returncode == 1 and "Traceback" not in done.stderr, done.stderr[-3000:]
+        assert done.returncode == NO_SCORE and "Traceback" not in done.stderr, done.stderr[-3000:]
         assert "the last 32 items all failed" in done.stderr and "stopping with 8 items not asked" in done.stderr
         assert server.received in (1 + 32, 1 + 33), "32 failed, and at most the one in flight then"
     counts = json.loads((out / "manifest.json").read_text())["counts"]
