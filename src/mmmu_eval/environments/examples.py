@@ -117,9 +117,10 @@ def examples(
     Raises:
         ConfigError: an unknown benchmark, setting, split or subject, or a bad ``data``.
 
-    >>> first = next(examples("mmmu", split="dev", data="sample"))
-    >>> first["prompt"][0]["content"][0]["type"], first["answer"]
-    ('image_url', '140')
+    Examples:
+        >>> first = next(examples("mmmu", split="dev", data="sample"))
+        >>> first["prompt"][0]["content"][0]["type"], first["answer"]
+        ('image_url', '140')
     """
     report = on_problem or _log_problem
     for example in iter_examples(
