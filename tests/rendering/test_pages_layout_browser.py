@@ -6,8 +6,8 @@ image types, whose breakdown once spilled past its card, and a rescored harness 
 report.html and its review.html, and the audit's page (``mmmu-eval audit --html``) of the official
 paper-era MMMU-Pro outputs (long questions and options, where ../shared/fidelity is present). For each width every visible element's content must fit its
 box (``scrollWidth`` against ``clientWidth``: nothing wider than its container, no text
-clipped), and the page must raise no script error or console error. A full-page screenshot of
-each page at each width is written to ``test-artifacts/pages/`` (git-ignored; see CONTRIBUTING.md)
+clipped), and the page must raise no script error or console error. A screenshot of
+each page at each width (its top 12,000 px: ``fakes.page_layout.SHOT_HEIGHT``) is written to ``test-artifacts/pages/`` (git-ignored; see CONTRIBUTING.md)
 for a person to look at after ``make test``.
 """
 
