@@ -327,3 +327,34 @@ def test_a_torchrun_suite_equals_the_one_process_suite(hf_extra, tmp_path):
     assert two["status"] == "complete" and len(two["runs"]) == 7
     assert (tmp_path / "two" / "ranks" / "rank-2-of-2" / "vision-cot" / "manifest.json").is_file()
     assert done.stdout.count("suite directory:") == 1
+
+
+class _SlowStore:
+    """A store whose calls from the beat thread take a while, as a loaded TCPStore's may."""
+
+    def __init__(self, inner, delay: float) -> None:
+        self.inner, self.delay = inner, delay
+        self.entered = threading.Event()
+
+    def __getattr__(self, name):
+        call = getattr(self.inner, name)
+
+        def slow(*args, **kwargs):
+            if threading.current_thread().name == "mmmu-eval-ranks":
+                self.entered.set()
+                time.sleep(self.delay)
+            return call(*args, **kwargs)
+        return slow
+
+
+def test_close_waits_for_the_beat_thread_to_leave_its_store_call(hf_extra):
+    # A daemon thread still inside a store call when the interpreter finalizes aborts the process
+    # (SIGABRT, "terminate called without an active exception") after its work was merged.
+    import torch.distributed as dist
+
+    store = _SlowStore(dist.HashStore(), delay=1.0)
+    group = RankGroup(Launch(0, 1, 0, 1), store, timeout=0.5)  # a beat every 0.1 s
+    group.watch(lambda: None)
+    assert store.entered.wait(5)
+    group.close()
+    assert not group._thread.is_alive()

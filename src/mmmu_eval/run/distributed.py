@@ -56,6 +56,10 @@ log = logging.getLogger(__name__)
 #: Seconds a rank may go without a sign of life before the others stop (``--rank-timeout``).
 DEFAULT_TIMEOUT_S = 300.0
 
+#: Seconds ``RankGroup.close`` waits for the beat thread to leave its store call (one call: a
+#: gone store fails at once, a live one answers in milliseconds).
+CLOSE_WAIT_S = 10.0
+
 
 #: Where each launcher puts (rank, world size, local rank, local world size): torchrun's names
 #: first, then those of the MPI launchers ``accelerate launch --cpu`` goes through.
@@ -296,10 +300,16 @@ class RankGroup:
         except Exception:  # noqa: BLE001 - nothing left to wait for
             return
 
-    def close(self) -> None:
-        """Stop beating and watching (the process is about to exit)."""
+    def close(self, *, wait: float = CLOSE_WAIT_S) -> None:
+        """Stop beating and watching, and wait (up to ``wait`` seconds) for the beat thread to end.
+
+        The process is about to exit, and a daemon thread still inside a store call when the
+        interpreter finalizes is torn down mid C++ frame: the process aborts ("terminate called
+        without an active exception", SIGABRT) after its work was done and merged."""
         self._watching = False
         self._stop.set()
+        if self._thread is not None and self._thread is not threading.current_thread():
+            self._thread.join(wait)
 
     def wait_for_all(self, *, poll: float = 0.25) -> None:
         """Return once every rank posted ``done``.
