@@ -5,6 +5,7 @@ Each question carries a word the fake proposer (``fakes.mc_set.Proposer``) keys 
 
 from __future__ import annotations
 
+import dataclasses
 import json
 
 import pytest
@@ -53,6 +54,12 @@ def test_good_and_retried_replies_become_ten_shuffled_options_with_the_answer_fo
     ten = {it.id: it for it in load_dataset("mmmu-pro", setting="standard-10", data=out).items}
     assert ten["test_Biology_1"].options == tuple(good["options"]) and ten["test_Biology_1"].answer == good["answer"]
     assert ten["test_Biology_1"].images[0].load()
+    # The proposal run says how it ended, as an evaluation does (it stayed "running"): every
+    # item asked settled (the image-option and ten-option questions need none), the two whose
+    # three attempts all failed the checks included.
+    manifest = json.loads((out / "runs" / "augment" / "manifest.json").read_text())
+    assert manifest["status"] == "complete" and manifest["ended_at"]
+    assert manifest["counts"] == {"items": 5, "ok": 3, "unusable": 2}, manifest["counts"]
 
 
 def test_short_and_malformed_replies_are_retried_then_reported_never_padded(augmented):
@@ -167,6 +174,42 @@ def test_requests_that_fail_after_their_retries_are_errors_asked_again_next_time
         failed = harden_augment(data, tmp_path / "hard", AugmentSettings(model="openai:fake-model", base_urls=[server.url]), run_settings={"max_attempts": 2})
     assert failed.exit_status == 1
     assert "failed after its retries" in failed.problems[0].problem
+    manifest = json.loads((tmp_path / "hard" / "runs" / "augment" / "manifest.json").read_text())
+    assert manifest["status"] == "incomplete" and manifest["counts"] == {"items": 1, "error": 1}
     with FaultServer(fault_rate=0.0, answer=Proposer({})) as server:
         fixed = harden_augment(data, tmp_path / "hard", AugmentSettings(model="openai:fake-model", base_urls=[server.url]))
     assert fixed.exit_status == 0 and fixed.record.items["test_Biology_1"]["augment"]["status"] == "augmented"
+    assert json.loads((tmp_path / "hard" / "runs" / "augment" / "manifest.json").read_text())["status"] == "complete"
+
+
+@pytest.mark.parametrize(("stop", "status"), [(RuntimeError("the disk is full"), "failed"), (KeyboardInterrupt(), "interrupted")])
+def test_a_step_stopped_by_an_exception_says_so_and_the_same_command_resumes(tmp_path, monkeypatch, stop, status):
+    # Before, harden.json's augment section and the proposal run's manifest kept "running"
+    # after the step raised: nothing told a dead step from one still at work.
+    import mmmu_eval.harden.augment as augment_step
+
+    data = write_jsonl_set(tmp_path / "set", ROWS[:2])
+    ask = augment_step.propose
+
+    async def propose_then_stop(*args, **kwargs):
+        await ask(*args, **kwargs)  # the answers are stored, then the step dies
+        raise stop
+
+    monkeypatch.setattr(augment_step, "propose", propose_then_stop)
+    settings = AugmentSettings(model="openai:fake-model", attempts=3)
+    with FaultServer(fault_rate=0.0, answer=Proposer(SCRIPT)) as server, pytest.raises(type(stop)):
+        harden_augment(data, tmp_path / "hard", dataclasses.replace(settings, base_urls=[server.url]))
+    section = json.loads((tmp_path / "hard" / "harden.json").read_text())["steps"]["augment"]
+    assert section["status"] == status and section["ended_at"]
+    manifest = json.loads((tmp_path / "hard" / "runs" / "augment" / "manifest.json").read_text())
+    assert manifest["status"] == status
+    if status == "failed":
+        assert section["failure"] == {"type": "RuntimeError", "message": "the disk is full"} == manifest["failure"]
+
+    monkeypatch.setattr(augment_step, "propose", ask)
+    proposer = Proposer(SCRIPT)
+    with FaultServer(fault_rate=0.0, answer=proposer) as server:
+        again = harden_augment(data, tmp_path / "hard", dataclasses.replace(settings, base_urls=[server.url]))
+    assert not proposer.asked, "every answer was stored before the step stopped"
+    assert again.exit_status == 0 and again.record.step("augment")["status"] == "complete"
+    assert "failure" not in again.record.step("augment")

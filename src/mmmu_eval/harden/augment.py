@@ -21,8 +21,9 @@ When the input's record names filter models, they answer the augmented set text-
 from __future__ import annotations
 
 import dataclasses
+from collections import Counter
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Mapping, Sequence
 
 from mmmu_eval.core.renamed import renamed_keywords
 from mmmu_eval.core.aio import run_coroutine
@@ -32,7 +33,7 @@ from mmmu_eval.core.config import RunConfig
 from mmmu_eval.core.errors import ConfigError
 from mmmu_eval.harden.outdir import StepResult, config_entry, one_writer, open_out, settle_later_steps
 from mmmu_eval.harden.problems import Problem
-from mmmu_eval.harden.proposals import ProposalSettings, propose
+from mmmu_eval.harden.proposals import ItemProposals, ProposalSettings, propose
 from mmmu_eval.harden.record import Record, json_digest, versions
 from mmmu_eval.harden.harden_report import write_report
 from mmmu_eval.harden.review import apply_decisions, read_decisions, write_review
@@ -49,6 +50,8 @@ from mmmu_eval.prompt.layout import TOKEN
 from mmmu_eval.core.records import Item, letters
 from mmmu_eval.core.manifest import MANIFEST, build_manifest
 from mmmu_eval.store.rundir import RunStore
+from mmmu_eval.store.run_stop import record_stop
+from mmmu_eval.core.clock import utc_now
 
 __all__ = ["OPTIONS", "harden_apply", "harden_apply_async", "harden_augment", "harden_augment_async"]
 
@@ -126,11 +129,17 @@ async def harden_augment_async(
         manifest = _manifest(config, source, proposal, [i for i in needs])
         RunStore.check(store_path, manifest, resume=(store_path / MANIFEST).exists())
         backend = make_backend(model, backend_settings(config))
+        store: RunStore | None = None
         try:
             store = RunStore.open(store_path, with_backend(manifest, backend, config), resume=(store_path / MANIFEST).exists())
             results = await propose(source.items, needs, backend, store, proposal, display=display)
+        except BaseException as exc:
+            if store is not None:
+                record_stop(store, exc)
+            raise
         finally:
             await backend.aclose()
+        _close_proposal_run(store, results)
         for item_id, got in results.items():
             _settle(plans[item_id], got, source, item_id, position_dependent, seed)
     for item in source.items:
@@ -143,6 +152,15 @@ async def harden_augment_async(
     status = "incomplete" if any(p["status"] == "unasked" for p in plans.values()) else "complete"
     check = settings.check if settings.check.base_urls is not None else dataclasses.replace(settings.check, base_urls=base_urls)
     return await _finish(out, record, source, problems, status, check, display)
+
+
+def _close_proposal_run(store: RunStore, results: Mapping[str, ItemProposals]) -> None:
+    """The proposal run's manifest says how it ended, as an evaluation's does: ``complete`` when
+    every item's proposals were settled, else ``incomplete`` (a request failed or went unasked;
+    the same command asks those again), with the items counted by how they ended."""
+    counts = Counter(got.status for got in results.values())
+    status = "incomplete" if counts["error"] or counts["unasked"] else "complete"
+    store.update_manifest(status=status, ended_at=utc_now(), counts={"items": len(results), **dict(sorted(counts.items()))})
 
 
 @one_writer("augment")

@@ -19,6 +19,7 @@ the steps after it are removed: they were built on the old result.
 
 from __future__ import annotations
 
+import asyncio
 import functools
 import logging
 import shutil
@@ -27,15 +28,17 @@ from pathlib import Path
 from typing import Any, Awaitable, Callable, TypeVar
 
 from mmmu_eval.core.atomic import holds_anything, remove_leftovers
+from mmmu_eval.core.clock import utc_now
 from mmmu_eval.dataset.file_layout import PRO_CONFIGS
 from mmmu_eval.core.errors import ConfigError
 from mmmu_eval.harden.problems import Problem, count_by_kind
 from mmmu_eval.harden.record import RECORD, STEPS, Record
 from mmmu_eval.harden.source import Source
 from mmmu_eval.harden.writer import remove_config
+from mmmu_eval.store.run_stop import failure_of
 from mmmu_eval.core.writer_lock import hold_directory
 
-__all__ = ["StepResult", "one_writer", "open_out", "settle_later_steps"]
+__all__ = ["StepResult", "mark_stopped", "one_writer", "open_out", "settle_later_steps"]
 
 log = logging.getLogger(__name__)
 
@@ -95,11 +98,40 @@ def one_writer(step: str) -> Callable[[_Step], _Step]:
         @functools.wraps(function)
         async def held(data: Any, out: str | Path, *args: Any, **kwargs: Any) -> Any:
             with hold_directory(Path(out).expanduser(), f"harden {step}"):
-                return await function(data, out, *args, **kwargs)
+                try:
+                    return await function(data, out, *args, **kwargs)
+                except BaseException as exc:
+                    mark_stopped(Path(out).expanduser(), step, exc)
+                    raise
 
         return held  # type: ignore[return-value]
 
     return wrap
+
+
+def mark_stopped(out: Path, step: str, exc: BaseException) -> None:
+    """Record in ``out``'s harden.json how ``step`` stopped, when its section still says ``running``:
+    ``interrupted`` for Ctrl-C or a cancellation, else ``failed`` with the exception (bounded).
+
+    Before, a step that raised left ``running`` behind, and nothing told a dead step from a live
+    one. The same command resumes either. Never raises: the caller re-raises ``exc``, which a
+    second failure while writing (a full disk) must not hide; that one is logged.
+    """
+    try:
+        if not (out / RECORD).is_file():
+            return
+        record = Record.load(out)
+        section = record.step(step)
+        if section is None or section.get("status") != "running":
+            return  # ``all`` has no section of its own; a finished step keeps what it says
+        section["ended_at"] = utc_now()
+        if isinstance(exc, (asyncio.CancelledError, KeyboardInterrupt)):
+            section["status"] = "interrupted"
+        else:
+            section["status"], section["failure"] = "failed", failure_of(exc)
+        record.save(out)
+    except Exception as second:  # noqa: BLE001 - the first exception is the one the caller sees
+        log.warning("%s: could not record in harden.json how step %s stopped (%s)", out, step, second)
 
 
 def open_out(out: str | Path, source: Source, step: str) -> tuple[Path, Record]:
