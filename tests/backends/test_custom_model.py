@@ -19,7 +19,7 @@ from mmmu_eval.backends.openai_api import OpenAIBackend
 from mmmu_eval.backends.registry import ENTRY_POINT_GROUP, make_backend, parse_spec
 from mmmu_eval.backends.settings import CustomSettings
 from mmmu_eval.core.config import RunConfig
-from mmmu_eval.dataset.load import load_dataset
+from mmmu_eval.dataset.load import load_benchmark
 from mmmu_eval.core.errors import ConfigError
 from mmmu_eval.prompt.protocol import EvalProtocol, build_request
 from mmmu_eval.core.records import Response
@@ -47,7 +47,7 @@ def test_a_plain_function_gets_the_openai_messages_and_its_answers_are_scored(tm
     config = RunConfig(model="openai:m", benchmark="mmmu-pro", setting="vision")
     protocol = EvalProtocol.from_config(config)
     wire = OpenAIBackend("m", api_key="k")
-    for item in load_dataset("mmmu-pro", setting="vision", data="sample").items:
+    for item in load_benchmark("mmmu-pro", setting="vision", data="sample").items:
         body, _ = wire.encode_body(build_request(item, protocol))
         assert json.dumps(json.loads(body)["messages"]) in seen, item.id
     stored = _responses(tmp_path / "run")

@@ -5,7 +5,7 @@ from fakes.tiny_models import build_tiny_idefics3, build_tiny_llava
 
 from mmmu_eval.backends.hf_transformers import HFBackend
 from mmmu_eval.core.config import RunConfig
-from mmmu_eval.dataset.load import load_dataset
+from mmmu_eval.dataset.load import load_benchmark
 from mmmu_eval.prompt import EvalProtocol, build_request
 
 # torch and transformers: a skip locally, a failure under CI (tests/conftest.py hf_extra).
@@ -15,7 +15,7 @@ pytestmark = [pytest.mark.hf, pytest.mark.usefixtures("hf_extra")]
 def sample_requests(benchmark: str, **selection):
     config = RunConfig(model="hf:x", benchmark=benchmark, data="sample", max_tokens=4, **selection)
     protocol = EvalProtocol.from_config(config)
-    dataset = load_dataset(benchmark, data="sample", split=config.split, setting=config.setting)
+    dataset = load_benchmark(benchmark, data="sample", split=config.split, setting=config.setting)
     return [build_request(item, protocol) for item in dataset.items]
 
 

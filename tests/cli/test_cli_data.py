@@ -13,7 +13,7 @@ from fakes.parquet_rows import LocalHub, image_cell, mmmu_row, png, write_mmmu
 from mmmu_eval.cli import data as data_cli
 from mmmu_eval.cli.main import main
 from mmmu_eval.dataset import hub
-from mmmu_eval.dataset.load import DEFAULT_REVISIONS, load_dataset
+from mmmu_eval.dataset.load import DEFAULT_REVISIONS, load_benchmark
 from mmmu_eval.dataset.sample import SAMPLE_ROOT
 from mmmu_eval.prompt import EvalProtocol, build_request, prompt_text
 
@@ -34,12 +34,12 @@ def run(capsys, *argv: str) -> tuple[int, str, str]:
 
 def sample_items():
     for benchmark, split, setting in SELECTIONS:
-        for item in load_dataset(benchmark, split=split, setting=setting, data="sample").items:
+        for item in load_benchmark(benchmark, split=split, setting=setting, data="sample").items:
             yield pytest.param(benchmark, setting, item.id, id=f"{setting or split}-{item.id}")
 
 
 def test_list_shows_every_item_and_counts_that_add_up(capsys):
-    items = load_dataset("mmmu", split="dev", data="sample").items
+    items = load_benchmark("mmmu", split="dev", data="sample").items
     code, out, _ = run(capsys, "data", "list", "--benchmark", "mmmu", "--split", "dev", "--data", "sample")
     assert code == 0
     lines = out.splitlines()
@@ -55,7 +55,7 @@ def test_list_shows_every_item_and_counts_that_add_up(capsys):
 
 def test_list_shows_token_order_with_repeats(capsys):
     """dev_History_2 in the sample refers to its images out of order and repeatedly."""
-    item = next(i for i in load_dataset("mmmu", split="dev", data="sample").items if i.id == "dev_History_2")
+    item = next(i for i in load_benchmark("mmmu", split="dev", data="sample").items if i.id == "dev_History_2")
     code, out, _ = run(capsys, "data", "list", "--split", "dev", "--data", "sample", "--subjects", "his")
     row = next(line for line in out.splitlines() if line.startswith("dev_History_2"))
     assert row.split()[-1] == ",".join(str(n) for n in data_cli.token_numbers("\n".join((item.question, *item.options))))
@@ -65,7 +65,7 @@ def test_list_shows_token_order_with_repeats(capsys):
 def test_list_json_with_limit_keeps_counts_of_everything(capsys):
     code, out, _ = run(capsys, "data", "list", "--setting", "vision", "--data", "sample", "--json", "--limit", "2")
     record = json.loads(out)
-    total = len(load_dataset("mmmu-pro", setting="vision", data="sample").items)
+    total = len(load_benchmark("mmmu-pro", setting="vision", data="sample").items)
     assert (code, record["benchmark"], record["setting"]) == (0, "mmmu-pro", "vision")
     assert len(record["items"]) == 2 and record["counts"]["items"] == total
     assert all(row["tokens"] == [] and row["images"] == 1 for row in record["items"])
@@ -77,7 +77,7 @@ def test_show_text_prints_the_official_prompt_for_every_sample_item(capsys, benc
     if setting:
         argv += ["--setting", setting]
     code, out, _ = run(capsys, *argv)
-    ds = load_dataset(benchmark, split=item_id.split("_")[0] if benchmark == "mmmu" else None, setting=setting, data="sample")
+    ds = load_benchmark(benchmark, split=item_id.split("_")[0] if benchmark == "mmmu" else None, setting=setting, data="sample")
     item = next(i for i in ds.items if i.id == item_id)
     assert code == 0
     assert out == prompt_text(item, EvalProtocol(benchmark, setting, "direct"))
@@ -85,7 +85,7 @@ def test_show_text_prints_the_official_prompt_for_every_sample_item(capsys, benc
 
 def test_show_marks_each_image_where_it_goes(capsys):
     code, out, _ = run(capsys, "data", "show", "validation_Art_2", "--data", "sample")
-    item = next(i for i in load_dataset("mmmu", split="validation", data="sample").items if i.id == "validation_Art_2")
+    item = next(i for i in load_benchmark("mmmu", split="validation", data="sample").items if i.id == "validation_Art_2")
     sizes = [Image.open(io.BytesIO(ref.load())).size for ref in item.images]
     marks = [f"[image {n}: {w}x{h} PNG]" for n, (w, h) in enumerate(sizes, 1)]
     expected = (
@@ -103,7 +103,7 @@ def test_show_marks_each_image_where_it_goes(capsys):
 def test_show_text_then_images_lists_images_after_the_official_text(capsys):
     code, out, _ = run(capsys, "data", "show", "test_Art_Theory_2", "--benchmark", "mmmu-pro", "--data", "sample",
                        "--image-layout", "text-then-images")
-    item = next(i for i in load_dataset("mmmu-pro", data="sample").items if i.id == "test_Art_Theory_2")
+    item = next(i for i in load_benchmark("mmmu-pro", data="sample").items if i.id == "test_Art_Theory_2")
     protocol = EvalProtocol("mmmu-pro", "standard-10", "direct", image_layout="text-then-images")
     request = build_request(item, protocol)
     block = out.split("-" * 72 + "\n")[1].splitlines()

@@ -13,7 +13,7 @@ import pytest
 
 from mmmu_eval.cli.main import main
 from mmmu_eval.core.config import RunConfig
-from mmmu_eval.dataset.load import load_dataset
+from mmmu_eval.dataset.load import load_benchmark
 from mmmu_eval.prompt.protocol import EvalProtocol
 from mmmu_eval.core.records import Response
 from mmmu_eval.store.rundir import RunStore
@@ -27,7 +27,7 @@ def make_run(path: Path, answer, **config) -> Path:
     ``answer`` returns the response text, or None for an item left without a response.
     """
     cfg = RunConfig(model="random", **config)
-    ds = load_dataset(
+    ds = load_benchmark(
         cfg.benchmark,
         split=cfg.resolved_split if cfg.benchmark == "mmmu" else None,
         setting=cfg.resolved_setting,
@@ -73,7 +73,7 @@ def test_report_rebuilds_saves_and_then_reads_results(tmp_path, capsys):
     assert "Official MMMU layout" in first.out and "Overall-Business" in first.out
     results = json.loads((run / "results.json").read_text())
     assert results["coverage"]["items"] == 40 and results["coverage"]["missing"] == 0
-    items = load_dataset("mmmu", split="validation", data="sample").items
+    items = load_benchmark("mmmu", split="validation", data="sample").items
     # gold_then_wrong: right on odd-numbered multiple-choice items, wrong everywhere else.
     right = sum(1 for it in items if it.question_type == "multiple-choice" and int(it.id.rsplit("_", 1)[1]) % 2)
     assert (results["overall"]["n"], results["overall"]["correct"]) == (40, right)

@@ -7,7 +7,7 @@ import pytest
 
 from mmmu_eval.cli.main import build_parser, main
 from mmmu_eval.cli.run import config_overrides
-from mmmu_eval.dataset.load import load_dataset
+from mmmu_eval.dataset.load import load_benchmark
 
 from fakes.parquet_rows import mmmu_row, write_mmmu
 
@@ -32,7 +32,7 @@ def test_run_random_on_the_sample_writes_a_run_directory(tmp_path, capsys, flags
     # questions get an empty answer, never right.
     benchmark = flags[1]
     where = {"setting": flags[3]} if "--setting" in flags else {"split": flags[3] if "--split" in flags else "validation"}
-    items = load_dataset(benchmark, data="sample", **where).items
+    items = load_benchmark(benchmark, data="sample", **where).items
     right = sum(1 for it in items if it.choices and random.Random(f"0:{it.id}").choice(it.choices) == it.answer)
     assert (results["overall"]["n"], results["overall"]["correct"]) == (n, right)
     assert f"run directory: {out}" in capsys.readouterr().out

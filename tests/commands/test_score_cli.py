@@ -15,10 +15,10 @@ from mmmu_eval.core.numbers import pct
 @pytest.fixture
 def sample_run(tmp_path):
     """A run directory on the bundled MMMU sample: odd items answer (A), even ones ramble, one failed."""
-    from mmmu_eval.dataset.load import load_dataset
+    from mmmu_eval.dataset.load import load_benchmark
     from mmmu_eval.store.rundir import RunStore
 
-    items = load_dataset("mmmu", split="validation", data="sample").items
+    items = load_benchmark("mmmu", split="validation", data="sample").items
     manifest = {"config": {"model": "scripted", "benchmark": "mmmu", "split": "validation", "data": "sample"}}
     store = RunStore.open(tmp_path / "run", manifest, resume=False)
     for i, item in enumerate(items):
@@ -133,10 +133,10 @@ def test_score_summary_for_test_split_predictions(make_item, response):
 )
 def test_score_of_a_boxed_run_defaults_to_boxed_then_official(tmp_path, capsys, manifest_extra):
     """A run asked with --prompt boxed is scored the way it asked, the official parser beside it."""
-    from mmmu_eval.dataset.load import load_dataset
+    from mmmu_eval.dataset.load import load_benchmark
     from mmmu_eval.store.rundir import RunStore
 
-    items = load_dataset("mmmu", split="validation", data="sample").items
+    items = load_benchmark("mmmu", split="validation", data="sample").items
     config = {"model": "scripted", "benchmark": "mmmu", "split": "validation", "data": "sample", "prompt": "boxed"}
     store = RunStore.open(tmp_path / "run", {"config": config, **manifest_extra}, resume=False)
     for item in items:
@@ -166,10 +166,10 @@ def test_default_parsers_follow_the_prompt_mode(mode, parsers):
 
 def _run_answering(tmp_path, text_of, *, split="validation", data="sample", name="run"):
     """A run directory on ``data`` whose response to each item is ``text_of(index, item)``."""
-    from mmmu_eval.dataset.load import load_dataset
+    from mmmu_eval.dataset.load import load_benchmark
     from mmmu_eval.store.rundir import RunStore
 
-    items = load_dataset("mmmu", split=split, data=data).items
+    items = load_benchmark("mmmu", split=split, data=data).items
     manifest = {"config": {"model": "scripted", "benchmark": "mmmu", "split": split, "data": data}}
     with RunStore.open(tmp_path / name, manifest, resume=False) as store:
         for i, item in enumerate(items):

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from mmmu_eval.dataset.load import find_item, load_dataset
+from mmmu_eval.dataset.load import find_item, load_benchmark
 from mmmu_eval.core.errors import ConfigError, DataError
 from mmmu_eval.run.resolve import resolve_config
 from mmmu_eval.scoring.scorer import score_responses
@@ -31,7 +31,7 @@ def test_each_unknown_name_gets_the_same_hint():
 
 
 def test_an_item_id_gets_up_to_three_guesses_and_no_hint_when_nothing_is_close():
-    ds = load_dataset("mmmu", split="dev", data="sample")
+    ds = load_benchmark("mmmu", split="dev", data="sample")
     assert _message(find_item, ds, "dev_Accounting_11") == ("dev_Accounting_11: no item with this id among 20 items; "
                                                             "did you mean dev_Accounting_1, dev_Accounting_2, dev_Economics_1?")
     assert _message(find_item, ds, "zzzz") == "zzzz: no item with this id among 20 items"

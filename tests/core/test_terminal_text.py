@@ -86,11 +86,11 @@ def test_a_disagreement_shows_a_capped_escaped_prediction(capsys):
 
     from mmmu_eval.cli.score import summary_lines
     from mmmu_eval.cli.wrap import echo
-    from mmmu_eval.dataset.load import load_dataset
+    from mmmu_eval.dataset.load import load_benchmark
     from mmmu_eval.core.records import Response
     from mmmu_eval.scoring.scorer import score_responses
 
-    item = next(it for it in load_dataset("mmmu", split="dev", data="sample").items if it.id == "dev_Art_1")
+    item = next(it for it in load_benchmark("mmmu", split="dev", data="sample").items if it.id == "dev_Art_1")
     item = dataclasses.replace(item, answer=None)  # open, without gold
     text = "Final answer: \x1b]0;pwned\x07 " + "x" * 5000
     scoring = score_responses([item], {item.id: Response(item.id, "ok", text=text)}, parsers=("official", "strict"))

@@ -1,5 +1,5 @@
 """The hub path, with the hub replaced by a local copy (no network): pinned revision, only the
-needed files, commit hash in the Dataset, and ``download`` into a snapshot directory."""
+needed files, commit hash in the Benchmark, and ``download`` into a snapshot directory."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import json
 import pytest
 
 from fakes.parquet_rows import mmmu_row, pro_row, vision_row, write_mmmu, write_pro
-from mmmu_eval.dataset import DEFAULT_REVISIONS, hub, load_dataset
+from mmmu_eval.dataset import DEFAULT_REVISIONS, hub, load_benchmark
 from mmmu_eval.dataset.hub import HfHubClient, PROVENANCE_FILE, download
 from mmmu_eval.core.errors import DataError
 
@@ -37,7 +37,7 @@ def test_default_revisions_are_pinned_commit_hashes():
 
 
 def test_hub_resolves_the_pinned_revision_and_fetches_only_needed_files(hub_data):
-    ds = load_dataset("mmmu", split="validation", subjects=["acc", "phys"])
+    ds = load_benchmark("mmmu", split="validation", subjects=["acc", "phys"])
     assert hub_data.resolved == [DEFAULT_REVISIONS["mmmu"]]
     assert hub_data.fetched == ["Accounting/validation-00000-of-00001.parquet", "Physics/validation-00000-of-00001.parquet"]
     assert (ds.source, ds.revision) == ("hub", hub_data.commit)
@@ -49,7 +49,7 @@ def test_hub_resolves_the_pinned_revision_and_fetches_only_needed_files(hub_data
 
 
 def test_revision_override_is_resolved_to_its_commit(hub_data):
-    ds = load_dataset("mmmu", split="dev", revision="main", subjects=["acc", "art", "phys"])
+    ds = load_benchmark("mmmu", split="dev", revision="main", subjects=["acc", "art", "phys"])
     assert hub_data.resolved == ["main"] and ds.revision == hub_data.commit
     assert len(ds.items) == 3
 
@@ -57,27 +57,27 @@ def test_revision_override_is_resolved_to_its_commit(hub_data):
 def test_hub_without_a_filter_needs_all_thirty_subjects(hub_data):
     """A hub read claims the whole benchmark, so a subject missing there is an error, not a gap."""
     with pytest.raises(DataError, match="no dev file for 'Agriculture'"):
-        load_dataset("mmmu", split="dev")
+        load_benchmark("mmmu", split="dev")
 
 
 def test_unknown_revision_is_a_data_error(hub_data):
     with pytest.raises(DataError, match="unknown revision"):
-        load_dataset("mmmu", split="dev", revision="v9")
+        load_benchmark("mmmu", split="dev", revision="v9")
 
 
 def test_pro_fetches_only_its_config(hub_data):
-    ds = load_dataset("mmmu-pro", setting="standard-10")
+    ds = load_benchmark("mmmu-pro", setting="standard-10")
     assert hub_data.fetched == [
         "standard (10 options)/test-00000-of-00002.parquet", "standard (10 options)/test-00001-of-00002.parquet",
     ]
     assert [i.id for i in ds.items] == ["test_Art_1", "test_Physics_2"]
-    vision = load_dataset("mmmu-pro", setting="vision")
+    vision = load_benchmark("mmmu-pro", setting="vision")
     assert hub_data.fetched[-1] == "vision/test-00000-of-00001.parquet" and vision.items[0].question == ""
 
 
 def test_a_subject_missing_on_the_hub_is_an_error(hub_data):
     with pytest.raises(DataError, match="MMMU/MMMU has no validation file for 'Math'"):
-        load_dataset("mmmu", subjects=["math"])
+        load_benchmark("mmmu", subjects=["math"])
 
 
 def test_download_then_load_offline_reports_the_commit(hub_data, tmp_path):
@@ -92,14 +92,14 @@ def test_download_then_load_offline_reports_the_commit(hub_data, tmp_path):
     assert record == {"commit": hub_data.commit, "repo": "MMMU/MMMU", "files": ["Art/validation-00000-of-00001.parquet"]}
 
     hub.set_client(_NoNetwork())  # from here on, any hub call fails the test
-    ds = load_dataset("mmmu", data=dest)
+    ds = load_benchmark("mmmu", data=dest)
     assert (ds.revision, [i.id for i in ds.items]) == (hub_data.commit, ["validation_Art_1", "validation_Art_2"])
-    assert load_dataset("mmmu-pro", setting="vision", data=dest).revision == hub_data.commit
+    assert load_benchmark("mmmu-pro", setting="vision", data=dest).revision == hub_data.commit
 
 
 def test_sample_and_snapshots_never_touch_the_hub(local_hub):
     hub.set_client(_NoNetwork())
-    assert len(load_dataset("mmmu", split="dev", data="sample")) > 0
+    assert len(load_benchmark("mmmu", split="dev", data="sample")) > 0
 
 
 def test_offline_real_client_refuses_a_branch_and_says_what_to_do():
@@ -115,10 +115,10 @@ def test_offline_real_client_reads_a_pinned_commit_from_the_hf_cache(tmp_path):
     write_mmmu(cached, "Art", "dev", [mmmu_row("dev_Art_1")])
     previous = hub.set_client(HfHubClient(cache_dir=tmp_path / "hf"))
     try:
-        ds = load_dataset("mmmu", split="dev", subjects=["art"])
+        ds = load_benchmark("mmmu", split="dev", subjects=["art"])
         assert (ds.revision, [i.id for i in ds.items]) == (commit, ["dev_Art_1"])
         with pytest.raises(DataError, match="cannot read MMMU/MMMU_Pro at .* data= DIR"):
-            load_dataset("mmmu-pro")  # nothing cached for MMMU-Pro
+            load_benchmark("mmmu-pro")  # nothing cached for MMMU-Pro
     finally:
         hub.set_client(previous)
 

@@ -7,7 +7,7 @@ import pytest
 from fakes.parquet_rows import (
     drop_column, mmmu_row, pro_row, vision_row, write_mmmu, write_pro,
 )
-from mmmu_eval.dataset import load_dataset
+from mmmu_eval.dataset import load_benchmark
 from mmmu_eval.dataset.normalize import parse_answer, parse_img_type, parse_options
 from mmmu_eval.dataset.schema import MMMU_COLUMNS, PRO_VISION_COLUMNS
 from mmmu_eval.core.errors import DataError
@@ -79,7 +79,7 @@ def test_parse_img_type(raw, expected):
 
 def _one(root, subject="Accounting", split="validation", **row):
     write_mmmu(root, subject, split, [mmmu_row(f"{split}_{subject}_1", **row)])
-    ds = load_dataset("mmmu", split=split, data=root, subjects=[subject])
+    ds = load_benchmark("mmmu", split=split, data=root, subjects=[subject])
     assert not ds.problems, ds.problems
     return ds.items[0]
 
@@ -131,7 +131,7 @@ def test_images_are_ordered_by_field_number(snap):
 
 def test_pro_standard_rows_are_multiple_choice_with_subject_column(snap):
     write_pro(snap, "standard-10", [pro_row("test_History_1"), pro_row("validation_Art_Theory_4", subject="Art_Theory")])
-    ds = load_dataset("mmmu-pro", data=snap)
+    ds = load_benchmark("mmmu-pro", data=snap)
     a, b = ds.items
     assert (a.question_type, a.subject, a.subfield, a.setting) == ("multiple-choice", "History", None, "standard-10")
     assert b.subject == "Art_Theory" and b.discipline == "Art and Design"
@@ -140,26 +140,26 @@ def test_pro_standard_rows_are_multiple_choice_with_subject_column(snap):
 
 def test_pro_subject_falls_back_to_the_id(snap):
     write_pro(snap, "standard-4", [pro_row("test_Computer_Science_61", subject="")])
-    item = load_dataset("mmmu-pro", setting="standard-4", data=snap).items[0]
+    item = load_benchmark("mmmu-pro", setting="standard-4", data=snap).items[0]
     assert item.subject == "Computer_Science"
 
 
 def test_pro_subject_with_spaces_is_resolved(snap):
     write_pro(snap, "standard-10", [pro_row("test_Art_Theory_1", subject="Art Theory")])
-    assert load_dataset("mmmu-pro", data=snap).items[0].subject == "Art_Theory"
+    assert load_benchmark("mmmu-pro", data=snap).items[0].subject == "Art_Theory"
 
 
 def test_pro_nested_options_row(snap):
     write_pro(snap, "standard-10", [pro_row("validation_Accounting_29", options="[['A', 'B', 'Not enough information']]",
                                             answer="B")])
-    item = load_dataset("mmmu-pro", data=snap).items[0]
+    item = load_benchmark("mmmu-pro", data=snap).items[0]
     assert item.options == ("A", "B", "Not enough information") and item.answer == "B"
     assert any("nested" in n for n in item.notes)
 
 
 def test_vision_rows_have_one_image_and_no_question(snap):
     write_pro(snap, "vision", [vision_row("test_History_1")])
-    item = load_dataset("mmmu-pro", setting="vision", data=snap).items[0]
+    item = load_benchmark("mmmu-pro", setting="vision", data=snap).items[0]
     assert item.question == "" and item.question_type == "multiple-choice"
     assert [r.field for r in item.images] == ["image"] and item.images[0].number == 1
     assert item.options == ("one", "two", "three", "four") and item.answer == "A"
@@ -168,7 +168,7 @@ def test_vision_rows_have_one_image_and_no_question(snap):
 def test_vision_without_options_column_keeps_it_multiple_choice_with_a_note(snap):
     """The Aug 2024 vision config had only id, image, answer, subject."""
     write_pro(snap, "vision", [vision_row("test_History_1")], columns=drop_column(PRO_VISION_COLUMNS, "options"))
-    item = load_dataset("mmmu-pro", setting="vision", data=snap).items[0]
+    item = load_benchmark("mmmu-pro", setting="vision", data=snap).items[0]
     assert item.options == () and item.question_type == "multiple-choice"
     assert any("options" in n for n in item.notes)
 
@@ -176,6 +176,6 @@ def test_vision_without_options_column_keeps_it_multiple_choice_with_a_note(snap
 def test_missing_question_type_is_read_from_the_options(snap):
     rows = [mmmu_row("dev_Math_1"), mmmu_row("dev_Math_2", options="[]", answer="7")]
     write_mmmu(snap, "Math", "dev", rows, columns=drop_column(MMMU_COLUMNS, "question_type"))
-    a, b = load_dataset("mmmu", split="dev", data=snap, subjects=["math"]).items
+    a, b = load_benchmark("mmmu", split="dev", data=snap, subjects=["math"]).items
     assert (a.question_type, b.question_type) == ("multiple-choice", "open")
     assert all("absent" in n for n in a.notes + b.notes)

@@ -16,7 +16,7 @@ import pyarrow.parquet as pq
 import pytest
 from PIL import Image
 
-from mmmu_eval.dataset import load_dataset
+from mmmu_eval.dataset import load_benchmark
 from mmmu_eval.dataset.sample import SAMPLE_ROOT, sample_revision
 from mmmu_eval.dataset.subjects import DISCIPLINES
 
@@ -25,11 +25,11 @@ SETTINGS = ("standard-10", "standard-4", "vision")
 
 
 def _mmmu(split):
-    return load_dataset("mmmu", split=split, data="sample")
+    return load_benchmark("mmmu", split=split, data="sample")
 
 
 def _pro(setting):
-    return load_dataset("mmmu-pro", setting=setting, data="sample")
+    return load_benchmark("mmmu-pro", setting=setting, data="sample")
 
 
 @pytest.mark.parametrize("split, n", [("dev", 20), ("validation", 40)])

@@ -268,7 +268,7 @@ def test_a_real_server_that_cuts_at_the_limit_boxes_and_answers_without_a_letter
 
     from mmmu_eval.backends.openai_api import OpenAIBackend
     from mmmu_eval.backends.retry import RetryPolicy
-    from mmmu_eval.dataset.load import load_dataset
+    from mmmu_eval.dataset.load import load_benchmark
 
     long = "Let us work through the figures one step at a time before deciding which option fits, so Answer: B"
     plan = {"dev_Accounting_2": long, "dev_Art_2": long, "dev_Computer_Science_1": long,
@@ -277,7 +277,7 @@ def test_a_real_server_that_cuts_at_the_limit_boxes_and_answers_without_a_letter
             "dev_History_2": "I am not sure.", "dev_Math_2": "I am not sure.", "dev_Psychology_1": "I am not sure."}
     # each item's request is told by the longest stretch of its question and its number of images
     marks = {it.id: (max(re.split(r"<image \d+>", it.question), key=len).strip()[:40], len(it.images))
-             for it in load_dataset("mmmu", split="dev", data="sample").items if it.id in mc_ids}
+             for it in load_benchmark("mmmu", split="dev", data="sample").items if it.id in mc_ids}
 
     def answer(body):
         parts = [part for m in body["messages"] if isinstance(m.get("content"), list) for part in m["content"]]

@@ -13,7 +13,7 @@ import pytest
 from environments.conftest import BAD, IMAGES
 from mmmu_eval.backends.openai_api import OpenAIBackend
 from mmmu_eval.core.config import RunConfig
-from mmmu_eval.dataset.load import load_dataset
+from mmmu_eval.dataset.load import load_benchmark
 from mmmu_eval.environments import examples, scores
 from mmmu_eval.environments.examples import resolve_setting
 from mmmu_eval.core.errors import ConfigError, DataError
@@ -51,7 +51,7 @@ def test_every_prompt_is_the_boxed_run_request_byte_for_byte(benchmark, where, s
     data = "sample" if source == "sample" else snapshot
     subset = "Accounting" if benchmark == "mmmu" and source == "snapshot" else None
     got = list(examples(benchmark, data=data, subset=subset, on_problem=lambda _: None, **where))
-    dataset = load_dataset(benchmark, data=data, subjects=[subset] if subset else None, **where)
+    dataset = load_benchmark(benchmark, data=data, subjects=[subset] if subset else None, **where)
     by_id = {it.id: it for it in dataset.items}
     assert got, "the data has examples"
     setting = dataset.setting
@@ -131,7 +131,7 @@ def test_shuffle_seed_shuffles_before_limit_and_none_keeps_the_order(snapshot):
         return [e["id"] for e in examples("mmmu-pro", setting="vision", data="sample", **kw)]
 
     everything = ids()
-    dataset_order = [it.id for it in load_dataset("mmmu-pro", setting="vision", data="sample").items]
+    dataset_order = [it.id for it in load_benchmark("mmmu-pro", setting="vision", data="sample").items]
     assert everything == dataset_order, "no seed keeps the dataset's order"
     assert ids(limit=2) == everything[:2]
     expected = list(dataset_order)

@@ -566,11 +566,11 @@ def key_of(request) -> str:
 def sample_requests(split: str = "validation") -> list:
     """The requests ``mmmu-eval run --data sample --split SPLIT`` sends (MMMU, direct prompt)."""
     from mmmu_eval.core.config import RunConfig
-    from mmmu_eval.dataset.load import load_dataset
+    from mmmu_eval.dataset.load import load_benchmark
     from mmmu_eval.prompt.protocol import EvalProtocol, build_request
 
     protocol = EvalProtocol.from_config(RunConfig(model="openai:fake-model", benchmark="mmmu", split=split, data="sample"))
-    return [build_request(item, protocol) for item in load_dataset("mmmu", split=split, data="sample").items]
+    return [build_request(item, protocol) for item in load_benchmark("mmmu", split=split, data="sample").items]
 
 
 def main(argv: list[str] | None = None) -> None:

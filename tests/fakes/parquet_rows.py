@@ -2,11 +2,11 @@
 
 Build rows with ``mmmu_row`` / ``pro_row`` / ``vision_row`` (every column filled with a sensible
 default, override any), then write a snapshot with ``write_mmmu`` / ``write_pro`` and load it
-with ``load_dataset(..., data=root)``. ``LocalHub`` stands in for the Hugging Face hub.
+with ``load_benchmark(..., data=root)``. ``LocalHub`` stands in for the Hugging Face hub.
 
     root = tmp_path / "snap"
     write_mmmu(root, "Accounting", "validation", [mmmu_row("validation_Accounting_1")])
-    ds = load_dataset("mmmu", data=root, subjects=["acc"])
+    ds = load_benchmark("mmmu", data=root, subjects=["acc"])
 """
 
 from __future__ import annotations

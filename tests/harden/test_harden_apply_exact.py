@@ -16,7 +16,7 @@ import pytest
 from fakes.fault_server import FaultServer
 from fakes.mc_set import Proposer, write_jsonl_set
 from fakes.parquet_rows import png
-from mmmu_eval.dataset.load import load_dataset
+from mmmu_eval.dataset.load import load_benchmark
 from mmmu_eval.harden import AugmentSettings, harden_apply, harden_augment
 from mmmu_eval.harden.review import DECISIONS_FORMAT
 
@@ -44,7 +44,7 @@ def rows(folder):
 
 def image_hashes(root, setting):
     return {it.id: [(ref.field, hashlib.sha256(ref.load()).hexdigest()) for ref in it.images]
-            for it in load_dataset("mmmu-pro", setting=setting, data=root).items}
+            for it in load_benchmark("mmmu-pro", setting=setting, data=root).items}
 
 
 @pytest.fixture
@@ -81,9 +81,9 @@ def test_applying_a_drop_an_edit_and_accepts_keeps_every_other_image_byte_for_by
     expected = {i: h for i, h in before4.items() if i != DROP}
     assert image_hashes(out, "standard-4") == expected
     assert image_hashes(out, "standard-10") == {i: h for i, h in before10.items() if i != DROP}
-    ten = {it.id: it for it in load_dataset("mmmu-pro", setting="standard-10", data=out).items}
+    ten = {it.id: it for it in load_benchmark("mmmu-pro", setting="standard-10", data=out).items}
     assert sorted(set(edited) & set(ten[EDIT].options)) == sorted(edited)
-    untouched = load_dataset("mmmu-pro", setting="standard-10", data=augmented).items
+    untouched = load_benchmark("mmmu-pro", setting="standard-10", data=augmented).items
     for item in untouched:
         if item.id not in (DROP, EDIT):
             assert ten[item.id].options == item.options and ten[item.id].answer == item.answer, item.id

@@ -12,7 +12,7 @@ import pytest
 
 from fakes.fault_server import FaultServer, request_key
 from fakes.mc_set import Proposer, write_jsonl_set
-from mmmu_eval.dataset.load import load_dataset
+from mmmu_eval.dataset.load import load_benchmark
 from mmmu_eval.core.errors import ConfigError
 from mmmu_eval.harden import AugmentSettings, harden_apply, harden_augment
 from mmmu_eval.harden.review import DECISIONS_FORMAT
@@ -51,7 +51,7 @@ def test_good_and_retried_replies_become_ten_shuffled_options_with_the_answer_fo
     assert retried["status"] == "augmented" and len(retried["attempts"]) == 2
     assert "duplicates option A" in retried["attempts"][0]["error"]
     assert proposer.asked["banana"] == 2 and proposer.asked["apple"] == 1
-    ten = {it.id: it for it in load_dataset("mmmu-pro", setting="standard-10", data=out).items}
+    ten = {it.id: it for it in load_benchmark("mmmu-pro", setting="standard-10", data=out).items}
     assert ten["test_Biology_1"].options == tuple(good["options"]) and ten["test_Biology_1"].answer == good["answer"]
     assert ten["test_Biology_1"].images[0].load()
     # The proposal run says how it ended, as an evaluation does (it stayed "running"): every
@@ -69,9 +69,9 @@ def test_short_and_malformed_replies_are_retried_then_reported_never_padded(augm
     assert "no usable distractors after 3 attempt(s), not padded" in problems["test_Biology_3"].problem
     assert "holds no list" in problems["test_Biology_4"].problem
     assert result.exit_status == 1
-    ten = {it.id for it in load_dataset("mmmu-pro", setting="standard-10", data=out).items}
+    ten = {it.id for it in load_benchmark("mmmu-pro", setting="standard-10", data=out).items}
     assert "test_Biology_3" not in ten and "test_Biology_4" not in ten
-    four = {it.id for it in load_dataset("mmmu-pro", setting="standard-4", data=out).items}
+    four = {it.id for it in load_benchmark("mmmu-pro", setting="standard-4", data=out).items}
     assert len(four) == 7, "the 4-option config keeps every question"
 
 
@@ -120,8 +120,8 @@ def test_the_result_is_unreviewed_until_decisions_are_applied(augmented, tmp_pat
     assert "no new options to edit" in refused["test_Biology_6"]
     assert "options changed since the review" in refused["test_Biology_7"]
     assert "not a question of this augment output" in refused["test_Biology_99"]
-    ten = {it.id: it for it in load_dataset("mmmu-pro", setting="standard-10", data=out).items}
-    four = {it.id for it in load_dataset("mmmu-pro", setting="standard-4", data=out).items}
+    ten = {it.id: it for it in load_benchmark("mmmu-pro", setting="standard-10", data=out).items}
+    four = {it.id for it in load_benchmark("mmmu-pro", setting="standard-4", data=out).items}
     assert "test_Biology_2" not in ten and "test_Biology_2" not in four, "dropped from both configs"
     assert "organ 0" in ten["test_Biology_1"].options
     assert applied.record.step("augment")["review"].startswith("partly reviewed")

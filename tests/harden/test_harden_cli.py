@@ -9,7 +9,7 @@ import pytest
 from fakes.fault_server import FaultServer
 from fakes.mc_set import A_IDS, Proposer
 from mmmu_eval.cli.main import main
-from mmmu_eval.dataset.load import load_dataset
+from mmmu_eval.dataset.load import load_benchmark
 
 
 
@@ -28,10 +28,10 @@ def test_harden_all_then_run_evaluates_every_setting(mmmu_set, tmp_path, capsys)
     assert "unreviewed" in printed.err
     record = json.loads((out / "harden.json").read_text())
     assert set(record["steps"]) == {"filter", "augment", "render"}
-    kept = {it.id for it in load_dataset("mmmu-pro", setting="standard-4", data=out).items}
+    kept = {it.id for it in load_benchmark("mmmu-pro", setting="standard-4", data=out).items}
     assert len(kept) == 9 and not kept & A_IDS
-    ten = load_dataset("mmmu-pro", setting="standard-10", data=out).items
-    vision = load_dataset("mmmu-pro", setting="vision", data=out).items
+    ten = load_benchmark("mmmu-pro", setting="standard-10", data=out).items
+    vision = load_benchmark("mmmu-pro", setting="vision", data=out).items
     assert {it.id for it in ten} == {it.id for it in vision} == kept
     assert all(len(it.options) == 10 for it in ten)
     assert [it.options for it in vision] == [it.options for it in ten]

@@ -14,7 +14,7 @@ import pytest
 
 from fakes.fault_server import FaultServer
 from fakes.mc_set import A_IDS, IDS, KnowsSome, write_mmmu_set
-from mmmu_eval.dataset.load import load_dataset
+from mmmu_eval.dataset.load import load_benchmark
 from mmmu_eval.core.errors import ConfigError
 from mmmu_eval.harden import FilterSettings, harden_filter
 from mmmu_eval.harden.filter import FilterRule, decide, default_min_models, sample_per_subject
@@ -24,7 +24,7 @@ from mmmu_eval.store.rundir import RunStore
 
 
 def kept_ids(out) -> list[str]:
-    return [it.id for it in load_dataset("mmmu-pro", setting="standard-4", data=out).items]
+    return [it.id for it in load_benchmark("mmmu-pro", setting="standard-4", data=out).items]
 
 
 def test_three_frequent_and_one_random_exclude_exactly_the_questions_frequent_gets_right(mmmu_set, tmp_path, quiet):
@@ -57,8 +57,8 @@ def test_three_frequent_and_one_random_exclude_exactly_the_questions_frequent_ge
 def test_the_kept_questions_keep_their_original_options_and_images(mmmu_set, tmp_path, quiet):
     out = tmp_path / "hard"
     harden_filter(mmmu_set, out, FilterSettings(models="frequent", trials=1, per_subject=0), display=quiet)
-    original = {it.id: it for it in load_dataset("mmmu", split="validation", data=mmmu_set).items}
-    for item in load_dataset("mmmu-pro", setting="standard-4", data=out).items:
+    original = {it.id: it for it in load_benchmark("mmmu", split="validation", data=mmmu_set).items}
+    for item in load_benchmark("mmmu-pro", setting="standard-4", data=out).items:
         assert item.options == original[item.id].options and item.answer == original[item.id].answer
         assert item.images[0].load() == original[item.id].images[0].load()
 
@@ -96,7 +96,7 @@ def test_sampling_per_subject_is_seeded_and_counts_what_was_not_drawn(mmmu_set, 
     assert result.record.step("filter")["counts"]["not_sampled"] == 11 - 6
     entry = next(e["filter"] for i, e in result.record.items.items() if i not in A_IDS and i not in kept)
     assert entry["sampled"] is False and "not in the sample" in entry["reason"]
-    items = load_dataset("mmmu", split="validation", data=mmmu_set).items
+    items = load_benchmark("mmmu", split="validation", data=mmmu_set).items
     candidates = [it for it in items if it.id not in A_IDS]
     draws = {frozenset(sample_per_subject(candidates, 2, seed)[0]) for seed in range(6)}
     assert frozenset(kept) in draws and len(draws) > 1
@@ -107,7 +107,7 @@ def test_each_subject_samples_from_its_own_generator(mmmu_set):
     """The documented draw, ``random.Random(f"{seed}:sample:{subject}").sample(ids, n)`` over the
     subject's ids in dataset order: anyone can reproduce the sample, and two subjects of the same
     size do not get the same positions."""
-    items = load_dataset("mmmu", split="validation", data=mmmu_set).items
+    items = load_benchmark("mmmu", split="validation", data=mmmu_set).items
     for seed in (0, 7):
         chosen, before = sample_per_subject(items, 2, seed)
         assert before == {"Art": 6, "Biology": 6, "Math": 6}

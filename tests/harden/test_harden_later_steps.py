@@ -14,7 +14,7 @@ import logging
 from fakes.fault_server import FaultServer
 from fakes.mc_set import A_IDS, IDS, Proposer
 from mmmu_eval.dataset.file_layout import PRO_CONFIGS
-from mmmu_eval.dataset.load import load_dataset
+from mmmu_eval.dataset.load import load_benchmark
 from mmmu_eval.harden import AugmentSettings, FilterSettings, harden_augment, harden_filter
 from mmmu_eval.harden.writer import config_file
 
@@ -45,7 +45,7 @@ def test_the_same_filter_result_keeps_the_augment_output(mmmu_set, tmp_path, qui
 def test_a_changed_filter_result_removes_the_augment_output_built_on_the_old_one(mmmu_set, tmp_path, quiet, caplog):
     out = tmp_path / "hard"
     before = filtered_then_augmented(mmmu_set, out, quiet)
-    assert [it.id for it in load_dataset("mmmu-pro", setting="standard-10", data=out).items] == [i for i in IDS if i not in A_IDS]
+    assert [it.id for it in load_benchmark("mmmu-pro", setting="standard-10", data=out).items] == [i for i in IDS if i not in A_IDS]
     with caplog.at_level(logging.WARNING, logger="mmmu_eval"):
         again = harden_filter(mmmu_set, out, FilterSettings(models="frequent", trials=1, per_subject=2), display=quiet)
     assert again.status == "complete"
@@ -61,5 +61,5 @@ def test_a_changed_filter_result_removes_the_augment_output_built_on_the_old_one
     with FaultServer(fault_rate=0.0, answer=Proposer({})) as server:
         redone = harden_augment(out, out, AugmentSettings(model="openai:fake-model", base_urls=[server.url]), display=quiet)
     assert redone.status == "complete"
-    kept = [it.id for it in load_dataset("mmmu-pro", setting="standard-4", data=out).items]
-    assert [it.id for it in load_dataset("mmmu-pro", setting="standard-10", data=out).items] == kept
+    kept = [it.id for it in load_benchmark("mmmu-pro", setting="standard-4", data=out).items]
+    assert [it.id for it in load_benchmark("mmmu-pro", setting="standard-10", data=out).items] == kept

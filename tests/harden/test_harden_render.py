@@ -15,7 +15,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from fakes.mc_set import write_jsonl_set
-from mmmu_eval.dataset.load import load_dataset
+from mmmu_eval.dataset.load import load_benchmark
 from mmmu_eval.harden import RenderSettings, harden_render
 from mmmu_eval.screenshots.item_page import BACKGROUNDS, Style, choose_style, latex_to_mathml, page_html
 from mmmu_eval.core.records import ImageRef, Item
@@ -82,7 +82,7 @@ def test_the_vision_config_records_each_pages_style_and_mmmu_eval_reads_it(tmp_p
         recorded = result.record.items[row["id"]]["render"]
         assert [str(recorded[c]) for c in columns] == [row[c] for c in columns]
         assert (recorded["photo"] is not None) == (row["medium"] == "photo")
-    items = load_dataset("mmmu-pro", setting="vision", data=tmp_path / "hard").items
+    items = load_benchmark("mmmu-pro", setting="vision", data=tmp_path / "hard").items
     assert [it.options for it in items] == [("Mars", "Venus", "Jupiter", "Saturn")] * 3
     assert result.record.step("render")["items_per_s"] > 0
     assert "Chromium" in result.record.step("render")["browser"]

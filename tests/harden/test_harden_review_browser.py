@@ -9,7 +9,7 @@ import pytest
 
 from fakes.fault_server import FaultServer
 from fakes.mc_set import Proposer, write_jsonl_set
-from mmmu_eval.dataset.load import load_dataset
+from mmmu_eval.dataset.load import load_benchmark
 from mmmu_eval.harden import AugmentSettings, harden_apply, harden_augment
 
 pytestmark = [pytest.mark.slow]
@@ -69,7 +69,7 @@ def test_review_page_decisions_download_and_apply(review_dir, tmp_path, chromium
     entries = {i: e["augment"] for i, e in applied.record.items.items()}
     assert entries["test_Art_1"]["review"] == {"state": "dropped", "note": "image not needed"}
     assert "a brand new option" in entries["test_Art_2"]["options"]
-    ten = {it.id for it in load_dataset("mmmu-pro", setting="standard-10", data=review_dir).items}
+    ten = {it.id for it in load_benchmark("mmmu-pro", setting="standard-10", data=review_dir).items}
     assert ten == {"test_Art_2", "test_Art_3"}
 
 

@@ -10,7 +10,7 @@ import mmmu_eval
 from mmmu_eval.run.pipeline import RunInterrupted, evaluate, evaluate_async, select_items
 from mmmu_eval.run.resolve import parse_shard
 from mmmu_eval.core.config import RunConfig
-from mmmu_eval.dataset.load import load_dataset
+from mmmu_eval.dataset.load import load_benchmark
 from mmmu_eval.core.errors import BackendError, ConfigError, StoreError
 from mmmu_eval.run.progress import NullDisplay
 from mmmu_eval.store.rundir import RunStore
@@ -20,7 +20,7 @@ from fakes.scripted_backend import Hang, ScriptedBackend, Sigint
 
 QUIET = {"display": NullDisplay(), "html": False}
 DEV = {"benchmark": "mmmu", "split": "dev", "data": "sample"}
-DEV_IDS = [it.id for it in load_dataset("mmmu", split="dev", data="sample").items]
+DEV_IDS = [it.id for it in load_benchmark("mmmu", split="dev", data="sample").items]
 
 
 def test_a_random_run_on_the_sample_writes_a_complete_run_directory(tmp_path):
@@ -144,7 +144,7 @@ async def test_cancelling_evaluate_async_marks_the_run_interrupted(tmp_path):
 
 
 def test_shards_partition_the_selection_round_robin():
-    items = load_dataset("mmmu", split="validation", data="sample").items
+    items = load_benchmark("mmmu", split="validation", data="sample").items
     config = RunConfig(model="random", data="sample")
     slices = [select_items(items, RunConfig(model="random", data="sample", shard=(k, 3))) for k in (1, 2, 3)]
     assert sorted(it.id for s in slices for it in s) == sorted(it.id for it in items)
@@ -159,13 +159,13 @@ def test_a_shard_run_records_its_shard_and_its_items(tmp_path):
 
 
 def test_limit_applies_before_the_shard_and_ids_keep_dataset_order():
-    items = load_dataset("mmmu", split="dev", data="sample").items
+    items = load_benchmark("mmmu", split="dev", data="sample").items
     picked = select_items(items, RunConfig(model="random", ids=(DEV_IDS[5], DEV_IDS[1], DEV_IDS[3]), limit=2, shard=(2, 2)))
     assert [it.id for it in picked] == [DEV_IDS[3]]
 
 
 def test_an_unknown_id_is_a_config_error_with_the_closest_ids():
-    items = load_dataset("mmmu", split="dev", data="sample").items
+    items = load_benchmark("mmmu", split="dev", data="sample").items
     with pytest.raises(ConfigError, match=r"ids=: .*dev_Accounting_1"):
         select_items(items, RunConfig(model="random", ids=("dev_Acounting_1",)))
 

@@ -13,7 +13,7 @@ import pytest
 from rich.console import Console
 
 from mmmu_eval.run.pipeline import evaluate
-from mmmu_eval.dataset.load import load_dataset
+from mmmu_eval.dataset.load import load_benchmark
 from mmmu_eval.run.progress import NullDisplay
 from mmmu_eval.rendering.run_terminal import print_results
 
@@ -30,7 +30,7 @@ RUNS = [
 
 def sample_items(run):
     where = {"setting": run["setting"]} if "setting" in run else {"split": run["split"]}
-    return load_dataset(run["benchmark"], data="sample", **where).items
+    return load_benchmark(run["benchmark"], data="sample", **where).items
 
 
 @pytest.mark.parametrize("run", RUNS)

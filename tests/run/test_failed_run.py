@@ -13,14 +13,14 @@ import pytest
 
 from fakes.scripted_backend import Raise, ScriptedBackend
 from mmmu_eval.cli.main import main
-from mmmu_eval.dataset.load import load_dataset
+from mmmu_eval.dataset.load import load_benchmark
 from mmmu_eval.results.finished_run import read_run
 from mmmu_eval.run.pipeline import evaluate
 from mmmu_eval.run.progress import NullDisplay
 
 QUIET = {"display": NullDisplay(), "html": False}
 DEV = {"benchmark": "mmmu", "split": "dev", "data": "sample"}
-IDS = [it.id for it in load_dataset("mmmu", split="dev", data="sample").items][:5]
+IDS = [it.id for it in load_benchmark("mmmu", split="dev", data="sample").items][:5]
 
 
 class PluginBug(RuntimeError):

@@ -194,10 +194,10 @@ def test_refusals_are_answers_scored_as_the_official_parser_scores_them(tmp_path
     results = json.loads((out / "results.json").read_text())
     assert results["coverage"]["errors"] == 0 and results["overall"]["n"] == 8
     verdicts = results["verdicts"]
-    from mmmu_eval.dataset.load import load_dataset
+    from mmmu_eval.dataset.load import load_benchmark
     from mmmu_eval.scoring.mmmu_pro_parser import parse_pro_choice
 
-    items = {it.id: it for it in load_dataset("mmmu-pro", setting="standard-10", data="sample").items}
+    items = {it.id: it for it in load_benchmark("mmmu-pro", setting="standard-10", data="sample").items}
     for r in refused + filtered:  # no answer: the official parser's seeded random fallback answers
         item = items[r["item_id"]]
         assert parse_pro_choice("", item.choices, dict(zip(item.choices, item.options))) is None

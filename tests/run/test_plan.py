@@ -16,7 +16,7 @@ from mmmu_eval.core.config import RunConfig
 from mmmu_eval.core.errors import ConfigError
 from mmmu_eval.run.dry_run import CHARS_PER_TOKEN
 from mmmu_eval.prompt import EvalProtocol, build_request
-from mmmu_eval.dataset.load import load_dataset
+from mmmu_eval.dataset.load import load_benchmark
 from mmmu_eval.core.records import ImagePart, TextPart
 
 BIG, SMALL = png(size=(40, 30)), png((0, 0, 200), size=(8, 6))
@@ -40,7 +40,7 @@ def test_the_plan_counts_what_the_run_would_send(snapshot, tmp_path):
                        system_prompt="Be brief.", price_input=2.0)
     plan = plan_run(config)
     # Independently: build the requests the same stage builds, and count them by hand.
-    items = load_dataset("mmmu", data=str(snapshot), subjects=["Art"]).items
+    items = load_benchmark("mmmu", data=str(snapshot), subjects=["Art"]).items
     protocol = EvalProtocol.from_config(config)
     requests = [build_request(it, protocol) for it in items[:2]]
     texts = [[p.text for p in r.parts if isinstance(p, TextPart)] + ["Be brief."] for r in requests]

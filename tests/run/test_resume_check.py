@@ -74,9 +74,9 @@ def test_another_snapshot_is_refused_naming_both_digests_unless_allowed(tmp_path
 
 
 def test_another_answers_file_is_refused(tmp_path):
-    from mmmu_eval.dataset.load import load_dataset
+    from mmmu_eval.dataset.load import load_benchmark
 
-    items = load_dataset("mmmu", split="validation", data="sample").items[:6]
+    items = load_benchmark("mmmu", split="validation", data="sample").items[:6]
     answers = tmp_path / "answers.json"
     answers.write_text(json.dumps({it.id: {"question_type": "multiple-choice", "ground_truth": "A"} for it in items}))
     out = tmp_path / "run"

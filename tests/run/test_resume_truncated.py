@@ -8,14 +8,14 @@ from __future__ import annotations
 
 from fakes.scripted_backend import ScriptedBackend
 from mmmu_eval.run.pipeline import evaluate
-from mmmu_eval.dataset.load import load_dataset
+from mmmu_eval.dataset.load import load_benchmark
 from mmmu_eval.core.errors import BackendError
 from mmmu_eval.run.progress import NullDisplay
 from mmmu_eval.core.records import Response
 from mmmu_eval.store.rundir import RunStore
 
 RUN = {"benchmark": "mmmu", "split": "dev", "data": "sample", "display": NullDisplay(), "html": False}
-IDS = [it.id for it in load_dataset("mmmu", split="dev", data="sample").items][:4]
+IDS = [it.id for it in load_benchmark("mmmu", split="dev", data="sample").items][:4]
 
 
 def test_resume_asks_the_errors_again_but_not_the_truncated_answers(tmp_path):

@@ -19,13 +19,13 @@ import pytest
 
 from mmmu_eval.run.pipeline import evaluate
 from mmmu_eval.cli.main import main
-from mmmu_eval.dataset.load import load_dataset
+from mmmu_eval.dataset.load import load_benchmark
 from mmmu_eval.run.progress import NullDisplay
 from mmmu_eval.scoring.spec import ScoringSpec
 
 from fakes.scripted_backend import ScriptedBackend
 
-ITEMS = load_dataset("mmmu-pro", setting="standard-10", data="sample").items
+ITEMS = load_benchmark("mmmu-pro", setting="standard-10", data="sample").items
 
 
 def boxed_script() -> tuple[list[str], int]:

@@ -20,7 +20,7 @@ from rich.console import Console
 from fakes.fault_server import FaultServer, request_key
 from mmmu_eval.backends.openai_api import OpenAIBackend
 from mmmu_eval.core.config import RunConfig
-from mmmu_eval.dataset.load import load_dataset
+from mmmu_eval.dataset.load import load_benchmark
 from mmmu_eval.prompt.protocol import EvalProtocol, build_request
 from mmmu_eval.core.records import Item
 from mmmu_eval.suite.suite_progress import SuiteDisplay
@@ -73,7 +73,7 @@ def build_pattern(rule: Callable[[int, int, Item], bool], **config) -> Pattern:
     items, right, answers, verdicts = {}, {}, {}, {}
     for r, (setting, prompt) in enumerate(RUNS):
         cfg = _run_config(setting, prompt, **config)
-        data = load_dataset(cfg.benchmark, split=cfg.resolved_split if setting is None else None,
+        data = load_benchmark(cfg.benchmark, split=cfg.resolved_split if setting is None else None,
                             setting=cfg.resolved_setting, data="sample")
         protocol = EvalProtocol.from_config(cfg)
         items[(setting, prompt)] = data.items

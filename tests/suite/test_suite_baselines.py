@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from fakes.parquet_rows import image_cell, png, pro_row, vision_row, write_pro
-from mmmu_eval.dataset.load import load_dataset
+from mmmu_eval.dataset.load import load_benchmark
 from mmmu_eval.suite.execute import evaluate_suite
 
 from .conftest import quiet
@@ -36,7 +36,7 @@ def test_frequent_choice_is_computed_per_setting_from_that_settings_gold_letters
     t = result.table1
     expected = {}
     for setting, key in (("standard-4", "standard_4"), ("standard-10", "standard_10"), ("vision", "vision")):
-        expected[key] = frequent_accuracy(load_dataset("mmmu-pro", setting=setting, data="sample").items)
+        expected[key] = frequent_accuracy(load_benchmark("mmmu-pro", setting=setting, data="sample").items)
         assert t[key]["value"] == pytest.approx(expected[key]), key
     assert t["overall"]["value"] == pytest.approx((expected["standard_10"] + expected["vision"]) / 2)
     assert t["mmmu_val"] is not None
@@ -56,9 +56,9 @@ def test_random_choice_is_printed_with_its_expected_value_beside_the_draw(tmp_pa
     def expected(items):
         return sum(1 / len(it.options) for it in items if it.question_type == "multiple-choice") / len(items)
 
-    e = {key: expected(load_dataset("mmmu-pro", setting=s, data="sample").items)
+    e = {key: expected(load_benchmark("mmmu-pro", setting=s, data="sample").items)
          for s, key in (("standard-4", "standard_4"), ("standard-10", "standard_10"), ("vision", "vision"))}
-    e["mmmu_val"] = expected(load_dataset("mmmu", split="validation", data="sample").items)
+    e["mmmu_val"] = expected(load_benchmark("mmmu", split="validation", data="sample").items)
     e["overall"] = (e["standard_10"] + e["vision"]) / 2
     e["delta_1"] = e["standard_10"] - e["standard_4"]
     e["delta_3"] = e["overall"] - e["mmmu_val"]

@@ -12,7 +12,7 @@ from fakes.parquet_rows import mmmu_row, write_mmmu
 from fakes.scripted_backend import ScriptedBackend
 from mmmu_eval import ConfigError, LogTo, evaluate, evaluate_suite, rescore
 from mmmu_eval.cli.main import main
-from mmmu_eval.dataset.load import load_dataset
+from mmmu_eval.dataset.load import load_benchmark
 from mmmu_eval.run.progress import NullDisplay
 from mmmu_eval.suite.suite_progress import SuiteDisplay
 from mmmu_eval.tracking import log_run
@@ -62,7 +62,7 @@ def test_a_run_is_logged_with_its_configuration_figures_intervals_files_and_item
 
     table = json.loads(mlflow_file(mlflow_client, run_id, "items.json", tmp_path / "got"))
     rows = [dict(zip(table["columns"], row)) for row in table["data"]]
-    gold = {item.id: item.answer for item in load_dataset("mmmu", split="validation", data="sample").items}
+    gold = {item.id: item.answer for item in load_benchmark("mmmu", split="validation", data="sample").items}
     responses = {row["id"]: row["response"] for row in map(json.loads, (result.run_dir / "predictions.jsonl").open())}
     assert [row["id"] for row in rows] == list(results["verdicts"])
     for row in rows:

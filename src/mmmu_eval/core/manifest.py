@@ -9,7 +9,7 @@ it checks a decoded manifest field by field, so a wrong value is refused once, w
 and the file named, instead of each reader guarding (and falling back) in its own way. It sits
 on the ground floor, beside ``records`` and ``config``, because stages below the store read a
 run's record too (the score stage reads how a run is scored, ``scoring/spec.py``) and may not
-import the store. The ``dataset`` block is the dataset's own (``Dataset.manifest_block``).
+import the store. The ``dataset`` block is the dataset's own (``Benchmark.manifest_block``).
 
 What is typed and what stays a mapping: the scalar fields every reader needs (status, version,
 times, sessions, item ids, shard, answers' size) are checked and typed here. The blocks whose
@@ -268,7 +268,7 @@ class Manifest:
 
     @property
     def dataset(self) -> Mapping[str, Any]:
-        """The data the run read (``Dataset.manifest_block``); empty when unrecorded."""
+        """The data the run read (``Benchmark.manifest_block``); empty when unrecorded."""
         return self._fields.get("dataset") or {}
 
     @property

@@ -159,7 +159,7 @@ def download(
     """Copy the hub files a selection needs into a snapshot directory, for air-gapped use.
 
     The files land in ``dest/<MMMU|MMMU_Pro>/`` in the hub's layout, with a provenance file
-    naming the commit, so ``load_dataset(..., data=dest)`` reads them offline and reports the
+    naming the commit, so ``load_benchmark(..., data=dest)`` reads them offline and reports the
     commit they came from. Returns the benchmark's folder.
 
     For example (it reaches the hub, so it is a sketch, not a doctest)::

@@ -3,7 +3,7 @@
 Nothing here is a second prompt builder. An example's ``prompt`` is what ``mmmu-eval run
 --prompt boxed --model openai:...`` sends for the item, byte for byte: the dataset stage loads
 the item (hub at the pinned revision, a snapshot, or the bundled sample, through the same
-``load_dataset`` as ``run``), the prompt stage builds its Request (``build_request`` with the
+``load_benchmark`` as ``run``), the prompt stage builds its Request (``build_request`` with the
 boxed protocol), and its chat form (``prompt/messages.build_messages``, the messages the OpenAI
 backend sends) turns that into chat messages with the stored image bytes as data URLs, every
 image in token order.
@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any, Union
 
 from mmmu_eval.core.config import MMMU_SPLITS, PRO_SETTINGS
-from mmmu_eval.dataset.load import Dataset, load_dataset
+from mmmu_eval.dataset.load import Benchmark, load_benchmark
 from mmmu_eval.core.errors import ConfigError, DataError
 from mmmu_eval.core.renamed import renamed_keywords
 from mmmu_eval.prompt.messages import build_messages
@@ -240,7 +240,7 @@ def item_from_info(info: dict[str, Any]) -> Item:
 def _load(
     benchmark: str, *, setting: str | None = None, mode: str | None = None, data: str | Path = "hub",
     subset: str | Sequence[str] | None = None, split: str | None = None, revision: str | None = None,
-) -> Dataset:
+) -> Benchmark:
     resolved = resolve_setting(benchmark, setting, mode)
     if benchmark == "mmmu":
         split = split or "validation"
@@ -251,7 +251,7 @@ def _load(
     elif split not in (None, "test"):
         raise ConfigError(f"split {split!r}: MMMU-Pro has only the test split")
     subjects = None if subset in (None, "all") else [subset] if isinstance(subset, str) else list(subset)
-    return load_dataset(
+    return load_benchmark(
         benchmark, split=split if benchmark == "mmmu" else None, setting=resolved,
         data=data, revision=revision, subjects=subjects,
     )

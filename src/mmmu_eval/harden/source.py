@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from mmmu_eval.dataset.file_layout import PRO_CONFIGS
-from mmmu_eval.dataset.load import load_dataset
+from mmmu_eval.dataset.load import load_benchmark
 from mmmu_eval.dataset.subjects import resolve_subjects
 from mmmu_eval.core.errors import ConfigError
 from mmmu_eval.harden.jsonl import read_jsonl
@@ -107,11 +107,11 @@ def read_source(
         got_setting = setting or ("standard-4" if has_config(path, "standard-4") else "standard-10")
         if not has_config(path, got_setting):
             raise ConfigError(f"--data {text} has no {PRO_CONFIGS[got_setting]!r} config")
-        ds = load_dataset("mmmu-pro", setting=got_setting, data=path, subjects=subjects)
+        ds = load_benchmark("mmmu-pro", setting=got_setting, data=path, subjects=subjects)
         items, problems = list(ds.items), [Problem.from_error(p, "input", "row") for p in ds.problems]
         kind, revision = ("harden" if record else "mmmu-pro"), ds.revision
     else:
-        ds = load_dataset("mmmu", split=split or "validation", data=text if path is None else path, subjects=subjects)
+        ds = load_benchmark("mmmu", split=split or "validation", data=text if path is None else path, subjects=subjects)
         items, problems = list(ds.items), [Problem.from_error(p, "input", "row") for p in ds.problems]
         kind, revision, got_setting, record = "mmmu", ds.revision, None, None
     if chosen is not None and kind == "jsonl":

@@ -24,7 +24,7 @@ from typing import Any, Mapping, Sequence
 
 from mmmu_eval.core.config import RunConfig
 from mmmu_eval.run.pipeline import evaluate_async
-from mmmu_eval.dataset.load import load_dataset
+from mmmu_eval.dataset.load import load_benchmark
 from mmmu_eval.core.errors import ConfigError, StoreError
 from mmmu_eval.core.jsonfile import read_json
 from mmmu_eval.run.progress import Display, ProgressDisplay
@@ -209,7 +209,7 @@ async def run_trials(
         ConfigError: a model cannot be set up (unknown spec, unreachable server), before or
             during the trials; the other models' runs are stopped, and keep what they stored.
     """
-    dataset = load_dataset("mmmu-pro", setting=setting, data=data_dir)
+    dataset = load_benchmark("mmmu-pro", setting=setting, data=data_dir)
     items = dataset.items
     plan = [
         (model, trial, runs_root / model.label / f"trial-{trial:02d}", trial_seed(settings.seed, model.label, trial))

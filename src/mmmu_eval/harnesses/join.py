@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
 
-from mmmu_eval.dataset.load import Dataset, load_dataset
+from mmmu_eval.dataset.load import Benchmark, load_benchmark
 from mmmu_eval.core.errors import ConfigError, DataError, argument, to_caller
 from mmmu_eval.core.records import Item, Response
 from mmmu_eval.scoring.harness_verdicts import HarnessVerdict
@@ -38,7 +38,7 @@ from mmmu_eval.harnesses.readers.foreign import ForeignFile, ForeignRow
 class Joined:
     """The rows that found their item, and what became of the others."""
 
-    dataset: Dataset
+    dataset: Benchmark
     """The dataset the items came from (its revision and digest go into the manifest)."""
     items: tuple[Item, ...]
     """Items that a row joined, in dataset order."""
@@ -122,7 +122,7 @@ def join(
         DataError: no row matches an item (the error shows a key and what was expected).
     """
     chosen, chosen_split, chosen_setting = target(foreign, benchmark, split, setting)
-    dataset = load_dataset(chosen, split=chosen_split if chosen == "mmmu" else None,
+    dataset = load_benchmark(chosen, split=chosen_split if chosen == "mmmu" else None,
                            setting=chosen_setting, data=data, revision=revision)
     matcher = _Matcher(dataset.items, foreign)
     taken: dict[str, ForeignRow] = {}

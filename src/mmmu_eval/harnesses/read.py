@@ -35,7 +35,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from mmmu_eval.dataset.load import Dataset
+from mmmu_eval.dataset.load import Benchmark
 from mmmu_eval.core.errors import ConfigError, argument
 from mmmu_eval.core.records import Item, Response
 from mmmu_eval.harnesses.guards import plausibility
@@ -78,7 +78,7 @@ class Rescore:
     """Why ``auto`` chose the format; None when it was named."""
     source: ForeignFile | None = None
     """The harness's file as read (None for the official formats)."""
-    dataset: Dataset | None = None
+    dataset: Benchmark | None = None
     """The dataset the rows were joined to (None for the official formats)."""
     harness: dict[str, HarnessVerdict] = field(default_factory=dict)
     """Item id -> the harness's own verdict, where it recorded one."""

@@ -5,8 +5,8 @@ two pure functions that turn an Item into what a model is asked.
 references to them. Which template a benchmark uses lives in its own module (``mmmu_templates.py``,
 ``mmmu_pro_templates.py``); where images go lives in ``layout.py``.
 
->>> from mmmu_eval.dataset import load_dataset
->>> item = load_dataset("mmmu-pro", setting="standard-10", data="sample").items[0]
+>>> from mmmu_eval.dataset import load_benchmark
+>>> item = load_benchmark("mmmu-pro", setting="standard-10", data="sample").items[0]
 >>> protocol = EvalProtocol("mmmu-pro", "standard-10", "direct")
 >>> build_request(item, protocol)          # the item's id, its text and image parts
 Request('test_Accounting_3', 3 parts, 1 images)
@@ -214,8 +214,8 @@ def prompt_text(item: Item, protocol: EvalProtocol) -> str:
         e.g. ``"Cost?\\n(A) $6\\n(B) $7\\n\\nAnswer with the option's letter from the given choices directly."``
 
     Examples:
-        >>> from mmmu_eval.dataset import find_item, load_dataset
-        >>> item = find_item(load_dataset("mmmu", split="dev", data="sample"), "dev_Art_1")
+        >>> from mmmu_eval.dataset import find_item, load_benchmark
+        >>> item = find_item(load_benchmark("mmmu", split="dev", data="sample"), "dev_Art_1")
         >>> print(prompt_text(item, EvalProtocol("mmmu", None, "direct")))
         Name the shape drawn in <image 1>.
         Answer the question using a single word or phrase.
@@ -240,8 +240,8 @@ def build_request(item: Item, protocol: EvalProtocol) -> Request:
         A Request with the item's choice letters, the protocol's system message and settings.
 
     Examples:
-        >>> from mmmu_eval.dataset import load_dataset
-        >>> item = load_dataset("mmmu-pro", setting="vision", data="sample").items[0]
+        >>> from mmmu_eval.dataset import load_benchmark
+        >>> item = load_benchmark("mmmu-pro", setting="vision", data="sample").items[0]
         >>> request = build_request(item, EvalProtocol("mmmu-pro", "vision", "cot"))
         >>> [type(p).__name__ for p in request.parts]      # the instruction, then the screenshot
         ['TextPart', 'ImagePart']

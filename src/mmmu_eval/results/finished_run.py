@@ -161,7 +161,7 @@ def run_items(
     Without one, ``--ids`` and ``--limit`` are applied again; a ``--shard`` run is taken to be
     the items that have a response (its missing items cannot be told apart from the others').
     """
-    from mmmu_eval.dataset.load import load_dataset
+    from mmmu_eval.dataset.load import load_benchmark
 
     record = Manifest.of(manifest, manifest_path or MANIFEST)
     if record.dataset.get("source") == "file" and manifest_path is not None:
@@ -181,7 +181,7 @@ def run_items(
     if data == "hub":
         revision = lookup(manifest, "dataset_revision", "resolved_revision") or revision
     subjects = config.get("subjects") or None
-    dataset = load_dataset(
+    dataset = load_benchmark(
         benchmark,
         split=config.get("split") if benchmark == "mmmu" else None,
         setting=config.get("setting") if benchmark == "mmmu-pro" else None,

@@ -37,9 +37,9 @@ def submission(scoring: Scoring, items: Sequence[Item]) -> dict[str, str]:
     Errors and missing items have no prediction and are left out (EvalAI then counts them
     wrong); the caller should say how many. A verdict with no parsed prediction gives ``""``.
 
-    >>> from mmmu_eval.dataset import load_dataset
+    >>> from mmmu_eval.dataset import load_benchmark
     >>> from mmmu_eval.core.records import Response
-    >>> items = load_dataset("mmmu", split="validation", data="sample").items
+    >>> items = load_benchmark("mmmu", split="validation", data="sample").items
     >>> from mmmu_eval.scoring.scorer import score_responses
     >>> scoring = score_responses(items, {it.id: Response(it.id, "ok", text="The answer is (A).") for it in items})
     >>> submission(scoring, items)["validation_Accounting_2"]

@@ -327,13 +327,13 @@ def selected_ids(shards: Sequence[ShardRun]) -> list[str]:
 
 
 def _ids_from_dataset(shard: ShardRun) -> list[str]:
-    from mmmu_eval.dataset.load import load_dataset
+    from mmmu_eval.dataset.load import load_benchmark
 
     config = config_of(shard.manifest)
     data = config.get("data") or "hub"
     revision = dataset_of(shard.manifest).get("revision") if data == "hub" else None
     try:
-        dataset = load_dataset(
+        dataset = load_benchmark(
             str(config.get("benchmark", "mmmu")),
             split=config.get("split"),
             setting=config.get("setting"),

@@ -33,7 +33,7 @@ from mmmu_eval.store.same_run import ANSWERS_FILE
 from mmmu_eval.core.version import __version__
 
 if TYPE_CHECKING:
-    from mmmu_eval.dataset.load import Dataset
+    from mmmu_eval.dataset.load import Benchmark
 
 __all__ = [
     "PreparedRun", "build_requests", "frequent_answers", "load_items", "prepare_run", "prepare_run_aside", "run_manifest",
@@ -48,7 +48,7 @@ T = TypeVar("T")
 class PreparedRun:
     """Everything a run knows before it asks a model."""
 
-    dataset: Dataset
+    dataset: Benchmark
     items: tuple[Item, ...]
     """The selected items, in dataset order."""
     protocol: EvalProtocol
@@ -115,11 +115,11 @@ async def prepare_run_aside(config: RunConfig) -> PreparedRun:
     return await done
 
 
-def load_items(config: RunConfig) -> Dataset:
+def load_items(config: RunConfig) -> Benchmark:
     """The dataset the configuration names (hub at the pinned revision, a snapshot, or the sample)."""
-    from mmmu_eval.dataset.load import load_dataset  # pyarrow: see the module doc
+    from mmmu_eval.dataset.load import load_benchmark  # pyarrow: see the module doc
 
-    return load_dataset(
+    return load_benchmark(
         config.benchmark,
         split=config.resolved_split if config.benchmark == "mmmu" else None,
         setting=config.resolved_setting,
@@ -231,10 +231,10 @@ def frequent_answers(items: Sequence[Item], requests: Sequence[Request]) -> Fixe
         The answers and how they were decided (the manifest records the ranking); None when no
         item has a gold answer (the test split).
 
-    >>> from mmmu_eval.dataset import load_dataset
+    >>> from mmmu_eval.dataset import load_benchmark
     >>> from mmmu_eval.prompt.protocol import EvalProtocol
     >>> from mmmu_eval.core.config import RunConfig
-    >>> items = load_dataset("mmmu", split="dev", data="sample").items
+    >>> items = load_benchmark("mmmu", split="dev", data="sample").items
     >>> requests, _ = build_requests(items, EvalProtocol.from_config(RunConfig(model="frequent", split="dev")))
     >>> fixed = frequent_answers(items, requests)
     >>> fixed.letter_ranking, fixed.open_answer, fixed.computed_from_items
@@ -285,7 +285,7 @@ def run_scoring(config: RunConfig) -> ScoringSpec:
 
 
 def run_manifest(
-    config: RunConfig, protocol: EvalProtocol, dataset: Dataset, items: Sequence[Item],
+    config: RunConfig, protocol: EvalProtocol, dataset: Benchmark, items: Sequence[Item],
     *, scoring: ScoringSpec | None = None, sample: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
     """What manifest.json says about this run when it starts; ``with_backend`` adds the backend.

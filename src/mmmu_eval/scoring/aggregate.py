@@ -6,9 +6,9 @@ pooled items, so each group here is a plain (n, correct) tally. Denominators are
 present: an item without a verdict (a failed or missing response) drops out of every count, as a
 missing prediction does in the official code.
 
->>> from mmmu_eval.dataset import load_dataset
+>>> from mmmu_eval.dataset import load_benchmark
 >>> from mmmu_eval.core.records import Response
->>> items = load_dataset("mmmu", split="validation", data="sample").items
+>>> items = load_benchmark("mmmu", split="validation", data="sample").items
 >>> from mmmu_eval.scoring.scorer import score_responses
 >>> scoring = score_responses(items, {it.id: Response(it.id, "ok", text="The answer is (A).") for it in items})
 >>> agg = aggregate(items, scoring.verdicts["official"])
@@ -76,9 +76,9 @@ def aggregate(items: Sequence[Item], verdicts: Mapping[str, Verdict]) -> Aggrega
     Returns:
         The Aggregate; ``overall`` is the instance-weighted accuracy over the scored items.
 
-    >>> from mmmu_eval.dataset import load_dataset
+    >>> from mmmu_eval.dataset import load_benchmark
     >>> from mmmu_eval.core.records import Response
-    >>> items = load_dataset("mmmu", split="validation", data="sample").items
+    >>> items = load_benchmark("mmmu", split="validation", data="sample").items
     >>> from mmmu_eval.scoring.scorer import score_responses
     >>> scoring = score_responses(items, {it.id: Response(it.id, "ok", text="The answer is (A).") for it in items})
     >>> aggregate(items, scoring.verdicts["official"]).by_discipline["Business"].accuracy

@@ -15,9 +15,9 @@ Fallback policies (docs/scoring.md):
 Under both, ``deterministic_correct`` counts fallbacks wrong and ``expected_correct`` credits
 each fallback with 1/number-of-options, so every result can be read without the lottery.
 
->>> from mmmu_eval.dataset import load_dataset
+>>> from mmmu_eval.dataset import load_benchmark
 >>> from mmmu_eval.core.records import Response
->>> items = load_dataset("mmmu", split="validation", data="sample").items
+>>> items = load_benchmark("mmmu", split="validation", data="sample").items
 >>> responses = {it.id: Response(it.id, "ok", text="Not sure.") for it in items}   # nothing to parse
 >>> scoring = score_responses(items, responses, parsers=("official", "strict"))
 >>> scoring.fallbacks, scoring.deterministic_correct      # all 26 multiple-choice items fell back
@@ -109,9 +109,9 @@ def score_responses(
         ConfigError: an unknown parser or fallback policy.
 
     Examples:
-        >>> from mmmu_eval.dataset import load_dataset
+        >>> from mmmu_eval.dataset import load_benchmark
         >>> from mmmu_eval.core.records import Response
-        >>> items = load_dataset("mmmu", split="validation", data="sample").items
+        >>> items = load_benchmark("mmmu", split="validation", data="sample").items
         >>> scoring = score_responses(items, {it.id: Response(it.id, "ok", text="The answer is (A).") for it in items})
         >>> scoring.deterministic_correct, scoring.fallbacks
         (6, 0)
