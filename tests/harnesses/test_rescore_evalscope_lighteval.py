@@ -1,5 +1,5 @@
 """rescore on what EvalScope 1.14.1 and lighteval 0.13.0 wrote (tests/fixtures/real_tools, made by
-make_fixtures.py there, offline against the fake server on the bundled sample).
+scripts/make_real_tool_fixtures.py, offline against the fake server on the bundled sample).
 
 The harness figures asserted are the tools' own: each row's verdict as its file records it, and
 the accuracy of its report. Ours were checked by hand on the rows that differ:

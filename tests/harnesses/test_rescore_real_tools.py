@@ -1,4 +1,4 @@
-"""rescore on files the real tools wrote (tests/fixtures/real_tools, made by make_fixtures.py there).
+"""rescore on files the real tools wrote (tests/fixtures/real_tools, made by scripts/make_real_tool_fixtures.py).
 
 - ``inspect_mmmu_multiple_choice.eval``: inspect_ai 0.3.285 running inspect_evals 0.26.0's own
   ``mmmu_multiple_choice`` on the sample's Accounting, Art and Math validation items; every

@@ -1,5 +1,5 @@
 """rescore on what VLMEvalKit (ms-vlmeval 0.0.20, its PyPI packaging) wrote for MMMU_DEV_VAL on the
-bundled sample (tests/fixtures/real_tools, made by make_fixtures.py there):
+bundled sample (tests/fixtures/real_tools, made by scripts/make_real_tool_fixtures.py):
 
 - ``vlmevalkit_xlsx``: the default run, exact matching: predictions, ``_exact_matching_result.xlsx``
   (``hit``, ``log``) and ``_acc.csv``;
