@@ -19,7 +19,6 @@ the steps after it are removed: they were built on the old result.
 
 from __future__ import annotations
 
-import asyncio
 import functools
 import logging
 import shutil
@@ -28,14 +27,13 @@ from pathlib import Path
 from typing import Any, Awaitable, Callable, TypeVar
 
 from mmmu_eval.core.atomic import holds_anything, remove_leftovers
-from mmmu_eval.core.clock import utc_now
 from mmmu_eval.dataset.file_layout import PRO_CONFIGS
 from mmmu_eval.core.errors import ConfigError
 from mmmu_eval.harden.problems import Problem, count_by_kind
 from mmmu_eval.harden.record import RECORD, STEPS, Record
 from mmmu_eval.harden.source import Source
 from mmmu_eval.harden.writer import remove_config
-from mmmu_eval.store.run_stop import failure_of
+from mmmu_eval.store.run_stop import stop_fields
 from mmmu_eval.core.writer_lock import hold_directory
 
 __all__ = ["StepResult", "mark_stopped", "one_writer", "open_out", "settle_later_steps"]
@@ -124,11 +122,7 @@ def mark_stopped(out: Path, step: str, exc: BaseException) -> None:
         section = record.step(step)
         if section is None or section.get("status") != "running":
             return  # ``all`` has no section of its own; a finished step keeps what it says
-        section["ended_at"] = utc_now()
-        if isinstance(exc, (asyncio.CancelledError, KeyboardInterrupt)):
-            section["status"] = "interrupted"
-        else:
-            section["status"], section["failure"] = "failed", failure_of(exc)
+        section.update(stop_fields(exc))
         record.save(out)
     except Exception as second:  # noqa: BLE001 - the first exception is the one the caller sees
         log.warning("%s: could not record in harden.json how step %s stopped (%s)", out, step, second)

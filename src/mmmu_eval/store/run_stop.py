@@ -22,7 +22,7 @@ from typing import Any
 from mmmu_eval.core.clock import utc_now
 from mmmu_eval.store.rundir import RunStore
 
-__all__ = ["FAILED", "failure_of", "record_stop"]
+__all__ = ["FAILED", "failure_of", "record_stop", "stop_fields"]
 
 log = logging.getLogger(__name__)
 
@@ -42,6 +42,15 @@ def failure_of(exc: BaseException) -> dict[str, str]:
     return {"type": name, "message": message}
 
 
+def stop_fields(exc: BaseException) -> dict[str, Any]:
+    """How a piece of work that ``exc`` ended says so: ``status`` (``interrupted`` for Ctrl-C and a
+    cancellation, else ``failed`` with its ``failure``) and ``ended_at``. A run's manifest and a
+    harden step's section (``harden.outdir.mark_stopped``) both take these fields."""
+    if isinstance(exc, (asyncio.CancelledError, KeyboardInterrupt)):
+        return {"status": "interrupted", "ended_at": utc_now()}
+    return {"status": FAILED, "failure": failure_of(exc), "ended_at": utc_now()}
+
+
 def record_stop(store: RunStore, exc: BaseException, counts: Mapping[str, int] | None = None) -> None:
     """Mark the run in ``store`` as stopped by ``exc``, when its manifest still says ``running``.
 
@@ -52,12 +61,9 @@ def record_stop(store: RunStore, exc: BaseException, counts: Mapping[str, int] |
     try:
         if store.manifest().get("status") != "running":
             return
-        stopped: dict[str, Any] = {"ended_at": utc_now()}
+        stopped = stop_fields(exc)
         if counts is not None:
             stopped["counts"] = dict(counts)
-        if isinstance(exc, (asyncio.CancelledError, KeyboardInterrupt)):
-            store.update_manifest(status="interrupted", **stopped)
-        else:
-            store.update_manifest(status=FAILED, failure=failure_of(exc), **stopped)
+        store.update_manifest(**stopped)
     except Exception as second:  # the first exception is the one the caller sees
         log.warning("%s: could not record in manifest.json how the run stopped (%s)", store.path, second)
