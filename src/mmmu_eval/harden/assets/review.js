@@ -19,8 +19,14 @@
     return node;
   }
 
+  // Decisions are written when one changes, never on drawing: a tab left open on an older state
+  // must not overwrite, by merely redrawing (its filter changed), what another tab saved since.
   function save() {
     try { window.localStorage.setItem(KEY, JSON.stringify(decisions)); } catch (e) { /* private mode: keep in memory */ }
+    count();
+  }
+
+  function count() {
     var done = 0;
     data.rows.forEach(function (row) { if (decisionOf(row)) done += 1; });
     progress.textContent = done + " of " + data.rows.length + " decided";
@@ -170,7 +176,7 @@
       if (decisions[row.id]) c.classList.add("decided");
       list.appendChild(c);
     });
-    save();
+    count();
   }
 
   document.getElementById("download").addEventListener("click", function () {
@@ -186,6 +192,7 @@
     data.rows.forEach(function (row) {
       if (keep(row) && !decisions[row.id]) decisions[row.id] = { action: "accept", shown: row.options, note: "" };
     });
+    save();
     draw();
   });
   show.addEventListener("change", draw);
